@@ -1,0 +1,106 @@
+/**
+ * The typed errors of Leasehold. Each carries fields a program can branch on and a `message` a person can act on.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import type { LockRecord } from "./LockRecord.js"
+
+const describeHolder = (record: LockRecord | undefined): string => {
+  if (record === undefined || record.owner === undefined) return "an unknown holder"
+  const until = Number.isFinite(record.leaseUntil) ? new Date(record.leaseUntil).toISOString() : "?"
+  return `${record.holder ?? "?"} (owner ${record.owner}, fence ${record.fence}, lease until ${until})`
+}
+
+/**
+ * The lock could not be acquired within the `wait` budget: another holder has it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
+  readonly name: string
+  /** The holder seen by the last attempt, when the store told us. */
+  readonly holder: LockRecord | undefined
+  /** How long the caller waited before giving up, in milliseconds. */
+  readonly waitedMs: number
+}> {
+  override get message(): string {
+    return `lock "${this.name}" is held by ${describeHolder(this.holder)}; gave up after ${this.waitedMs} ms ` +
+      `(raise the "wait" option to wait longer)`
+  }
+}
+
+/**
+ * Why a held lock was lost: its lease ran out before a renew succeeded, or another owner took it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LostReason = "expired" | "stolen"
+
+/**
+ * A held lock was lost; the critical section was interrupted.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class LockLost extends Data.TaggedError("LockLost")<{
+  readonly name: string
+  readonly owner: string
+  readonly fence: number
+  readonly reason: LostReason
+  /** The new holder, when the store told us (reason "stolen"). */
+  readonly by: LockRecord | undefined
+}> {
+  override get message(): string {
+    return this.reason === "expired"
+      ? `lock "${this.name}" (fence ${this.fence}) was lost: its lease ran out before a renew succeeded ` +
+        `(is the store reachable? is the process pausing for longer than the lease?)`
+      : `lock "${this.name}" (fence ${this.fence}) was lost: it is now held by ${describeHolder(this.by)}`
+  }
+}
+
+/**
+ * The store operations, named for errors, spans and metrics.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StoreOperation = "tryAcquire" | "renew" | "release" | "inspect" | "list" | "forceRelease" | "createTable"
+
+/**
+ * The store failed to answer: a network error, throttling that outlasted the retries, a missing table, bad
+ * credentials. `retryable` says whether trying again later can help.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class LockStoreError extends Data.TaggedError("LockStoreError")<{
+  readonly operation: StoreOperation
+  readonly retryable: boolean
+  /** What went wrong and, where we know it, how to fix it. */
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+/**
+ * A lock name or option is invalid. Reported before any store call.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class LockConfigError extends Data.TaggedError("LockConfigError")<{
+  /** The option (or "name") that is wrong. */
+  readonly option: string
+  /** What is wrong with it and what is allowed. */
+  readonly message: string
+}> {}
+
+/**
+ * Every error a lock operation can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type LockError = LockNotAcquired | LockLost | LockStoreError | LockConfigError

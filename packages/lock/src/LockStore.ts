@@ -1,0 +1,220 @@
+/**
+ * The `LockStore` service: the only thing that talks to storage.
+ *
+ * Every operation is one round trip to the backing store (one conditional write in DynamoDB). The lock lifecycle
+ * (waiting, heartbeats, loss) lives in `Lock` and is the same for every store.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as LocalQueue from "./internal/localQueue.js"
+import * as MemoryStore from "./internal/memoryStore.js"
+import type { LockStoreError } from "./LockError.js"
+import type { LockRecord } from "./LockRecord.js"
+
+/**
+ * How a waiting acquirer may take over a lock whose holder stopped renewing.
+ *
+ * - `Absolute`: clocks are trusted within `maxClockSkewMs`; a lease is over at `leaseUntil + maxClockSkewMs` on the
+ *   acquirer's clock.
+ * - `Observed`: no wall clock is trusted; the acquirer may take over only a record it has watched stay unchanged
+ *   (same owner, fence and `leaseUntil`) for a full `leaseMs` on its own monotonic clock, and passes that record as
+ *   `stale`. Without `stale`, only a free lock can be taken.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Takeover =
+  | { readonly _tag: "Absolute"; readonly maxClockSkewMs: number }
+  | { readonly _tag: "Observed"; readonly stale: StaleObservation | undefined }
+
+/**
+ * The holder an observed-mode acquirer watched go stale.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StaleObservation {
+  readonly owner: string
+  readonly fence: number
+  readonly leaseUntil: number
+}
+
+/**
+ * One acquire attempt.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AcquireRequest {
+  readonly name: string
+  /** Random per acquisition; identifies this holder in every later renew and release. */
+  readonly owner: string
+  /** Readable holder name for people. */
+  readonly holder: string
+  readonly leaseMs: number
+  readonly data: string | undefined
+  readonly takeover: Takeover
+}
+
+/**
+ * The outcome of an acquire attempt. `Acquired` carries the new record (with the incremented fence); `Conflict`
+ * carries the current holder when the store could tell.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AcquireResult =
+  | { readonly _tag: "Acquired"; readonly record: LockRecord }
+  | { readonly _tag: "Conflict"; readonly current: LockRecord | undefined }
+
+/**
+ * A heartbeat: extend the lease, conditional on owner and fence.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RenewRequest {
+  readonly name: string
+  readonly owner: string
+  readonly fence: number
+  readonly leaseMs: number
+}
+
+/**
+ * `Lost` means the record no longer has this owner and fence; `current` is whoever holds it now, when known.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RenewResult =
+  | { readonly _tag: "Renewed"; readonly record: LockRecord }
+  | { readonly _tag: "Lost"; readonly current: LockRecord | undefined }
+
+/**
+ * Release, conditional on the owner and, when known, the fence. The fence is unknown only when cleaning up after an
+ * acquire whose response never arrived; the owner is unique per acquisition, so it alone identifies the holder.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReleaseRequest {
+  readonly name: string
+  readonly owner: string
+  readonly fence: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ReleaseResult =
+  | { readonly _tag: "Released" }
+  | { readonly _tag: "NotHeld"; readonly current: LockRecord | undefined }
+
+/**
+ * A page of a listing. Pass `cursor` back to get the next page; `undefined` means there is no next page.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListPage {
+  readonly records: ReadonlyArray<LockRecord>
+  readonly cursor: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListRequest {
+  /** Only names starting with this. */
+  readonly prefix?: string | undefined
+  readonly cursor?: string | undefined
+  /** Page size; stores may return fewer. */
+  readonly limit?: number | undefined
+}
+
+/**
+ * What a storage backend implements. Every operation is a single round trip; acquire, renew and release are
+ * conditional writes. Time is read from the calling fiber's `Clock` at the start of the request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Operations {
+  /**
+   * Succeeds if the lock is free, or its holder's lease is over under `takeover`. Increments the fence in the same
+   * write. Never a read before the write, never a blind retry of a conflict.
+   */
+  readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
+  /** Sets `leaseUntil` to now + lease if owner and fence still match; idempotent. */
+  readonly renew: (request: RenewRequest) => Effect.Effect<RenewResult, LockStoreError>
+  /** Clears the holder fields if owner (and fence, when given) match; keeps the record and its fence. */
+  readonly release: (request: ReleaseRequest) => Effect.Effect<ReleaseResult, LockStoreError>
+  /** One lock's record, if it has ever been acquired. */
+  readonly inspect: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
+  /** Records in name order, paginated. */
+  readonly list: (request: ListRequest) => Effect.Effect<ListPage, LockStoreError>
+  /** Admin: clears the holder whoever it is; returns the record as it was if it was held. */
+  readonly forceRelease: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
+  /** The longest lock name (UTF-8 bytes) the store can key, after any prefix it adds. */
+  readonly maxNameBytes: number
+}
+
+/**
+ * The service: a backend's operations plus the in-process coordination state that `Lock` keeps per store
+ * (the local FIFO queues of fibers waiting for a name).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service extends Operations {
+  /** @internal */
+  readonly local: LocalQueue.LocalQueues
+}
+
+/**
+ * The lock store service tag.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class LockStore extends Context.Tag("@leasehold/lock/LockStore")<LockStore, Service>() {}
+
+/**
+ * Turns a backend's operations into a store service. Each call makes a store with its own local queues: one
+ * service instance stands for one process's view of the store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (operations: Operations): Service => ({ ...operations, local: LocalQueue.make() })
+
+/**
+ * The longest name the memory store accepts, in UTF-8 bytes: DynamoDB's partition key limit, so that names that work
+ * in tests also work in production.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const memoryMaxNameBytes = 2048
+
+/**
+ * A fresh in-memory store. It reads time only through `Clock`, so `TestClock.adjust` makes leases expire.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (): Service => make(MemoryStore.make(memoryMaxNameBytes))
+
+/**
+ * The in-memory store as a layer with no requirements. Each build of the layer is a fresh, empty store.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<LockStore> = Layer.sync(LockStore, makeMemory)

@@ -1,0 +1,33 @@
+/**
+ * Leasehold: scoped distributed locks for Effect.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Acquire, hold and release locks: `withLock`, `acquire`, options and the lease handle.
+ *
+ * @since 0.1.0
+ */
+export * as Lock from "./Lock.js"
+
+/**
+ * The typed errors.
+ *
+ * @since 0.1.0
+ */
+export * as LockError from "./LockError.js"
+
+/**
+ * The record a store keeps per lock.
+ *
+ * @since 0.1.0
+ */
+export * as LockRecord from "./LockRecord.js"
+
+/**
+ * The storage service, its contract, and the in-memory store.
+ *
+ * @since 0.1.0
+ */
+export * as LockStore from "./LockStore.js"

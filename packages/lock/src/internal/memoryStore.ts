@@ -1,0 +1,117 @@
+/**
+ * The in-memory store: the store contract in one process, with time read through `Clock`.
+ *
+ * JavaScript runs one fiber step at a time, so each operation below (a single `Effect.sync` after reading the clock)
+ * is atomic, as a conditional write is in DynamoDB.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { LockRecord } from "../LockRecord.js"
+import type * as LockStore from "../LockStore.js"
+
+/** Page size of `list` when the caller does not say. */
+const defaultListLimit = 100
+
+const isTakeoverAllowed = (record: LockRecord, takeover: LockStore.Takeover, now: number): boolean => {
+  if (record.owner === undefined) return true
+  switch (takeover._tag) {
+    case "Absolute":
+      return record.leaseUntil + takeover.maxClockSkewMs < now
+    case "Observed":
+      return takeover.stale !== undefined &&
+        takeover.stale.owner === record.owner &&
+        takeover.stale.fence === record.fence &&
+        takeover.stale.leaseUntil === record.leaseUntil
+  }
+}
+
+const released = (record: LockRecord): LockRecord => ({
+  ...record,
+  owner: undefined,
+  holder: undefined,
+  leaseUntil: 0,
+  acquiredAt: undefined,
+  data: undefined
+})
+
+/** @internal */
+export const make = (maxNameBytes: number): LockStore.Operations => {
+  const records = new Map<string, LockRecord>()
+
+  const withNow = <A>(f: (now: number) => A): Effect.Effect<A> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => f(now)))
+
+  const tryAcquire = (request: LockStore.AcquireRequest) =>
+    withNow((now): LockStore.AcquireResult => {
+      const current = records.get(request.name)
+      if (current !== undefined && !isTakeoverAllowed(current, request.takeover, now)) {
+        return { _tag: "Conflict", current }
+      }
+      // A name never seen starts its fence from the clock, as a DynamoDB row deleted by TTL does.
+      const record: LockRecord = {
+        name: request.name,
+        owner: request.owner,
+        holder: request.holder,
+        leaseUntil: now + request.leaseMs,
+        leaseMs: request.leaseMs,
+        fence: (current?.fence ?? now) + 1,
+        acquiredAt: now,
+        data: request.data
+      }
+      records.set(request.name, record)
+      return { _tag: "Acquired", record }
+    })
+
+  const renew = (request: LockStore.RenewRequest) =>
+    withNow((now): LockStore.RenewResult => {
+      const current = records.get(request.name)
+      if (current === undefined || current.owner !== request.owner || current.fence !== request.fence) {
+        return { _tag: "Lost", current: current?.owner === undefined ? undefined : current }
+      }
+      const record: LockRecord = { ...current, leaseUntil: now + request.leaseMs, leaseMs: request.leaseMs }
+      records.set(request.name, record)
+      return { _tag: "Renewed", record }
+    })
+
+  const release = (request: LockStore.ReleaseRequest) =>
+    Effect.sync((): LockStore.ReleaseResult => {
+      const current = records.get(request.name)
+      if (
+        current === undefined || current.owner !== request.owner ||
+        (request.fence !== undefined && current.fence !== request.fence)
+      ) {
+        return { _tag: "NotHeld", current: current?.owner === undefined ? undefined : current }
+      }
+      records.set(request.name, released(current))
+      return { _tag: "Released" }
+    })
+
+  const inspect = (name: string) => Effect.sync(() => Option.fromNullable(records.get(name)))
+
+  const list = (request: LockStore.ListRequest) =>
+    Effect.sync((): LockStore.ListPage => {
+      const prefix = request.prefix ?? ""
+      const limit = request.limit ?? defaultListLimit
+      const names = Array.from(records.keys())
+        .filter((name) => name.startsWith(prefix) && (request.cursor === undefined || name > request.cursor))
+        .sort()
+      const page = names.slice(0, limit)
+      return {
+        records: page.map((name) => records.get(name)!),
+        cursor: names.length > limit ? page[page.length - 1] : undefined
+      }
+    })
+
+  const forceRelease = (name: string) =>
+    Effect.sync(() => {
+      const current = records.get(name)
+      if (current === undefined || current.owner === undefined) return Option.none<LockRecord>()
+      records.set(name, released(current))
+      return Option.some(current)
+    })
+
+  return { tryAcquire, renew, release, inspect, list, forceRelease, maxNameBytes }
+}
