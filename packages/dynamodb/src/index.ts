@@ -1,1 +1,19 @@
-export {}
+/**
+ * Leasehold's DynamoDB store: the live `LockStore`, and helpers to create and check its table.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * The DynamoDB `LockStore`: `make`, `layer`, `layerConfig`, and the table helpers under the names the issue uses.
+ *
+ * @since 0.1.0
+ */
+export * as DynamoLockStore from "./DynamoLockStore.js"
+
+/**
+ * Creating and checking the lock table.
+ *
+ * @since 0.1.0
+ */
+export * as DynamoLockTable from "./DynamoLockTable.js"

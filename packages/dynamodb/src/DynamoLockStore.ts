@@ -1,0 +1,280 @@
+/**
+ * The DynamoDB `LockStore`: every operation is one conditional `UpdateItem` (or one consistent read), with fencing
+ * tokens incremented in the same write, conflicts answered with the current holder, and no read before a write.
+ *
+ * Table layout (see `DynamoLockTable.createTable`): one item per lock name, keyed `{ key: prefix + name }`, or, with a
+ * `sortKey`, `{ key: family, [sortKey]: name }` so that a family of locks is one partition and listing is a Query.
+ * Attributes: `owner` (S), `holder` (S), `leaseUntil` (N, epoch ms), `leaseMs` (N), `fence` (N), `acquiredAt` (N,
+ * epoch ms), `data` (S, optional) and `ttl` (N, epoch seconds, for DynamoDB TTL cleanup of idle rows).
+ *
+ * @since 0.1.0
+ */
+import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
+import type { LockStoreError } from "@leasehold/lock/LockError"
+import * as LockStore from "@leasehold/lock/LockStore"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as DynamoLockTable from "./DynamoLockTable.js"
+import * as ClientInternal from "./internal/client.js"
+import * as ClockSkew from "./internal/clockSkew.js"
+import * as Keys from "./internal/keys.js"
+import * as KeySchema from "./internal/keySchema.js"
+import * as Store from "./internal/store.js"
+import * as Validate from "./internal/validate.js"
+
+/**
+ * The partition key attribute: the name the issue gave it, short and schema-neutral.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultPartitionKey = "key"
+
+/**
+ * In sort-key mode without a `prefix`, the partition every lock name lives in: one family per table by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultFamily = "leasehold"
+
+/**
+ * The longest one request may take: a DynamoDB write takes milliseconds, so a request this slow is stuck, and the
+ * heartbeat needs the rest of the lease to retry.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultRequestTimeout: Duration.DurationInput = "3 seconds"
+
+/**
+ * Retries of a throttled or failed request inside the store: enough to ride out a throttling burst or a dropped
+ * connection; longer outages are the caller's business (the heartbeat retries until its deadline).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxRetries = 3
+
+/**
+ * The first backoff, doubled (with jitter) per retry: about 50 + 100 + 200 ms over the default three retries.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultRetryBaseDelay: Duration.DurationInput = "50 millis"
+
+/**
+ * How long an idle row outlives its last lease before DynamoDB TTL may delete it: long enough that a fence restarted
+ * from the clock after deletion is far above every earlier token, short enough that abandoned names go away.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultTtlRetention: Duration.DurationInput = "7 days"
+
+/**
+ * The clock-skew guard is on by default: an absolute-mode takeover trusts clocks, so the store checks its own.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultClockSkewGuard = true
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly tableName: string
+  /** A client the caller owns: used as it is (its retries, its middleware) and never destroyed by the store. */
+  readonly client?: DynamoDBClient | undefined
+  /**
+   * Settings for a client the store builds (when `client` is not given) and destroys when its scope closes. Unless
+   * given here, `maxAttempts` is 1: the store retries on its own schedule.
+   */
+  readonly clientConfig?: DynamoDBClientConfig | undefined
+  /** The partition key attribute (default `defaultPartitionKey`). */
+  readonly partitionKey?: string | undefined
+  /** A sort key attribute: lock names go there, and the partition key holds the family (`prefix`). */
+  readonly sortKey?: string | undefined
+  /**
+   * Lets several lock families share a table. Without `sortKey`: prepended to every name in the partition key.
+   * With `sortKey`: the partition key value of the family (default `defaultFamily`).
+   */
+  readonly prefix?: string | undefined
+  /** The longest a single request may take (default `defaultRequestTimeout`). */
+  readonly requestTimeout?: Duration.DurationInput | undefined
+  /** Retries of throttled, 5xx, network and timed-out requests (default `defaultMaxRetries`). */
+  readonly maxRetries?: number | undefined
+  /** The first retry's backoff, doubled with jitter per retry (default `defaultRetryBaseDelay`). */
+  readonly retryBaseDelay?: Duration.DurationInput | undefined
+  /** How far past `leaseUntil` the `ttl` attribute lies (default `defaultTtlRetention`). */
+  readonly ttlRetention?: Duration.DurationInput | undefined
+  /**
+   * Watch this process's clock against DynamoDB's (the HTTP `Date` header) and refuse absolute-mode takeovers of
+   * expired leases while the provable skew exceeds half of `maxClockSkew` (default `defaultClockSkewGuard`).
+   * Observed-mode takeovers trust no clock and are never refused. Turn it off only where the lease clock is not the
+   * wall clock (tests driving a `TestClock`).
+   */
+  readonly clockSkewGuard?: boolean | undefined
+}
+
+interface Resolved {
+  readonly layout: Keys.KeyLayout
+  readonly expected: KeySchema.Expected
+  readonly requestTimeout: Duration.Duration
+  readonly retryBaseDelay: Duration.Duration
+  readonly maxRetries: number
+  readonly ttlRetentionMs: number
+}
+
+const resolve = (options: Options) => {
+  const partitionKey = options.partitionKey ?? defaultPartitionKey
+  const sortKey = options.sortKey
+  const prefix = options.prefix ?? (sortKey === undefined ? "" : defaultFamily)
+  const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, sortKey)
+  if (invalid !== undefined) return invalid
+  const prefixBytes = Keys.utf8Bytes(prefix)
+  if (sortKey === undefined ? prefixBytes >= Keys.partitionKeyMaxBytes : prefixBytes > Keys.partitionKeyMaxBytes) {
+    return Validate.config(
+      "prefix",
+      `prefix is ${prefixBytes} UTF-8 bytes; DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}` +
+        (sortKey === undefined ? ", and the lock name must fit after it" : "")
+    )
+  }
+  if (sortKey !== undefined && prefixBytes === 0) {
+    return Validate.config("prefix", "with a sortKey, prefix is the partition key value and must not be empty")
+  }
+  const maxRetries = options.maxRetries ?? defaultMaxRetries
+  if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    return Validate.config("maxRetries", "maxRetries must be a whole number, 0 or more")
+  }
+  const requestTimeout = Validate.positiveDuration("requestTimeout", options.requestTimeout ?? defaultRequestTimeout)
+  if (typeof requestTimeout !== "number") return requestTimeout
+  const retryBaseDelay = Validate.positiveDuration("retryBaseDelay", options.retryBaseDelay ?? defaultRetryBaseDelay)
+  if (typeof retryBaseDelay !== "number") return retryBaseDelay
+  const ttlRetentionMs = Validate.positiveDuration("ttlRetention", options.ttlRetention ?? defaultTtlRetention)
+  if (typeof ttlRetentionMs !== "number") return ttlRetentionMs
+  const resolved: Resolved = {
+    layout: Keys.make({ partitionKey, sortKey, prefix }),
+    expected: { partitionKey, sortKey },
+    requestTimeout: Duration.millis(requestTimeout),
+    retryBaseDelay: Duration.millis(retryBaseDelay),
+    maxRetries,
+    ttlRetentionMs
+  }
+  return resolved
+}
+
+/**
+ * Builds the store. Invalid options are a defect carrying a `LockConfigError` that names the option: they are
+ * programming errors, found the first time the layer is built. The client is built here unless given, and destroyed
+ * with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<LockStore.Service, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const resolved = resolve(options)
+    if (!("layout" in resolved)) return yield* Effect.die(resolved)
+    const client = yield* ClientInternal.acquire(options)
+    const skew = (options.clockSkewGuard ?? defaultClockSkewGuard) ? ClockSkew.makeMonitor() : undefined
+    const operations = Store.make({
+      transport: {
+        client,
+        tableName: options.tableName,
+        expectedKeySchema: KeySchema.describeExpected(resolved.expected),
+        requestTimeout: resolved.requestTimeout,
+        maxRetries: resolved.maxRetries,
+        retryBaseDelay: resolved.retryBaseDelay,
+        skew
+      },
+      layout: resolved.layout,
+      tableName: options.tableName,
+      ttlRetentionMs: resolved.ttlRetentionMs,
+      skew
+    })
+    return LockStore.make(operations)
+  })
+
+/**
+ * The store as a layer. A client built from `clientConfig` lives as long as the layer; a given `client` is the
+ * caller's and outlives it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<LockStore.LockStore> =>
+  Layer.scoped(LockStore.LockStore, make(options))
+
+/**
+ * Store options that `layerConfig` does not read from configuration.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConfigOptions = Omit<Options, "tableName" | "client">
+
+/**
+ * The store as a layer configured from Effect `Config` (environment variables by default):
+ *
+ * - `LEASEHOLD_TABLE` (required): the table name.
+ * - `LEASEHOLD_PREFIX` (optional): the `prefix` option, overriding `options.prefix`.
+ * - `AWS_REGION` (optional): the region; otherwise the SDK's default chain (profile, instance metadata) decides.
+ * - `DYNAMODB_ENDPOINT` (optional): a URL for DynamoDB Local, dynalite or a VPC endpoint.
+ *
+ * Credentials come from the SDK's default provider chain (`AWS_ACCESS_KEY_ID`, `AWS_PROFILE`, roles). Other
+ * settings are given in code as `options`; `options.clientConfig` is the base the values above are added to.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (options: ConfigOptions = {}): Layer.Layer<LockStore.LockStore, ConfigError.ConfigError> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Config.all({
+        tableName: Config.string("LEASEHOLD_TABLE"),
+        prefix: Config.option(Config.string("LEASEHOLD_PREFIX")),
+        region: Config.option(Config.nonEmptyString("AWS_REGION")),
+        endpoint: Config.option(Config.url("DYNAMODB_ENDPOINT"))
+      }),
+      (config) =>
+        layer({
+          ...options,
+          tableName: config.tableName,
+          prefix: Option.getOrElse(config.prefix, () => options.prefix),
+          clientConfig: {
+            ...options.clientConfig,
+            ...Option.match(config.region, { onNone: () => ({}), onSome: (region) => ({ region }) }),
+            ...Option.match(config.endpoint, { onNone: () => ({}), onSome: (url) => ({ endpoint: url.href }) })
+          }
+        })
+    )
+  )
+
+/**
+ * Creates the lock table; see `DynamoLockTable.createTable`.
+ *
+ * @since 0.1.0
+ * @category table
+ */
+export const createTable: (
+  options: DynamoLockTable.CreateTableOptions
+) => Effect.Effect<DynamoLockTable.CreateTableResult, LockStoreError> = DynamoLockTable.createTable
+
+/**
+ * Lists what is wrong with a lock table; see `DynamoLockTable.checkTable`.
+ *
+ * @since 0.1.0
+ * @category table
+ */
+export const checkTable: (
+  options: DynamoLockTable.TableOptions
+) => Effect.Effect<ReadonlyArray<DynamoLockTable.TableProblem>, LockStoreError> = DynamoLockTable.checkTable

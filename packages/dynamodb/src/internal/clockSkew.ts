@@ -1,0 +1,69 @@
+/**
+ * The provable skew between this process's clock and DynamoDB's, from the HTTP `Date` header of responses.
+ *
+ * `Date` has one-second resolution: a response stamped `D` left the server at a time in `[D, D + 1000)`. The request
+ * was sent at local time `s` and its response received at local time `r`, so the server's clock read some value in
+ * `[D, D + 1000)` while ours read some value in `[s, r]`. The skew is therefore at least
+ * `max(0, D - r, s - (D + 1000))`: a lower bound that never blames our clock for network latency or for the header's
+ * rounding. A process whose clock is off by more than that bound can still look fine, so the guard that uses this
+ * estimate only ever refuses, never permits.
+ *
+ * @internal
+ */
+
+/** @internal */
+export interface Estimate {
+  /** The latest provable minimum skew, in ms (0 when the clocks agree as far as we can tell). */
+  readonly skewMs: number
+  /** Whether the local clock is ahead of the server's (only meaningful when `skewMs > 0`). */
+  readonly localAhead: boolean
+  /** The server time seen, epoch ms (start of its one-second window). */
+  readonly serverDate: number
+  /** Local time when the response arrived, epoch ms. */
+  readonly receivedAt: number
+}
+
+/**
+ * The provable minimum skew of one exchange, or `undefined` when the header is missing or unparsable.
+ *
+ * @internal
+ */
+export const measure = (sentAt: number, receivedAt: number, dateHeader: string | undefined): Estimate | undefined => {
+  if (dateHeader === undefined) return undefined
+  const serverDate = Date.parse(dateHeader)
+  if (!Number.isFinite(serverDate)) return undefined
+  const behind = serverDate - receivedAt
+  const ahead = sentAt - (serverDate + 1000)
+  const skewMs = Math.max(0, behind, ahead)
+  return { skewMs, localAhead: ahead > 0, serverDate, receivedAt }
+}
+
+/**
+ * The latest estimate of one store. A mutable cell rather than a `Ref`: it is written from the SDK's middleware,
+ * outside any fiber, and a lost update between concurrent responses only means keeping one of two recent estimates.
+ *
+ * @internal
+ */
+export interface Monitor {
+  readonly current: () => Estimate | undefined
+  readonly observe: (sentAt: number, receivedAt: number, dateHeader: string | undefined) => Estimate | undefined
+}
+
+/** @internal */
+export const makeMonitor = (): Monitor => {
+  let latest: Estimate | undefined
+  return {
+    current: () => latest,
+    observe: (sentAt, receivedAt, dateHeader) => {
+      const estimate = measure(sentAt, receivedAt, dateHeader)
+      if (estimate !== undefined) latest = estimate
+      return estimate
+    }
+  }
+}
+
+/** A readable account of an estimate, for error messages. */
+export const describe = (estimate: Estimate): string =>
+  `the local clock is at least ${estimate.skewMs} ms ${estimate.localAhead ? "ahead of" : "behind"} DynamoDB's ` +
+  `(server Date ${new Date(estimate.serverDate).toUTCString()}, local time at receipt ` +
+  `${new Date(estimate.receivedAt).toISOString()})`

@@ -1,0 +1,220 @@
+/**
+ * Turning what the SDK throws into a `LockStoreError` that names the cause and the fix.
+ *
+ * @internal
+ */
+import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
+
+/** What the store knows when it explains a failure. */
+export interface Context {
+  readonly operation: StoreOperation
+  /** The DynamoDB API action that failed, e.g. "UpdateItem" (also the IAM action, as `dynamodb:UpdateItem`). */
+  readonly action: string
+  readonly tableName: string
+  /** The key schema the store expects, e.g. `{key: S}`. */
+  readonly expectedKeySchema: string
+  /** Where requests went: an endpoint URL or a region. */
+  readonly location: string
+  readonly attempts: number
+}
+
+/**
+ * Our own request timeout, distinct from the SDK's errors.
+ *
+ * @internal
+ */
+export class RequestTimedOut {
+  readonly _tag = "RequestTimedOut"
+  constructor(readonly timeoutMs: number) {}
+}
+
+interface Described {
+  readonly name: string
+  readonly message: string
+  readonly code: string | undefined
+  readonly status: number | undefined
+  readonly retryableHint: boolean
+}
+
+const describe = (error: unknown): Described => {
+  if (typeof error !== "object" || error === null) {
+    return { name: "Error", message: String(error), code: undefined, status: undefined, retryableHint: false }
+  }
+  const e = error as {
+    readonly name?: unknown
+    readonly message?: unknown
+    readonly code?: unknown
+    readonly $metadata?: { readonly httpStatusCode?: unknown }
+    readonly $retryable?: unknown
+    readonly errors?: unknown
+  }
+  // Node's happy-eyeballs connect wraps per-address failures in an AggregateError; its code is on the inner errors.
+  const inner = Array.isArray(e.errors) ? (e.errors[0] as { readonly code?: unknown } | undefined) : undefined
+  const code = typeof e.code === "string" ? e.code : typeof inner?.code === "string" ? inner.code : undefined
+  return {
+    name: typeof e.name === "string" ? e.name : "Error",
+    message: typeof e.message === "string" && e.message !== "" ? e.message : String(code ?? e.name ?? "unknown"),
+    code,
+    status: typeof e.$metadata?.httpStatusCode === "number" ? e.$metadata.httpStatusCode : undefined,
+    retryableHint: typeof e.$retryable === "object" && e.$retryable !== null
+  }
+}
+
+const throttlingNames = new Set([
+  "ProvisionedThroughputExceededException",
+  "ThrottlingException",
+  "RequestLimitExceeded",
+  "TooManyRequestsException"
+])
+
+const serverNames = new Set([
+  "InternalServerError",
+  "InternalFailure",
+  "ServiceUnavailable",
+  "ServiceUnavailableException"
+])
+
+const networkCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN"
+])
+
+const networkNames = new Set(["TimeoutError", "RequestTimeout", "RequestTimeoutException", "NetworkingError"])
+
+const credentialNames = new Set([
+  "UnrecognizedClientException",
+  "InvalidSignatureException",
+  "IncompleteSignatureException",
+  "MissingAuthenticationTokenException",
+  "ExpiredTokenException",
+  "InvalidClientTokenId"
+])
+
+const keySchemaMessage =
+  /key element does not match the schema|required keys was not given a value|number of conditions on the keys is invalid|missed key schema element|missing the key/i
+
+type Kind = "throttled" | "server" | "network" | "timeout" | "other"
+
+const kindOf = (error: unknown): Kind => {
+  if (error instanceof RequestTimedOut) return "timeout"
+  const d = describe(error)
+  if (throttlingNames.has(d.name)) return "throttled"
+  if (serverNames.has(d.name) || (d.status !== undefined && d.status >= 500)) return "server"
+  if (
+    (d.code !== undefined && networkCodes.has(d.code)) || networkNames.has(d.name) ||
+    /socket hang up/i.test(d.message)
+  ) return "network"
+  if (d.retryableHint) return "throttled"
+  return "other"
+}
+
+/**
+ * Whether trying the same request again soon can help: throttling, 5xx, network errors, timeouts.
+ *
+ * @internal
+ */
+export const isTransient = (error: unknown): boolean => kindOf(error) !== "other"
+
+/**
+ * Whether the error is DynamoDB's answer to a failed condition: not an error for a lock store, but a conflict.
+ *
+ * @internal
+ */
+export const isConditionalCheckFailed = (
+  error: unknown
+): error is { readonly name: "ConditionalCheckFailedException"; readonly Item?: unknown } =>
+  typeof error === "object" && error !== null &&
+  (error as { readonly name?: unknown }).name === "ConditionalCheckFailedException"
+
+/**
+ * The `LockStoreError` for a failed request, with a message that names the cause and the fix.
+ *
+ * @internal
+ */
+export const toStoreError = (error: unknown, context: Context): LockStoreError => {
+  const { action, location, operation, tableName } = context
+  const d = describe(error)
+  const fail = (retryable: boolean, message: string) =>
+    new LockStoreError({ operation, retryable, message, cause: error })
+  const tries = context.attempts === 1 ? "1 attempt" : `${context.attempts} attempts`
+
+  switch (kindOf(error)) {
+    case "timeout":
+      return fail(
+        true,
+        `DynamoDB ${action} on table "${tableName}" at ${location} timed out ` +
+          `(${(error as RequestTimedOut).timeoutMs} ms per request, ${tries}): ` +
+          `check the network path to DynamoDB, or raise the store's requestTimeout`
+      )
+    case "throttled":
+      return fail(
+        true,
+        `DynamoDB throttled ${action} on table "${tableName}" (${d.name}, ${tries}): ` +
+          `the table or account is over its capacity; use on-demand billing or raise its provisioned throughput`
+      )
+    case "server":
+      return fail(
+        true,
+        `DynamoDB at ${location} failed ${action} on table "${tableName}" with a server error ` +
+          `(${d.name}${d.status === undefined ? "" : ` HTTP ${d.status}`}: ${d.message}; ${tries}); it may be ` +
+          `transient: try again later`
+      )
+    case "network":
+      return fail(
+        true,
+        `could not reach DynamoDB at ${location} for ${action} (${d.code ?? d.name}: ${d.message}; ${tries}): ` +
+          `is the endpoint right and the server running? (for DynamoDB Local, check DYNAMODB_ENDPOINT)`
+      )
+    case "other":
+      break
+  }
+
+  if (d.name === "ResourceNotFoundException") {
+    return fail(
+      false,
+      `table "${tableName}" not found at ${location}: create it with ` +
+        `DynamoLockStore.createTable({ tableName: "${tableName}" }) or \`leasehold table create ${tableName}\`` +
+        ` (or fix the table name / region / endpoint)`
+    )
+  }
+  if (d.name === "ValidationException" && keySchemaMessage.test(d.message)) {
+    return fail(
+      false,
+      `table "${tableName}"'s key schema is not ${context.expectedKeySchema} (DynamoDB said: ${d.message}): ` +
+        `use a table made by DynamoLockStore.createTable, or set the store's partitionKey/sortKey options to the ` +
+        `table's key attributes (DynamoLockStore.checkTable lists the difference)`
+    )
+  }
+  if (d.name === "ValidationException") {
+    return fail(false, `DynamoDB rejected ${action} on table "${tableName}" as invalid: ${d.message}`)
+  }
+  if (d.name === "AccessDeniedException") {
+    return fail(
+      false,
+      `access denied for ${action} on table "${tableName}" at ${location}: the credentials in use lack the IAM ` +
+        `permission dynamodb:${action} on that table; grant it in the policy of the role or user (${d.message})`
+    )
+  }
+  if (credentialNames.has(d.name)) {
+    return fail(
+      false,
+      `DynamoDB at ${location} rejected the request's credentials (${d.name}: ${d.message}): check ` +
+        `AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN or AWS_PROFILE, the region, and that the ` +
+        `local clock is right (signatures expire)`
+    )
+  }
+  if (d.name === "CredentialsProviderError") {
+    return fail(
+      false,
+      `no AWS credentials for DynamoDB (${d.message}): set AWS_PROFILE or AWS_ACCESS_KEY_ID / ` +
+        `AWS_SECRET_ACCESS_KEY, or pass clientConfig.credentials (any value works for DynamoDB Local)`
+    )
+  }
+  return fail(false, `DynamoDB ${action} on table "${tableName}" at ${location} failed: ${d.name}: ${d.message}`)
+}

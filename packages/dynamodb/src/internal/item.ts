@@ -1,0 +1,104 @@
+/**
+ * The attributes of a lock item and the defensive decoding of an item into a `LockRecord`.
+ *
+ * @internal
+ */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb"
+import type { LockRecord } from "@leasehold/lock/LockRecord"
+import * as Either from "effect/Either"
+import type { KeyLayout } from "./keys.js"
+
+/**
+ * The item's attribute names. Every expression refers to them through `ExpressionAttributeNames` placeholders of
+ * the same name (`#owner`), because several (owner, ttl, data) are or may become DynamoDB reserved words.
+ *
+ * @internal
+ */
+export const attributes = {
+  owner: "owner",
+  holder: "holder",
+  leaseUntil: "leaseUntil",
+  leaseMs: "leaseMs",
+  fence: "fence",
+  acquiredAt: "acquiredAt",
+  data: "data",
+  ttl: "ttl"
+} as const
+
+/** @internal */
+export type Attribute = keyof typeof attributes
+
+/** @internal */
+export const attributeNames: ReadonlyArray<string> = Object.values(attributes)
+
+/** What is wrong with an item, for the caller to turn into an error that names the table. */
+export interface Malformed {
+  readonly key: string
+  readonly attribute: string
+  readonly problem: string
+}
+
+type Item = Record<string, AttributeValue>
+
+const describe = (value: AttributeValue): string => {
+  const [type] = Object.keys(value)
+  return type === undefined ? "an empty value" : `a value of type ${type}`
+}
+
+/**
+ * Decodes an item, or says which attribute of which key is malformed. A foreign or hand-edited item must become an
+ * error a person can act on, never a crash or a silently wrong fence.
+ *
+ * @internal
+ */
+export const decode = (layout: KeyLayout, item: Item): Either.Either<LockRecord, Malformed> => {
+  const key = layout.describeKey(item)
+  const malformed = (attribute: string, problem: string) => Either.left<Malformed>({ key, attribute, problem })
+
+  const name = layout.nameOf(item)
+  if (name === undefined) {
+    return malformed(layout.sortKey ?? layout.partitionKey, "is not a lock name of this store (wrong prefix or type)")
+  }
+
+  let failure: Malformed | undefined
+  const string = (attribute: string, required: boolean): string | undefined => {
+    const value = item[attribute]
+    if (value === undefined || "NULL" in value && value.NULL === true) {
+      if (required) failure ??= { key, attribute, problem: "is missing" }
+      return undefined
+    }
+    if ("S" in value && typeof value.S === "string") return value.S
+    failure ??= { key, attribute, problem: `should be a string (S), found ${describe(value)}` }
+    return undefined
+  }
+  const number = (attribute: string, required: boolean): number | undefined => {
+    const value = item[attribute]
+    if (value === undefined || "NULL" in value && value.NULL === true) {
+      if (required) failure ??= { key, attribute, problem: "is missing" }
+      return undefined
+    }
+    if ("N" in value && typeof value.N === "string") {
+      const n = Number(value.N)
+      // Fences and times are integers well below 2^53; anything else was not written by this store.
+      if (Number.isSafeInteger(n)) return n
+      failure ??= { key, attribute, problem: `should be a safe integer, found ${value.N}` }
+      return undefined
+    }
+    failure ??= { key, attribute, problem: `should be a number (N), found ${describe(value)}` }
+    return undefined
+  }
+
+  const owner = string(attributes.owner, false)
+  const held = owner !== undefined
+  const record: LockRecord = {
+    name,
+    owner,
+    holder: string(attributes.holder, held),
+    leaseUntil: number(attributes.leaseUntil, true) ?? 0,
+    leaseMs: number(attributes.leaseMs, true) ?? 0,
+    fence: number(attributes.fence, true) ?? 0,
+    acquiredAt: number(attributes.acquiredAt, held),
+    data: string(attributes.data, false)
+  }
+  return failure === undefined ? Either.right(record) : Either.left(failure)
+}

@@ -1,0 +1,513 @@
+/**
+ * The DynamoDB store's operations: each a single conditional write or read, built from the expressions below.
+ *
+ * @internal
+ */
+import {
+  type AttributeValue,
+  GetItemCommand,
+  QueryCommand,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
+  UpdateItemCommand,
+  type UpdateItemCommandInput
+} from "@aws-sdk/client-dynamodb"
+import { LockConfigError, LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
+import type { LockRecord } from "@leasehold/lock/LockRecord"
+import type * as LockStore from "@leasehold/lock/LockStore"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ClockSkew from "./clockSkew.js"
+import * as Item from "./item.js"
+import type * as Keys from "./keys.js"
+import * as Transport from "./transport.js"
+
+/** Page size of `list` when the caller does not say (as the memory store). */
+const defaultListLimit = 100
+
+/** @internal */
+export interface Config {
+  readonly transport: Transport.Transport
+  readonly layout: Keys.KeyLayout
+  readonly tableName: string
+  readonly ttlRetentionMs: number
+  /** Set when the clock-skew guard is on. */
+  readonly skew: ClockSkew.Monitor | undefined
+}
+
+type ItemMap = Record<string, AttributeValue>
+
+const a = Item.attributes
+
+/** `#owner` for `owner`: every attribute goes through a placeholder (owner and ttl are reserved words). */
+const names = (...attributes: ReadonlyArray<string>): Record<string, string> =>
+  Object.fromEntries(attributes.map((attribute) => [`#${attribute}`, attribute]))
+
+const num = (n: number): AttributeValue => ({ N: String(n) })
+const str = (s: string): AttributeValue => ({ S: s })
+
+/** DynamoDB TTL wants epoch seconds; rounding up keeps the row at least the full retention. */
+const ttlAt = (epochMs: number, retentionMs: number): number => Math.ceil((epochMs + retentionMs) / 1000)
+
+/** How an acquire may treat a held record. */
+type Condition =
+  | { readonly _tag: "FreeOnly" }
+  | { readonly _tag: "FreeOrExpired"; readonly cutoff: number }
+  | { readonly _tag: "FreeOrStale"; readonly stale: LockStore.StaleObservation }
+
+const conditionExpression = (condition: Condition): Pick<
+  UpdateItemCommandInput,
+  "ConditionExpression" | "ExpressionAttributeValues"
+> => {
+  switch (condition._tag) {
+    case "FreeOnly":
+      return { ConditionExpression: `attribute_not_exists(#${a.owner})` }
+    case "FreeOrExpired":
+      return {
+        ConditionExpression: `attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff`,
+        ExpressionAttributeValues: { ":cutoff": num(condition.cutoff) }
+      }
+    case "FreeOrStale":
+      return {
+        ConditionExpression: `attribute_not_exists(#${a.owner}) OR ` +
+          `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND #${a.leaseUntil} = :staleLeaseUntil)`,
+        ExpressionAttributeValues: {
+          ":staleOwner": str(condition.stale.owner),
+          ":staleFence": num(condition.stale.fence),
+          ":staleLeaseUntil": num(condition.stale.leaseUntil)
+        }
+      }
+  }
+}
+
+/** @internal */
+export const make = (config: Config): LockStore.Operations => {
+  const { layout, tableName, transport, ttlRetentionMs } = config
+  // Learned from the first conflict that carries the old item: after that, a conflict without an item means "no
+  // item", and needs no read. Servers without ReturnValuesOnConditionCheckFailure (dynalite) never teach it.
+  let returnsOldItems = false
+
+  const malformed = (operation: StoreOperation, m: Item.Malformed) =>
+    new LockStoreError({
+      operation,
+      retryable: false,
+      message: `table "${tableName}" holds a malformed lock item ${m.key}: attribute "${m.attribute}" ${m.problem}; ` +
+        `it was not written by Leasehold or was edited by hand: fix or delete that item`
+    })
+
+  const decode = (operation: StoreOperation, item: ItemMap): Effect.Effect<LockRecord, LockStoreError> =>
+    Either.match(Item.decode(layout, item), {
+      onLeft: (m) => Effect.fail(malformed(operation, m)),
+      onRight: Effect.succeed
+    })
+
+  const decodeOptional = (operation: StoreOperation, item: ItemMap | undefined) =>
+    item === undefined ? Effect.succeed(undefined) : decode(operation, item)
+
+  const getItem = (operation: StoreOperation, key: ItemMap) =>
+    Transport.send(
+      transport,
+      { operation, action: "GetItem" },
+      (probe, abortSignal) =>
+        transport.client.send(
+          probe(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true })),
+          { abortSignal }
+        )
+    ).pipe(
+      Effect.flatMap((response) => decodeOptional(operation, response._tag === "Ok" ? response.output.Item : undefined))
+    )
+
+  /**
+   * The record that made a condition fail: the old item when the server returned it, else one consistent read
+   * (only where the server does not return old items; `mayBeAbsent` says whether "no item" is a possible answer).
+   */
+  const conflicting = (
+    operation: StoreOperation,
+    key: ItemMap,
+    item: ItemMap | undefined,
+    mayBeAbsent: boolean
+  ): Effect.Effect<LockRecord | undefined, LockStoreError> => {
+    if (item !== undefined) {
+      returnsOldItems = true
+      return decode(operation, item)
+    }
+    if (returnsOldItems && mayBeAbsent) return Effect.succeed(undefined)
+    return getItem(operation, key)
+  }
+
+  const update = (operation: StoreOperation, input: Omit<UpdateItemCommandInput, "TableName">) =>
+    Transport.send(
+      transport,
+      { operation, action: "UpdateItem" },
+      (probe, abortSignal) =>
+        transport.client.send(
+          probe(new UpdateItemCommand({ ...input, TableName: tableName })),
+          { abortSignal }
+        )
+    )
+
+  /** A name DynamoDB can not key: reported as a configuration error before any request. */
+  const keyOrDie = (name: string): Effect.Effect<ItemMap> => {
+    const key = layout.keyOf(name)
+    if (key !== undefined) return Effect.succeed(key)
+    return Effect.die(
+      new LockConfigError({
+        option: "name",
+        message: name.length === 0
+          ? `a lock name must not be empty (DynamoDB rejects empty keys)`
+          : `lock name "${name.slice(0, 64)}…" is ${Buffer.byteLength(name, "utf8")} UTF-8 bytes; this store ` +
+            `keys at most ${layout.maxNameBytes} (DynamoDB's ${layout.sortKey === undefined ? 2048 : 1024}-byte ` +
+            `${layout.sortKey === undefined ? "partition" : "sort"} key limit` +
+            `${layout.sortKey === undefined && layout.prefix !== "" ? " minus the prefix" : ""}): use a shorter name`
+      })
+    )
+  }
+
+  const writeAcquire = (request: LockStore.AcquireRequest, key: ItemMap, now: number, condition: Condition) => {
+    const leaseUntil = now + request.leaseMs
+    const conditionPart = conditionExpression(condition)
+    const set = [
+      `#${a.owner} = :owner`,
+      `#${a.holder} = :holder`,
+      `#${a.leaseUntil} = :leaseUntil`,
+      `#${a.leaseMs} = :leaseMs`,
+      `#${a.acquiredAt} = :now`,
+      `#${a.ttl} = :ttl`,
+      // A new name, or a row deleted by TTL, restarts its fence from the writer's clock, as the memory store does:
+      // above every earlier token as long as TTL retention is far longer than clock skew.
+      `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
+    ]
+    if (request.data !== undefined) set.push(`#${a.data} = :data`)
+    return update("tryAcquire", {
+      Key: key,
+      UpdateExpression: `SET ${set.join(", ")}` + (request.data === undefined ? ` REMOVE #${a.data}` : ""),
+      ...conditionPart,
+      ExpressionAttributeNames: names(
+        a.owner,
+        a.holder,
+        a.leaseUntil,
+        a.leaseMs,
+        a.acquiredAt,
+        a.ttl,
+        a.fence,
+        a.data
+      ),
+      ExpressionAttributeValues: {
+        ":owner": str(request.owner),
+        ":holder": str(request.holder),
+        ":leaseUntil": num(leaseUntil),
+        ":leaseMs": num(request.leaseMs),
+        ":now": num(now),
+        ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
+        ":one": num(1),
+        ...(request.data === undefined ? {} : { ":data": str(request.data) }),
+        ...conditionPart.ExpressionAttributeValues
+      },
+      ReturnValues: "ALL_NEW",
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+    }).pipe(
+      // The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name.
+      Effect.mapError((error) =>
+        /incorrect data type/i.test(error.message)
+          ? new LockStoreError({
+            operation: "tryAcquire",
+            retryable: false,
+            message: `table "${tableName}" holds a malformed lock item ${layout.describeKey(key)}: its "fence" ` +
+              `attribute is not a number (DynamoDB said: ${error.message}); it was not written by Leasehold or was ` +
+              `edited by hand: fix or delete that item`,
+            cause: error.cause
+          })
+          : error
+      )
+    )
+  }
+
+  const skewRefusal = (estimate: ClockSkew.Estimate, maxClockSkewMs: number, name: string, holder: LockRecord) =>
+    new LockStoreError({
+      operation: "tryAcquire",
+      retryable: false,
+      message: `refusing to take over lock "${name}" from ${holder.holder ?? "?"} (owner ${holder.owner}, lease ` +
+        `until ${new Date(holder.leaseUntil).toISOString()}) on this process's clock: ${
+          ClockSkew.describe(estimate)
+        }, more than half of maxClockSkew (${maxClockSkewMs} ms), so an expired-looking lease may still be held. ` +
+        `Fix the clock (NTP), raise maxClockSkew, or use observed takeover, which trusts no wall clock`
+    })
+
+  const tryAcquire = (request: LockStore.AcquireRequest): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
+    Effect.gen(function*() {
+      const key = yield* keyOrDie(request.name)
+      const now = yield* Clock.currentTimeMillis
+      const takeover = request.takeover
+
+      const attempt = (condition: Condition) =>
+        Effect.flatMap(
+          writeAcquire(request, key, now, condition),
+          (response): Effect.Effect<
+            { readonly result: LockStore.AcquireResult; readonly holder: LockRecord | undefined },
+            LockStoreError
+          > => {
+            if (response._tag === "Ok") {
+              return Effect.map(
+                decode("tryAcquire", response.output.Attributes ?? {}),
+                (record) => ({ result: { _tag: "Acquired", record }, holder: undefined })
+              )
+            }
+            return Effect.map(conflicting("tryAcquire", key, response.item, false), (current) => {
+              // Our own owner in the record means an earlier attempt of this very call was applied and its response
+              // lost (the owner is random per acquisition): that is an acquisition, not a conflict.
+              if (response.attempts > 1 && current !== undefined && current.owner === request.owner) {
+                return { result: { _tag: "Acquired", record: current }, holder: undefined }
+              }
+              const held = current?.owner === undefined ? undefined : current
+              return { result: { _tag: "Conflict", current: held }, holder: held }
+            })
+          }
+        )
+
+      if (takeover._tag === "Observed") {
+        const condition: Condition = takeover.stale === undefined
+          ? { _tag: "FreeOnly" }
+          : { _tag: "FreeOrStale", stale: takeover.stale }
+        return (yield* attempt(condition)).result
+      }
+
+      const maxClockSkewMs = takeover.maxClockSkewMs
+      const expiredCondition: Condition = { _tag: "FreeOrExpired", cutoff: now - maxClockSkewMs }
+      if (config.skew === undefined) return (yield* attempt(expiredCondition)).result
+
+      // The guard: take over an expired lease only while our clock provably agrees with DynamoDB's within half the
+      // bound. Without an estimate yet (a fresh process), ask for a free lock first; the answer carries a Date header
+      // to measure with, and a takeover follows only when that measurement allows it.
+      const skew = config.skew
+      const tooSkewed = (estimate: ClockSkew.Estimate | undefined) =>
+        estimate !== undefined && estimate.skewMs > maxClockSkewMs / 2
+      const before = skew.current()
+      if (before !== undefined && !tooSkewed(before)) return (yield* attempt(expiredCondition)).result
+
+      const first = yield* attempt({ _tag: "FreeOnly" })
+      const holder = first.holder
+      if (holder === undefined || holder.leaseUntil + maxClockSkewMs >= now) return first.result
+      const after = skew.current()
+      if (after !== undefined && tooSkewed(after)) {
+        return yield* Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
+      }
+      // Measured within bounds (or not measurable: the server sends no Date header, so there is nothing to guard with).
+      return (yield* attempt(expiredCondition)).result
+    }).pipe(Effect.withSpan("DynamoLockStore.tryAcquire", { attributes: { "lock.name": request.name } }))
+
+  const renew = (request: LockStore.RenewRequest): Effect.Effect<LockStore.RenewResult, LockStoreError> =>
+    Effect.gen(function*() {
+      const key = layout.keyOf(request.name)
+      // A name that can not be a key was never acquired.
+      if (key === undefined) return { _tag: "Lost", current: undefined } as const
+      const now = yield* Clock.currentTimeMillis
+      const leaseUntil = now + request.leaseMs
+      const response = yield* update("renew", {
+        Key: key,
+        UpdateExpression: `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl`,
+        ConditionExpression: `#${a.owner} = :owner AND #${a.fence} = :fence`,
+        ExpressionAttributeNames: names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence),
+        ExpressionAttributeValues: {
+          ":leaseUntil": num(leaseUntil),
+          ":leaseMs": num(request.leaseMs),
+          ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
+          ":owner": str(request.owner),
+          ":fence": num(request.fence)
+        },
+        ReturnValues: "ALL_NEW",
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+      })
+      if (response._tag === "Ok") {
+        const record = yield* decode("renew", response.output.Attributes ?? {})
+        return { _tag: "Renewed", record } as const
+      }
+      const current = yield* conflicting("renew", key, response.item, true)
+      return { _tag: "Lost", current: current?.owner === undefined ? undefined : current } as const
+    }).pipe(Effect.withSpan("DynamoLockStore.renew", { attributes: { "lock.name": request.name } }))
+
+  const clearHolder = (operation: StoreOperation, key: ItemMap, now: number, condition: {
+    readonly expression: string
+    readonly names: ReadonlyArray<string>
+    readonly values: ItemMap
+  }, returnOld: boolean) =>
+    update(operation, {
+      Key: key,
+      // The row stays (its fence must keep increasing); TTL removes it once idle for the retention.
+      UpdateExpression: `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl ` +
+        `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}`,
+      ConditionExpression: condition.expression,
+      ExpressionAttributeNames: names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, ...condition.names),
+      ExpressionAttributeValues: {
+        ":zero": num(0),
+        ":ttl": num(ttlAt(now, ttlRetentionMs)),
+        ...condition.values
+      },
+      ...(returnOld
+        ? { ReturnValues: "ALL_OLD" as const }
+        : { ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const })
+    })
+
+  const release = (request: LockStore.ReleaseRequest): Effect.Effect<LockStore.ReleaseResult, LockStoreError> =>
+    Effect.gen(function*() {
+      const key = layout.keyOf(request.name)
+      if (key === undefined) return { _tag: "NotHeld", current: undefined } as const
+      const now = yield* Clock.currentTimeMillis
+      const response = yield* clearHolder(
+        "release",
+        key,
+        now,
+        request.fence === undefined
+          ? { expression: `#${a.owner} = :owner`, names: [], values: { ":owner": str(request.owner) } }
+          : {
+            expression: `#${a.owner} = :owner AND #${a.fence} = :fence`,
+            names: [a.fence],
+            values: { ":owner": str(request.owner), ":fence": num(request.fence) }
+          },
+        false
+      )
+      if (response._tag === "Ok") return { _tag: "Released" } as const
+      const current = yield* conflicting("release", key, response.item, true)
+      // A free record after a retried request: the earlier attempt was applied and its response lost.
+      if (response.attempts > 1 && current !== undefined && current.owner === undefined) {
+        return { _tag: "Released" } as const
+      }
+      return { _tag: "NotHeld", current: current?.owner === undefined ? undefined : current } as const
+    }).pipe(Effect.withSpan("DynamoLockStore.release", { attributes: { "lock.name": request.name } }))
+
+  const inspect = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> => {
+    const key = layout.keyOf(name)
+    if (key === undefined) return Effect.succeed(Option.none())
+    return getItem("inspect", key).pipe(
+      Effect.map(Option.fromNullable),
+      Effect.withSpan("DynamoLockStore.inspect", { attributes: { "lock.name": name } })
+    )
+  }
+
+  const forceRelease = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>
+    Effect.gen(function*() {
+      const key = layout.keyOf(name)
+      if (key === undefined) return Option.none()
+      const now = yield* Clock.currentTimeMillis
+      const response = yield* clearHolder(
+        "forceRelease",
+        key,
+        now,
+        { expression: `attribute_exists(#${a.owner})`, names: [], values: {} },
+        true
+      )
+      if (response._tag === "ConditionFailed") return Option.none()
+      return Option.some(yield* decode("forceRelease", response.output.Attributes ?? {}))
+    }).pipe(Effect.withSpan("DynamoLockStore.forceRelease", { attributes: { "lock.name": name } }))
+
+  const byName = (x: LockRecord, y: LockRecord) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0)
+
+  /**
+   * Sort-key mode: one Query over the family's partition, in sort key order, from the cursor on. Asking for one
+   * record more than the page says whether a next page exists, so the last page has no cursor (as in memory).
+   */
+  const listByQuery = (sortKey: string, prefix: string, cursor: string | undefined, limit: number) =>
+    Effect.gen(function*() {
+      const records: Array<LockRecord> = []
+      // DynamoDB rejects a start key outside the key condition; a cursor outside the prefix means "from the start"
+      // when it sorts before every match and "nothing left" when it sorts after them.
+      const outside = cursor !== undefined && !cursor.startsWith(prefix)
+      if (outside && cursor > prefix) return { records, cursor: undefined }
+      let startKey: ItemMap | undefined = cursor === undefined || outside
+        ? undefined
+        : { [layout.partitionKey]: str(layout.prefix), [sortKey]: str(cursor) }
+      while (true) {
+        const exclusiveStartKey = startKey
+        const response = yield* Transport.send(
+          transport,
+          { operation: "list", action: "Query" },
+          (probe, abortSignal) =>
+            transport.client.send(
+              probe(
+                new QueryCommand({
+                  TableName: tableName,
+                  KeyConditionExpression: prefix === ""
+                    ? "#pk = :family"
+                    : "#pk = :family AND begins_with(#sk, :prefix)",
+                  ExpressionAttributeNames: prefix === "" ? { "#pk": layout.partitionKey } : {
+                    "#pk": layout.partitionKey,
+                    "#sk": sortKey
+                  },
+                  ExpressionAttributeValues: prefix === ""
+                    ? { ":family": str(layout.prefix) }
+                    : { ":family": str(layout.prefix), ":prefix": str(prefix) },
+                  ConsistentRead: true,
+                  Limit: limit + 1 - records.length,
+                  ...(exclusiveStartKey === undefined ? {} : { ExclusiveStartKey: exclusiveStartKey })
+                })
+              ),
+              { abortSignal }
+            )
+        )
+        if (response._tag === "ConditionFailed") break
+        for (const item of response.output.Items ?? []) records.push(yield* decode("list", item))
+        if (records.length > limit) {
+          const page = records.slice(0, limit)
+          return { records: page, cursor: page[page.length - 1]?.name }
+        }
+        startKey = response.output.LastEvaluatedKey
+        if (startKey === undefined) break
+      }
+      return { records, cursor: undefined }
+    })
+
+  /**
+   * Partition-key-only mode: names are spread over partitions, and a Scan returns them in hash order, so a page in
+   * name order (the contract) needs the whole matching set: this scans the table to its end on every page. It is an
+   * operator's tool; a large lock family belongs in sort-key mode, where listing is a Query.
+   */
+  const listByScan = (prefix: string, cursor: string | undefined, limit: number) =>
+    Effect.gen(function*() {
+      const matching: Array<LockRecord> = []
+      let startKey: ItemMap | undefined = undefined
+      const keyPrefix = layout.prefix + prefix
+      do {
+        const input: ScanCommandInput = {
+          TableName: tableName,
+          ConsistentRead: true,
+          ...(keyPrefix === "" ? {} : {
+            FilterExpression: "begins_with(#pk, :prefix)",
+            ExpressionAttributeNames: { "#pk": layout.partitionKey },
+            ExpressionAttributeValues: { ":prefix": str(keyPrefix) }
+          }),
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey })
+        }
+        const response: Transport.Response<ScanCommandOutput> = yield* Transport.send(
+          transport,
+          { operation: "list", action: "Scan" },
+          (probe, abortSignal) => transport.client.send(probe(new ScanCommand(input)), { abortSignal })
+        )
+        if (response._tag === "ConditionFailed") break
+        for (const item of response.output.Items ?? []) {
+          const record = yield* decode("list", item)
+          if (cursor === undefined || record.name > cursor) matching.push(record)
+        }
+        startKey = response.output.LastEvaluatedKey
+      } while (startKey !== undefined)
+      matching.sort(byName)
+      const page = matching.slice(0, limit)
+      return { records: page, cursor: matching.length > limit ? page[page.length - 1]?.name : undefined }
+    })
+
+  const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
+    const prefix = request.prefix ?? ""
+    const limit = Math.floor(request.limit ?? defaultListLimit)
+    if (limit <= 0 || Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes) {
+      return Effect.succeed({ records: [], cursor: undefined })
+    }
+    return (layout.sortKey === undefined
+      ? listByScan(prefix, request.cursor, limit)
+      : listByQuery(layout.sortKey, prefix, request.cursor, limit)).pipe(
+        Effect.withSpan("DynamoLockStore.list", { attributes: { "lock.prefix": prefix } })
+      )
+  }
+
+  return { tryAcquire, renew, release, inspect, list, forceRelease, maxNameBytes: layout.maxNameBytes }
+}

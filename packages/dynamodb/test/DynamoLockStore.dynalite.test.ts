@@ -1,0 +1,9 @@
+import { layer } from "@effect/vitest"
+import { DynamoServer } from "@leasehold/testing"
+import { storeBehaviour } from "./behaviour.js"
+
+// dynalite ignores ReturnValuesOnConditionCheckFailure (conflicts read the holder with one GetItem) and has no
+// UpdateTimeToLive.
+layer(DynamoServer.layerDynalite)("DynamoLockStore on dynalite", (it) => {
+  storeBehaviour(it, { returnsOldItems: false, ttl: "unsupported" })
+})

@@ -1,0 +1,113 @@
+/**
+ * Wiring: who owns the client, `layerConfig`'s configuration names, option validation, and request timeouts.
+ */
+import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb"
+import { expect, layer } from "@effect/vitest"
+import { DynamoLockStore } from "@leasehold/dynamodb"
+import { LockStore } from "@leasehold/lock"
+import { DynamoServer } from "@leasehold/testing"
+import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
+import { acquireRequest, awaitNothingPending, makeTable, makeTableAndStore, unique } from "./support.js"
+
+layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
+  it.scoped("a client the user passes is used as it is and outlives the layer", () =>
+    Effect.gen(function*() {
+      const server = yield* DynamoServer.DynamoServer
+      const { tableName } = yield* makeTable()
+      const client = new DynamoDBClient(server.clientConfig)
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.destroy()))
+      const stackBefore = client.middlewareStack.identify()
+
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        DynamoLockStore.layer({ tableName, client, clockSkewGuard: true }),
+        scope
+      )
+      const store = context.pipe((ctx) => ctx.unsafeMap.get(LockStore.LockStore.key) as LockStore.Service)
+      expect((yield* store.tryAcquire(acquireRequest(unique("owned"))))._tag).toBe("Acquired")
+      yield* Scope.close(scope, Exit.void)
+
+      // Not destroyed, and its middleware stack untouched (the skew probe goes on each command, not the client).
+      const tables = yield* Effect.promise(() => client.send(new ListTablesCommand({})))
+      expect(tables.TableNames).toContain(tableName)
+      expect(client.middlewareStack.identify()).toEqual(stackBefore)
+    }))
+
+  it.scoped("layerConfig reads LEASEHOLD_TABLE, LEASEHOLD_PREFIX, AWS_REGION and DYNAMODB_ENDPOINT", () =>
+    Effect.gen(function*() {
+      const server = yield* DynamoServer.DynamoServer
+      const { tableName } = yield* makeTable()
+      const config = ConfigProvider.fromMap(
+        new Map([
+          ["LEASEHOLD_TABLE", tableName],
+          ["LEASEHOLD_PREFIX", "jobs/"],
+          ["AWS_REGION", server.clientConfig.region],
+          ["DYNAMODB_ENDPOINT", server.clientConfig.endpoint]
+        ])
+      )
+      const name = unique("configured")
+      const record = yield* Effect.gen(function*() {
+        const store = yield* LockStore.LockStore
+        const result = yield* store.tryAcquire(acquireRequest(name))
+        expect(store.maxNameBytes).toBe(2048 - "jobs/".length)
+        return result
+      }).pipe(
+        Effect.provide(
+          DynamoLockStore.layerConfig({
+            clientConfig: server.clientConfig.credentials === undefined
+              ? {}
+              : { credentials: server.clientConfig.credentials },
+            clockSkewGuard: false
+          })
+        ),
+        Effect.withConfigProvider(config)
+      )
+      expect(record._tag).toBe("Acquired")
+      // The prefix went into the key.
+      const plain = yield* DynamoLockStore.make({ tableName, clientConfig: server.clientConfig, prefix: "jobs/" })
+      expect(Option.map(yield* plain.inspect(name), (r) => r.name)).toEqual(Option.some(name))
+
+      const missing = yield* Effect.exit(
+        Layer.build(DynamoLockStore.layerConfig()).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+      )
+      expect(Exit.isFailure(missing) && Cause.pretty(missing.cause)).toContain("LEASEHOLD_TABLE")
+    }))
+
+  it.scoped("invalid options are a LockConfigError naming the option, before any request", () =>
+    Effect.gen(function*() {
+      const server = yield* DynamoServer.DynamoServer
+      const configError = (options: Partial<DynamoLockStore.Options>) =>
+        Effect.gen(function*() {
+          const exit = yield* Effect.exit(
+            DynamoLockStore.make({ tableName: "locks", clientConfig: server.clientConfig, ...options })
+          )
+          const defect = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.dieOption(exit.cause)) : undefined
+          expect((defect as { _tag?: string } | undefined)?._tag).toBe("LockConfigError")
+          return (defect as { option: string }).option
+        })
+      expect(yield* configError({ tableName: "x" })).toBe("tableName")
+      expect(yield* configError({ partitionKey: "" })).toBe("partitionKey")
+      expect(yield* configError({ partitionKey: "owner" })).toBe("partitionKey")
+      expect(yield* configError({ sortKey: "key" })).toBe("sortKey")
+      expect(yield* configError({ sortKey: "name", prefix: "" })).toBe("prefix")
+      expect(yield* configError({ prefix: "p".repeat(2048) })).toBe("prefix")
+      expect(yield* configError({ requestTimeout: 0 })).toBe("requestTimeout")
+      expect(yield* configError({ ttlRetention: "-1 days" as never })).toBe("ttlRetention")
+      expect(yield* configError({ ttlRetention: Infinity })).toBe("ttlRetention")
+      expect(yield* configError({ maxRetries: -1 })).toBe("maxRetries")
+      expect(yield* configError({ maxRetries: 1.5 })).toBe("maxRetries")
+    }))
+
+  it.scoped("a request the server holds times out on the live clock (even under TestClock) and is aborted", () =>
+    Effect.gen(function*() {
+      const server = yield* DynamoServer.DynamoServer
+      const { store } = yield* makeTableAndStore({ requestTimeout: "50 millis", maxRetries: 1, retryBaseDelay: 1 })
+      yield* server.pause
+      yield* Effect.addFinalizer(() => server.resume)
+      const error = yield* Effect.flip(store.tryAcquire(acquireRequest(unique("held"))))
+      expect(error.retryable).toBe(true)
+      expect(error.message).toContain("timed out (50 ms per request, 2 attempts)")
+      // Both timed-out requests were taken back by the client.
+      yield* awaitNothingPending
+    }))
+})

@@ -1,0 +1,135 @@
+/**
+ * How SDK failures become LockStoreErrors, and the clock-skew arithmetic: pure functions, checked with the error
+ * shapes the SDK throws (names, `$metadata`, Node error codes), no server needed.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as ClockSkew from "../src/internal/clockSkew.js"
+import * as Failure from "../src/internal/failure.js"
+
+const context: Failure.Context = {
+  operation: "tryAcquire",
+  action: "UpdateItem",
+  tableName: "locks",
+  expectedKeySchema: "{key: S}",
+  location: "region eu-west-1",
+  attempts: 4
+}
+
+const sdkError = (name: string, message: string, status = 400) =>
+  Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } })
+
+const nodeError = (code: string, message: string) => Object.assign(new Error(message), { code })
+
+describe("failure classification", () => {
+  it("retries throttling, 5xx, network errors and timeouts, and nothing else", () => {
+    for (
+      const error of [
+        sdkError("ProvisionedThroughputExceededException", "slow down"),
+        sdkError("ThrottlingException", "slow down"),
+        sdkError("RequestLimitExceeded", "slow down"),
+        sdkError("InternalServerError", "oops", 500),
+        sdkError("ServiceUnavailable", "oops", 503),
+        sdkError("SomethingNew", "bad gateway", 502),
+        nodeError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:8000"),
+        nodeError("ECONNRESET", "read ECONNRESET"),
+        new Error("socket hang up"),
+        sdkError("TimeoutError", "Connection timed out after 1000 ms"),
+        Object.assign(new AggregateError([nodeError("ECONNREFUSED", "x")], ""), { code: undefined }),
+        new Failure.RequestTimedOut(3000)
+      ]
+    ) {
+      expect(Failure.isTransient(error), String(error)).toBe(true)
+      expect(Failure.toStoreError(error, context).retryable).toBe(true)
+    }
+    for (
+      const error of [
+        sdkError("ValidationException", "bad"),
+        sdkError("ResourceNotFoundException", "Requested resource not found"),
+        sdkError("AccessDeniedException", "not authorized"),
+        sdkError("UnrecognizedClientException", "The security token included in the request is invalid."),
+        new Error("boom")
+      ]
+    ) {
+      expect(Failure.isTransient(error), String(error)).toBe(false)
+      expect(Failure.toStoreError(error, context).retryable).toBe(false)
+    }
+  })
+
+  it("a conditional check failure is recognised (it is a conflict, not an error)", () => {
+    expect(
+      Failure.isConditionalCheckFailed(sdkError("ConditionalCheckFailedException", "The conditional request failed"))
+    )
+      .toBe(true)
+    expect(Failure.isConditionalCheckFailed(sdkError("ValidationException", "x"))).toBe(false)
+  })
+
+  it("messages name the cause and the fix", () => {
+    const message = (error: unknown) => Failure.toStoreError(error, context).message
+    expect(message(sdkError("ResourceNotFoundException", "Requested resource not found"))).toBe(
+      `table "locks" not found at region eu-west-1: create it with DynamoLockStore.createTable({ tableName: "locks" }) ` +
+        "or `leasehold table create locks` (or fix the table name / region / endpoint)"
+    )
+    expect(message(sdkError("ValidationException", "The provided key element does not match the schema"))).toContain(
+      `table "locks"'s key schema is not {key: S}`
+    )
+    expect(message(sdkError("ValidationException", "One of the required keys was not given a value"))).toContain(
+      "key schema is not {key: S}"
+    )
+    expect(message(sdkError("ValidationException", "ExpressionAttributeValues must not be empty"))).toBe(
+      `DynamoDB rejected UpdateItem on table "locks" as invalid: ExpressionAttributeValues must not be empty`
+    )
+    const denied = message(sdkError("AccessDeniedException", "User: arn:aws:iam::1:user/x is not authorized"))
+    expect(denied).toContain("lack the IAM permission dynamodb:UpdateItem on that table")
+    expect(message(sdkError("UnrecognizedClientException", "The security token is invalid."))).toContain(
+      "rejected the request's credentials"
+    )
+    expect(message(sdkError("InvalidSignatureException", "Signature expired"))).toContain("AWS_ACCESS_KEY_ID")
+    expect(message(sdkError("CredentialsProviderError", "Could not load credentials from any providers"))).toContain(
+      "no AWS credentials"
+    )
+    expect(message(sdkError("ThrottlingException", "Rate exceeded"))).toContain("4 attempts")
+    expect(message(new Failure.RequestTimedOut(3000))).toContain("timed out (3000 ms per request, 4 attempts)")
+    expect(message(nodeError("ECONNREFUSED", "connect ECONNREFUSED"))).toContain(
+      "could not reach DynamoDB at region eu-west-1"
+    )
+    const error = Failure.toStoreError(sdkError("AccessDeniedException", "no"), context)
+    expect(error.operation).toBe("tryAcquire")
+    expect(error._tag).toBe("LockStoreError")
+  })
+})
+
+describe("clock skew", () => {
+  const second = 1000
+  const server = Date.UTC(2026, 0, 1, 12, 0, 0)
+  const date = new Date(server).toUTCString()
+
+  it("is the provable minimum: Date's one-second window and the round trip are not blamed on the clock", () => {
+    // Sent and received within the server's second: no provable skew.
+    expect(ClockSkew.measure(server + 100, server + 900, date)?.skewMs).toBe(0)
+    // Local time a little before the window (latency, rounding) is still no proof.
+    expect(ClockSkew.measure(server - 300, server + 200, date)?.skewMs).toBe(0)
+    // Received before the server's second began: local is at least that far behind.
+    expect(ClockSkew.measure(server - 5 * second, server - 4 * second, date)).toMatchObject({
+      skewMs: 4 * second,
+      localAhead: false
+    })
+    // Sent after the server's second ended: local is at least that far ahead.
+    expect(ClockSkew.measure(server + 6 * second, server + 6 * second + 50, date)).toMatchObject({
+      skewMs: 5 * second,
+      localAhead: true
+    })
+  })
+
+  it("ignores a missing or unparsable Date header, and keeps the latest estimate", () => {
+    expect(ClockSkew.measure(0, 1, undefined)).toBeUndefined()
+    expect(ClockSkew.measure(0, 1, "yesterday-ish")).toBeUndefined()
+    const monitor = ClockSkew.makeMonitor()
+    expect(monitor.current()).toBeUndefined()
+    monitor.observe(server + 9 * second, server + 9 * second, date)
+    expect(monitor.current()?.skewMs).toBe(8 * second)
+    monitor.observe(server + 1, server + 2, undefined)
+    expect(monitor.current()?.skewMs).toBe(8 * second)
+    monitor.observe(server + 1, server + 2, date)
+    expect(monitor.current()?.skewMs).toBe(0)
+  })
+})
