@@ -7,6 +7,11 @@
  * Attributes: `owner` (S), `holder` (S), `leaseUntil` (N, epoch ms), `leaseMs` (N), `fence` (N), `acquiredAt` (N,
  * epoch ms), `data` (S, optional) and `ttl` (N, epoch seconds, for DynamoDB TTL cleanup of idle rows).
  *
+ * Costs: an uncontended acquire + release is two `UpdateItem`s and no reads. A conflict returns the holder from the
+ * failed write itself (`ReturnValuesOnConditionCheckFailure`), or, on servers without it (dynalite), from one
+ * consistent `GetItem`. `list` returns names in order, as the contract says: in sort-key mode that is one `Query` per
+ * page; in partition-key-only mode a `Scan` returns items in hash order, so every page scans the whole table.
+ *
  * @since 0.1.0
  */
 import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"

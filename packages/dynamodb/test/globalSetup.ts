@@ -23,7 +23,7 @@ export default async function setup(project: TestProject) {
   if (preset === undefined || preset === "") {
     const availability = await Effect.runPromise(DynamoServer.dynamoDBLocalAvailability)
     if (!availability.run) {
-      console.warn(`\n[dynamodb] DynamoDB Local tests are SKIPPED: ${availability.reason}\n`)
+      console.warn(`\n[dynamodb] ${availability.reason}\n`)
       project.provide("dynamodbLocal", { run: false, reason: availability.reason })
       return
     }

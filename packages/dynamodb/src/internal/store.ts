@@ -158,7 +158,8 @@ export const make = (config: Config): LockStore.Operations => {
         option: "name",
         message: name.length === 0
           ? `a lock name must not be empty (DynamoDB rejects empty keys)`
-          : `lock name "${name.slice(0, 64)}…" is ${Buffer.byteLength(name, "utf8")} UTF-8 bytes; this store ` +
+          : `lock name "${name.length > 64 ? name.slice(0, 64) + "…" : name}" is ${Buffer.byteLength(name, "utf8")} ` +
+            `UTF-8 bytes; this store ` +
             `keys at most ${layout.maxNameBytes} (DynamoDB's ${layout.sortKey === undefined ? 2048 : 1024}-byte ` +
             `${layout.sortKey === undefined ? "partition" : "sort"} key limit` +
             `${layout.sortKey === undefined && layout.prefix !== "" ? " minus the prefix" : ""}): use a shorter name`
