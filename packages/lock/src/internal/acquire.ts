@@ -1,0 +1,151 @@
+/**
+ * The acquire loop of the fiber at the head of a name's local queue: one conditional write per attempt; on conflict,
+ * sleep until the holder's lease could be over or a jittered poll interval, whichever is sooner, until `wait` runs
+ * out.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Random from "effect/Random"
+import { LockNotAcquired, type LockStoreError } from "../LockError.js"
+import type { LockRecord } from "../LockRecord.js"
+import type * as LockStore from "../LockStore.js"
+import { monotonicMillis } from "./clock.js"
+import * as Metrics from "./metrics.js"
+import type * as Options from "./options.js"
+
+/** A cleanup release after an interrupted or failed acquire gets this long; after that the lease just expires. */
+const cleanupTimeout = Duration.seconds(2)
+
+/** @internal */
+export interface Acquired {
+  readonly record: LockRecord
+  /** Monotonic ms just before the write that set the current lease was sent (or an equally safe estimate). */
+  readonly sentAt: number
+}
+
+/** A holder as seen by an observed-mode waiter, with the monotonic time it was first seen in this state. */
+interface Observation {
+  readonly owner: string
+  readonly fence: number
+  readonly leaseUntil: number
+  readonly leaseMs: number
+  readonly seenAt: number
+}
+
+const sameHolder = (observation: Observation | undefined, record: LockRecord) =>
+  observation !== undefined && observation.owner === record.owner && observation.fence === record.fence &&
+  observation.leaseUntil === record.leaseUntil
+
+/**
+ * Tries until acquired or `waitUntil` (monotonic ms; `undefined`: forever) passes. Interruptible everywhere; if it
+ * ends without the lock after a write that may have applied (interrupted in flight, or a store error), it releases
+ * by owner so that nothing is left held.
+ *
+ * @internal
+ */
+export const acquireLoop = (args: {
+  readonly store: LockStore.Service
+  readonly name: string
+  readonly owner: string
+  readonly options: Options.Resolved
+  readonly startedAt: number
+}): Effect.Effect<Acquired, LockNotAcquired | LockStoreError> => {
+  const { name, options, owner, store } = args
+  const waitUntil = options.waitMs === undefined ? Infinity : args.startedAt + options.waitMs
+  let observation: Observation | undefined
+  let mayHaveWritten = false
+
+  const takeover = (now: number): LockStore.Takeover =>
+    options.takeover === "absolute"
+      ? { _tag: "Absolute", maxClockSkewMs: options.maxClockSkewMs }
+      : {
+        _tag: "Observed",
+        stale: observation !== undefined && now - observation.seenAt >= observation.leaseMs ? observation : undefined
+      }
+
+  /** How long until the holder's lease could be taken over, on our clocks. */
+  const untilTakeover = (holder: LockRecord | undefined, now: number) =>
+    Effect.gen(function*() {
+      if (holder === undefined) return 0
+      if (options.takeover === "absolute") {
+        const wallNow = yield* Clock.currentTimeMillis
+        return holder.leaseUntil + options.maxClockSkewMs + 1 - wallNow
+      }
+      return observation === undefined ? holder.leaseMs : observation.seenAt + observation.leaseMs - now
+    })
+
+  const jitteredPoll = Effect.map(Random.next, (r) => Math.max(1, Math.round(options.pollIntervalMs * (0.5 + r))))
+
+  const giveUp = (holder: LockRecord | undefined, now: number) =>
+    Effect.zipRight(
+      Metric.increment(Metrics.notAcquired),
+      Effect.fail(new LockNotAcquired({ name, holder, waitedMs: Math.max(0, now - args.startedAt) }))
+    )
+
+  const attempt = (sentAt: number) =>
+    Effect.suspend(() => {
+      mayHaveWritten = true
+      return store.tryAcquire({
+        name,
+        owner,
+        holder: options.holder,
+        leaseMs: options.leaseMs,
+        data: options.data,
+        takeover: takeover(sentAt)
+      })
+    })
+
+  const loop: Effect.Effect<Acquired, LockNotAcquired | LockStoreError> = Effect.gen(function*() {
+    while (true) {
+      const sentAt = yield* monotonicMillis
+      const result = yield* Effect.either(attempt(sentAt))
+      const now = yield* monotonicMillis
+      if (result._tag === "Left") {
+        // The write may or may not have applied: keep `mayHaveWritten`, and retry with the same owner, which
+        // recognises its own record below.
+        if (!result.left.retryable || now >= waitUntil) return yield* Effect.fail(result.left)
+        const delay = Math.min(yield* jitteredPoll, waitUntil - now)
+        yield* Effect.sleep(Duration.millis(delay))
+        continue
+      }
+      const outcome = result.right
+      if (outcome._tag === "Acquired") return { record: outcome.record, sentAt }
+      const holder = outcome.current
+      if (holder !== undefined && holder.owner === owner) {
+        // An earlier attempt of ours applied but its answer was lost. Our clock set its leaseUntil, so the local
+        // deadline can be derived from it.
+        const wallNow = yield* Clock.currentTimeMillis
+        return { record: holder, sentAt: now + (holder.leaseUntil - wallNow) - options.leaseMs }
+      }
+      mayHaveWritten = false
+      yield* Metric.increment(Metrics.conflicts)
+      if (holder !== undefined && holder.owner !== undefined && !sameHolder(observation, holder)) {
+        // Seen no later than `now`: an unchanged record seen again a full lease after this is stale.
+        observation = {
+          owner: holder.owner,
+          fence: holder.fence,
+          leaseUntil: holder.leaseUntil,
+          leaseMs: holder.leaseMs,
+          seenAt: now
+        }
+      }
+      if (now >= waitUntil) return yield* giveUp(holder, now)
+      const delay = Math.min(yield* untilTakeover(holder, now), yield* jitteredPoll, waitUntil - now)
+      yield* Effect.sleep(Duration.millis(Math.max(0, delay)))
+    }
+  })
+
+  const cleanup = store.release({ name, owner, fence: undefined }).pipe(
+    Effect.timeout(cleanupTimeout),
+    Effect.catchAllCause((cause) =>
+      Effect.logWarning(`could not clean up after an unfinished acquire of "${name}"; its lease will expire`, cause)
+    ),
+    Effect.asVoid
+  )
+
+  return loop.pipe(Effect.onExit((exit) => exit._tag === "Failure" && mayHaveWritten ? cleanup : Effect.void))
+}

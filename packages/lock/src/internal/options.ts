@@ -1,0 +1,183 @@
+/**
+ * Turning user options into validated milliseconds, before any store call.
+ *
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { LockConfigError } from "../LockError.js"
+
+/**
+ * What a caller may pass for the options with durations. `wait` also takes "forever".
+ *
+ * @internal
+ */
+export interface Input {
+  readonly lease?: Duration.DurationInput | undefined
+  readonly heartbeat?: Duration.DurationInput | undefined
+  readonly wait?: Duration.DurationInput | "forever" | undefined
+  readonly maxClockSkew?: Duration.DurationInput | undefined
+  readonly warnAt?: Duration.DurationInput | undefined
+  readonly safetyMargin?: Duration.DurationInput | undefined
+  readonly pollInterval?: Duration.DurationInput | undefined
+  readonly takeover?: "absolute" | "observed" | undefined
+  readonly holder?: string | undefined
+  readonly data?: string | undefined
+}
+
+/** @internal */
+export interface Resolved {
+  readonly leaseMs: number
+  readonly heartbeatMs: number
+  /** `undefined`: wait forever. */
+  readonly waitMs: number | undefined
+  readonly maxClockSkewMs: number
+  readonly warnAtMs: number
+  readonly safetyMarginMs: number
+  readonly pollIntervalMs: number
+  readonly takeover: "absolute" | "observed"
+  readonly holder: string
+  readonly data: string | undefined
+}
+
+/** Long enough to ride out a GC pause or a slow store call; short enough that a crashed holder's work resumes soon. */
+export const defaultLease = Duration.seconds(30)
+/** Three chances to renew before the lease runs out. */
+export const heartbeatsPerLease = 3
+/** The bound DESIGN.md assumes for clock differences between hosts that share a lock. */
+export const defaultMaxClockSkew = Duration.seconds(10)
+/** Warn when a third of the lease is left: one heartbeat late is normal, two is a problem worth reporting. */
+export const warnAtFraction = 1 / 3
+/** Stop the critical section a tenth of a lease early, to leave time for the interruption itself. */
+export const safetyMarginFraction = 1 / 10
+/** Waiters poll at most this often, and never slower than a tenth of the lease. */
+export const maxPollInterval = Duration.seconds(1)
+
+const utf8 = new TextEncoder()
+
+const fail = (option: string, message: string) => Effect.fail(new LockConfigError({ option, message }))
+
+const describe = (value: unknown): string => {
+  try {
+    return typeof value === "string" ? JSON.stringify(value) : String(value)
+  } catch {
+    return typeof value
+  }
+}
+
+/**
+ * Decodes one duration option. `allowZero` is for options where zero means "none" (wait, skew, warning, margin).
+ */
+const duration = (
+  option: string,
+  input: Duration.DurationInput | undefined,
+  fallback: Duration.Duration,
+  allowZero: boolean
+): Effect.Effect<number, LockConfigError> => {
+  if (input === undefined) return Effect.succeed(Duration.toMillis(fallback))
+  const decoded = Duration.decodeUnknown(input)
+  if (Option.isNone(decoded)) {
+    return fail(option, `${option} must be a duration such as "30 seconds" or 30000 (ms); got ${describe(input)}`)
+  }
+  const millis = Duration.toMillis(decoded.value)
+  if (!Number.isFinite(millis) || Number.isNaN(millis)) {
+    return fail(option, `${option} must be finite; got ${describe(input)}`)
+  }
+  if (millis < 0 || (!allowZero && millis === 0)) {
+    return fail(option, `${option} must be ${allowZero ? "zero or positive" : "positive"}; got ${describe(input)}`)
+  }
+  return Effect.succeed(millis)
+}
+
+/**
+ * Checks a lock name against the store's key budget.
+ *
+ * @internal
+ */
+export const validateName = (name: unknown, maxNameBytes: number): Effect.Effect<string, LockConfigError> => {
+  if (typeof name !== "string" || name.length === 0) {
+    return fail("name", `a lock name must be a non-empty string; got ${describe(name)}`)
+  }
+  const bytes = utf8.encode(name).length
+  if (bytes > maxNameBytes) {
+    return fail(
+      "name",
+      `lock name is ${bytes} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its prefix): ` +
+        `"${name.slice(0, 40)}…"`
+    )
+  }
+  return Effect.succeed(name)
+}
+
+/**
+ * Validates and fills in defaults. Relations are checked after every value is known.
+ *
+ * @internal
+ */
+export const resolve = (input: Input, defaultHolder: string): Effect.Effect<Resolved, LockConfigError> =>
+  Effect.gen(function*() {
+    const leaseMs = yield* duration("lease", input.lease, defaultLease, false)
+    const heartbeatMs = yield* duration(
+      "heartbeat",
+      input.heartbeat,
+      Duration.millis(leaseMs / heartbeatsPerLease),
+      false
+    )
+    const waitMs = input.wait === "forever"
+      ? undefined
+      : yield* duration("wait", input.wait, Duration.zero, true)
+    const maxClockSkewMs = yield* duration("maxClockSkew", input.maxClockSkew, defaultMaxClockSkew, true)
+    const warnAtMs = yield* duration("warnAt", input.warnAt, Duration.millis(leaseMs * warnAtFraction), true)
+    const safetyMarginMs = yield* duration(
+      "safetyMargin",
+      input.safetyMargin,
+      Duration.millis(leaseMs * safetyMarginFraction),
+      true
+    )
+    const pollIntervalMs = yield* duration(
+      "pollInterval",
+      input.pollInterval,
+      Duration.min(maxPollInterval, Duration.millis(leaseMs / 10)),
+      false
+    )
+    if (safetyMarginMs >= leaseMs) {
+      return yield* fail("safetyMargin", `safetyMargin (${safetyMarginMs} ms) must be less than lease (${leaseMs} ms)`)
+    }
+    if (heartbeatMs >= leaseMs) {
+      return yield* fail("heartbeat", `heartbeat (${heartbeatMs} ms) must be less than lease (${leaseMs} ms)`)
+    }
+    if (heartbeatMs >= leaseMs - safetyMarginMs) {
+      return yield* fail(
+        "heartbeat",
+        `heartbeat (${heartbeatMs} ms) must be less than lease minus safetyMargin (${leaseMs - safetyMarginMs} ms), ` +
+          `or the lease would be lost before the first renew`
+      )
+    }
+    if (warnAtMs >= leaseMs) {
+      return yield* fail("warnAt", `warnAt (${warnAtMs} ms) must be less than lease (${leaseMs} ms)`)
+    }
+    const takeover = input.takeover ?? "absolute"
+    if (takeover !== "absolute" && takeover !== "observed") {
+      return yield* fail("takeover", `takeover must be "absolute" or "observed"; got ${describe(takeover)}`)
+    }
+    const holder = input.holder ?? defaultHolder
+    if (typeof holder !== "string" || holder.length === 0) {
+      return yield* fail("holder", `holder must be a non-empty string; got ${describe(holder)}`)
+    }
+    if (input.data !== undefined && typeof input.data !== "string") {
+      return yield* fail("data", `data must be a string (encode it first, e.g. with Schema); got ${typeof input.data}`)
+    }
+    return {
+      leaseMs,
+      heartbeatMs,
+      waitMs,
+      maxClockSkewMs,
+      warnAtMs,
+      safetyMarginMs,
+      pollIntervalMs,
+      takeover,
+      holder,
+      data: input.data
+    }
+  })

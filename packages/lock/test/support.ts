@@ -1,0 +1,91 @@
+/**
+ * Test helpers: a store wrapper that counts calls and can hold an operation in flight, and simulated processes that
+ * share one memory store's data but have their own local queues.
+ */
+import { LockError, LockStore } from "@leasehold/lock"
+import { Deferred, Effect, Layer } from "effect"
+
+export type OperationName = "tryAcquire" | "renew" | "release" | "inspect" | "list" | "forceRelease"
+
+/** Where to hold a call: before it reaches the store, or after the store applied it (a lost response). */
+export type HoldPoint = "before" | "after"
+
+export interface Probe {
+  readonly service: LockStore.Service
+  readonly layer: Layer.Layer<LockStore.LockStore>
+  readonly calls: Record<OperationName, number>
+  /** Holds every following call of `operation` at `point` until `open` is called. */
+  readonly hold: (operation: OperationName, point: HoldPoint) => Effect.Effect<void>
+  /** Resolves once a held call is waiting. */
+  readonly held: Effect.Effect<void>
+  readonly open: Effect.Effect<void>
+  /** Makes every following call of `operation` fail with a retryable store error. */
+  readonly failing: (operation: OperationName, on: boolean) => void
+}
+
+/** Wraps the operations of `backing` (shared data) in a new "process" with its own local queues. */
+export const probe = (backing: LockStore.Operations): Effect.Effect<Probe> =>
+  Effect.gen(function*() {
+    const calls: Record<OperationName, number> = {
+      tryAcquire: 0,
+      renew: 0,
+      release: 0,
+      inspect: 0,
+      list: 0,
+      forceRelease: 0
+    }
+    let holding: { operation: OperationName; point: HoldPoint; gate: Deferred.Deferred<void> } | undefined
+    let heldSignal = yield* Deferred.make<void>()
+    const failingOps = new Set<OperationName>()
+
+    const wrap = <A, E>(
+      operation: OperationName,
+      run: Effect.Effect<A, E>
+    ): Effect.Effect<A, E | LockError.LockStoreError> =>
+      Effect.suspend((): Effect.Effect<A, E | LockError.LockStoreError> => {
+        calls[operation]++
+        if (failingOps.has(operation)) {
+          return Effect.fail(
+            new LockError.LockStoreError({ operation, retryable: true, message: `injected ${operation} failure` })
+          )
+        }
+        const h = holding
+        if (h === undefined || h.operation !== operation) return run
+        const wait = Effect.zipRight(Deferred.succeed(heldSignal, undefined), Deferred.await(h.gate))
+        return h.point === "before" ? Effect.zipRight(wait, run) : Effect.zipLeft(run, wait)
+      })
+
+    const service = LockStore.make({
+      tryAcquire: (request) => wrap("tryAcquire", backing.tryAcquire(request)),
+      renew: (request) => wrap("renew", backing.renew(request)),
+      release: (request) => wrap("release", backing.release(request)),
+      inspect: (name) => wrap("inspect", backing.inspect(name)),
+      list: (request) => wrap("list", backing.list(request)),
+      forceRelease: (name) => wrap("forceRelease", backing.forceRelease(name)),
+      maxNameBytes: backing.maxNameBytes
+    })
+
+    return {
+      service,
+      layer: Layer.succeed(LockStore.LockStore, service),
+      calls,
+      hold: (operation, point) =>
+        Effect.gen(function*() {
+          heldSignal = yield* Deferred.make<void>()
+          holding = { operation, point, gate: yield* Deferred.make<void>() }
+        }),
+      held: Effect.suspend(() => Deferred.await(heldSignal)),
+      open: Effect.suspend(() => {
+        const h = holding
+        holding = undefined
+        return h === undefined ? Effect.void : Deferred.succeed(h.gate, undefined)
+      }),
+      failing: (operation, on) => {
+        if (on) failingOps.add(operation)
+        else failingOps.delete(operation)
+      }
+    }
+  })
+
+/** A memory store's data, shared by the simulated processes of one test. */
+export const sharedMemory = (): LockStore.Operations => LockStore.makeMemory()
