@@ -298,11 +298,10 @@ export const withLock: {
     self: Effect.Effect<A, E, R>,
     options?: LockOptions
   ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
-} = function(this: unknown): any {
+} = (...args: Array<any>): any => {
   // Data-first when the second argument is the program: withLock(name, self, options?).
-  if (Effect.isEffect(arguments[1])) return withLockDataFirst(arguments[0], arguments[1], arguments[2])
-  const name = arguments[0] as string
-  const options = arguments[1] as LockOptions | undefined
+  if (Effect.isEffect(args[1])) return withLockDataFirst(args[0], args[1], args[2])
+  const [name, options] = args as [string, LockOptions | undefined]
   return <A, E, R>(self: Effect.Effect<A, E, R>) => withLockDataFirst(name, self, options)
 }
 
