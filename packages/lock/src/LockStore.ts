@@ -157,7 +157,10 @@ export interface Operations {
   readonly release: (request: ReleaseRequest) => Effect.Effect<ReleaseResult, LockStoreError>
   /** One lock's record, if it has ever been acquired. */
   readonly inspect: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
-  /** Records in name order, paginated. */
+  /**
+   * Records whose name starts with the prefix, one page at a time. Order is store-defined (the memory store sorts by
+   * name; a DynamoDB Scan does not), but following `cursor` to the end yields every record exactly once.
+   */
   readonly list: (request: ListRequest) => Effect.Effect<ListPage, LockStoreError>
   /** Admin: clears the holder whoever it is; returns the record as it was if it was held. */
   readonly forceRelease: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
