@@ -67,7 +67,15 @@ export class LockLost extends Data.TaggedError("LockLost")<{
  * @since 0.1.0
  * @category models
  */
-export type StoreOperation = "tryAcquire" | "renew" | "release" | "inspect" | "list" | "forceRelease" | "createTable" | "checkTable"
+export type StoreOperation =
+  | "tryAcquire"
+  | "renew"
+  | "release"
+  | "inspect"
+  | "list"
+  | "forceRelease"
+  | "createTable"
+  | "checkTable"
 
 /**
  * The store failed to answer: a network error, throttling that outlasted the retries, a missing table, bad

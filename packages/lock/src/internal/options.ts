@@ -76,6 +76,10 @@ const duration = (
   allowZero: boolean
 ): Effect.Effect<number, LockConfigError> => {
   if (input === undefined) return Effect.succeed(Duration.toMillis(fallback))
+  // Effect clamps negative numbers to a zero duration; a negative input is a mistake to report, not to round.
+  if (typeof input === "number" && input < 0) {
+    return fail(option, `${option} must be ${allowZero ? "zero or positive" : "positive"}; got ${input}`)
+  }
   const decoded = Duration.decodeUnknown(input)
   if (Option.isNone(decoded)) {
     return fail(option, `${option} must be a duration such as "30 seconds" or 30000 (ms); got ${describe(input)}`)

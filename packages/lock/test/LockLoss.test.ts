@@ -1,0 +1,147 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Lock, LockStore } from "@leasehold/lock"
+import { Clock, Deferred, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { probe, sharedMemory } from "./support.js"
+
+const now = Clock.currentTimeMillis
+
+/** Lets forked fibers run up to their next suspension. */
+const settle = Effect.repeatN(Effect.yieldNow(), 20)
+
+describe("Lock: loss and release", () => {
+  it.effect("loss by steal interrupts the section at the next renew and reports the new holder", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+      let interruptedAt: number | undefined
+      const section = Effect.never.pipe(Effect.onInterrupt(() => Effect.map(now, (t) => interruptedAt = t)))
+      const victim = yield* Effect.fork(
+        Lock.withLock("stolen", section, { lease: "30 seconds" }).pipe(Effect.provide(a.layer))
+      )
+      yield* settle
+      // An operator force-releases, and another process takes the lock.
+      yield* b.service.forceRelease("stolen")
+      const thief = yield* Lock.acquire("stolen", { holder: "thief" }).pipe(Effect.provide(b.layer))
+      yield* TestClock.adjust("10 seconds")
+      const exit = yield* Fiber.await(victim)
+      expect(interruptedAt).toBe(10_000)
+      const error = yield* Effect.flip(exit)
+      expect(error._tag).toBe("LockLost")
+      if (error._tag !== "LockLost") return
+      expect(error.reason).toBe("stolen")
+      expect(error.by?.owner).toBe(thief.owner)
+      expect(error.by?.holder).toBe("thief")
+      expect(error.message).toContain("thief")
+      // The victim does not release what is no longer its own; the thief still holds.
+      expect(a.calls.release).toBe(0)
+      expect(Option.getOrThrow(yield* backing.inspect("stolen")).owner).toBe(thief.owner)
+    }).pipe(Effect.scoped))
+
+  it.effect("failing renews are retried with backoff until the deadline, then the lock is lost exactly then", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      process.failing("renew", true)
+      const fiber = yield* Effect.fork(
+        Lock.withLock("flaky", Effect.never, { lease: "30 seconds" }).pipe(Effect.provide(process.layer))
+      )
+      yield* TestClock.adjust("26999 millis")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(process.calls.renew).toBeGreaterThan(3)
+      yield* TestClock.adjust("1 millis")
+      const error = yield* Effect.flip(yield* Fiber.await(fiber))
+      expect(error._tag).toBe("LockLost")
+      if (error._tag === "LockLost") expect(error.reason).toBe("expired")
+      // A lock lost by expiry may still be ours in the store: it is released so others need not wait.
+      process.failing("renew", false)
+      expect(process.calls.release).toBe(1)
+    }))
+
+  it.effect("a renew that recovers before the deadline keeps the lock, from at risk back to held", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      process.failing("renew", true)
+      const done = yield* Deferred.make<void>()
+      const fiber = yield* Effect.fork(
+        Lock.withLock("recovering", Deferred.await(done), { lease: "30 seconds" }).pipe(Effect.provide(process.layer))
+      )
+      yield* TestClock.adjust("20 seconds")
+      process.failing("renew", false)
+      yield* TestClock.adjust("5 seconds")
+      yield* Deferred.succeed(done, undefined)
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isSuccess(exit)).toBe(true)
+    }))
+
+  for (const point of ["before", "after"] as const) {
+    it.effect(`release racing a renew in flight (held ${point} the store applies it): never undone, 100 rounds`, () =>
+      Effect.gen(function*() {
+        let undone = 0
+        for (let round = 0; round < 100; round++) {
+          const backing = sharedMemory()
+          const process = yield* probe(backing)
+          const finish = yield* Deferred.make<void>()
+          const holder = yield* Effect.fork(
+            Lock.withLock("race", Deferred.await(finish), { lease: "3 seconds" }).pipe(Effect.provide(process.layer))
+          )
+          yield* settle
+          yield* process.hold("renew", point)
+          yield* TestClock.adjust("1 second")
+          yield* process.held
+          // The section ends while the renew is in flight; the release must wait for it.
+          yield* Deferred.succeed(finish, undefined)
+          yield* Effect.repeatN(Effect.yieldNow(), round % 7)
+          yield* process.open
+          yield* Fiber.join(holder)
+          yield* TestClock.adjust("10 seconds")
+          const record = Option.getOrThrow(yield* backing.inspect("race"))
+          if (record.owner !== undefined) undone++
+          // Wait for the renew before releasing: one renew, then one release, in that order.
+          expect(process.calls.renew).toBe(1)
+          expect(process.calls.release).toBe(1)
+        }
+        expect(undone).toBe(0)
+      }))
+  }
+
+  it.effect("Lock.acquire: losing the lease interrupts the fiber that acquired it", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      yield* process.hold("renew", "before")
+      const fiber = yield* Effect.fork(
+        Effect.scoped(Effect.zipRight(Lock.acquire("scoped-loss", { lease: "3 seconds" }), Effect.never)).pipe(
+          Effect.provide(process.layer)
+        )
+      )
+      yield* TestClock.adjust("2699 millis")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect(Exit.isInterrupted(yield* Fiber.await(fiber))).toBe(true)
+      yield* process.open
+    }))
+
+  it.effect("the program's own failure is kept when the release fails", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      process.failing("release", true)
+      const fiber = yield* Effect.fork(
+        Lock.withLock("sticky", Effect.fail("boom" as const)).pipe(Effect.provide(process.layer))
+      )
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(yield* Fiber.await(fiber))
+      expect(error).toBe("boom")
+      expect(process.calls.release).toBe(3)
+    }))
+
+  it.effect("the lock is released when the section fails, dies or is interrupted", () =>
+    Effect.gen(function*() {
+      const store = LockStore.makeMemory()
+      const run = <E>(section: Effect.Effect<void, E>) =>
+        Effect.exit(Lock.withLock("cleanup", section)).pipe(Effect.provideService(LockStore.LockStore, store))
+      yield* run(Effect.fail("failed"))
+      yield* run(Effect.die("died"))
+      yield* run(Effect.interrupt)
+      const record = Option.getOrThrow(yield* store.inspect("cleanup"))
+      expect(record.owner).toBeUndefined()
+      expect(record.fence).toBe(3)
+    }))
+})
