@@ -1,0 +1,37 @@
+// The README's examples, kept compiling and passing.
+import { expect, it } from "@effect/vitest"
+import { Lock, LockStore } from "@leasehold/lock"
+import { Effect, Fiber, TestClock } from "effect"
+
+it.effect("README: a second caller waits for the first", () =>
+  Effect.gen(function*() {
+    const first = yield* Effect.fork(Lock.withLock("job", Effect.sleep("10 seconds")))
+    const second = yield* Effect.fork(Lock.withLock("job", Effect.succeed("ran"), { wait: "forever" }))
+    yield* TestClock.adjust("10 seconds")
+    yield* Fiber.join(first)
+    expect(yield* Fiber.join(second)).toBe("ran")
+  }).pipe(Effect.provide(LockStore.layerMemory)))
+
+it.effect("README: a first lock, both forms", () =>
+  Effect.gen(function*() {
+    const ran: Array<string> = []
+    const nightlyReport = Effect.sync(() => ran.push("report"))
+    const program = Effect.scoped(Lock.withLock("nightly-report", nightlyReport))
+    const same = nightlyReport.pipe(Lock.withLock("nightly-report", { wait: "30 seconds" }))
+    yield* program
+    yield* same
+    expect(ran).toEqual(["report", "report"])
+  }).pipe(Effect.provide(LockStore.layerMemory)))
+
+it.effect("README: a lock as a scoped resource, with its fencing token", () =>
+  Effect.gen(function*() {
+    const fences: Array<number> = []
+    const writeSomewhere = (input: { fence: number }) => Effect.sync(() => fences.push(input.fence))
+    const handle = Effect.gen(function*() {
+      const lease = yield* Lock.acquire("orders/42", { wait: "30 seconds", lease: "20 seconds" })
+      yield* writeSomewhere({ fence: lease.fence })
+    }).pipe(Effect.scoped)
+    yield* handle
+    yield* handle
+    expect(fences).toEqual([1, 2])
+  }).pipe(Effect.provide(LockStore.layerMemory)))
