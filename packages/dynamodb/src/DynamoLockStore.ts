@@ -9,13 +9,15 @@
  *
  * Costs: an uncontended acquire + release is two `UpdateItem`s and no reads. A conflict returns the holder from the
  * failed write itself (`ReturnValuesOnConditionCheckFailure`), or, on servers without it (dynalite), from one
- * consistent `GetItem`. `list` returns names in order, as the contract says: in sort-key mode that is one `Query` per
- * page; in partition-key-only mode a `Scan` returns items in hash order, so every page scans the whole table.
+ * consistent `GetItem`. `list` pages are consistent reads: in sort-key mode one `Query` per page, in name order; in
+ * partition-key-only mode a paginated `Scan` in the table's hash order, resumed from an opaque cursor, that examines
+ * only as many items as it takes to fill the page (one `Scan` of `limit` items when every item matches; more, smaller
+ * ones when matches are sparse), so walking every page examines each item of the table once.
  *
  * @since 0.1.0
  */
 import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
-import type { LockStoreError } from "@leasehold/lock/LockError"
+import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -139,7 +141,7 @@ interface Resolved {
   readonly ttlRetentionMs: number
 }
 
-const resolve = (options: Options) => {
+const resolve = (options: Options): Resolved | LockConfigError => {
   const partitionKey = options.partitionKey ?? defaultPartitionKey
   const sortKey = options.sortKey
   const prefix = options.prefix ?? (sortKey === undefined ? "" : defaultFamily)
@@ -178,17 +180,16 @@ const resolve = (options: Options) => {
 }
 
 /**
- * Builds the store. Invalid options are a defect carrying a `LockConfigError` that names the option: they are
- * programming errors, found the first time the layer is built. The client is built here unless given, and destroyed
- * with the scope.
+ * Builds the store. Invalid options fail with a `LockConfigError` that names the option, before any client is built
+ * or request sent. The client is built here unless given, and destroyed with the scope.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<LockStore.Service, never, Scope.Scope> =>
+export const make = (options: Options): Effect.Effect<LockStore.Service, LockConfigError, Scope.Scope> =>
   Effect.gen(function*() {
     const resolved = resolve(options)
-    if (!("layout" in resolved)) return yield* Effect.die(resolved)
+    if (!("layout" in resolved)) return yield* Effect.fail(resolved)
     const client = yield* ClientInternal.acquire(options)
     const skew = (options.clockSkewGuard ?? defaultClockSkewGuard) ? ClockSkew.makeMonitor() : undefined
     const operations = Store.make({
@@ -210,13 +211,13 @@ export const make = (options: Options): Effect.Effect<LockStore.Service, never, 
   })
 
 /**
- * The store as a layer. A client built from `clientConfig` lives as long as the layer; a given `client` is the
- * caller's and outlives it.
+ * The store as a layer; invalid options fail its construction with a `LockConfigError`. A client built from
+ * `clientConfig` lives as long as the layer; a given `client` is the caller's and outlives it.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<LockStore.LockStore> =>
+export const layer = (options: Options): Layer.Layer<LockStore.LockStore, LockConfigError> =>
   Layer.scoped(LockStore.LockStore, make(options))
 
 /**
@@ -241,7 +242,9 @@ export type ConfigOptions = Omit<Options, "tableName" | "client">
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig = (options: ConfigOptions = {}): Layer.Layer<LockStore.LockStore, ConfigError.ConfigError> =>
+export const layerConfig = (
+  options: ConfigOptions = {}
+): Layer.Layer<LockStore.LockStore, ConfigError.ConfigError | LockConfigError> =>
   Layer.unwrapEffect(
     Effect.map(
       Config.all({

@@ -127,11 +127,14 @@ const makeTransport = (options: TableOptions, expected: KeySchema.Expected) =>
     skew: undefined
   }))
 
-const describeTable = (transport: Transport.Transport) =>
+/** The table operation a request belongs to, so that its errors say which helper failed. */
+type TableOperation = "createTable" | "checkTable"
+
+const describeTable = (transport: Transport.Transport, operation: TableOperation) =>
   Effect.flatMap(
     Transport.send<DescribeTableCommandOutput>(
       transport,
-      { operation: "createTable", action: "DescribeTable" },
+      { operation, action: "DescribeTable" },
       (probe, abortSignal) =>
         transport.client.send(probe(new DescribeTableCommand({ TableName: transport.tableName })), { abortSignal })
     ),
@@ -140,7 +143,7 @@ const describeTable = (transport: Transport.Transport) =>
         ? Effect.succeed(response.output.Table)
         : Effect.fail(
           new LockStoreError({
-            operation: "createTable",
+            operation,
             retryable: true,
             message: `DescribeTable on "${transport.tableName}" returned no table description`
           })
@@ -160,10 +163,10 @@ const keySchemaProblem = (table: TableDescription, expected: KeySchema.Expected)
     }
 
 /** The TTL state of the table, `undefined` when the server has no TTL API. */
-const describeTtl = (transport: Transport.Transport) =>
+const describeTtl = (transport: Transport.Transport, operation: TableOperation) =>
   Transport.send(
     transport,
-    { operation: "createTable", action: "DescribeTimeToLive" },
+    { operation, action: "DescribeTimeToLive" },
     (probe, abortSignal) =>
       transport.client.send(probe(new DescribeTimeToLiveCommand({ TableName: transport.tableName })), { abortSignal })
   ).pipe(
@@ -178,7 +181,7 @@ const isUnknownOperation = (error: LockStoreError) => {
 
 const enableTtl = (transport: Transport.Transport): Effect.Effect<TtlStatus, LockStoreError> =>
   Effect.gen(function*() {
-    const current = yield* describeTtl(transport)
+    const current = yield* describeTtl(transport, "createTable")
     const status = current?.TimeToLiveStatus
     if (status === "ENABLED" || status === "ENABLING") {
       return current?.AttributeName === ttlAttribute ? "enabled" : "other-attribute"
@@ -205,7 +208,7 @@ const enableTtl = (transport: Transport.Transport): Effect.Effect<TtlStatus, Loc
 
 const awaitActive = (transport: Transport.Transport, timeout: Duration.Duration) => {
   const poll: Effect.Effect<TableDescription, LockStoreError> = Effect.flatMap(
-    describeTable(transport),
+    describeTable(transport, "createTable"),
     (table) =>
       table.TableStatus === "ACTIVE" || table.TableStatus === undefined
         ? Effect.succeed(table)
@@ -275,8 +278,8 @@ export const createTable = (options: CreateTableOptions): Effect.Effect<CreateTa
 
 /**
  * Looks at an existing lock table and lists what is wrong with it: missing, not ACTIVE, another key schema, TTL off
- * or on another attribute. An empty list means the store can use it. Fails only when DynamoDB can not be asked
- * (network, credentials).
+ * or on another attribute. An empty list means the store can use it. Fails (with a `LockStoreError` of operation
+ * "checkTable") only when DynamoDB can not be asked (network, credentials).
  *
  * @since 0.1.0
  * @category constructors
@@ -286,7 +289,7 @@ export const checkTable = (options: TableOptions): Effect.Effect<ReadonlyArray<T
     const { expected, invalid } = resolve(options)
     if (invalid !== undefined) return yield* Effect.die(invalid)
     const transport = yield* makeTransport(options, expected)
-    const table = yield* describeTable(transport).pipe(
+    const table = yield* describeTable(transport, "checkTable").pipe(
       Effect.catchIf((error) => errorName(error) === "ResourceNotFoundException", () => Effect.succeed(undefined))
     )
     if (table === undefined) {
@@ -305,7 +308,7 @@ export const checkTable = (options: TableOptions): Effect.Effect<ReadonlyArray<T
     }
     const schema = keySchemaProblem(table, expected)
     if (schema !== undefined) problems.push(schema)
-    const ttl = yield* describeTtl(transport)
+    const ttl = yield* describeTtl(transport, "checkTable")
     const status = ttl?.TimeToLiveStatus
     if (status === "ENABLED" || status === "ENABLING") {
       if (ttl?.AttributeName !== ttlAttribute) {

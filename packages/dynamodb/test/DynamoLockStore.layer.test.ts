@@ -73,18 +73,19 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(Exit.isFailure(missing) && Cause.pretty(missing.cause)).toContain("LEASEHOLD_TABLE")
     }))
 
-  it.scoped("invalid options are a LockConfigError naming the option, before any request", () =>
+  it.scoped("invalid options fail make and layer with a typed LockConfigError naming the option, before any request", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const configError = (options: Partial<DynamoLockStore.Options>) =>
         Effect.gen(function*() {
-          const exit = yield* Effect.exit(
+          const error = yield* Effect.flip(
             DynamoLockStore.make({ tableName: "locks", clientConfig: server.clientConfig, ...options })
           )
-          const defect = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.dieOption(exit.cause)) : undefined
-          expect((defect as { _tag?: string } | undefined)?._tag).toBe("LockConfigError")
-          return (defect as { option: string }).option
+          expect(error._tag).toBe("LockConfigError")
+          expect(error.message).not.toBe("")
+          return error.option
         })
+      yield* server.resetRequests
       expect(yield* configError({ tableName: "x" })).toBe("tableName")
       expect(yield* configError({ partitionKey: "" })).toBe("partitionKey")
       expect(yield* configError({ partitionKey: "owner" })).toBe("partitionKey")
@@ -96,6 +97,14 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(yield* configError({ ttlRetention: Infinity })).toBe("ttlRetention")
       expect(yield* configError({ maxRetries: -1 })).toBe("maxRetries")
       expect(yield* configError({ maxRetries: 1.5 })).toBe("maxRetries")
+
+      // The layer fails to build with the same typed error (no defect).
+      const layerError = yield* Effect.flip(
+        Layer.build(DynamoLockStore.layer({ tableName: "x", clientConfig: server.clientConfig }))
+      )
+      expect(layerError._tag).toBe("LockConfigError")
+      expect(layerError.option).toBe("tableName")
+      expect(Object.fromEntries(yield* server.requests)).toEqual({})
     }))
 
   it.scoped("a request the server holds times out on the live clock (even under TestClock) and is aborted", () =>

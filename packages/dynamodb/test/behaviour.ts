@@ -2,14 +2,16 @@
  * The DynamoDB store's behaviour on a real server over HTTP: expressions, fences, conflicts, table helpers, the
  * clock-skew guard and interruption. Each engine's test file runs it with what that engine is known to support.
  */
-import { DeleteItemCommand } from "@aws-sdk/client-dynamodb"
+import { DeleteItemCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import type { Vitest } from "@effect/vitest"
 import { expect } from "@effect/vitest"
 import type { DynamoLockTable } from "@leasehold/dynamodb"
 import { DynamoLockStore } from "@leasehold/dynamodb"
+import type { LockStoreError, StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
+import type * as LockStore from "@leasehold/lock/LockStore"
 import { DynamoServer } from "@leasehold/testing"
-import { Cause, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { Effect, Fiber, Option, TestClock } from "effect"
 import {
   acquireRequest,
   awaitNothingPending,
@@ -39,6 +41,60 @@ const clockNow = Effect.gen(function*() {
   yield* TestClock.setTime(now)
   return now
 })
+
+/** What one Scan asked for and what the server says it did. */
+interface ScanSeen {
+  readonly limit: number | undefined
+  readonly consistent: boolean | undefined
+  /** Items examined, before the filter. */
+  readonly scanned: number | undefined
+  /** Items returned, after the filter. */
+  readonly count: number | undefined
+}
+
+/** A client of the test's own that records every Scan (the store uses a given client as it is, middleware and all). */
+const scanSpy = (scans: Array<ScanSeen>) =>
+  Effect.flatMap(DynamoServer.DynamoServer, (server) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const client = new DynamoDBClient({ ...server.clientConfig, maxAttempts: 1 })
+        client.middlewareStack.add(
+          (next, context) => async (args) => {
+            const result = await next(args)
+            if (context.commandName === "ScanCommand") {
+              const input = args.input as { readonly Limit?: number; readonly ConsistentRead?: boolean }
+              const output = result.output as { readonly ScannedCount?: number; readonly Count?: number }
+              scans.push({
+                limit: input.Limit,
+                consistent: input.ConsistentRead,
+                scanned: output.ScannedCount,
+                count: output.Count
+              })
+            }
+            return result
+          },
+          { step: "initialize", name: "leaseholdTestScanSpy" }
+        )
+        return client
+      }),
+      (client) => Effect.sync(() => client.destroy())
+    ))
+
+const names = (records: ReadonlyArray<LockRecord>): Array<string> => records.map((record) => record.name)
+
+/** Follows cursors from `request` to the end; the pages' records, at most 100 pages. */
+const listPages = (store: LockStore.Service, request: LockStore.ListRequest) =>
+  Effect.gen(function*() {
+    const pages: Array<ReadonlyArray<LockRecord>> = []
+    let cursor = request.cursor
+    for (let i = 0; i < 100; i++) {
+      const page: LockStore.ListPage = yield* store.list({ ...request, cursor })
+      pages.push(page.records)
+      cursor = page.cursor
+      if (cursor === undefined) return pages
+    }
+    throw new Error("list did not finish within 100 pages")
+  })
 
 const acquired = (result: { readonly _tag: string; readonly record?: LockRecord }): LockRecord => {
   expect(result._tag).toBe("Acquired")
@@ -304,27 +360,75 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(yield* store.inspect(unique("never"))).toEqual(Option.none())
     }))
 
-  it.scoped("list pages through names by prefix, in name order (partition-key mode: Scan)", () =>
+  it.scoped("partition-key mode: list is a paginated Scan that examines only what fills the page", () =>
     Effect.gen(function*() {
       yield* clockNow
-      const { store } = yield* makeTableAndStore({ prefix: "app1/" })
-      for (const name of ["a/3", "b/1", "a/1", "a/5", "a/2", "a/4"]) {
-        acquired(yield* store.tryAcquire(acquireRequest(name)))
-      }
-      const names = (page: { readonly records: ReadonlyArray<LockRecord> }) => page.records.map((r) => r.name)
-      const { requests: calls, result: first } = yield* counted(store.list({ prefix: "a/", limit: 2 }))
-      expect(names(first)).toEqual(["a/1", "a/2"])
-      expect(first.cursor).toBe("a/2")
-      expect(Object.keys(calls)).toEqual(["Scan"])
-      const second = yield* store.list({ prefix: "a/", limit: 2, cursor: first.cursor })
-      expect(names(second)).toEqual(["a/3", "a/4"])
-      const third = yield* store.list({ prefix: "a/", limit: 2, cursor: second.cursor })
-      expect(names(third)).toEqual(["a/5"])
-      expect(third.cursor).toBeUndefined()
+      const { tableName } = yield* makeTable()
+      const scans: Array<ScanSeen> = []
+      const store = yield* makeStore(tableName, { client: yield* scanSpy(scans), prefix: "app1/" })
+      const ours = ["a/3", "b/1", "a/1", "a/5", "a/2", "a/4", "b/2", "c"]
+      for (const name of ours) acquired(yield* store.tryAcquire(acquireRequest(name)))
+
+      // Every item of the table matches: a page is one consistent Scan of `limit` items, not of the table.
+      const { requests: calls, result: first } = yield* counted(store.list({ limit: 3 }))
+      expect(calls).toEqual({ Scan: 1 })
+      expect(scans).toEqual([{ limit: 3, consistent: true, scanned: 3, count: 3 }])
+      expect(first.records).toHaveLength(3)
+      // Opaque, not a name.
+      expect(first.cursor).toMatch(/^[A-Za-z0-9_-]+$/)
+      // A cursor is stateless: another store on the same table carries on from it.
+      const again = yield* makeStore(tableName, { prefix: "app1/" })
+      const rest = yield* listPages(again, { limit: 3, cursor: first.cursor })
+      expect(rest.map((page) => page.length)).toEqual([3, 2])
+      expect(names([first.records, ...rest].flat()).sort()).toEqual([...ours].sort())
+
+      // Another family's items in the same table: a filtered page needs more (smaller) Scans, never more than the
+      // page can hold, and walking every page examines each item of the table exactly once.
+      const other = yield* makeStore(tableName, { prefix: "app2/" })
+      for (let i = 0; i < 12; i++) acquired(yield* other.tryAcquire(acquireRequest(`a/${i}`)))
+      scans.length = 0
+      const pages = yield* listPages(store, { prefix: "a/", limit: 2 })
+      for (const page of pages) expect(page.length).toBeLessThanOrEqual(2)
+      expect(names(pages.flat()).sort()).toEqual(["a/1", "a/2", "a/3", "a/4", "a/5"])
+      for (const scan of scans) expect(scan.limit).toBeLessThanOrEqual(2)
+      expect(scans.reduce((total, scan) => total + (scan.scanned ?? 0), 0)).toBe(ours.length + 12)
+
+      // The default page holds the family; a page that reaches the end of the table has no cursor.
       const all = yield* store.list({})
-      expect(names(all)).toEqual(["a/1", "a/2", "a/3", "a/4", "a/5", "b/1"])
+      expect(names(all.records).sort()).toEqual([...ours].sort())
       expect(all.cursor).toBeUndefined()
-      expect(yield* store.list({ limit: 0 })).toEqual({ records: [], cursor: undefined })
+      expect(yield* counted(store.list({ limit: 0 }))).toEqual({
+        result: { records: [], cursor: undefined },
+        requests: {}
+      })
+    }))
+
+  it.scoped("partition-key mode: a malformed list cursor is a non-retryable LockStoreError, before any request", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { store } = yield* makeTableAndStore()
+      acquired(yield* store.tryAcquire(acquireRequest(unique("listed"))))
+      const encode = (text: string) => Buffer.from(text, "utf8").toString("base64url")
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        // A name, as cursors used to be.
+        ["a/2", "it is not base64url text"],
+        ["", "it is not base64url text"],
+        [encode("not json"), "it does not decode to JSON"],
+        [encode(JSON.stringify(["key"])), `it decodes to ["key"], not a start key of the form {"key":{"S":"..."}}`],
+        [encode(JSON.stringify({ name: { S: "x" } })), `is not a start key of the form {"key":{"S":"..."}}`],
+        [encode(JSON.stringify({ key: { N: "1" } })), `is not a start key of the form {"key":{"S":"..."}}`],
+        [encode(JSON.stringify({ key: { S: "" } })), "its key value is 0 UTF-8 bytes"]
+      ]
+      for (const [cursor, problem] of cases) {
+        const { requests: calls, result: error } = yield* counted(Effect.flip(store.list({ cursor })))
+        expect(calls).toEqual({})
+        expect(error._tag).toBe("LockStoreError")
+        expect(error.operation).toBe("list")
+        expect(error.retryable).toBe(false)
+        expect(error.message).toContain("list cursor")
+        expect(error.message).toContain("is malformed: ")
+        expect(error.message).toContain(problem)
+      }
     }))
 
   it.scoped("sort-key mode: a family is one partition, listed by Query in name order", () =>
@@ -351,9 +455,16 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(names(page2)).toEqual(["c", "d"])
       expect(page2.cursor).toBeUndefined()
       expect(names(yield* other.list({}))).toEqual(["a"])
+      // A cursor that can not be a name of this store is rejected before any request.
+      for (const cursor of ["", "x".repeat(1025)]) {
+        const { requests: rejected, result: error } = yield* counted(Effect.flip(store.list({ cursor })))
+        expect(rejected).toEqual({})
+        expect([error.operation, error.retryable]).toEqual(["list", false])
+        expect(error.message).toContain("is malformed")
+      }
     }))
 
-  it.scoped("a name over DynamoDB's key size limit is a LockConfigError before any request", () =>
+  it.scoped("a name DynamoDB can not key fails every operation with a non-retryable LockStoreError, unsent", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -363,39 +474,35 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(prefixed.maxNameBytes).toBe(2044)
       expect(sorted.store.maxNameBytes).toBe(1024)
 
-      const dies = <A, E>(self: Effect.Effect<A, E>) =>
+      const rejects = (target: LockStore.Service, name: string, expected: ReadonlyArray<string>) =>
         Effect.gen(function*() {
-          const { requests: calls, result: exit } = yield* counted(Effect.exit(self))
-          expect(calls).toEqual({})
-          expect(Exit.isFailure(exit)).toBe(true)
-          const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
-          expect(Option.map(defect, (d) => (d as { _tag: string })._tag)).toEqual(Option.some("LockConfigError"))
-          return Option.getOrThrow(defect) as { option: string; message: string }
+          const operations: ReadonlyArray<readonly [StoreOperation, Effect.Effect<unknown, LockStoreError>]> = [
+            ["tryAcquire", target.tryAcquire(acquireRequest(name))],
+            ["renew", target.renew({ name, owner: "o", fence: 1, leaseMs: 1 })],
+            ["release", target.release({ name, owner: "o", fence: 1 })],
+            ["inspect", target.inspect(name)],
+            ["forceRelease", target.forceRelease(name)]
+          ]
+          for (const [operation, self] of operations) {
+            // A failure, not a defect and not an answer such as "absent" or "not held".
+            const { requests: calls, result: error } = yield* counted(Effect.flip(self))
+            expect(calls).toEqual({})
+            expect(error._tag).toBe("LockStoreError")
+            expect(error.operation).toBe(operation)
+            expect(error.retryable).toBe(false)
+            for (const part of expected) expect(error.message).toContain(part)
+          }
         })
       // 2049 bytes: two-byte characters make the byte count, not the length, the limit.
-      const error = yield* dies(store.tryAcquire(acquireRequest("é".repeat(1024) + "x")))
-      expect(error.option).toBe("name")
-      expect(error.message).toContain("2049 UTF-8 bytes")
-      yield* dies(prefixed.tryAcquire(acquireRequest("x".repeat(2045))))
-      yield* dies(sorted.store.tryAcquire(acquireRequest("x".repeat(1025))))
+      yield* rejects(store, "é".repeat(1024) + "x", ["2049 UTF-8 bytes", "limit of 2048", "has no prefix"])
+      yield* rejects(prefixed, "x".repeat(2045), ["2045 UTF-8 bytes", "limit of 2044", `prefix "app/" takes 4`])
+      yield* rejects(sorted.store, "x".repeat(1025), ["1025 UTF-8 bytes", "limit of 1024", `prefix "leasehold"`])
+      yield* rejects(store, "", ["must not be empty", "without a prefix"])
+      yield* rejects(sorted.store, "", ["must not be empty", `prefix "leasehold"`])
       // At the limit it works.
       acquired(yield* store.tryAcquire(acquireRequest("é".repeat(1024))))
       acquired(yield* prefixed.tryAcquire(acquireRequest("x".repeat(2044))))
       acquired(yield* sorted.store.tryAcquire(acquireRequest("x".repeat(1024))))
-      // Other operations answer for a name that can not exist without asking.
-      const { requests: calls, result } = yield* counted(Effect.all([
-        store.inspect("x".repeat(3000)),
-        store.renew({ name: "x".repeat(3000), owner: "o", fence: 1, leaseMs: 1 }),
-        store.release({ name: "x".repeat(3000), owner: "o", fence: 1 }),
-        store.forceRelease("x".repeat(3000))
-      ]))
-      expect(calls).toEqual({})
-      expect(result).toEqual([
-        Option.none(),
-        { _tag: "Lost", current: undefined },
-        { _tag: "NotHeld", current: undefined },
-        Option.none()
-      ])
     }))
 
   it.scoped("a missing table is reported as such, with the fix", () =>
@@ -481,6 +588,19 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(error._tag).toBe("LockStoreError")
       expect(error.operation).toBe("createTable")
       expect(error.message).toContain(`table "${tableName}" has key schema {pk: S}, but the store expects {key: S}`)
+    }))
+
+  it.scoped("createTable and checkTable failures name their own operation", () =>
+    Effect.gen(function*() {
+      const server = yield* DynamoServer.DynamoServer
+      const options = { tableName: unique("table"), clientConfig: server.clientConfig }
+      yield* server.pauseWith("refuse")
+      yield* Effect.addFinalizer(() => server.resume)
+      const check = yield* Effect.flip(DynamoLockStore.checkTable(options))
+      expect([check._tag, check.operation, check.retryable]).toEqual(["LockStoreError", "checkTable", true])
+      expect(check.message).toContain("DescribeTable")
+      const create = yield* Effect.flip(DynamoLockStore.createTable(options))
+      expect([create._tag, create.operation, create.retryable]).toEqual(["LockStoreError", "createTable", true])
     }))
 
   it.scoped("clock-skew guard: refuses an absolute takeover while the local clock is far from the server's", () =>

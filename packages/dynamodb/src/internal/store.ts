@@ -13,7 +13,7 @@ import {
   UpdateItemCommand,
   type UpdateItemCommandInput
 } from "@aws-sdk/client-dynamodb"
-import { LockConfigError, LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
+import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
@@ -21,12 +21,16 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ClockSkew from "./clockSkew.js"
+import * as Cursor from "./cursor.js"
 import * as Item from "./item.js"
 import type * as Keys from "./keys.js"
 import * as Transport from "./transport.js"
 
 /** Page size of `list` when the caller does not say (as the memory store). */
 const defaultListLimit = 100
+
+/** DynamoDB's `Limit` is a 32-bit integer; a larger page (even an infinite one) is read in requests of this size. */
+const maxRequestLimit = 2 ** 31 - 1
 
 /** @internal */
 export interface Config {
@@ -149,23 +153,16 @@ export const make = (config: Config): LockStore.Operations => {
         )
     )
 
-  /** A name DynamoDB can not key: reported as a configuration error before any request. */
-  const keyOrDie = (name: string): Effect.Effect<ItemMap> => {
-    const key = layout.keyOf(name)
-    if (key !== undefined) return Effect.succeed(key)
-    return Effect.die(
-      new LockConfigError({
-        option: "name",
-        message: name.length === 0
-          ? `a lock name must not be empty (DynamoDB rejects empty keys)`
-          : `lock name "${name.length > 64 ? name.slice(0, 64) + "…" : name}" is ${Buffer.byteLength(name, "utf8")} ` +
-            `UTF-8 bytes; this store ` +
-            `keys at most ${layout.maxNameBytes} (DynamoDB's ${layout.sortKey === undefined ? 2048 : 1024}-byte ` +
-            `${layout.sortKey === undefined ? "partition" : "sort"} key limit` +
-            `${layout.sortKey === undefined && layout.prefix !== "" ? " minus the prefix" : ""}): use a shorter name`
-      })
-    )
-  }
+  /**
+   * The key of a name, or a non-retryable error before any request if DynamoDB can not key it. Every operation fails
+   * alike: a renew or an inspect that answered "absent" would make a bad name look like a free lock. (`Lock` checks
+   * names against `maxNameBytes` first; this is for direct users of the store.)
+   */
+  const keyOf = (operation: StoreOperation, name: string): Effect.Effect<ItemMap, LockStoreError> =>
+    Either.match(layout.keyOf(name), {
+      onLeft: (message) => Effect.fail(new LockStoreError({ operation, retryable: false, message })),
+      onRight: Effect.succeed
+    })
 
   const writeAcquire = (request: LockStore.AcquireRequest, key: ItemMap, now: number, condition: Condition) => {
     const leaseUntil = now + request.leaseMs
@@ -239,7 +236,7 @@ export const make = (config: Config): LockStore.Operations => {
 
   const tryAcquire = (request: LockStore.AcquireRequest): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
     Effect.gen(function*() {
-      const key = yield* keyOrDie(request.name)
+      const key = yield* keyOf("tryAcquire", request.name)
       const now = yield* Clock.currentTimeMillis
       const takeover = request.takeover
 
@@ -301,9 +298,7 @@ export const make = (config: Config): LockStore.Operations => {
 
   const renew = (request: LockStore.RenewRequest): Effect.Effect<LockStore.RenewResult, LockStoreError> =>
     Effect.gen(function*() {
-      const key = layout.keyOf(request.name)
-      // A name that can not be a key was never acquired.
-      if (key === undefined) return { _tag: "Lost", current: undefined } as const
+      const key = yield* keyOf("renew", request.name)
       const now = yield* Clock.currentTimeMillis
       const leaseUntil = now + request.leaseMs
       const response = yield* update("renew", {
@@ -353,8 +348,7 @@ export const make = (config: Config): LockStore.Operations => {
 
   const release = (request: LockStore.ReleaseRequest): Effect.Effect<LockStore.ReleaseResult, LockStoreError> =>
     Effect.gen(function*() {
-      const key = layout.keyOf(request.name)
-      if (key === undefined) return { _tag: "NotHeld", current: undefined } as const
+      const key = yield* keyOf("release", request.name)
       const now = yield* Clock.currentTimeMillis
       const response = yield* clearHolder(
         "release",
@@ -378,19 +372,16 @@ export const make = (config: Config): LockStore.Operations => {
       return { _tag: "NotHeld", current: current?.owner === undefined ? undefined : current } as const
     }).pipe(Effect.withSpan("DynamoLockStore.release", { attributes: { "lock.name": request.name } }))
 
-  const inspect = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> => {
-    const key = layout.keyOf(name)
-    if (key === undefined) return Effect.succeed(Option.none())
-    return getItem("inspect", key).pipe(
+  const inspect = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>
+    keyOf("inspect", name).pipe(
+      Effect.flatMap((key) => getItem("inspect", key)),
       Effect.map(Option.fromNullable),
       Effect.withSpan("DynamoLockStore.inspect", { attributes: { "lock.name": name } })
     )
-  }
 
   const forceRelease = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>
     Effect.gen(function*() {
-      const key = layout.keyOf(name)
-      if (key === undefined) return Option.none()
+      const key = yield* keyOf("forceRelease", name)
       const now = yield* Clock.currentTimeMillis
       const response = yield* clearHolder(
         "forceRelease",
@@ -403,15 +394,31 @@ export const make = (config: Config): LockStore.Operations => {
       return Option.some(yield* decode("forceRelease", response.output.Attributes ?? {}))
     }).pipe(Effect.withSpan("DynamoLockStore.forceRelease", { attributes: { "lock.name": name } }))
 
-  const byName = (x: LockRecord, y: LockRecord) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0)
+  const malformedCursor = (cursor: string, problem: string) =>
+    Effect.fail(
+      new LockStoreError({
+        operation: "list",
+        retryable: false,
+        message: `list cursor ${JSON.stringify(cursor.length > 80 ? cursor.slice(0, 80) + "…" : cursor)} is ` +
+          `malformed: ${problem}; pass back a cursor exactly as a page of this store returned it, or none to start ` +
+          `from the beginning`
+      })
+    )
 
   /**
-   * Sort-key mode: one Query over the family's partition, in sort key order, from the cursor on. Asking for one
-   * record more than the page says whether a next page exists, so the last page has no cursor (as in memory).
+   * Sort-key mode: one Query over the family's partition, in sort key order, from the cursor (the last name of the
+   * previous page) on. Asking for one record more than the page says whether a next page exists, so the last page has
+   * no cursor (as in memory).
    */
   const listByQuery = (sortKey: string, prefix: string, cursor: string | undefined, limit: number) =>
     Effect.gen(function*() {
       const records: Array<LockRecord> = []
+      if (cursor !== undefined) {
+        const bytes = Buffer.byteLength(cursor, "utf8")
+        if (bytes === 0 || bytes > layout.maxNameBytes) {
+          return yield* malformedCursor(cursor, `it is ${bytes} UTF-8 bytes, not a lock name of this store`)
+        }
+      }
       // DynamoDB rejects a start key outside the key condition; a cursor outside the prefix means "from the start"
       // when it sorts before every match and "nothing left" when it sorts after them.
       const outside = cursor !== undefined && !cursor.startsWith(prefix)
@@ -440,7 +447,7 @@ export const make = (config: Config): LockStore.Operations => {
                     ? { ":family": str(layout.prefix) }
                     : { ":family": str(layout.prefix), ":prefix": str(prefix) },
                   ConsistentRead: true,
-                  Limit: limit + 1 - records.length,
+                  Limit: Math.min(limit + 1 - records.length, maxRequestLimit),
                   ...(exclusiveStartKey === undefined ? {} : { ExclusiveStartKey: exclusiveStartKey })
                 })
               ),
@@ -460,19 +467,28 @@ export const make = (config: Config): LockStore.Operations => {
     })
 
   /**
-   * Partition-key-only mode: names are spread over partitions, and a Scan returns them in hash order, so a page in
-   * name order (the contract) needs the whole matching set: this scans the table to its end on every page. It is an
-   * operator's tool; a large lock family belongs in sort-key mode, where listing is a Query.
+   * Partition-key-only mode: a paginated Scan in the table's own (hash) order, filtered on the key prefix, resumed
+   * from the cursor (the last evaluated key, encoded). A Scan's `Limit` counts items examined before the filter, so
+   * asking for the records still missing can never return more than the page holds, and every page ends exactly at
+   * a `LastEvaluatedKey`: following cursors examines each item of the table once in all, never the table per page.
+   * Sparse matches cost more Scans for one page; a large lock family belongs in sort-key mode, where listing is a
+   * Query.
    */
   const listByScan = (prefix: string, cursor: string | undefined, limit: number) =>
     Effect.gen(function*() {
-      const matching: Array<LockRecord> = []
       let startKey: ItemMap | undefined = undefined
+      if (cursor !== undefined) {
+        const decoded = Cursor.decode(cursor, layout.partitionKey)
+        if (Either.isLeft(decoded)) return yield* malformedCursor(cursor, decoded.left)
+        startKey = decoded.right
+      }
+      const records: Array<LockRecord> = []
       const keyPrefix = layout.prefix + prefix
-      do {
+      while (true) {
         const input: ScanCommandInput = {
           TableName: tableName,
           ConsistentRead: true,
+          Limit: Math.min(limit - records.length, maxRequestLimit),
           ...(keyPrefix === "" ? {} : {
             FilterExpression: "begins_with(#pk, :prefix)",
             ExpressionAttributeNames: { "#pk": layout.partitionKey },
@@ -485,22 +501,20 @@ export const make = (config: Config): LockStore.Operations => {
           { operation: "list", action: "Scan" },
           (probe, abortSignal) => transport.client.send(probe(new ScanCommand(input)), { abortSignal })
         )
-        if (response._tag === "ConditionFailed") break
-        for (const item of response.output.Items ?? []) {
-          const record = yield* decode("list", item)
-          if (cursor === undefined || record.name > cursor) matching.push(record)
-        }
+        // A Scan has no condition to fail.
+        if (response._tag === "ConditionFailed") return { records, cursor: undefined }
+        for (const item of response.output.Items ?? []) records.push(yield* decode("list", item))
         startKey = response.output.LastEvaluatedKey
-      } while (startKey !== undefined)
-      matching.sort(byName)
-      const page = matching.slice(0, limit)
-      return { records: page, cursor: matching.length > limit ? page[page.length - 1]?.name : undefined }
+        if (startKey === undefined) return { records, cursor: undefined }
+        if (records.length >= limit) return { records, cursor: Cursor.encode(startKey) }
+      }
     })
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
     const prefix = request.prefix ?? ""
     const limit = Math.floor(request.limit ?? defaultListLimit)
-    if (limit <= 0 || Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes) {
+    // No record can match a prefix longer than any name; `!(limit > 0)` also catches NaN.
+    if (!(limit > 0) || Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes) {
       return Effect.succeed({ records: [], cursor: undefined })
     }
     return (layout.sortKey === undefined

@@ -1,0 +1,51 @@
+/**
+ * The `list` cursor of partition-key mode: the Scan's `LastEvaluatedKey`, as base64url JSON. Opaque to callers; the
+ * store checks that what comes back is a start key of its own layout before it sends anything.
+ *
+ * @internal
+ */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb"
+import * as Either from "effect/Either"
+import * as Keys from "./keys.js"
+
+type Key = Record<string, AttributeValue>
+
+const base64url = /^[A-Za-z0-9_-]+$/
+
+/** @internal */
+export const encode = (key: Key): string => Buffer.from(JSON.stringify(key), "utf8").toString("base64url")
+
+/**
+ * The start key a cursor stands for, or what is wrong with it. A Scan's last evaluated key is any item's key (not
+ * necessarily one of ours: the scan walks the whole table), so only its shape is checked: `{ [partitionKey]: { S } }`
+ * with a value DynamoDB could key.
+ *
+ * @internal
+ */
+export const decode = (cursor: string, partitionKey: string): Either.Either<Key, string> => {
+  if (!base64url.test(cursor)) return Either.left("it is not base64url text")
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
+  } catch {
+    return Either.left("it does not decode to JSON")
+  }
+  const shape = `a start key of the form {"${partitionKey}":{"S":"..."}}`
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return Either.left(`it decodes to ${JSON.stringify(parsed)}, not ${shape}`)
+  }
+  const attributes = Object.keys(parsed)
+  const value = (parsed as Record<string, unknown>)[partitionKey]
+  if (
+    attributes.length !== 1 || typeof value !== "object" || value === null || Object.keys(value).length !== 1 ||
+    typeof (value as { readonly S?: unknown }).S !== "string"
+  ) {
+    return Either.left(`its key ${JSON.stringify(parsed).slice(0, 200)} is not ${shape}`)
+  }
+  const s = (value as { readonly S: string }).S
+  const bytes = Keys.utf8Bytes(s)
+  if (bytes === 0 || bytes > Keys.partitionKeyMaxBytes) {
+    return Either.left(`its key value is ${bytes} UTF-8 bytes; DynamoDB keys are 1 to ${Keys.partitionKeyMaxBytes}`)
+  }
+  return Either.right({ [partitionKey]: { S: s } })
+}
