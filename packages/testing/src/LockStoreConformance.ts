@@ -16,6 +16,7 @@
  * @since 0.1.0
  */
 import { describe, expect, it } from "@effect/vitest"
+import type * as LockError from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
@@ -705,6 +706,32 @@ export const suite = (
           expect((yield* listAll(store, prefix)).map((record) => record.name)).toEqual([lockName])
           expectTag(yield* releaseOf(store, held), "Released")
           expect((yield* acquireNew(store, lockName)).fence).toBeGreaterThan(held.fence)
+        }))
+
+      test("a name one byte over maxNameBytes fails every operation with a non-retryable error", ({ name, store }) =>
+        Effect.gen(function*() {
+          const base = name("over/")
+          const lockName = base + "x".repeat(store.maxNameBytes - utf8Bytes(base) + 1)
+          expect(utf8Bytes(lockName)).toBe(store.maxNameBytes + 1)
+          const attempts = [
+            store.tryAcquire({
+              name: lockName,
+              owner: "o",
+              holder: "h",
+              leaseMs,
+              data: undefined,
+              takeover: { _tag: "Absolute", maxClockSkewMs }
+            }),
+            store.renew({ name: lockName, owner: "o", fence: 1, leaseMs }),
+            store.release({ name: lockName, owner: "o", fence: undefined }),
+            store.inspect(lockName),
+            store.forceRelease(lockName)
+          ] as const
+          for (const attempt of attempts) {
+            const error = yield* Effect.flip(attempt as Effect.Effect<unknown, LockError.LockStoreError>)
+            expect(error._tag).toBe("LockStoreError")
+            expect(error.retryable).toBe(false)
+          }
         }))
     })
   })

@@ -9,6 +9,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { LockStoreError, type StoreOperation } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 
@@ -37,9 +38,28 @@ const released = (record: LockRecord): LockRecord => ({
   data: undefined
 })
 
+const utf8 = new TextEncoder()
+
 /** @internal */
 export const make = (maxNameBytes: number): LockStore.Operations => {
   const records = new Map<string, LockRecord>()
+
+  /**
+   * The same key limits as DynamoDB, so that a name that works in tests works in production. `Lock` checks names
+   * first; this is for direct users of the store.
+   */
+  const checkName = <A>(operation: StoreOperation, name: string, run: Effect.Effect<A>) =>
+    Effect.suspend((): Effect.Effect<A, LockStoreError> => {
+      const bytes = utf8.encode(name).length
+      if (bytes > 0 && bytes <= maxNameBytes) return run
+      return Effect.fail(
+        new LockStoreError({
+          operation,
+          retryable: false,
+          message: `lock name is ${bytes} UTF-8 bytes; this store takes names of 1 to ${maxNameBytes} bytes`
+        })
+      )
+    })
 
   const withNow = <A>(f: (now: number) => A): Effect.Effect<A> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => f(now)))
@@ -113,5 +133,13 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
       return Option.some(current)
     })
 
-  return { tryAcquire, renew, release, inspect, list, forceRelease, maxNameBytes }
+  return {
+    tryAcquire: (request) => checkName("tryAcquire", request.name, tryAcquire(request)),
+    renew: (request) => checkName("renew", request.name, renew(request)),
+    release: (request) => checkName("release", request.name, release(request)),
+    inspect: (name) => checkName("inspect", name, inspect(name)),
+    list,
+    forceRelease: (name) => checkName("forceRelease", name, forceRelease(name)),
+    maxNameBytes
+  }
 }
