@@ -3,5 +3,7 @@
 export default [
   "packages/lock",
   "packages/testing",
-  "packages/dynamodb"
+  "packages/dynamodb",
+  "packages/cli",
+  "packages/demo"
 ]
