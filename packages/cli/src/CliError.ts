@@ -1,0 +1,43 @@
+/**
+ * The one error type commands fail with: a message for the operator and the exit code it maps to.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as ExitCode from "./ExitCode.js"
+
+/**
+ * A failure the operator can act on. It is printed as one line (no stack trace) and ends the process with `exitCode`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CliError extends Data.TaggedError("CliError")<{
+  readonly exitCode: number
+  /** What went wrong and what to do about it. */
+  readonly message: string
+}> {}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const usage = (message: string): CliError => new CliError({ exitCode: ExitCode.usage, message })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const store = (message: string): CliError => new CliError({ exitCode: ExitCode.storeProblem, message })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const notFound = (message: string): CliError => new CliError({ exitCode: ExitCode.notFound, message })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const cancelled = (message: string): CliError => new CliError({ exitCode: ExitCode.cancelled, message })

@@ -1,0 +1,232 @@
+/**
+ * Where a command finds its lock table: the flags every command takes (`--table`, `--region`, `--endpoint`,
+ * `--prefix`, `--local`), their environment defaults (as the AWS CLI reads them), and the store and table options
+ * they resolve to.
+ *
+ * @since 0.1.0
+ */
+import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
+import * as Options from "@effect/cli/Options"
+import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
+import * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
+import type * as LockStore from "@leasehold/lock/LockStore"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as CliError from "./CliError.js"
+
+/**
+ * The table `--local` creates on its embedded server, and uses unless `--table` names another.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const localTable = "leasehold-locks"
+
+/**
+ * The region used with an explicit endpoint when none is configured: local servers accept any region, and the AWS
+ * SDK refuses to send a request without one.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const endpointRegion = "us-east-1"
+
+/**
+ * The connection flags, shared by every command.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const options = {
+  table: Options.text("table").pipe(
+    Options.withAlias("t"),
+    Options.withDescription("The lock table. Default: $LEASEHOLD_TABLE (with --local: \"" + localTable + "\")."),
+    Options.optional
+  ),
+  region: Options.text("region").pipe(
+    Options.withDescription("The AWS region. Default: $AWS_REGION, then $AWS_DEFAULT_REGION, then the AWS profile."),
+    Options.optional
+  ),
+  endpoint: Options.text("endpoint").pipe(
+    Options.withDescription(
+      "A DynamoDB endpoint URL (DynamoDB Local, dynalite, a VPC endpoint). Default: $DYNAMODB_ENDPOINT."
+    ),
+    Options.optional
+  ),
+  prefix: Options.text("prefix").pipe(
+    Options.withDescription(
+      "The key prefix the applications' stores use (DynamoLockStore's `prefix`). Default: $LEASEHOLD_PREFIX."
+    ),
+    Options.optional
+  ),
+  local: Options.boolean("local").pipe(
+    Options.withDescription(
+      "Start an embedded, empty, in-memory DynamoDB (dynalite) with a lock table, for trying the CLI out. It lives " +
+        "only as long as this command: useful with `watch --local`, which prints the endpoint for your programs."
+    )
+  )
+}
+
+/**
+ * The connection flags as parsed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Flags {
+  readonly table: Option.Option<string>
+  readonly region: Option.Option<string>
+  readonly endpoint: Option.Option<string>
+  readonly prefix: Option.Option<string>
+  readonly local: boolean
+}
+
+/**
+ * A resolved connection: the table, the client settings, and a description of where it is for messages.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Connection {
+  readonly tableName: string
+  readonly prefix: string | undefined
+  readonly clientConfig: DynamoDBClientConfig
+  /** "http://127.0.0.1:8000", "region eu-west-1", ... */
+  readonly location: string
+  /** Set with `--local`: the endpoint of the embedded server, for other programs. */
+  readonly localEndpoint: string | undefined
+}
+
+/** The emulators accept any key; fixed dummy keys keep the SDK from hunting for real ones. */
+const dummyCredentials = { accessKeyId: "leasehold", secretAccessKey: "leasehold" } as const
+
+const isLoopback = (hostname: string) =>
+  hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+
+const envOption = (name: string) => Config.option(Config.nonEmptyString(name))
+
+const fromEnv = Config.all({
+  table: envOption("LEASEHOLD_TABLE"),
+  region: Config.orElse(envOption("AWS_REGION"), () => envOption("AWS_DEFAULT_REGION")),
+  endpoint: envOption("DYNAMODB_ENDPOINT"),
+  prefix: envOption("LEASEHOLD_PREFIX"),
+  accessKey: envOption("AWS_ACCESS_KEY_ID"),
+  profile: envOption("AWS_PROFILE")
+})
+
+const parseEndpoint = (url: string) => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.protocol === "http:" || parsed.protocol === "https:") return Effect.succeed(parsed)
+  } catch {
+    // reported below
+  }
+  return Effect.fail(
+    CliError.usage(`--endpoint "${url}" is not an http(s) URL: use e.g. --endpoint http://127.0.0.1:8000`)
+  )
+}
+
+/**
+ * Starts dynalite for the life of the scope and creates the lock table on it. Loaded on demand: the embedded server
+ * is for trying things out, and every other start of the CLI should not pay for loading it.
+ */
+const startLocal = (tableName: string, createTable: boolean) =>
+  Effect.gen(function*() {
+    const DynamoServer = yield* Effect.promise(() => import("@leasehold/testing/DynamoServer"))
+    const server = yield* DynamoServer.makeDynalite
+    if (createTable) {
+      yield* DynamoLockTable.createTable({ tableName, clientConfig: server.clientConfig }).pipe(
+        Effect.mapError((error) => CliError.store(`--local: could not create table "${tableName}": ${error.message}`))
+      )
+    }
+    yield* Console.error(
+      `leasehold: --local: started an embedded dynalite at ${server.clientConfig.endpoint}` +
+        (createTable ? ` with table "${tableName}"` : "") + `; it stops when this command exits`
+    )
+    return server.clientConfig
+  })
+
+/**
+ * Resolves the flags against the environment. With `--local`, starts the embedded server in the scope, with the lock
+ * table on it unless `createLocalTable` is false (`table create` makes it itself).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const resolve = (
+  flags: Flags,
+  options: { readonly createLocalTable?: boolean | undefined } = {}
+): Effect.Effect<Connection, CliError.CliError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const env = yield* fromEnv.pipe(
+      Effect.mapError((error) => CliError.usage(`could not read the environment: ${String(error)}`))
+    )
+    const prefix = Option.getOrUndefined(Option.orElse(flags.prefix, () => env.prefix))
+    if (flags.local) {
+      if (Option.isSome(flags.endpoint)) {
+        return yield* CliError.usage("--local starts its own server: drop --endpoint, or drop --local")
+      }
+      const tableName = Option.getOrElse(flags.table, () => localTable)
+      const clientConfig = yield* startLocal(tableName, options.createLocalTable ?? true)
+      return {
+        tableName,
+        prefix,
+        clientConfig,
+        location: clientConfig.endpoint,
+        localEndpoint: clientConfig.endpoint
+      }
+    }
+    const tableName = Option.orElse(flags.table, () => env.table)
+    if (Option.isNone(tableName)) {
+      return yield* CliError.usage(
+        "no table given: pass --table NAME or set LEASEHOLD_TABLE (or try it out with --local)"
+      )
+    }
+    const endpoint = Option.orElse(flags.endpoint, () => env.endpoint)
+    const region = Option.orElse(flags.region, () => env.region)
+    if (Option.isNone(endpoint)) {
+      const clientConfig: DynamoDBClientConfig = Option.isSome(region) ? { region: region.value } : {}
+      return {
+        tableName: tableName.value,
+        prefix,
+        clientConfig,
+        location: Option.match(region, { onNone: () => "the AWS profile's region", onSome: (r) => `region ${r}` }),
+        localEndpoint: undefined
+      }
+    }
+    const url = yield* parseEndpoint(endpoint.value)
+    const useDummyKeys = isLoopback(url.hostname) && Option.isNone(env.accessKey) && Option.isNone(env.profile)
+    return {
+      tableName: tableName.value,
+      prefix,
+      clientConfig: {
+        endpoint: url.origin,
+        region: Option.getOrElse(region, () => endpointRegion),
+        ...(useDummyKeys ? { credentials: dummyCredentials } : {})
+      },
+      location: url.origin,
+      localEndpoint: undefined
+    }
+  })
+
+/**
+ * The live store on the connection, for the life of the scope. The clock-skew guard is off: the CLI never takes a
+ * lock over, it only reads and force-releases.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeStore = (
+  connection: Connection
+): Effect.Effect<LockStore.Service, CliError.CliError, Scope.Scope> =>
+  DynamoLockStore.make({
+    tableName: connection.tableName,
+    clientConfig: connection.clientConfig,
+    clockSkewGuard: false,
+    ...(connection.prefix === undefined ? {} : { prefix: connection.prefix })
+  }).pipe(Effect.mapError((error) =>
+    CliError.usage(`--${error.option === "tableName" ? "table" : error.option}: ${error.message}`)
+  ))

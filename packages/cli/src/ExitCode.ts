@@ -1,0 +1,60 @@
+/**
+ * The exit codes of `leasehold`, for scripts. They are printed by `leasehold --help` and listed in the README.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * The command did what was asked.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const ok = 0
+
+/**
+ * A lock or store problem: `table check` found something wrong, DynamoDB could not be reached, the table is missing
+ * or has another key schema, credentials were refused.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const storeProblem = 1
+
+/**
+ * A usage error: an unknown or malformed flag, a missing table name or region, an invalid lock name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const usage = 2
+
+/**
+ * The lock named does not exist (`inspect`), or is not held (`release`): nothing was changed.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const notFound = 3
+
+/**
+ * The operator declined the confirmation (or pressed Ctrl-C at the prompt): nothing was changed.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const cancelled = 4
+
+/**
+ * The table of exit codes as `--help` and the README show it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const table: ReadonlyArray<readonly [code: number, meaning: string]> = [
+  [ok, "ok"],
+  [storeProblem, "lock or store problem (table check failed, table missing, DynamoDB unreachable)"],
+  [usage, "usage error (bad flag or value, no table or region given)"],
+  [notFound, "lock not found (inspect) or not held (release)"],
+  [cancelled, "cancelled at the confirmation prompt"]
+]

@@ -1,0 +1,161 @@
+/**
+ * How locks look on a terminal and in `--json`: durations, the data payload, aligned tables.
+ *
+ * @since 0.1.0
+ */
+import type { LockRecord } from "@leasehold/lock/LockRecord"
+
+/**
+ * A lock as `--json` prints it: the stored record plus what an operator derives from it at `now`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LockView {
+  readonly name: string
+  readonly held: boolean
+  readonly holder: string | null
+  readonly owner: string | null
+  readonly fence: number
+  /** ISO time, or null when free. */
+  readonly leaseUntil: string | null
+  readonly leaseMs: number
+  /** `leaseUntil - now`: negative once the lease ran out without a renew. null when free. */
+  readonly leaseRemainingMs: number | null
+  /** Whether the holder's lease ran out (it stopped renewing, or clocks disagree). */
+  readonly expired: boolean
+  readonly acquiredAt: string | null
+  /** How long the current owner has held the lock. null when free. */
+  readonly ageMs: number | null
+  readonly data: string | null
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const view = (record: LockRecord, now: number): LockView => {
+  const held = record.owner !== undefined
+  return {
+    name: record.name,
+    held,
+    holder: record.holder ?? null,
+    owner: record.owner ?? null,
+    fence: record.fence,
+    leaseUntil: held ? new Date(record.leaseUntil).toISOString() : null,
+    leaseMs: record.leaseMs,
+    leaseRemainingMs: held ? record.leaseUntil - now : null,
+    expired: held && record.leaseUntil < now,
+    acquiredAt: held && record.acquiredAt !== undefined ? new Date(record.acquiredAt).toISOString() : null,
+    ageMs: held && record.acquiredAt !== undefined ? now - record.acquiredAt : null,
+    data: record.data ?? null
+  }
+}
+
+/**
+ * A duration for people: "850ms", "12.3s", "4m05s", "2h03m", "3d04h".
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const duration = (ms: number): string => {
+  const sign = ms < 0 ? "-" : ""
+  const abs = Math.abs(ms)
+  if (abs < 1000) return `${sign}${Math.round(abs)}ms`
+  if (abs < 60_000) return `${sign}${(abs / 1000).toFixed(1)}s`
+  const pad = (n: number) => String(n).padStart(2, "0")
+  const s = Math.floor(abs / 1000)
+  if (s < 3600) return `${sign}${Math.floor(s / 60)}m${pad(s % 60)}s`
+  if (s < 86_400) return `${sign}${Math.floor(s / 3600)}h${pad(Math.floor(s / 60) % 60)}m`
+  return `${sign}${Math.floor(s / 86_400)}d${pad(Math.floor(s / 3600) % 24)}h`
+}
+
+/**
+ * The lease remaining as a table cell: "-" when free, "expired 3.2s ago" once it ran out.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const remaining = (lock: LockView): string =>
+  lock.leaseRemainingMs === null
+    ? "-"
+    : lock.leaseRemainingMs < 0
+    ? `expired ${duration(-lock.leaseRemainingMs)} ago`
+    : duration(lock.leaseRemainingMs)
+
+/**
+ * The data payload for people: pretty JSON when it parses as JSON, the string as it is otherwise.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const data = (payload: string): string => {
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2)
+  } catch {
+    return payload
+  }
+}
+
+/**
+ * The data payload decoded for `--json`: the JSON value when it parses, else the string.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const decodedData = (payload: string | null): unknown => {
+  if (payload === null) return null
+  try {
+    return JSON.parse(payload)
+  } catch {
+    return payload
+  }
+}
+
+/**
+ * Rows aligned in columns under a header, two spaces apart; the last column is not padded.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const columns = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const all = [header, ...rows]
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)))
+  return all
+    .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "))
+    .join("\n")
+}
+
+/**
+ * The `list` and `watch` table header.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const lockHeader: ReadonlyArray<string> = ["NAME", "HOLDER", "FENCE", "REMAINING", "AGE"]
+
+/**
+ * One lock as a `list` / `watch` row.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const lockRow = (lock: LockView): ReadonlyArray<string> => [
+  lock.name,
+  lock.holder ?? (lock.held ? "?" : "(free)"),
+  String(lock.fence),
+  remaining(lock),
+  lock.ageMs === null ? "-" : duration(lock.ageMs)
+]
+
+/**
+ * One lock as a line of `key=value` pairs, for logs and non-terminal `watch` output.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const lockLine = (lock: LockView): string =>
+  lock.held
+    ? `name=${JSON.stringify(lock.name)} holder=${JSON.stringify(lock.holder ?? "?")} fence=${lock.fence} ` +
+      `remaining=${remaining(lock).replace(/ /g, "_")}`
+    : `name=${JSON.stringify(lock.name)} free fence=${lock.fence}`

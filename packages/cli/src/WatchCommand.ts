@@ -1,0 +1,146 @@
+/**
+ * `leasehold watch`: a live table of locks, and the changes between refreshes.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Connection from "./Connection.js"
+import * as Help from "./Help.js"
+import * as Run from "./internal/run.js"
+import * as LockEvents from "./LockEvents.js"
+import * as Render from "./Render.js"
+
+/**
+ * Between refreshes by default: often enough to see a default 30 s lease's renews, cheap enough (one Scan page per
+ * refresh on a small table) to leave running.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultInterval = "2 seconds"
+
+/** How many recent changes the terminal view keeps under the table. */
+const recentEvents = 10
+
+/**
+ * "500ms", "2s", "1.5s", "1m", "2 seconds": a positive duration; a bare number is seconds.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseInterval = (input: string): Option.Option<Duration.Duration> => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|millis|s|sec|seconds?|m|min|minutes?)?\s*$/i.exec(input)
+  if (match === null) return Option.none()
+  const value = Number(match[1])
+  const unit = (match[2] ?? "s").toLowerCase()
+  const ms = unit.startsWith("ms") || unit === "millis" ? value : unit.startsWith("m") ? value * 60_000 : value * 1000
+  return ms > 0 && Number.isFinite(ms) ? Option.some(Duration.millis(ms)) : Option.none()
+}
+
+const interval = Options.text("interval").pipe(
+  Options.withDescription(`Time between refreshes, e.g. 500ms, 2s, 1m. Default: ${defaultInterval}.`),
+  Options.withDefault("2s"),
+  Options.mapEffect((text) =>
+    Option.match(parseInterval(text), {
+      onNone: () =>
+        Effect.fail(
+          ValidationError.invalidValue(
+            HelpDoc.p(`--interval "${text}" is not a positive duration: use e.g. 500ms, 2s or 1m`)
+          )
+        ),
+      onSome: Effect.succeed
+    })
+  )
+)
+
+const count = Options.integer("count").pipe(
+  Options.withDescription("Stop after this many refreshes (default: run until Ctrl-C)."),
+  Options.optional,
+  Options.mapEffect((n) =>
+    Option.isSome(n) && n.value < 1
+      ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--count must be 1 or more, got ${n.value}`)))
+      : Effect.succeed(n)
+  )
+)
+
+const clearScreen = "\x1b[H\x1b[2J"
+
+const stamp = (now: number) => new Date(now).toISOString()
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make(
+  "watch",
+  {
+    connection: Connection.options,
+    interval,
+    count,
+    plain: Options.boolean("plain").pipe(
+      Options.withDescription("Print plain lines (a snapshot, then one line per change) even on a terminal.")
+    )
+  },
+  ({ connection, count, interval, plain }) =>
+    Run.withStore(connection, (store, resolved) =>
+      Effect.gen(function*() {
+        const terminal = !plain && process.stdout.isTTY === true
+        if (resolved.localEndpoint !== undefined) {
+          yield* Console.error(
+            `leasehold: point programs at it with DYNAMODB_ENDPOINT=${resolved.localEndpoint} ` +
+              `LEASEHOLD_TABLE=${resolved.tableName}`
+          )
+        }
+        let previous: ReadonlyMap<string, Render.LockView> | undefined
+        const events: Array<string> = []
+        const refreshes = Option.getOrElse(count, () => Infinity)
+        for (let refresh = 1; refresh <= refreshes; refresh++) {
+          if (refresh > 1) yield* Effect.sleep(interval)
+          const { records } = yield* Run.readLocks(store)
+          const now = yield* Clock.currentTimeMillis
+          const current = new Map(records.map((record) => [record.name, Render.view(record, now)] as const))
+          const changes = previous === undefined ? [] : LockEvents.diff(previous, current)
+          const locks = [...current.values()].sort((a, b) => a.name.localeCompare(b.name))
+          if (terminal) {
+            events.push(...changes.map((event) => `${stamp(now)}  ${event.text}`))
+            events.splice(0, Math.max(0, events.length - recentEvents))
+            yield* Console.log(
+              clearScreen +
+                `leasehold watch: table "${resolved.tableName}" at ${resolved.location}, every ` +
+                `${Duration.format(interval)} (Ctrl-C to stop)  ${stamp(now)}\n\n` +
+                (locks.length === 0 ? "no locks yet" : Render.columns(Render.lockHeader, locks.map(Render.lockRow))) +
+                (events.length === 0 ? "" : `\n\nrecent changes:\n${events.join("\n")}`)
+            )
+          } else if (previous === undefined) {
+            yield* Console.log(
+              locks.length === 0
+                ? `${stamp(now)} snapshot: no locks in table "${resolved.tableName}"`
+                : locks.map((lock) => `${stamp(now)} snapshot ${Render.lockLine(lock)}`).join("\n")
+            )
+          } else {
+            for (const event of changes) yield* Console.log(`${stamp(now)} ${event._tag.toLowerCase()} ${event.text}`)
+          }
+          previous = current
+        }
+      }))
+).pipe(Command.withDescription(Help.describe(
+  "Watch the locks live: on a terminal, a table refreshed every --interval with the recent changes under it " +
+    "(acquisitions, releases, takeovers, leases running late or out). When stdout is not a terminal (or with " +
+    "--plain): one snapshot line per lock, then one line per change. Runs until Ctrl-C, or --count refreshes.",
+  [
+    ["leasehold watch --table locks", "the live view"],
+    ["leasehold watch --interval 500ms --count 20 > changes.log", "ten seconds of changes, as lines"],
+    [
+      "leasehold watch --local",
+      "try it out: starts an embedded server, prints its endpoint; run programs against it and watch them"
+    ]
+  ]
+)))

@@ -1,0 +1,69 @@
+/**
+ * What every command does around its work: resolve the connection, build the store, turn store errors into
+ * operator messages.
+ *
+ * @internal
+ */
+import type { LockStoreError } from "@leasehold/lock/LockError"
+import type { LockRecord } from "@leasehold/lock/LockRecord"
+import type * as LockStore from "@leasehold/lock/LockStore"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as CliError from "../CliError.js"
+import * as Connection from "../Connection.js"
+
+/** @internal */
+export const storeError = (error: LockStoreError): CliError.CliError => CliError.store(error.message)
+
+/** @internal */
+export const withConnection = <A, E, R>(
+  flags: Connection.Flags,
+  f: (connection: Connection.Connection) => Effect.Effect<A, E, R>,
+  options: { readonly createLocalTable?: boolean | undefined } = {}
+): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
+  Effect.scoped(Effect.flatMap(Connection.resolve(flags, options), f))
+
+/** @internal */
+export const withStore = <A, E, R>(
+  flags: Connection.Flags,
+  f: (store: LockStore.Service, connection: Connection.Connection) => Effect.Effect<A, E | LockStoreError, R>
+): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
+  withConnection(
+    flags,
+    (connection) =>
+      Effect.flatMap(Connection.makeStore(connection), (store) => f(store, connection)).pipe(
+        Effect.catchIf(
+          (error): error is LockStoreError =>
+            typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "LockStoreError",
+          (error) => Effect.fail(storeError(error))
+        )
+      ) as Effect.Effect<A, E | CliError.CliError, R | Scope.Scope>
+  )
+
+/** The store's page size for listings: one request stays small, and a busy table still takes few round trips. */
+const pageSize = 100
+
+/**
+ * Records from `cursor` on, page by page, until `limit` records or the end; returns where to resume.
+ *
+ * @internal
+ */
+export const readLocks = (
+  store: LockStore.Service,
+  options: { readonly limit?: number | undefined; readonly cursor?: string | undefined } = {}
+): Effect.Effect<
+  { readonly records: ReadonlyArray<LockRecord>; readonly cursor: string | undefined },
+  LockStoreError
+> =>
+  Effect.gen(function*() {
+    const records: Array<LockRecord> = []
+    let cursor = options.cursor
+    do {
+      const want = options.limit === undefined ? pageSize : Math.min(pageSize, options.limit - records.length)
+      if (want <= 0) break
+      const page = yield* store.list({ cursor, limit: want })
+      records.push(...page.records)
+      cursor = page.cursor
+    } while (cursor !== undefined)
+    return { records, cursor }
+  })
