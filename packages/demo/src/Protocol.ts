@@ -1,0 +1,144 @@
+/**
+ * What the demo's parent and its worker processes say to each other. The parent passes a worker its settings as one
+ * JSON environment variable and commands as lines on its stdin; the worker reports every step as one JSON line on its
+ * stdout (logs go to stderr). A worker exits when its stdin closes, so a dead parent leaves no orphans.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * The environment variable that carries a worker's settings.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const settingsVariable = "LEASEHOLD_DEMO_WORKER"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const WorkerSettings = Schema.Struct({
+  worker: Schema.Int,
+  /** Plain `DynamoDBClient` settings; no credentials means the SDK's default chain (a real AWS endpoint). */
+  clientConfig: Schema.Struct({
+    endpoint: Schema.String,
+    region: Schema.String,
+    credentials: Schema.optionalWith(Schema.Struct({ accessKeyId: Schema.String, secretAccessKey: Schema.String }), {
+      exact: true
+    })
+  }),
+  tableName: Schema.String,
+  lockName: Schema.String,
+  /** The ledger item's key, in the lock table. */
+  ledgerKey: Schema.String,
+  leaseMs: Schema.Int,
+  maxClockSkewMs: Schema.Int,
+  /** The "work" between reading the ledger and writing it back: the window in which an unguarded section races. */
+  holdMs: Schema.Int,
+  /** How long a write ordered slow by the parent ("slow-write") stays in flight before it reaches the ledger. */
+  slowWriteMs: Schema.Int
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type WorkerSettings = typeof WorkerSettings.Type
+
+/**
+ * Lines the parent writes to a worker's stdin.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type WorkerCommand = "go" | "slow-write" | "stop"
+
+/**
+ * What a worker reports; times are epoch ms on the host's clock (all workers share one host with the parent).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const WorkerEvent = Schema.Union(
+  /** Started, waiting for "go". */
+  Schema.TaggedStruct("Ready", { worker: Schema.Int, pid: Schema.Int }),
+  /** Asking for the lock. */
+  Schema.TaggedStruct("Waiting", { worker: Schema.Int, at: Schema.Number }),
+  /** Holding the lock with `fence`, inside the critical section. */
+  Schema.TaggedStruct("Entered", { worker: Schema.Int, fence: Schema.Number, at: Schema.Number }),
+  /** Read the ledger (a fenced read: it also raised the ledger's fence to ours). */
+  Schema.TaggedStruct("Read", { worker: Schema.Int, fence: Schema.Number, value: Schema.Number, at: Schema.Number }),
+  /** The write of `value` is on its way; `slow` when the parent ordered this write to stay in flight for a while. */
+  Schema.TaggedStruct("Writing", {
+    worker: Schema.Int,
+    fence: Schema.Number,
+    value: Schema.Number,
+    slow: Schema.Boolean,
+    at: Schema.Number
+  }),
+  /** A completed section: entered at `start`, read `read`, sent the write of `read + 1` at `writeSentAt`, accepted. */
+  Schema.TaggedStruct("Committed", {
+    worker: Schema.Int,
+    fence: Schema.Number,
+    start: Schema.Number,
+    writeSentAt: Schema.Number,
+    end: Schema.Number,
+    read: Schema.Number
+  }),
+  /** The ledger refused a write (or fenced read) because a higher fence had already touched it. */
+  Schema.TaggedStruct("WriteRejected", {
+    worker: Schema.Int,
+    fence: Schema.Number,
+    step: Schema.Literal("read", "write"),
+    at: Schema.Number
+  }),
+  /** The lease is at risk (renews are failing) or held again after being at risk. */
+  Schema.TaggedStruct("Status", {
+    worker: Schema.Int,
+    fence: Schema.Number,
+    status: Schema.Literal("held", "at-risk"),
+    remainingMs: Schema.Number,
+    at: Schema.Number
+  }),
+  /** The lease was lost and the section interrupted (`Lock.withLock` failed with `LockLost`). */
+  Schema.TaggedStruct("Lost", {
+    worker: Schema.Int,
+    fence: Schema.Number,
+    reason: Schema.Literal("expired", "stolen"),
+    at: Schema.Number
+  }),
+  /** Stopped on request; the process exits next. */
+  Schema.TaggedStruct("Done", { worker: Schema.Int, committed: Schema.Int })
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type WorkerEvent = typeof WorkerEvent.Type
+
+/**
+ * @since 0.1.0
+ * @category codecs
+ */
+export const encodeSettings = Schema.encodeSync(Schema.parseJson(WorkerSettings))
+
+/**
+ * @since 0.1.0
+ * @category codecs
+ */
+export const decodeSettings = Schema.decode(Schema.parseJson(WorkerSettings))
+
+/**
+ * @since 0.1.0
+ * @category codecs
+ */
+export const encodeEvent = Schema.encodeSync(Schema.parseJson(WorkerEvent))
+
+/**
+ * @since 0.1.0
+ * @category codecs
+ */
+export const decodeEvent = Schema.decodeUnknownOption(Schema.parseJson(WorkerEvent))

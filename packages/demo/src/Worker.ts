@@ -1,0 +1,223 @@
+/**
+ * A demo worker: its own OS process, competing with the others for one lock. Each turn it runs a critical section
+ * under `Lock.withLock`: a fenced read of the ledger, some work, then a write of the value + 1 carrying its fencing
+ * token. It reports every step as a JSON line on stdout (`Protocol.WorkerEvent`).
+ *
+ * The write step models a request already on the wire: once sent it can not be called back, so it is uninterruptible.
+ * When the parent orders "slow-write", the next write stays in flight for `slowWriteMs` before it reaches the ledger;
+ * the parent SIGSTOPs the worker during that time, past its lease, and SIGCONTs it after another worker has taken the
+ * lock. The late write then reaches the ledger with an old fence and is refused, and the lost lease interrupts the
+ * section right after: interruption stops what can be stopped, the fence catches what was already on its way.
+ *
+ * Run as `node --import tsx Worker.ts` (or bundled) with the settings in `LEASEHOLD_DEMO_WORKER`.
+ *
+ * @since 0.1.0
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
+import * as Lock from "@leasehold/lock/Lock"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import * as Ledger from "./Ledger.js"
+import * as Protocol from "./Protocol.js"
+
+/** The ledger refused us: a higher fence got there first. Ends the section; the lost lease is reported separately. */
+class Fenced extends Data.TaggedError("Fenced")<{ readonly step: "read" | "write" }> {}
+
+const emit = (event: Protocol.WorkerEvent) => Console.log(Protocol.encodeEvent(event))
+
+interface Commands {
+  readonly go: Effect.Effect<void>
+  readonly stop: Effect.Effect<void>
+  readonly stopped: Effect.Effect<boolean>
+  /** Takes the "slow-write" order, if one is pending. */
+  readonly takeSlowWrite: Effect.Effect<boolean>
+  /** Completes when stdin closes: the parent is gone. */
+  readonly gone: Effect.Effect<void>
+}
+
+const watchStdin: Effect.Effect<Commands, never, import("effect/Scope").Scope> = Effect.gen(function*() {
+  const go = yield* Deferred.make<void>()
+  const stop = yield* Deferred.make<void>()
+  const gone = yield* Deferred.make<void>()
+  const slow = yield* Ref.make(false)
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      let buffered = ""
+      const onData = (chunk: Buffer) => {
+        buffered += chunk.toString("utf8")
+        let newline = buffered.indexOf("\n")
+        while (newline >= 0) {
+          const line = buffered.slice(0, newline).trim() as Protocol.WorkerCommand
+          buffered = buffered.slice(newline + 1)
+          if (line === "go") Deferred.unsafeDone(go, Exit.void)
+          if (line === "stop") Deferred.unsafeDone(stop, Exit.void)
+          if (line === "slow-write") Effect.runSync(Ref.set(slow, true))
+          newline = buffered.indexOf("\n")
+        }
+      }
+      const onEnd = () => Deferred.unsafeDone(gone, Exit.void)
+      process.stdin.on("data", onData)
+      process.stdin.once("end", onEnd)
+      process.stdin.once("close", onEnd)
+      return { onData, onEnd }
+    }),
+    ({ onData, onEnd }) =>
+      Effect.sync(() => {
+        process.stdin.off("data", onData)
+        process.stdin.off("end", onEnd)
+        process.stdin.off("close", onEnd)
+        process.stdin.pause()
+      })
+  )
+  return {
+    go: Deferred.await(go),
+    stop: Deferred.await(stop),
+    stopped: Deferred.isDone(stop),
+    takeSlowWrite: Ref.getAndSet(slow, false),
+    gone: Deferred.await(gone)
+  }
+})
+
+const program = Effect.gen(function*() {
+  const settings = yield* Config.string(Protocol.settingsVariable).pipe(
+    Effect.flatMap(Protocol.decodeSettings),
+    Effect.orDie
+  )
+  const { worker } = settings
+  const commands = yield* watchStdin
+  const client = yield* Effect.acquireRelease(
+    Effect.sync(() => new DynamoDBClient({ ...settings.clientConfig, maxAttempts: 1 })),
+    (client) => Effect.sync(() => client.destroy())
+  )
+  const ledger = Ledger.make(client, settings.tableName, settings.ledgerKey)
+  const now = Clock.currentTimeMillis
+  const lockOptions: Lock.LockOptions = {
+    wait: "forever",
+    lease: Duration.millis(settings.leaseMs),
+    maxClockSkew: Duration.millis(settings.maxClockSkewMs),
+    holder: `worker ${worker} (pid ${process.pid})`
+  }
+  const inSection = yield* Ref.make(false)
+  const committed = yield* Ref.make(0)
+
+  const section = Effect.gen(function*() {
+    yield* Ref.set(inSection, true)
+    // Re-entering the lock this fiber holds returns its lease, without a store call: the section learns its fence.
+    const lease = yield* Effect.scoped(Lock.acquire(settings.lockName, lockOptions))
+    const { fence } = lease
+    const start = yield* now
+    yield* emit({ _tag: "Entered", worker, fence, at: start })
+    // Report "at risk" and recovery as they happen; the loss itself is reported from withLock's failure.
+    yield* lease.changes.pipe(
+      Stream.drop(1),
+      Stream.runForEach((status) =>
+        status._tag === "AtRisk" || status._tag === "Held"
+          ? Effect.flatMap(now, (at) =>
+            emit({
+              _tag: "Status",
+              worker,
+              fence,
+              status: status._tag === "AtRisk" ? "at-risk" : "held",
+              remainingMs: status._tag === "AtRisk" ? status.remainingMs : 0,
+              at
+            }))
+          : Effect.void
+      ),
+      Effect.forkScoped
+    )
+    const read = yield* ledger.fencedRead(fence)
+    if (typeof read !== "number") {
+      yield* emit({ _tag: "WriteRejected", worker, fence, step: "read", at: yield* now })
+      return yield* new Fenced({ step: "read" })
+    }
+    yield* emit({ _tag: "Read", worker, fence, value: read, at: yield* now })
+    yield* Effect.sleep(Duration.millis(settings.holdMs))
+    const slow = yield* commands.takeSlowWrite
+    const writeSentAt = yield* now
+    yield* emit({ _tag: "Writing", worker, fence, value: read + 1, slow, at: writeSentAt })
+    // A request on the wire can not be called back: the write step, and the report of its outcome, finish even if the
+    // lease is lost meanwhile. The section is interrupted right after.
+    const written = yield* Effect.uninterruptible(
+      Effect.gen(function*() {
+        if (slow) yield* Effect.sleep(Duration.millis(settings.slowWriteMs))
+        const outcome = yield* ledger.write(fence, read + 1, worker)
+        if (outcome === "Accepted") {
+          yield* Ref.update(committed, (n) => n + 1)
+          yield* emit({ _tag: "Committed", worker, fence, start, writeSentAt, end: yield* now, read })
+        } else {
+          yield* emit({ _tag: "WriteRejected", worker, fence, step: "write", at: yield* now })
+        }
+        return outcome
+      })
+    )
+    if (written !== "Accepted") return yield* new Fenced({ step: "write" })
+  }).pipe(Effect.scoped, Effect.ensuring(Ref.set(inSection, false)))
+
+  // "stop" interrupts a worker that is waiting for the lock, never one inside its section.
+  const stopWhileWaiting = Effect.zipRight(
+    commands.stop,
+    Effect.flatMap(Ref.get(inSection), (busy) => busy ? Effect.never : Effect.void)
+  )
+
+  const turn = Effect.gen(function*() {
+    yield* emit({ _tag: "Waiting", worker, at: yield* now })
+    const outcome = yield* Effect.raceFirst(
+      Effect.either(Lock.withLock(settings.lockName, section, lockOptions)),
+      Effect.as(stopWhileWaiting, undefined)
+    )
+    if (outcome !== undefined && outcome._tag === "Left" && outcome.left._tag === "LockLost") {
+      yield* emit({ _tag: "Lost", worker, fence: outcome.left.fence, reason: outcome.left.reason, at: yield* now })
+    } else if (outcome !== undefined && outcome._tag === "Left" && outcome.left._tag !== "Fenced") {
+      yield* Effect.logWarning(`turn failed: ${outcome.left.message}`)
+    }
+    // A breather between turns, so that the lock goes round the workers instead of back to the last holder.
+    yield* Effect.sleep(Duration.millis(settings.holdMs))
+  })
+
+  const run = Effect.gen(function*() {
+    yield* commands.go
+    while (!(yield* commands.stopped)) yield* turn
+    yield* emit({ _tag: "Done", worker, committed: yield* Ref.get(committed) })
+  }).pipe(
+    Effect.provide(DynamoLockStore.layer({
+      tableName: settings.tableName,
+      clientConfig: settings.clientConfig
+    }))
+  )
+
+  yield* emit({ _tag: "Ready", worker, pid: process.pid })
+  // Once stdin closes, give the run a moment to finish the section in progress, then go.
+  const parentGone = Effect.zipRight(commands.gone, Effect.sleep(Duration.seconds(5)))
+  const fiber = yield* Effect.fork(run)
+  yield* Effect.raceFirst(Fiber.join(fiber), parentGone)
+}).pipe(Effect.scoped)
+
+const main = program.pipe(
+  // stdout carries the protocol; logs (and runMain's report of a failure) go to stderr.
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+  Logger.withMinimumLogLevel(LogLevel.Warning)
+)
+
+NodeRuntime.runMain(main, {
+  disableErrorReporting: false,
+  // stdin keeps the event loop alive; exit explicitly once the program is over.
+  teardown: (exit, onExit) => {
+    const code = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0
+    onExit(code)
+    process.exit(code)
+  }
+})
