@@ -1,0 +1,259 @@
+/**
+ * `leasehold` as a subprocess against one dynalite for the whole file: every command, `--json` parsed, a force
+ * release seen by a holder in this process as a lost lock, and the errors an operator meets.
+ *
+ * Real time throughout (the CLI is another process); leases are short so that a holder notices a force release
+ * within a second, and the test awaits that status change rather than sleeping.
+ */
+import { expect, layer } from "@effect/vitest"
+import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
+import { Lock, LockStore } from "@leasehold/lock"
+import type { LockLost } from "@leasehold/lock/LockError"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { CliBundleLive, run, unique } from "./support.js"
+
+const TestLive = Layer.mergeAll(DynamoServer.layerDynalite, CliBundleLive)
+
+/** Flags that point the CLI at the test server. */
+const endpoint = Effect.map(DynamoServer.DynamoServer, (server) => ["--endpoint", server.clientConfig.endpoint])
+
+/** A fresh table on the test server, made through the library (the CLI's `table create` has its own test). */
+const makeTable = Effect.gen(function*() {
+  const server = yield* DynamoServer.DynamoServer
+  const tableName = unique("locks")
+  yield* DynamoLockTable.createTable({ tableName, clientConfig: server.clientConfig })
+  return tableName
+})
+
+/**
+ * Holds `name` from this process in a forked fiber (a lost lease interrupts the fiber that acquired it, and that
+ * must not be the test) until the test's scope closes. Returns the lease.
+ */
+const hold = (tableName: string, name: string, options: Lock.LockOptions = {}) =>
+  Effect.gen(function*() {
+    const server = yield* DynamoServer.DynamoServer
+    const store = yield* DynamoLockStore.make({ tableName, clientConfig: server.clientConfig, clockSkewGuard: false })
+    const acquired = yield* Deferred.make<Lock.Lease, unknown>()
+    const fiber = yield* Effect.scoped(
+      Effect.gen(function*() {
+        const lease = yield* Lock.acquire(name, { lease: "1 second", ...options })
+        yield* Deferred.succeed(acquired, lease)
+        return yield* Effect.never
+      })
+    ).pipe(
+      Effect.provideService(LockStore.LockStore, store),
+      Effect.tapError((error) => Deferred.fail(acquired, error)),
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() => Fiber.interrupt(fiber))
+    return yield* Deferred.await(acquired)
+  })
+
+const timeout = 60_000
+
+layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold", (it) => {
+  it.effect("--help on every command shows examples, and the root shows the exit codes", () =>
+    Effect.gen(function*() {
+      const commands = [[], ["table"], ["table", "create"], ["table", "check"], ["list"], ["inspect"], ["release"], [
+        "watch"
+      ]]
+      const results = yield* Effect.forEach(commands, (command) => run([...command, "--help"]), { concurrency: 2 })
+      results.forEach((result, i) => {
+        expect(result.code, `leasehold ${commands[i]?.join(" ")} --help`).toBe(0)
+        expect(result.stdout).toContain("--table")
+        if ((commands[i]?.length ?? 0) > 0 && commands[i]?.join(" ") !== "table") {
+          expect(result.stdout).toContain("EXAMPLES")
+        }
+      })
+      expect(results[0]?.stdout).toContain("EXIT CODES")
+      expect(results[0]?.stdout).toMatch(/3[\s\S]*lock not found/)
+    }), timeout)
+
+  it.effect(
+    "table create makes an on-demand table, is a no-op the second time, and table check accepts it",
+    () =>
+      Effect.gen(function*() {
+        const flags = [...yield* endpoint, "--table", unique("created")]
+        const first = yield* run(["table", "create", ...flags])
+        expect(first.code).toBe(0)
+        expect(first.stdout).toContain("created table")
+        expect(first.stdout).toContain("on-demand")
+        const second = yield* run(["table", "create", ...flags])
+        expect(second.code).toBe(0)
+        expect(second.stdout).toContain("already exists")
+
+        // dynalite has no TTL API: check says so and fails, unless told to ignore TTL.
+        const check = yield* run(["table", "check", ...flags, "--json"])
+        expect(check.code).toBe(1)
+        const report = JSON.parse(check.stdout)
+        expect(report.ok).toBe(false)
+        expect(report.problems.map((p: { problem: string }) => p.problem)).toEqual(["TtlDisabled"])
+        const ignoring = yield* run(["table", "check", ...flags, "--ignore-ttl"])
+        expect(ignoring.code).toBe(0)
+        expect(ignoring.stdout).toContain("is ready for locks")
+      }),
+    timeout
+  )
+
+  it.effect(
+    "a missing table: table check says to create it, list fails with a clear message",
+    () =>
+      Effect.gen(function*() {
+        const flags = [...yield* endpoint, "--table", "no-such-table"]
+        const [check, list] = yield* Effect.all([run(["table", "check", ...flags]), run(["list", ...flags])], {
+          concurrency: 2
+        })
+        expect(check.code).toBe(1)
+        expect(check.stdout).toContain("TableMissing")
+        expect(check.stdout).toContain("leasehold table create")
+        expect(list.code).toBe(1)
+        expect(list.stderr).toMatch(/^leasehold: .*no-such-table/m)
+        expect(list.stderr).not.toMatch(/\n\s+at /) // no stack trace
+      }),
+    timeout
+  )
+
+  it.effect(
+    "usage errors exit 2 with a message: unknown flag, bad interval, no table, release without --force",
+    () =>
+      Effect.gen(function*() {
+        const flags = [...yield* endpoint, "--table", "whatever"]
+        const [unknownFlag, badInterval, noTable, noForce] = yield* Effect.all([
+          run(["list", ...flags, "--bogus"]),
+          run(["watch", ...flags, "--interval", "soon"]),
+          run(["list", ...(yield* endpoint)]),
+          run(["release", "some-lock", ...flags])
+        ], { concurrency: 2 })
+        expect(unknownFlag.code).toBe(2)
+        expect(unknownFlag.stderr).toContain("--bogus")
+        expect(badInterval.code).toBe(2)
+        expect(badInterval.stderr).toContain("is not a positive duration")
+        expect(noTable.code).toBe(2)
+        expect(noTable.stderr).toContain("pass --table NAME or set LEASEHOLD_TABLE")
+        expect(noForce.code).toBe(2)
+        expect(noForce.stderr).toContain("pass --force")
+      }),
+    timeout
+  )
+
+  it.scoped(
+    "list shows holders (text and --json), pages with --limit/--cursor, and reads the environment",
+    () =>
+      Effect.gen(function*() {
+        const tableName = yield* makeTable
+        yield* hold(tableName, "orders/1", { holder: "worker-a", lease: "30 seconds" })
+        yield* hold(tableName, "orders/2", { holder: "worker-b", lease: "30 seconds" })
+        const flags = [...yield* endpoint, "--table", tableName]
+
+        const [text, json, firstPage] = yield* Effect.all([
+          run(["list", ...flags]),
+          run(["list", "--json"], {
+            LEASEHOLD_TABLE: tableName,
+            DYNAMODB_ENDPOINT: (yield* endpoint)[1]!
+          }),
+          run(["list", ...flags, "--json", "--limit", "1"])
+        ], { concurrency: 2 })
+        expect(text.code).toBe(0)
+        expect(text.stdout).toMatch(/NAME\s+HOLDER\s+FENCE\s+REMAINING\s+AGE/)
+        expect(text.stdout).toMatch(/orders\/1\s+worker-a/)
+
+        expect(json.code).toBe(0)
+        const listed = JSON.parse(json.stdout)
+        expect(listed.table).toBe(tableName)
+        expect(listed.cursor).toBeNull()
+        const byName = new Map<string, any>(listed.locks.map((lock: any) => [lock.name, lock]))
+        expect([...byName.keys()].sort()).toEqual(["orders/1", "orders/2"])
+        expect(byName.get("orders/2")).toMatchObject({
+          held: true,
+          holder: "worker-b",
+          leaseMs: 30_000,
+          expired: false
+        })
+        expect(byName.get("orders/2").fence).toBeGreaterThan(0)
+        expect(byName.get("orders/2").leaseRemainingMs).toBeGreaterThan(0)
+        expect(byName.get("orders/2").ageMs).toBeGreaterThanOrEqual(0)
+
+        const page = JSON.parse(firstPage.stdout)
+        expect(page.locks).toHaveLength(1)
+        expect(typeof page.cursor).toBe("string")
+        const secondPage = yield* run(["list", ...flags, "--json", "--cursor", page.cursor])
+        const rest = JSON.parse(secondPage.stdout)
+        expect([...page.locks, ...rest.locks].map((lock: any) => lock.name).sort()).toEqual(["orders/1", "orders/2"])
+      }),
+    timeout
+  )
+
+  it.scoped(
+    "inspect shows one lock with its JSON data pretty-printed; --json decodes it; a missing name exits 3",
+    () =>
+      Effect.gen(function*() {
+        const tableName = yield* makeTable
+        const lease = yield* hold(tableName, "report", {
+          holder: "nightly",
+          lease: "30 seconds",
+          data: JSON.stringify({ job: "nightly-report", attempt: 2 })
+        })
+        const flags = [...yield* endpoint, "--table", tableName]
+        const [text, json, missing] = yield* Effect.all([
+          run(["inspect", "report", ...flags]),
+          run(["inspect", "report", ...flags, "--json"]),
+          run(["inspect", "nope", ...flags])
+        ], { concurrency: 2 })
+        expect(text.code).toBe(0)
+        expect(text.stdout).toMatch(/holder\s+nightly/)
+        expect(text.stdout).toMatch(new RegExp(`fence\\s+${lease.fence}`))
+        expect(text.stdout).toContain("  \"job\": \"nightly-report\"")
+        const inspected = JSON.parse(json.stdout)
+        expect(inspected).toMatchObject({ name: "report", holder: "nightly", owner: lease.owner, fence: lease.fence })
+        expect(inspected.dataJson).toEqual({ job: "nightly-report", attempt: 2 })
+        expect(missing.code).toBe(3)
+        expect(missing.stderr).toContain("no lock named \"nope\"")
+      }),
+    timeout
+  )
+
+  it.scoped(
+    "release --force --yes removes the holder, which then loses the lock as stolen",
+    () =>
+      Effect.gen(function*() {
+        const tableName = yield* makeTable
+        const lease = yield* hold(tableName, "stuck", { holder: "victim", lease: "1 second" })
+        const flags = [...yield* endpoint, "--table", tableName]
+
+        // No terminal to ask on: refuse rather than hang, and change nothing.
+        const unconfirmed = yield* run(["release", "stuck", "--force", ...flags])
+        expect(unconfirmed.code).toBe(2)
+        expect(unconfirmed.stderr).toContain("pass --yes")
+        expect(yield* lease.isHeld).toBe(true)
+
+        const released = yield* run(["release", "stuck", "--force", "--yes", ...flags, "--json"])
+        expect(released.code).toBe(0)
+        const removed = JSON.parse(released.stdout).removed
+        expect(removed).toMatchObject({ holder: "victim", owner: lease.owner, fence: lease.fence })
+
+        const lost: LockLost = yield* Effect.flip(lease.lost).pipe(Effect.timeout("10 seconds"))
+        expect(lost.reason).toBe("stolen")
+        expect(lost.name).toBe("stuck")
+
+        const again = yield* run(["release", "stuck", "--force", "--yes", ...flags])
+        expect(again.code).toBe(3)
+        expect(again.stderr).toContain("is not held")
+      }),
+    timeout
+  )
+
+  it.scoped(
+    "watch --count prints a plain snapshot when stdout is not a terminal, then changes",
+    () =>
+      Effect.gen(function*() {
+        const tableName = yield* makeTable
+        yield* hold(tableName, "watched", { holder: "watcher-test", lease: "30 seconds" })
+        const flags = [...yield* endpoint, "--table", tableName]
+        const result = yield* run(["watch", ...flags, "--count", "2", "--interval", "100ms"])
+        expect(result.code).toBe(0)
+        expect(result.stdout).toMatch(/snapshot name="watched" holder="watcher-test" fence=\d+ remaining=/)
+      }),
+    timeout
+  )
+})
