@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockError, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { deadHolder, probe, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
 
@@ -178,14 +178,7 @@ describe("Lock.acquire: waiting and takeover", () => {
     Effect.gen(function*() {
       const backing = sharedMemory()
       // A holder that wrote its lease and died: no heartbeat, no release.
-      yield* backing.tryAcquire({
-        name: "job",
-        owner: "dead",
-        holder: "crashed",
-        leaseMs: 30_000,
-        data: undefined,
-        takeover: { _tag: "Absolute", maxClockSkewMs: 10_000 }
-      })
+      yield* deadHolder(backing, "job", 30_000)
       const process = yield* probe(backing)
       const taker = yield* Effect.fork(
         Effect.scoped(Lock.acquire("job", { wait: "forever", lease: "30 seconds", maxClockSkew: "10 seconds" }))
@@ -201,14 +194,7 @@ describe("Lock.acquire: waiting and takeover", () => {
   it.effect("observed mode takes over only after watching a full lease go by unchanged", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()
-      yield* backing.tryAcquire({
-        name: "job",
-        owner: "dead",
-        holder: "crashed",
-        leaseMs: 30_000,
-        data: undefined,
-        takeover: { _tag: "Absolute", maxClockSkewMs: 0 }
-      })
+      yield* deadHolder(backing, "job", 30_000)
       const process = yield* probe(backing)
       yield* TestClock.adjust("5 seconds")
       const taker = yield* Effect.fork(
@@ -252,14 +238,7 @@ describe("Lock.acquire: waiting and takeover", () => {
         )
       for (let i = 0; i < 10; i++) yield* take(i % 2 === 0 ? a : b)
       // A holder that dies without releasing: the next one takes over after the lease.
-      yield* backing.tryAcquire({
-        name: "fenced",
-        owner: "dead",
-        holder: "crashed",
-        leaseMs: 2_000,
-        data: undefined,
-        takeover: { _tag: "Absolute", maxClockSkewMs: 0 }
-      })
+      yield* deadHolder(backing, "fenced", 2_000)
       const taker = yield* Effect.fork(take(b))
       yield* TestClock.adjust("3 seconds")
       yield* Fiber.join(taker)

@@ -73,34 +73,38 @@ describe("Lock: loss and release", () => {
     }))
 
   for (const point of ["before", "after"] as const) {
-    it.effect(`release racing a renew in flight (held ${point} the store applies it): never undone, 100 rounds`, () =>
-      Effect.gen(function*() {
-        let undone = 0
-        for (let round = 0; round < 100; round++) {
-          const backing = sharedMemory()
-          const process = yield* probe(backing)
-          const finish = yield* Deferred.make<void>()
-          const holder = yield* Effect.fork(
-            Lock.withLock("race", Deferred.await(finish), { lease: "3 seconds" }).pipe(Effect.provide(process.layer))
-          )
-          yield* settle
-          yield* process.hold("renew", point)
-          yield* TestClock.adjust("1 second")
-          yield* process.held
-          // The section ends while the renew is in flight; the release must wait for it.
-          yield* Deferred.succeed(finish, undefined)
-          yield* Effect.repeatN(Effect.yieldNow(), round % 7)
-          yield* process.open
-          yield* Fiber.join(holder)
-          yield* TestClock.adjust("10 seconds")
-          const record = Option.getOrThrow(yield* backing.inspect("race"))
-          if (record.owner !== undefined) undone++
-          // Wait for the renew before releasing: one renew, then one release, in that order.
-          expect(process.calls.renew).toBe(1)
-          expect(process.calls.release).toBe(1)
-        }
-        expect(undone).toBe(0)
-      }))
+    it.effect(
+      `release racing a renew in flight (held ${point} the store applies it): never undone, 100 rounds`,
+      () =>
+        Effect.gen(function*() {
+          let undone = 0
+          for (let round = 0; round < 100; round++) {
+            const backing = sharedMemory()
+            const process = yield* probe(backing)
+            const finish = yield* Deferred.make<void>()
+            const holder = yield* Effect.fork(
+              Lock.withLock("race", Deferred.await(finish), { lease: "3 seconds" }).pipe(Effect.provide(process.layer))
+            )
+            yield* settle
+            yield* process.hold("renew", point)
+            yield* TestClock.adjust("1 second")
+            yield* process.held
+            // The section ends while the renew is in flight; the release must wait for it.
+            yield* Deferred.succeed(finish, undefined)
+            yield* Effect.repeatN(Effect.yieldNow(), round % 7)
+            yield* process.open
+            yield* Fiber.join(holder)
+            yield* TestClock.adjust("10 seconds")
+            const record = Option.getOrThrow(yield* backing.inspect("race"))
+            if (record.owner !== undefined) undone++
+            // Wait for the renew before releasing: one renew, then one release, in that order.
+            expect(process.calls.renew).toBe(1)
+            expect(process.calls.release).toBe(1)
+          }
+          expect(undone).toBe(0)
+        }),
+      60_000
+    )
   }
 
   it.effect("Lock.acquire: losing the lease interrupts the fiber that acquired it", () =>

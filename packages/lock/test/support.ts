@@ -89,3 +89,14 @@ export const probe = (backing: LockStore.Operations): Effect.Effect<Probe> =>
 
 /** A memory store's data, shared by the simulated processes of one test. */
 export const sharedMemory = (): LockStore.Operations => LockStore.makeMemory()
+
+/** A holder that wrote its lease and died: no heartbeat, no release. */
+export const deadHolder = (backing: LockStore.Operations, name: string, leaseMs: number) =>
+  backing.tryAcquire({
+    name,
+    owner: "dead",
+    holder: "crashed",
+    leaseMs,
+    data: undefined,
+    takeover: { _tag: "Absolute", maxClockSkewMs: 0 }
+  })

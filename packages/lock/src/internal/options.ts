@@ -6,25 +6,15 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { LockOptions } from "../Lock.js"
 import { LockConfigError } from "../LockError.js"
 
 /**
- * What a caller may pass for the options with durations. `wait` also takes "forever".
+ * What a caller may pass: the public options.
  *
  * @internal
  */
-export interface Input {
-  readonly lease?: Duration.DurationInput | undefined
-  readonly heartbeat?: Duration.DurationInput | undefined
-  readonly wait?: Duration.DurationInput | "forever" | undefined
-  readonly maxClockSkew?: Duration.DurationInput | undefined
-  readonly warnAt?: Duration.DurationInput | undefined
-  readonly safetyMargin?: Duration.DurationInput | undefined
-  readonly pollInterval?: Duration.DurationInput | undefined
-  readonly takeover?: "absolute" | "observed" | undefined
-  readonly holder?: string | undefined
-  readonly data?: string | undefined
-}
+export type Input = LockOptions
 
 /** @internal */
 export interface Resolved {
