@@ -7,6 +7,9 @@ export const sharedProject = (name: string) =>
       name,
       include: ["test/**/*.test.ts"],
       environment: "node",
-      fakeTimers: { toFake: [] }
+      fakeTimers: { toFake: [] },
+      // Integration tests start servers and processes on a 2-core machine; TestClock tests never wait for real.
+      testTimeout: 20_000,
+      hookTimeout: 60_000
     }
   })
