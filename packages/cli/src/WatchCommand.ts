@@ -115,7 +115,11 @@ export const command = Command.make(
             yield* Console.log(
               clearScreen +
                 `leasehold watch: table "${resolved.tableName}" at ${resolved.location}, every ` +
-                `${Duration.format(interval)} (Ctrl-C to stop)  ${stamp(now)}\n\n` +
+                `${Duration.format(interval)} (Ctrl-C to stop)  ${stamp(now)}\n` +
+                (resolved.localEndpoint === undefined
+                  ? ""
+                  : `embedded server: DYNAMODB_ENDPOINT=${resolved.localEndpoint} LEASEHOLD_TABLE=${resolved.tableName}\n`) +
+                "\n" +
                 (locks.length === 0 ? "no locks yet" : Render.columns(Render.lockHeader, locks.map(Render.lockRow))) +
                 (events.length === 0 ? "" : `\n\nrecent changes:\n${events.join("\n")}`)
             )
@@ -126,7 +130,7 @@ export const command = Command.make(
                 : locks.map((lock) => `${stamp(now)} snapshot ${Render.lockLine(lock)}`).join("\n")
             )
           } else {
-            for (const event of changes) yield* Console.log(`${stamp(now)} ${event._tag.toLowerCase()} ${event.text}`)
+            for (const event of changes) yield* Console.log(`${stamp(now)} ${event.text}`)
           }
           previous = current
         }

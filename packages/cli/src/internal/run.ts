@@ -13,7 +13,11 @@ import * as CliError from "../CliError.js"
 import * as Connection from "../Connection.js"
 
 /** @internal */
-export const storeError = (error: LockStoreError): CliError.CliError => CliError.store(error.message)
+export const storeError = (error: LockStoreError): CliError.CliError =>
+  // The SDK only finds out at the first request that it has no region; that is a usage error, not a store problem.
+  /Region is missing/.test(error.message)
+    ? CliError.usage("no region: pass --region REGION, set AWS_REGION, or set a region in your AWS profile")
+    : CliError.store(error.message)
 
 /** @internal */
 export const withConnection = <A, E, R>(
