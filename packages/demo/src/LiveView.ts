@@ -45,10 +45,10 @@ export const frame = (state: State.State, record: LockRecord | undefined, now: n
     `server: ${state.serverUp ? "up" : "UNREACHABLE"}   ${lockLine(record, now)}`,
     `sections completed: ${committed}`,
     "",
-    "  worker  pid      state               fence  sections  rejected",
+    "  worker  pid      state               fence          sections  rejected",
     ...state.workers.map((worker) =>
       `  ${String(worker.id).padEnd(6)}  ${String(worker.pid ?? "-").padEnd(7)}  ${worker.state.padEnd(18)}  ${
-        String(worker.fence ?? "-").padStart(5)
+        String(worker.fence ?? "-").padEnd(13)
       }  ${String(worker.committed).padStart(8)}  ${String(worker.rejected).padStart(8)}`
     ),
     "",

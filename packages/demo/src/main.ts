@@ -135,7 +135,7 @@ const run = (options: Options.Options) =>
       const lock = yield* Ref.get(record)
       if (interactive) {
         const frame = LiveView.frame(s, lock, now)
-        yield* write(LiveView.redraw(frame, yield* Ref.get(lines), process.stdout.columns ?? 120))
+        yield* write(LiveView.redraw(frame, yield* Ref.get(lines), process.stdout.columns || 120))
         yield* Ref.set(lines, frame.length)
       } else {
         const fresh = LiveView.newLogLines(s, yield* Ref.get(seen))
