@@ -5,6 +5,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
@@ -22,7 +23,14 @@ import * as Render from "./Render.js"
  * @since 0.1.0
  * @category args
  */
-export const nameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription("The lock name, as the program gave it."))
+export const nameArg = Args.text({ name: "NAME" }).pipe(
+  Args.withDescription("The lock name, as the program gave it."),
+  Args.mapEffect((name) =>
+    name === ""
+      ? Effect.fail(HelpDoc.p("the lock name must not be empty: `leasehold list` shows the names in the table"))
+      : Effect.succeed(name)
+  )
+)
 
 /**
  * The message for a name the table has no record of.

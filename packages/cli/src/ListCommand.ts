@@ -4,11 +4,14 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
 import * as Help from "./Help.js"
 import * as Run from "./internal/run.js"
@@ -28,7 +31,12 @@ export const command = Command.make(
     held: Options.boolean("held").pipe(Options.withDescription("Only locks that someone holds.")),
     limit: Options.integer("limit").pipe(
       Options.withDescription("Read at most this many locks, then print the cursor to resume from."),
-      Options.optional
+      Options.optional,
+      Options.mapEffect((limit) =>
+        Option.isSome(limit) && limit.value < 1
+          ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--limit must be 1 or more, got ${limit.value}`)))
+          : Effect.succeed(limit)
+      )
     ),
     cursor: Options.text("cursor").pipe(
       Options.withDescription("Resume a listing where an earlier --limit stopped."),
@@ -41,7 +49,13 @@ export const command = Command.make(
         const page = yield* Run.readLocks(store, {
           limit: Option.getOrUndefined(limit),
           cursor: Option.getOrUndefined(cursor)
-        })
+        }).pipe(
+          // A cursor the store can not read was mistyped or comes from another table: the operator's to fix.
+          Effect.catchIf(
+            (error) => Option.isSome(cursor) && !error.retryable && /cursor/.test(error.message),
+            (error) => CliError.usage(`--cursor: ${error.message}`)
+          )
+        )
         const now = yield* Clock.currentTimeMillis
         const locks = page.records.map((record) => Render.view(record, now)).filter((lock) => !held || lock.held)
         if (json) {

@@ -115,15 +115,17 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
   )
 
   it.effect(
-    "usage errors exit 2 with a message: unknown flag, bad interval, no table, release without --force",
+    "usage errors exit 2 with a message: unknown flag, bad interval/limit/cursor, no table, release without --force",
     () =>
       Effect.gen(function*() {
-        const flags = [...yield* endpoint, "--table", "whatever"]
-        const [unknownFlag, badInterval, noTable, noForce] = yield* Effect.all([
+        const flags = [...yield* endpoint, "--table", yield* makeTable]
+        const [unknownFlag, badInterval, noTable, noForce, badLimit, badCursor] = yield* Effect.all([
           run(["list", ...flags, "--bogus"]),
           run(["watch", ...flags, "--interval", "soon"]),
           run(["list", ...(yield* endpoint)]),
-          run(["release", "some-lock", ...flags])
+          run(["release", "some-lock", ...flags]),
+          run(["list", ...flags, "--limit", "0"]),
+          run(["list", ...flags, "--cursor", "garbage"])
         ], { concurrency: 2 })
         expect(unknownFlag.code).toBe(2)
         expect(unknownFlag.stderr).toContain("--bogus")
@@ -133,6 +135,10 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         expect(noTable.stderr).toContain("pass --table NAME or set LEASEHOLD_TABLE")
         expect(noForce.code).toBe(2)
         expect(noForce.stderr).toContain("pass --force")
+        expect(badLimit.code).toBe(2)
+        expect(badLimit.stderr).toContain("--limit must be 1 or more")
+        expect(badCursor.code).toBe(2)
+        expect(badCursor.stderr).toContain("cursor \"garbage\" is malformed")
       }),
     timeout
   )
