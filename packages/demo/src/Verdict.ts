@@ -216,10 +216,20 @@ export const compute = (input: Input): Verdict => {
         const during = (at: number) => at >= incident.startedAt && at <= incident.endedAt + input.leaseMs
         const risky = new Set(atRisk.filter((event) => during(event.at)).map((event) => event.worker))
         const lostThen = new Set(lost.filter((event) => during(event.at)).map((event) => event.worker))
-        const recovered = statuses.filter((event) => event.status === "held" && during(event.at)).length
-        facts.push(
-          `server unreachable for ${seconds(incident.endedAt - incident.startedAt)}: workers at risk ` +
-            `[${[...risky].join(", ")}], recovered ${recovered}, lost [${[...lostThen].join(", ")}]`
+        const recovered = statuses.filter((event) => event.status === "held" && during(event.at))
+        // Every holder that went at risk came back (renewed) or lost the lock (and was interrupted); none hung on.
+        const unresolved = [...risky].filter((worker) =>
+          !recovered.some((event) => event.worker === worker) && !lostThen.has(worker)
+        )
+        check(
+          `server unreachable for ${seconds(incident.endedAt - incident.startedAt)}: holders`,
+          risky.size > 0 && unresolved.length === 0,
+          risky.size === 0
+            ? "no holder reported \"at risk\""
+            : `at risk: worker ${[...risky].join(", ")}; then renewed: ${
+              [...new Set(recovered.map((event) => event.worker))].join(", ") || "none"
+            }; lost the lock: ${[...lostThen].join(", ") || "none"}` +
+              (unresolved.length > 0 ? `; NEITHER: ${unresolved.join(", ")}` : "")
         )
         break
       }

@@ -151,4 +151,27 @@ describe("Verdict", () => {
     const empty = Verdict.compute({ ...input, events: [], ledger: { value: 0, fence: 0, history: [] } })
     expect(failed(empty)).toEqual(["critical sections completed"])
   })
+
+  it("checks that holders at risk during an outage renewed or lost the lock", () => {
+    const input = good()
+    const outage: Verdict.Incident = { _tag: "Outage", startedAt: 5_000, endedAt: 6_500 }
+    const atRisk: Protocol.WorkerEvent = {
+      _tag: "Status",
+      worker: 1,
+      fence: 105,
+      status: "at-risk",
+      remainingMs: 600,
+      at: 6_000
+    }
+    const held: Protocol.WorkerEvent = { ...atRisk, status: "held", remainingMs: 0, at: 6_600 }
+    const lost: Protocol.WorkerEvent = { _tag: "Lost", worker: 1, fence: 105, reason: "expired", at: 6_300 }
+    const label = "server unreachable for 1.50 s: holders"
+    expect(failed(Verdict.compute({ ...input, events: [...input.events, atRisk, held], incidents: [outage] })))
+      .toEqual([])
+    expect(failed(Verdict.compute({ ...input, events: [...input.events, atRisk, lost], incidents: [outage] })))
+      .toEqual([])
+    expect(failed(Verdict.compute({ ...input, events: [...input.events, atRisk], incidents: [outage] })))
+      .toEqual([label])
+    expect(failed(Verdict.compute({ ...input, incidents: [outage] }))).toEqual([label])
+  })
 })

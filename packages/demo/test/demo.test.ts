@@ -34,7 +34,7 @@ describe("npm run demo", () => {
     expect(verdict).toMatch(/^PASS {2}SIGKILL of worker \d in its section: takeover: worker \d after/m)
     expect(verdict).toMatch(/^PASS {2}SIGSTOP of worker \d for .*write with fence \d+ rejected$/m)
     expect(verdict).toMatch(/stale writes rejected by the fence: [1-9]/)
-    expect(verdict).toMatch(/server unreachable for \d\.\d\d s: workers at risk/)
+    expect(verdict).toMatch(/^PASS {2}server unreachable for \d\.\d\d s: holders: at risk: worker \d/m)
     expect(verdict).toMatch(/store calls \(server side\): .*UpdateItem \d+/)
     expect(verdict).not.toContain("FAIL")
     expect(verdict.trim().split("\n").at(-1)).toBe("VERDICT: PASS (every check holds)")
