@@ -12,3 +12,24 @@ export * as DynamoServer from "./DynamoServer.js"
  * @since 0.1.0
  */
 export * as LockStoreConformance from "./LockStoreConformance.js"
+
+/**
+ * A `LockStore` wrapper that injects faults per operation and per simulated process.
+ *
+ * @since 0.1.0
+ */
+export * as FaultyStore from "./FaultyStore.js"
+
+/**
+ * Seeded simulations of processes with skewed clocks, pauses and faulty stores sharing one lock store.
+ *
+ * @since 0.1.0
+ */
+export * as Simulation from "./Simulation.js"
+
+/**
+ * Jepsen-style invariants over simulated lock histories, seeded batches and shrinking.
+ *
+ * @since 0.1.0
+ */
+export * as SafetyChecker from "./SafetyChecker.js"

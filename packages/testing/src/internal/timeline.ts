@@ -1,0 +1,138 @@
+/**
+ * A discrete-event timeline for simulations: one true clock, timers, a synchronous scheduler, and per-process clocks
+ * (wall clock offset, unskewed monotonic clock) and pause gates.
+ *
+ * The simulation runs its fibers on a `SyncScheduler`; the driver runs every ready fiber until none is left, then
+ * moves time to the next timer. No real time passes, and the order of events is a function of the program alone.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as Scheduler from "effect/Scheduler"
+
+/** Epoch ms of true time 0: fences of new names start from the clock, so start from a realistic one. */
+export const epochMs = 1_700_000_000_000
+
+/** A FIFO scheduler the driver flushes: fibers run only inside `flush`, never on the host's event loop. */
+class DriverScheduler implements Scheduler.Scheduler {
+  private tasks: Array<Scheduler.Task> = []
+
+  scheduleTask(task: Scheduler.Task): void {
+    this.tasks.push(task)
+  }
+
+  shouldYield(fiber: Fiber.RuntimeFiber<unknown, unknown>): number | false {
+    return fiber.currentOpCount > fiber.getFiberRef(FiberRef.currentMaxOpsBeforeYield)
+      ? fiber.getFiberRef(FiberRef.currentSchedulingPriority)
+      : false
+  }
+
+  flush(): void {
+    for (let i = 0; i < this.tasks.length; i++) this.tasks[i]!()
+    this.tasks = []
+  }
+}
+
+interface Timer {
+  readonly at: number
+  readonly seq: number
+  readonly fire: () => void
+  cancelled: boolean
+}
+
+/** @internal */
+export class Timeline {
+  now = 0
+  readonly scheduler = new DriverScheduler()
+  private timers: Array<Timer> = []
+  private seq = 0
+
+  schedule(at: number, fire: () => void): () => void {
+    const timer: Timer = { at: Math.max(at, this.now), seq: this.seq++, fire, cancelled: false }
+    // Keep timers sorted by (at, seq); few timers are live at once, so insertion is cheap.
+    let i = this.timers.length
+    while (i > 0 && this.timers[i - 1]!.at > timer.at) i--
+    this.timers.splice(i, 0, timer)
+    return () => {
+      timer.cancelled = true
+    }
+  }
+
+  /** Runs ready fibers, then timers in order, until `until` or no timer is left. */
+  runUntil(until: number, isDone: () => boolean = () => false): void {
+    this.scheduler.flush()
+    while (!isDone()) {
+      const next = this.timers[0]
+      if (next === undefined || next.at > until) break
+      this.timers.shift()
+      if (next.cancelled) continue
+      this.now = next.at
+      next.fire()
+      this.scheduler.flush()
+    }
+    if (this.now < until && !isDone() && Number.isFinite(until)) this.now = until
+  }
+
+  /** A sleep on the true timeline. */
+  sleep(ms: number): Effect.Effect<void> {
+    return Effect.async<void>((resume) => {
+      const cancel = this.schedule(this.now + ms, () => resume(Effect.void))
+      return Effect.sync(cancel)
+    })
+  }
+}
+
+/** Whether a process runs; paused processes block at their gate. */
+export class Gate {
+  private paused = false
+  private waiters: Array<() => void> = []
+
+  readonly pass: Effect.Effect<void> = Effect.suspend(() =>
+    this.paused ?
+      Effect.async<void>((resume) => {
+        const waiter = () => resume(Effect.void)
+        this.waiters.push(waiter)
+        return Effect.sync(() => {
+          const i = this.waiters.indexOf(waiter)
+          if (i >= 0) this.waiters.splice(i, 1)
+        })
+      }) :
+      Effect.void
+  )
+
+  pause(): void {
+    this.paused = true
+  }
+
+  resume(): void {
+    this.paused = false
+    const waiters = this.waiters
+    this.waiters = []
+    for (const waiter of waiters) waiter()
+  }
+}
+
+/**
+ * A process's clock: wall time = true time + offset; monotonic time unskewed; every sleep wakes on the true timeline
+ * and then waits at the process's gate, as timers of a paused process fire late.
+ *
+ * @internal
+ */
+export const processClock = (timeline: Timeline, offsetMs: number, gate: Gate): Clock.Clock => {
+  const wall = () => epochMs + timeline.now + offsetMs
+  // Sleeps may be fractional milliseconds (e.g. lease / 3): keep the nanosecond clock an integer.
+  const mono = () => BigInt(epochMs) * 1_000_000n + BigInt(Math.round(timeline.now * 1_000_000))
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: wall,
+    currentTimeMillis: Effect.sync(wall),
+    unsafeCurrentTimeNanos: mono,
+    currentTimeNanos: Effect.sync(mono),
+    sleep: (duration: Duration.Duration) =>
+      Effect.zipRight(timeline.sleep(Math.max(0, Duration.toMillis(duration))), gate.pass)
+  }
+}
