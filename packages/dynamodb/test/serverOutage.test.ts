@@ -272,12 +272,9 @@ describe("a DynamoDB server outage while a lock is held", () => {
       expect(record.leaseUntil).toBe(t0 + leaseMs)
     })))
 
-  // KNOWN BUG, kept as an expected failure so that the fix shows up here: the lock gives each release attempt 2 s
-  // (`releaseAttemptTimeout` in packages/lock/src/internal/keeper.ts), but the release runs inside
-  // `Effect.uninterruptible`, where `Effect.timeout` cannot interrupt the store call. A release the server never
-  // answers therefore waits for the store's own request timeout (real time: 3 s x 4 attempts by default) on each of
-  // the 3 release attempts, and `withLock` returns that much later. Remove `.fails` once the timeout applies.
-  it.scoped.fails("the server stays silent: the release is abandoned on the lock's clock and withLock fails", () =>
+  // Regression: the release runs in an uninterruptible finalizer; its per-attempt timeout must still abandon a call
+  // the server never answers, on the lock's clock.
+  it.scoped("the server stays silent: the release is abandoned on the lock's clock and withLock fails", () =>
     withServer(Effect.gen(function*() {
       const { holder, instrumented } = yield* holdThroughSilence
       const releasing = yield* advanceUntil(instrumented, isDone(holder.fiber), 100, leaseMs)

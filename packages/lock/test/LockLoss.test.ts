@@ -136,6 +136,22 @@ describe("Lock: loss and release", () => {
       expect(process.calls.release).toBe(3)
     }))
 
+  it.effect("a release the store never answers is abandoned after its bounded retries", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      yield* process.hold("release", "before")
+      const fiber = yield* Effect.fork(
+        Lock.withLock("silent", Effect.succeed("result")).pipe(Effect.provide(process.layer))
+      )
+      // 3 attempts of 2 s each, with 50 ms and 100 ms between them
+      yield* TestClock.adjust("6149 millis")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toBe("result")
+      expect(process.calls.release).toBe(3)
+      yield* process.open
+    }))
+
   it.effect("the lock is released when the section fails, dies or is interrupted", () =>
     Effect.gen(function*() {
       const store = LockStore.makeMemory()

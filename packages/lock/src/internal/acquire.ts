@@ -139,7 +139,9 @@ export const acquireLoop = (args: {
     }
   })
 
+  // Runs from `onExit`, which is uninterruptible: see keeper.ts for why `interruptible` comes before the timeout.
   const cleanup = store.release({ name, owner, fence: undefined }).pipe(
+    Effect.interruptible,
     Effect.timeout(cleanupTimeout),
     Effect.catchAllCause((cause) =>
       Effect.logWarning(`could not clean up after an unfinished acquire of "${name}"; its lease will expire`, cause)

@@ -11,5 +11,6 @@ import * as Effect from "effect/Effect"
 /** @internal */
 export const monotonicMillis: Effect.Effect<number> = Effect.map(
   Clock.currentTimeNanos,
-  (nanos) => Number(nanos / 1_000_000n)
+  // Rounded, not floored: TestClock derives nanos from float milliseconds, which may land a hair below the instant.
+  (nanos) => Number((nanos + 500_000n) / 1_000_000n)
 )

@@ -172,7 +172,10 @@ export const start = (args: {
     const heartbeatFiber = yield* Effect.forkIn(Effect.interruptible(heartbeat), args.scope)
     const watchdogFiber = yield* Effect.forkIn(Effect.interruptible(watchdog), args.scope)
 
+    // The release runs in a finalizer, which is uninterruptible: `interruptible` lets the timeout (which runs the
+    // call in a fiber of its own) abandon a call the store never answers.
     const releaseInStore = store.release({ name, owner, fence }).pipe(
+      Effect.interruptible,
       Effect.timeout(releaseAttemptTimeout),
       Effect.retry(Schedule.intersect(Schedule.exponential(Duration.millis(50)), Schedule.recurs(releaseRetries - 1))),
       Effect.matchCauseEffect({
