@@ -52,7 +52,7 @@ export const frame = (state: State.State, record: LockRecord | undefined, now: n
       }  ${String(worker.committed).padStart(8)}  ${String(worker.rejected).padStart(8)}`
     ),
     "",
-    ...state.log.slice(-8).map((entry) => `  ${clock(state, entry.at)}  ${entry.text}`)
+    ...state.log.slice(-10).map((entry) => `  ${clock(state, entry.at)}  ${entry.text}`)
   ]
 }
 

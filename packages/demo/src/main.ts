@@ -211,7 +211,8 @@ const run = (options: Options.Options) =>
     const verdict = Verdict.compute({
       leaseMs: options.leaseMs,
       maxClockSkewMs: options.maxClockSkewMs,
-      takeoverAllowanceMs: Math.min(1000, options.leaseMs / 10) * 1.5 + 500,
+      // A waiter polls at most every lease / 10 (at most 1 s), jittered up to 1.5x; plus scheduling on a busy machine.
+      takeoverAllowanceMs: Math.min(1000, options.leaseMs / 10) * 1.5 + 750,
       events: (yield* SubscriptionRef.get(state)).events,
       ledger: snapshot,
       incidents: incidentResults,
