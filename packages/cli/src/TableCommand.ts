@@ -121,7 +121,11 @@ export const check = Command.make(
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make("table").pipe(
+export const command = Command.make(
+  "table",
+  {},
+  () => CliError.usage("name a table command: `leasehold table create` or `leasehold table check` (see --help)")
+).pipe(
   Command.withDescription("Create or check the lock table."),
   Command.withSubcommands([create, check])
 )

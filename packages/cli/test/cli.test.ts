@@ -30,10 +30,15 @@ const makeTable = Effect.gen(function*() {
  * Holds `name` from this process in a forked fiber (a lost lease interrupts the fiber that acquired it, and that
  * must not be the test) until the test's scope closes. Returns the lease.
  */
-const hold = (tableName: string, name: string, options: Lock.LockOptions = {}) =>
+const hold = (tableName: string, name: string, options: Lock.LockOptions = {}, prefix?: string) =>
   Effect.gen(function*() {
     const server = yield* DynamoServer.DynamoServer
-    const store = yield* DynamoLockStore.make({ tableName, clientConfig: server.clientConfig, clockSkewGuard: false })
+    const store = yield* DynamoLockStore.make({
+      tableName,
+      clientConfig: server.clientConfig,
+      clockSkewGuard: false,
+      ...(prefix === undefined ? {} : { prefix })
+    })
     const acquired = yield* Deferred.make<Lock.Lease, unknown>()
     const fiber = yield* Effect.scoped(
       Effect.gen(function*() {
@@ -150,15 +155,17 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         const tableName = yield* makeTable
         yield* hold(tableName, "orders/1", { holder: "worker-a", lease: "30 seconds" })
         yield* hold(tableName, "orders/2", { holder: "worker-b", lease: "30 seconds" })
+        yield* hold(tableName, "orders/3", { holder: "other-app", lease: "30 seconds" }, "other/")
         const flags = [...yield* endpoint, "--table", tableName]
 
-        const [text, json, firstPage] = yield* Effect.all([
+        const [text, json, firstPage, prefixed] = yield* Effect.all([
           run(["list", ...flags]),
           run(["list", "--json"], {
             LEASEHOLD_TABLE: tableName,
             DYNAMODB_ENDPOINT: (yield* endpoint)[1]!
           }),
-          run(["list", ...flags, "--json", "--limit", "1"])
+          run(["list", ...flags, "--json", "--limit", "1"]),
+          run(["list", ...flags, "--json", "--prefix", "other/"])
         ], { concurrency: 2 })
         expect(text.code).toBe(0)
         expect(text.stdout).toMatch(/NAME\s+HOLDER\s+FENCE\s+REMAINING\s+AGE/)
@@ -169,7 +176,11 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         expect(listed.table).toBe(tableName)
         expect(listed.cursor).toBeNull()
         const byName = new Map<string, any>(listed.locks.map((lock: any) => [lock.name, lock]))
-        expect([...byName.keys()].sort()).toEqual(["orders/1", "orders/2"])
+        // Without --prefix the other application's lock shows under its full key.
+        expect([...byName.keys()].sort()).toEqual(["orders/1", "orders/2", "other/orders/3"])
+        expect(JSON.parse(prefixed.stdout).locks.map((lock: any) => [lock.name, lock.holder])).toEqual([
+          ["orders/3", "other-app"]
+        ])
         expect(byName.get("orders/2")).toMatchObject({
           held: true,
           holder: "worker-b",
@@ -185,7 +196,11 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         expect(typeof page.cursor).toBe("string")
         const secondPage = yield* run(["list", ...flags, "--json", "--cursor", page.cursor])
         const rest = JSON.parse(secondPage.stdout)
-        expect([...page.locks, ...rest.locks].map((lock: any) => lock.name).sort()).toEqual(["orders/1", "orders/2"])
+        expect([...page.locks, ...rest.locks].map((lock: any) => lock.name).sort()).toEqual([
+          "orders/1",
+          "orders/2",
+          "other/orders/3"
+        ])
       }),
     timeout
   )
