@@ -410,7 +410,8 @@ export const run = (schedule: Schedule): History => {
               : error._tag === "LockStoreError"
               ? "storeError"
               : "defect"
-            record.detail = error.message
+            // Owners are random per acquisition; keep histories comparable between replays.
+            record.detail = error.message.replace(/\b[0-9a-f]{32}\b/g, "<owner>")
           } else if (Cause.isDie(exit.cause)) {
             record.outcome = "defect"
             record.detail = Cause.pretty(exit.cause)
