@@ -70,6 +70,9 @@ const fenced = "attribute_not_exists(#fence) OR #fence <= :fence"
 
 const rejected: Rejected = { _tag: "Rejected" }
 
+/** A demo's ledger is of no use after the run; a day is long enough to look at it. */
+const ledgerTtlSeconds = 24 * 60 * 60
+
 /**
  * A ledger on `tableName`, item `{ key: ledgerKey }`, through `client`. Store errors are defects: the demo has no
  * answer to a broken ledger other than stopping.
@@ -92,10 +95,14 @@ export const make = (client: DynamoDBClient, tableName: string, ledgerKey: strin
           new UpdateItemCommand({
             TableName: tableName,
             Key,
-            UpdateExpression: "SET #fence = :fence",
+            // The ttl lets DynamoDB TTL remove a demo's ledger from a real table a day later.
+            UpdateExpression: "SET #fence = :fence, #ttl = :ttl",
             ConditionExpression: fenced,
-            ExpressionAttributeNames: { "#fence": "fence" },
-            ExpressionAttributeValues: { ":fence": { N: String(fence) } },
+            ExpressionAttributeNames: { "#fence": "fence", "#ttl": "ttl" },
+            ExpressionAttributeValues: {
+              ":fence": { N: String(fence) },
+              ":ttl": { N: String(Math.floor(Date.now() / 1000) + ledgerTtlSeconds) }
+            },
             ReturnValues: "ALL_NEW"
           }),
           { abortSignal }

@@ -21,6 +21,8 @@ export interface Options {
   readonly tableName: string
   /** Plain lines even on a terminal. */
   readonly plain: boolean
+  /** The control run: the same workers without the lock. */
+  readonly unsafe: boolean
   readonly help: boolean
 }
 
@@ -41,6 +43,7 @@ export const defaults: Options = {
   endpoint: undefined,
   tableName: "leasehold-demo",
   plain: false,
+  unsafe: false,
   help: false
 }
 
@@ -60,6 +63,8 @@ export const usage = `Usage: npm run demo -- [options]
                         with the default AWS credential chain); the table is created if missing
   --table <name>        table name (default leasehold-demo)
   --plain               plain lines, no live redraw (automatic when stdout is not a terminal)
+  --unsafe              the control run: the same workers WITHOUT the lock (use with --incidents none); the
+                        verdict should fail, showing the checks can
   --help                this text`
 
 const parseTime = (flag: string, text: string): Either.Either<number, string> => {
@@ -131,6 +136,8 @@ export const parse = (argv: ReadonlyArray<string>): Either.Either<Options, strin
           return Either.map(value(), (tableName) => ({ ...options, tableName }))
         case "--plain":
           return Either.right({ ...options, plain: true })
+        case "--unsafe":
+          return Either.right({ ...options, unsafe: true })
         case "--help":
         case "-h":
           return Either.right({ ...options, help: true })
@@ -140,6 +147,9 @@ export const parse = (argv: ReadonlyArray<string>): Either.Either<Options, strin
     })()
     if (Either.isLeft(result)) return result
     options = result.right
+  }
+  if (options.unsafe && options.incidents.length > 0) {
+    return Either.left("--unsafe runs without the lock, so its incidents mean nothing: add --incidents none")
   }
   if (options.maxClockSkewMs >= options.leaseMs * 5) {
     return Either.left("--skew is more than 5 leases: takeovers would take most of the run")

@@ -38,7 +38,9 @@ export const WorkerSettings = Schema.Struct({
   /** The "work" between reading the ledger and writing it back: the window in which an unguarded section races. */
   holdMs: Schema.Int,
   /** How long a write ordered slow by the parent ("slow-write") stays in flight before it reaches the ledger. */
-  slowWriteMs: Schema.Int
+  slowWriteMs: Schema.Int,
+  /** false only for `--unsafe`: the same sections without the lock, to show what the lock prevents. */
+  useLock: Schema.Boolean
 })
 
 /**

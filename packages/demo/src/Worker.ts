@@ -117,28 +117,31 @@ const program = Effect.gen(function*() {
   const section = Effect.gen(function*() {
     yield* Ref.set(inSection, true)
     // Re-entering the lock this fiber holds returns its lease, without a store call: the section learns its fence.
-    const lease = yield* Effect.scoped(Lock.acquire(settings.lockName, lockOptions))
-    const { fence } = lease
+    // Without the lock (--unsafe), fence 0 passes the ledger's condition every time.
+    const lease = settings.useLock ? yield* Effect.scoped(Lock.acquire(settings.lockName, lockOptions)) : undefined
+    const fence = lease?.fence ?? 0
     const start = yield* now
     yield* emit({ _tag: "Entered", worker, fence, at: start })
     // Report "at risk" and recovery as they happen; the loss itself is reported from withLock's failure.
-    yield* lease.changes.pipe(
-      Stream.drop(1),
-      Stream.runForEach((status) =>
-        status._tag === "AtRisk" || status._tag === "Held"
-          ? Effect.flatMap(now, (at) =>
-            emit({
-              _tag: "Status",
-              worker,
-              fence,
-              status: status._tag === "AtRisk" ? "at-risk" : "held",
-              remainingMs: status._tag === "AtRisk" ? status.remainingMs : 0,
-              at
-            }))
-          : Effect.void
-      ),
-      Effect.forkScoped
-    )
+    if (lease !== undefined) {
+      yield* lease.changes.pipe(
+        Stream.drop(1),
+        Stream.runForEach((status) =>
+          status._tag === "AtRisk" || status._tag === "Held"
+            ? Effect.flatMap(now, (at) =>
+              emit({
+                _tag: "Status",
+                worker,
+                fence,
+                status: status._tag === "AtRisk" ? "at-risk" : "held",
+                remainingMs: status._tag === "AtRisk" ? status.remainingMs : 0,
+                at
+              }))
+            : Effect.void
+        ),
+        Effect.forkScoped
+      )
+    }
     const read = yield* ledger.fencedRead(fence)
     if (typeof read !== "number") {
       yield* emit({ _tag: "WriteRejected", worker, fence, step: "read", at: yield* now })
@@ -176,7 +179,7 @@ const program = Effect.gen(function*() {
   const turn = Effect.gen(function*() {
     yield* emit({ _tag: "Waiting", worker, at: yield* now })
     const outcome = yield* Effect.raceFirst(
-      Effect.either(Lock.withLock(settings.lockName, section, lockOptions)),
+      Effect.either(settings.useLock ? Lock.withLock(settings.lockName, section, lockOptions) : section),
       Effect.as(stopWhileWaiting, undefined)
     )
     if (outcome !== undefined && outcome._tag === "Left" && outcome.left._tag === "LockLost") {

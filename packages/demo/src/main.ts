@@ -69,6 +69,9 @@ const run = (options: Options.Options) =>
           options.incidents.length === 0 ? "none" : options.incidents.join(", ")
         }`
     )
+    if (options.unsafe) {
+      yield* say("--unsafe: the workers run their sections WITHOUT the lock; expect lost updates and a failing verdict")
+    }
     yield* say(
       `server: ${server.engine} at ${server.serverEndpoint}${server.proxied ? " (behind a counting proxy)" : ""}`
     )
@@ -100,7 +103,8 @@ const run = (options: Options.Options) =>
           leaseMs: options.leaseMs,
           maxClockSkewMs: options.maxClockSkewMs,
           holdMs,
-          slowWriteMs: Math.max(1000, Math.round(options.leaseMs / 2))
+          slowWriteMs: Math.max(1000, Math.round(options.leaseMs / 2)),
+          useLock: !options.unsafe
         }, (event) => SubscriptionRef.update(state, (s) => State.apply(s, event, Date.now()))),
       { concurrency: "unbounded" }
     )

@@ -26,6 +26,8 @@ describe("Options", () => {
     )
     expect(Either.getLeft(Options.parse(["--incidents", "fire"]))._tag).toBe("Some")
     expect(Either.getLeft(Options.parse(["--duration", "soon"])).pipe((left) => left._tag)).toBe("Some")
+    expect(Either.isLeft(Options.parse(["--unsafe"]))).toBe(true)
+    expect(Either.getOrThrow(Options.parse(["--unsafe", "--incidents", "none"])).unsafe).toBe(true)
     expect(Options.parse(["--frobnicate"])).toEqual(Either.left("unknown option --frobnicate"))
   })
 })

@@ -42,6 +42,24 @@ describe("npm run demo", () => {
     expect(stdout).not.toContain("\x1b[")
   }, 180_000)
 
+  it("the control run without the lock (--unsafe) loses updates, and the verdict says so with exit 1", async () => {
+    const { code, stderr, stdout } = await runDemo([
+      "--unsafe",
+      "--incidents",
+      "none",
+      "--duration",
+      "3s",
+      "--workers",
+      "3"
+    ])
+    const context = `stdout:\n${stdout}\nstderr:\n${stderr}`
+    expect(code, context).toBe(1)
+    const verdict = stdout.slice(stdout.indexOf("Verdict after"))
+    expect(verdict, context).toMatch(/^FAIL {2}ledger value = completed sections/m)
+    expect(verdict).toMatch(/^FAIL {2}overlapping critical sections: [1-9]/m)
+    expect(verdict.trim().split("\n").at(-1)).toBe("VERDICT: FAIL")
+  }, 120_000)
+
   it("rejects an unknown option with the usage text and exit 1", async () => {
     const { code, stderr } = await runDemo(["--workers", "many"])
     expect(code).toBe(1)
