@@ -51,7 +51,10 @@ export const cancelled = 4
  * @since 0.1.0
  * @category constants
  */
-export const table: ReadonlyArray<readonly [code: number, meaning: string]> = [
+export const table: readonly [
+  readonly [code: number, meaning: string],
+  ...Array<readonly [code: number, meaning: string]>
+] = [
   [ok, "ok"],
   [storeProblem, "lock or store problem (table check failed, table missing, DynamoDB unreachable)"],
   [usage, "usage error (bad flag or value, no table or region given)"],

@@ -38,7 +38,7 @@ export const describe = (
 export const exitCodes: HelpDoc.HelpDoc = HelpDoc.blocks([
   HelpDoc.h2("EXIT CODES"),
   HelpDoc.descriptionList(
-    Arr.map(ExitCode.table, ([code, meaning]) => [HelpDoc.getSpan(HelpDoc.p(String(code))), HelpDoc.p(meaning)]) as any
+    Arr.map(ExitCode.table, ([code, meaning]) => [HelpDoc.getSpan(HelpDoc.p(String(code))), HelpDoc.p(meaning)])
   ),
   HelpDoc.h2("ENVIRONMENT"),
   HelpDoc.p(

@@ -10,8 +10,8 @@ import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
 import { Lock, LockStore } from "@leasehold/lock"
 import type { LockLost } from "@leasehold/lock/LockError"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
-import { Deferred, Effect, Fiber, Layer } from "effect"
-import { CliBundleLive, run, unique } from "./support.js"
+import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { CliBundleLive, run, start, unique } from "./support.js"
 
 const TestLive = Layer.mergeAll(DynamoServer.layerDynalite, CliBundleLive)
 
@@ -265,7 +265,7 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
   )
 
   it.scoped(
-    "watch --count prints a plain snapshot when stdout is not a terminal, then changes",
+    "watch --count prints a plain snapshot when stdout is not a terminal and stops after N refreshes",
     () =>
       Effect.gen(function*() {
         const tableName = yield* makeTable
@@ -277,4 +277,18 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
       }),
     timeout
   )
+
+  it.scoped("watch reports a release and a new acquisition as they happen", () =>
+    Effect.gen(function*() {
+      const tableName = yield* makeTable
+      const holding = yield* Scope.make()
+      yield* hold(tableName, "moving", { holder: "first", lease: "30 seconds" }).pipe(Scope.extend(holding))
+      const watch = yield* start(["watch", ...yield* endpoint, "--table", tableName, "--interval", "200ms"])
+      yield* watch.awaitLine(/snapshot name="moving" holder="first"/)
+
+      yield* Scope.close(holding, Exit.void)
+      yield* watch.awaitLine(/released "moving" \(was first/)
+      yield* hold(tableName, "moving", { holder: "second", lease: "30 seconds" })
+      yield* watch.awaitLine(/acquired "moving" by second/)
+    }).pipe(Effect.timeout("30 seconds")), timeout)
 })

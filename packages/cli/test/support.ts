@@ -2,7 +2,7 @@
  * Running `leasehold` as a subprocess: the CLI bundled once per test file (esbuild, which tsx ships with) so each run
  * starts in a fraction of the time `node --import tsx` takes to load hundreds of modules on busy cores.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Queue } from "effect"
 import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
 import { mkdirSync, rmSync } from "node:fs"
@@ -95,3 +95,30 @@ let counter = 0
 /** A name no other test uses. */
 export const unique = (label: string): string =>
   `${label}-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 6)}`
+
+/**
+ * Starts the bundled CLI and hands back its stdout lines as they come; the child is killed when the scope closes.
+ */
+export const start = (args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const bundle = yield* CliBundle
+    const lines = yield* Queue.unbounded<string>()
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const base = { ...process.env }
+        for (const name of cliEnvironment) delete base[name]
+        return spawn(process.execPath, [bundle, ...args], { env: base, stdio: ["ignore", "pipe", "inherit"] })
+      }),
+      (child) => Effect.sync(() => child.kill("SIGKILL"))
+    )
+    let partial = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      const parts = (partial + chunk).split("\n")
+      partial = parts.pop() ?? ""
+      for (const line of parts) Queue.unsafeOffer(lines, line)
+    })
+    /** Waits for a line matching `pattern`, and returns it. */
+    const awaitLine = (pattern: RegExp): Effect.Effect<string> =>
+      Effect.flatMap(Queue.take(lines), (line) => pattern.test(line) ? Effect.succeed(line) : awaitLine(pattern))
+    return { awaitLine }
+  })
