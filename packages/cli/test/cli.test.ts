@@ -11,7 +11,7 @@ import { Lock, LockStore } from "@leasehold/lock"
 import type { LockLost } from "@leasehold/lock/LockError"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import { CliBundleLive, run, start, unique } from "./support.js"
+import { CliBundleLive, hasScript, run, runInTerminal, start, unique } from "./support.js"
 
 const TestLive = Layer.mergeAll(DynamoServer.layerDynalite, CliBundleLive)
 
@@ -290,5 +290,35 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
       yield* watch.awaitLine(/released "moving" \(was first/)
       yield* hold(tableName, "moving", { holder: "second", lease: "30 seconds" })
       yield* watch.awaitLine(/acquired "moving" by second/)
+    }).pipe(Effect.timeout("30 seconds")), timeout)
+
+  // On a terminal, release asks first: "n" changes nothing (exit 4), "y" releases.
+  it.scoped.skipIf(!hasScript)("release --force on a terminal asks for confirmation", () =>
+    Effect.gen(function*() {
+      const tableName = yield* makeTable
+      const lease = yield* hold(tableName, "asked", { holder: "patient", lease: "30 seconds" })
+      const args = ["release", "asked", "--force", ...yield* endpoint, "--table", tableName]
+
+      const declined = yield* runInTerminal(args, "Force-release", "n")
+      expect(declined.code).toBe(4)
+      expect(declined.stdout).toContain("held by patient")
+      expect(declined.stdout).toContain("cancelled")
+      expect(yield* lease.isHeld).toBe(true)
+
+      const confirmed = yield* runInTerminal(args, "Force-release", "y")
+      expect(confirmed.code).toBe(0)
+      expect(confirmed.stdout).toContain("released \"asked\": removed holder patient")
+    }).pipe(Effect.timeout("30 seconds")), timeout)
+
+  it.scoped.skipIf(!hasScript)("watch on a terminal redraws a table of locks", () =>
+    Effect.gen(function*() {
+      const tableName = yield* makeTable
+      yield* hold(tableName, "shown", { holder: "on-screen", lease: "30 seconds" })
+      const args = ["watch", ...yield* endpoint, "--table", tableName, "--count", "2", "--interval", "100ms"]
+      const result = yield* runInTerminal(args, "no prompt", "")
+      expect(result.code).toBe(0)
+      expect(result.stdout.split("\x1b[H\x1b[2J")).toHaveLength(3) // the screen is cleared before each refresh
+      expect(result.stdout).toContain(`leasehold watch: table "${tableName}"`)
+      expect(result.stdout).toMatch(/shown\s+on-screen\s+\d+\s+\d/)
     }).pipe(Effect.timeout("30 seconds")), timeout)
 })

@@ -4,7 +4,7 @@
  */
 import { Context, Effect, Layer, Queue } from "effect"
 import * as esbuild from "esbuild"
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
@@ -122,3 +122,39 @@ export const start = (args: ReadonlyArray<string>) =>
       Effect.flatMap(Queue.take(lines), (line) => pattern.test(line) ? Effect.succeed(line) : awaitLine(pattern))
     return { awaitLine }
   })
+
+/** Whether util-linux `script` is there to give the CLI a terminal. */
+export const hasScript = (() => {
+  try {
+    return execFileSync("script", ["--version"], { stdio: "pipe" }).length > 0
+  } catch {
+    return false
+  }
+})()
+
+const shellQuote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`
+
+/**
+ * Runs the bundled CLI on a pseudo-terminal (util-linux `script`), and types `answer` once `prompt` shows up in its
+ * output. Returns the exit code and everything the terminal showed.
+ */
+export const runInTerminal = (args: ReadonlyArray<string>, prompt: string, answer: string) =>
+  Effect.flatMap(CliBundle, (bundle) =>
+    Effect.async<Result>((resume) => {
+      const base = { ...process.env }
+      for (const name of cliEnvironment) delete base[name]
+      const command = [process.execPath, bundle, ...args].map(shellQuote).join(" ")
+      const child = spawn("script", ["-qec", command, "/dev/null"], { env: base, stdio: ["pipe", "pipe", "pipe"] })
+      let output = ""
+      let answered = false
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        output += chunk
+        if (!answered && output.includes(prompt)) {
+          answered = true
+          child.stdin.write(answer)
+        }
+      })
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
+      child.on("close", (code) => resume(Effect.succeed({ code, stdout: output, stderr: "" })))
+      return Effect.sync(() => child.kill("SIGKILL"))
+    }))
