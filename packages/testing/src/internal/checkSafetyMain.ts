@@ -85,6 +85,16 @@ export const main = (argv: ReadonlyArray<string>, print: (line: string) => void)
     print(`  ${key}: ${entries.length === 0 ? "nothing broke" : entries.map(([k, v]) => `${k} ${v}`).join(", ")}`)
   }
   print(`violations: ${summary.failures.length}`)
+  if (summary.failures.length > 0) {
+    const counts = new Map<string, number>()
+    for (const f of summary.failures) {
+      const key = [...new Set(f.violations.map((v) => v.invariant))].join("+")
+      counts.set(key, (counts.get(key) ?? 0) + 1)
+    }
+    print(`  by invariant: ${[...counts].map(([k, v]) => `${k} ${v}`).join(", ")}`)
+    print(`  failing seeds: ${summary.failures.map((f) => f.seed).join(" ")}`)
+    print(`  (each is shrunk; the first ${Math.min(5, summary.failures.length)} are shown below)`)
+  }
   for (const failure of summary.failures.slice(0, 5)) {
     print(
       `\nseed ${failure.seed} (${failure.mode}): ${failure.violations[0]!.invariant}: ${failure.violations[0]!.message}`
