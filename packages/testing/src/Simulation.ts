@@ -10,6 +10,7 @@
  */
 import { Lock, type LockError, LockStore } from "@leasehold/lock"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -211,6 +212,27 @@ export const makeFencedResource = (): FencedResource => {
     }
   }
 }
+
+/**
+ * Runs `self` with a wall clock `offsetMs` ahead of (negative: behind) the clock in context, e.g. `TestClock`, for a
+ * process with a skewed clock in an `it.effect` test. Monotonic time (deadlines) and sleeps are left as they are.
+ *
+ * @since 0.1.0
+ * @category clocks
+ */
+export const withClockOffset = (offsetMs: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.clockWith((base) => {
+    const wall = () => base.unsafeCurrentTimeMillis() + offsetMs
+    const skewed: Clock.Clock = {
+      [Clock.ClockTypeId]: Clock.ClockTypeId,
+      unsafeCurrentTimeMillis: wall,
+      currentTimeMillis: Effect.sync(wall),
+      unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
+      currentTimeNanos: base.currentTimeNanos,
+      sleep: (duration) => base.sleep(duration)
+    }
+    return Effect.withClock(self, skewed)
+  })
 
 /**
  * The timings the generated schedules use: short, so a schedule is a few simulated seconds.

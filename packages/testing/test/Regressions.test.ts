@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Cause, Clock, Deferred, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import * as FaultyStore from "../src/FaultyStore.js"
+import * as Simulation from "../src/Simulation.js"
 
 const options = { lease: 3_000, heartbeat: 1_000, maxClockSkew: 1_000 } as const
 
@@ -143,5 +144,36 @@ describe("regressions from other lock libraries", () => {
       expect(count(a.calls, "renew")).toBe(1)
       yield* TestClock.adjust(2_000)
       expect(count(a.calls, "renew")).toBe(3)
+    }))
+})
+
+describe("clock offsets under TestClock", () => {
+  it.effect("a waiter whose clock runs ahead takes over a dead holder's lock that much earlier, never before the bound", () =>
+    Effect.gen(function*() {
+      const backing = LockStore.makeMemory()
+      // A holder that died right after acquiring: leaseUntil 3000 on its (true) clock.
+      yield* backing.tryAcquire({
+        name: "dead",
+        owner: "0".repeat(32),
+        holder: "crashed",
+        leaseMs: 3_000,
+        data: undefined,
+        takeover: { _tag: "Absolute", maxClockSkewMs: 1_000 }
+      })
+      const ahead = process(backing, "ahead")
+      const waiter = yield* Effect.fork(
+        Lock.acquire("dead", { ...options, wait: "forever" }).pipe(
+          Effect.provide(ahead.layer),
+          Simulation.withClockOffset(500),
+          Effect.scoped
+        )
+      )
+      // Takeover needs leaseUntil + maxClockSkew < its wall clock = true time + 500: after true 3500.
+      yield* TestClock.adjust(3_500)
+      expect(Option.isNone(yield* Fiber.poll(waiter))).toBe(true)
+      yield* TestClock.adjust(1_000)
+      const lease = yield* Fiber.join(waiter)
+      expect(lease.record.acquiredAt! - 500).toBeGreaterThan(3_500)
+      expect(lease.record.acquiredAt! - 500).toBeLessThanOrEqual(3_500 + options.lease / 10 + 200)
     }))
 })
