@@ -4,7 +4,8 @@
  * jobs for different accounts run in parallel. A job whose lease is lost is interrupted and fails with `LockLost`;
  * here it is put back for another try.
  *
- *   LEASEHOLD_TABLE=locks DYNAMODB_ENDPOINT=http://127.0.0.1:8000 node --import tsx examples/workerPool.ts
+ *   LEASEHOLD_TABLE=locks DYNAMODB_ENDPOINT=http://127.0.0.1:8000 AWS_REGION=us-east-1 \
+ *     AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local node --import tsx examples/workerPool.ts
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { DynamoLockStore } from "@leasehold/dynamodb"
