@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { LockStore } from "@leasehold/lock"
-import { Effect, Either, Fiber, Option, TestClock } from "effect"
+import { Lock, LockStore } from "@leasehold/lock"
+import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import * as FaultyStore from "../src/FaultyStore.js"
 
 const request = (owner: string): LockStore.AcquireRequest => ({
@@ -105,5 +105,16 @@ describe("FaultyStore", () => {
       expect(Option.isNone(yield* backing.inspect("a"))).toBe(true)
       yield* latch.open
       expect((yield* Fiber.join(fiber))._tag).toBe("Acquired")
+    }))
+
+  it.effect("as a layer it wraps the store in context: a lock taken through it fails as planned", () =>
+    Effect.gen(function*() {
+      const faulty = FaultyStore.layer({
+        process: "p1",
+        plan: FaultyStore.fromList([{ operation: "tryAcquire", nth: 0, fault: { kind: "fatal" } }])
+      }).pipe(Layer.provide(LockStore.layerMemory))
+      const error = yield* Effect.flip(Lock.withLock("a", Effect.void).pipe(Effect.provide(faulty)))
+      expect(error._tag).toBe("LockStoreError")
+      if (error._tag === "LockStoreError") expect(error.message).toContain("injected fault: fatal")
     }))
 })
