@@ -103,7 +103,8 @@ const run = (options: Options.Options) =>
           leaseMs: options.leaseMs,
           maxClockSkewMs: options.maxClockSkewMs,
           holdMs,
-          slowWriteMs: Math.max(1000, Math.round(options.leaseMs / 2)),
+          // Long enough that the SIGSTOP surely lands while the write is still held, even on a busy machine.
+          slowWriteMs: Math.max(1500, options.leaseMs),
           useLock: !options.unsafe
         }, (event) => SubscriptionRef.update(state, (s) => State.apply(s, event, Date.now()))),
       { concurrency: "unbounded" }
