@@ -88,7 +88,7 @@ export const main = (argv: ReadonlyArray<string>, print: (line: string) => void)
   if (summary.failures.length > 0) {
     const counts = new Map<string, number>()
     for (const f of summary.failures) {
-      const key = [...new Set(f.violations.map((v) => v.invariant))].join("+")
+      const key = [...new Set(f.violations.map((v) => v.invariant))].sort().join("+")
       counts.set(key, (counts.get(key) ?? 0) + 1)
     }
     print(`  by invariant: ${[...counts].map(([k, v]) => `${k} ${v}`).join(", ")}`)
