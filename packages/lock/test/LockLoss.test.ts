@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Option, Scope, TestClock } from "effect"
 import { probe, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
@@ -150,6 +150,55 @@ describe("Lock: loss and release", () => {
       expect(yield* Fiber.join(fiber)).toBe("result")
       expect(process.calls.release).toBe(3)
       yield* process.open
+    }))
+
+  it.effect("an acquire answered after its own deadline is not used: the section never overlaps the next holder", () =>
+    Effect.gen(function*() {
+      // Found by the safety checker (a slow tryAcquire answer): the write applies at 0 with a 3 s lease, the answer
+      // arrives at 5 s, after another process took over at leaseUntil + skew.
+      const backing = sharedMemory()
+      const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+      const options = { lease: 3_000, heartbeat: 1_000, maxClockSkew: 1_000, wait: "10 seconds" } as const
+      const overlapsAt: Array<number> = []
+      yield* a.hold("tryAcquire", "after")
+      const late = yield* Effect.fork(
+        Effect.scoped(Effect.gen(function*() {
+          const lease = yield* Lock.acquire("late", options)
+          const current = Option.getOrThrow(yield* backing.inspect("late"))
+          if (current.owner !== lease.owner) overlapsAt.push(yield* now)
+          return lease.fence
+        })).pipe(Effect.provide(a.layer))
+      )
+      yield* a.held
+      yield* TestClock.adjust("4500 millis")
+      const otherScope = yield* Scope.make()
+      const other = yield* Lock.acquire("late", options).pipe(Scope.extend(otherScope), Effect.provide(b.layer))
+      expect(other.fence).toBe(2)
+      yield* TestClock.adjust("500 millis")
+      yield* a.open
+      yield* settle
+      expect(overlapsAt).toEqual([])
+      // The late owner waits its turn instead and gets a newer fence once the other holder is done.
+      yield* Scope.close(otherScope, Exit.void)
+      yield* TestClock.adjust("5 seconds")
+      expect(yield* Fiber.join(late)).toBe(3)
+    }).pipe(Effect.scoped))
+
+  it.effect("fractional default durations still lose the lease exactly at the deadline", () =>
+    Effect.gen(function*() {
+      // Found by the safety checker: warnAt defaulted to lease / 3 = 666.67 ms, and the watchdog stalled.
+      const process = yield* probe(sharedMemory())
+      process.failing("renew", true)
+      const fiber = yield* Effect.fork(
+        Lock.withLock("fraction", Effect.never, { lease: 2_000, heartbeat: 600, safetyMargin: 400 }).pipe(
+          Effect.provide(process.layer)
+        )
+      )
+      yield* TestClock.adjust("1599 millis")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      const error = yield* Effect.flip(yield* Fiber.await(fiber))
+      expect(error._tag).toBe("LockLost")
     }))
 
   it.effect("the lock is released when the section fails, dies or is interrupted", () =>

@@ -99,6 +99,16 @@ export const acquireLoop = (args: {
       })
     })
 
+  // Also runs from `onExit`, which is uninterruptible: see keeper.ts for why `interruptible` precedes the timeout.
+  const cleanup = store.release({ name, owner, fence: undefined }).pipe(
+    Effect.interruptible,
+    Effect.timeout(cleanupTimeout),
+    Effect.catchAllCause((cause) =>
+      Effect.logWarning(`could not clean up after an unfinished acquire of "${name}"; its lease will expire`, cause)
+    ),
+    Effect.asVoid
+  )
+
   const loop: Effect.Effect<Acquired, LockNotAcquired | LockStoreError> = Effect.gen(function*() {
     while (true) {
       const sentAt = yield* monotonicMillis
@@ -113,13 +123,25 @@ export const acquireLoop = (args: {
         continue
       }
       const outcome = result.right
-      if (outcome._tag === "Acquired") return { record: outcome.record, sentAt }
-      const holder = outcome.current
-      if (holder !== undefined && holder.owner === owner) {
+      const holder = outcome._tag === "Conflict" ? outcome.current : undefined
+      let candidate: Acquired | undefined
+      if (outcome._tag === "Acquired") {
+        candidate = { record: outcome.record, sentAt }
+      } else if (holder !== undefined && holder.owner === owner) {
         // An earlier attempt of ours applied but its answer was lost. Our clock set its leaseUntil, so the local
         // deadline can be derived from it.
         const wallNow = yield* Clock.currentTimeMillis
-        return { record: holder, sentAt: now + (holder.leaseUntil - wallNow) - options.leaseMs }
+        candidate = { record: holder, sentAt: now + (holder.leaseUntil - wallNow) - options.leaseMs }
+      }
+      if (candidate !== undefined) {
+        if (candidate.sentAt + options.leaseMs - options.safetyMarginMs > now) return candidate
+        // The answer came after the lease it granted could already be taken over: running the section now could
+        // overlap the next holder's. Give the write back and try again.
+        yield* cleanup
+        yield* Effect.logWarning(`an acquire of "${name}" was answered too late to use; retrying`)
+        if (now >= waitUntil) return yield* giveUp(undefined, now)
+        yield* Effect.sleep(Duration.millis(Math.min(yield* jitteredPoll, waitUntil - now)))
+        continue
       }
       mayHaveWritten = false
       yield* Metric.increment(Metrics.conflicts)
@@ -138,16 +160,6 @@ export const acquireLoop = (args: {
       yield* Effect.sleep(Duration.millis(Math.max(0, delay)))
     }
   })
-
-  // Runs from `onExit`, which is uninterruptible: see keeper.ts for why `interruptible` comes before the timeout.
-  const cleanup = store.release({ name, owner, fence: undefined }).pipe(
-    Effect.interruptible,
-    Effect.timeout(cleanupTimeout),
-    Effect.catchAllCause((cause) =>
-      Effect.logWarning(`could not clean up after an unfinished acquire of "${name}"; its lease will expire`, cause)
-    ),
-    Effect.asVoid
-  )
 
   return loop.pipe(Effect.onExit((exit) => exit._tag === "Failure" && mayHaveWritten ? cleanup : Effect.void))
 }

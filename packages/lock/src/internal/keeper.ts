@@ -161,12 +161,15 @@ export const start = (args: {
             yield* Effect.logWarning(`lock "${name}" is at risk: ${remaining} ms of lease left and no renew yet`)
               .pipe(Effect.annotateLogs({ lock: name, owner, fence }))
           }
-          yield* Effect.sleep(Duration.millis(remaining))
+          yield* Effect.sleep(Duration.millis(Math.max(1, remaining)))
         } else {
-          yield* Effect.sleep(Duration.millis(remaining - options.warnAtMs))
+          yield* Effect.sleep(Duration.millis(Math.max(1, remaining - options.warnAtMs)))
         }
       }
-    })
+    }).pipe(
+      // Fail closed: if the watchdog ends for any reason but a release, nothing else would declare the loss.
+      Effect.ensuring(Effect.suspend(() => declareLost("expired", undefined)))
+    )
 
     // Started from the uninterruptible end of an acquire: make the loops interruptible again explicitly.
     const heartbeatFiber = yield* Effect.forkIn(Effect.interruptible(heartbeat), args.scope)

@@ -65,7 +65,7 @@ const duration = (
   fallback: Duration.Duration,
   allowZero: boolean
 ): Effect.Effect<number, LockConfigError> => {
-  if (input === undefined) return Effect.succeed(Duration.toMillis(fallback))
+  if (input === undefined) return Effect.succeed(Math.round(Duration.toMillis(fallback)))
   // Effect clamps negative numbers to a zero duration; a negative input is a mistake to report, not to round.
   if (typeof input === "number" && input < 0) {
     return fail(option, `${option} must be ${allowZero ? "zero or positive" : "positive"}; got ${input}`)
@@ -74,7 +74,8 @@ const duration = (
   if (Option.isNone(decoded)) {
     return fail(option, `${option} must be a duration such as "30 seconds" or 30000 (ms); got ${describe(input)}`)
   }
-  const millis = Duration.toMillis(decoded.value)
+  // Whole milliseconds: the store keeps integers, and timers that wake a fraction of a millisecond early would spin.
+  const millis = Math.round(Duration.toMillis(decoded.value))
   if (!Number.isFinite(millis) || Number.isNaN(millis)) {
     return fail(option, `${option} must be finite; got ${describe(input)}`)
   }
