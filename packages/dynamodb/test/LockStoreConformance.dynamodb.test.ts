@@ -1,8 +1,9 @@
 /**
  * The shared LockStore conformance suite, run against the DynamoDB store: on dynalite in both key layouts, and on
- * DynamoDB Local when the run has it. The clock-skew guard is off: the suite drives a TestClock that is not the
+ * DynamoDB Local when the run has it, and on DYNAMODB_ENDPOINT as well when it is set. The clock-skew guard is off: the suite drives a TestClock that is not the
  * server's clock.
  */
+import { DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import { afterAll, beforeAll, describe } from "@effect/vitest"
 import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
 import { LockStoreConformance } from "@leasehold/testing"
@@ -15,8 +16,18 @@ interface Server {
   readonly tables: { readonly plain: string; readonly sorted: string }
 }
 
+const deleteTables = (clientConfig: DynamoServer.ClientConfig, tables: ReadonlyArray<string>) =>
+  Effect.promise(async () => {
+    const client = new DynamoDBClient(clientConfig)
+    for (const TableName of tables) await client.send(new DeleteTableCommand({ TableName })).catch(() => undefined)
+    client.destroy()
+  })
+
 /** Starts a server (for the whole file) with one table per key layout. */
-const startServer = (make: Effect.Effect<DynamoServer.Service, unknown, Scope.Scope>) => {
+const startServer = (
+  make: Effect.Effect<DynamoServer.Service, unknown, Scope.Scope>,
+  options: { readonly deleteTables?: boolean } = {}
+) => {
   let server: Server | undefined
   const scope = Effect.runSync(Scope.make())
   beforeAll(async () => {
@@ -27,6 +38,10 @@ const startServer = (make: Effect.Effect<DynamoServer.Service, unknown, Scope.Sc
         const sorted = `conformance-sorted-${crypto.randomUUID()}`
         yield* DynamoLockTable.createTable({ tableName: plain, clientConfig })
         yield* DynamoLockTable.createTable({ tableName: sorted, clientConfig, sortKey: "name" })
+        if (options.deleteTables === true) {
+          // A real account keeps what it is given: remove this run's tables when the file ends.
+          yield* Scope.addFinalizer(scope, deleteTables(clientConfig, [plain, sorted]))
+        }
         return { clientConfig, tables: { plain, sorted } }
       }).pipe(Scope.extend(scope))
     )
@@ -69,3 +84,15 @@ describe.skipIf(!local.run)(
       }))
   }
 )
+
+const external = inject("externalEndpoint")
+
+describe.skipIf(external === undefined)(`DYNAMODB_ENDPOINT (${external ?? "not set"})`, () => {
+  const server = startServer(DynamoServer.makeEndpoint(external ?? "http://127.0.0.1:1"), { deleteTables: true })
+  LockStoreConformance.suite("DynamoLockStore (partition key)", () =>
+    DynamoLockStore.layer({
+      tableName: server().tables.plain,
+      clientConfig: server().clientConfig,
+      clockSkewGuard: false
+    }))
+})

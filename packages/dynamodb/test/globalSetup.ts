@@ -1,10 +1,12 @@
 /**
  * Starts AWS DynamoDB Local once for the dynamodb test project, or reports why its tests are skipped (no Java >= 17,
- * and not CI: under CI=true a missing Java fails the run instead). With DYNAMODB_ENDPOINT set, that server is used
- * and nothing is started.
+ * and not CI: under CI=true a missing Java fails the run instead). DYNAMODB_ENDPOINT, when set, is handed to the test
+ * files as an extra target.
  */
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import type { TestProject } from "vitest/node"
 
 /** What the test files learn about the DynamoDB Local run. */
@@ -15,20 +17,24 @@ export type DynamoDBLocalRun =
 declare module "vitest" {
   export interface ProvidedContext {
     readonly dynamodbLocal: DynamoDBLocalRun
+    /** DYNAMODB_ENDPOINT, when set: the same tests run against it as well. */
+    readonly externalEndpoint: string | undefined
   }
 }
 
 export default async function setup(project: TestProject) {
-  const preset = process.env.DYNAMODB_ENDPOINT
-  if (preset === undefined || preset === "") {
-    const availability = await Effect.runPromise(DynamoServer.dynamoDBLocalAvailability)
-    if (!availability.run) {
-      console.warn(`\n[dynamodb] ${availability.reason}\n`)
-      project.provide("dynamodbLocal", { run: false, reason: availability.reason })
-      return
-    }
+  // DYNAMODB_ENDPOINT is an extra target (see LockStoreConformance.dynamodb.test.ts), never a replacement for the
+  // engines the project starts itself.
+  const external = process.env.DYNAMODB_ENDPOINT
+  project.provide("externalEndpoint", external === undefined || external === "" ? undefined : external)
+  const availability = await Effect.runPromise(DynamoServer.dynamoDBLocalAvailability)
+  if (!availability.run) {
+    console.warn(`\n[dynamodb] ${availability.reason}\n`)
+    project.provide("dynamodbLocal", { run: false, reason: availability.reason })
+    return
   }
-  const server = await DynamoServer.startForGlobalSetup("dynamodb-local", { whenJavaMissing: "fail" })
-  project.provide("dynamodbLocal", { run: true, endpoint: server.endpoint, engine: server.engine })
-  return server.stop
+  const scope = Effect.runSync(Scope.make())
+  const server = await Effect.runPromise(DynamoServer.makeDynamoDBLocal().pipe(Scope.extend(scope)))
+  project.provide("dynamodbLocal", { run: true, endpoint: server.serverEndpoint, engine: server.engine })
+  return () => Effect.runPromise(Scope.close(scope, Exit.void))
 }
