@@ -2,8 +2,9 @@
  * Running `leasehold` as a subprocess: the CLI bundled once per test file (esbuild, which tsx ships with) so each run
  * starts in a fraction of the time `node --import tsx` takes to load hundreds of modules on busy cores.
  */
+import { NodeProgram } from "@leasehold/testing"
 import { Context, Effect, Layer, Queue } from "effect"
-import * as esbuild from "esbuild"
+
 import { execFileSync, spawn } from "node:child_process"
 import { mkdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -24,22 +25,9 @@ export const CliBundleLive = Layer.scoped(
       const directory = `${packageDirectory}build/test-bundle`
       mkdirSync(directory, { recursive: true })
       const outfile = `${directory}/leasehold-${process.pid}-${Math.random().toString(36).slice(2, 8)}.mjs`
-      await esbuild.build({
-        entryPoints: [`${packageDirectory}src/bin.ts`],
-        absWorkingDir: packageDirectory,
-        outfile,
-        bundle: true,
-        platform: "node",
-        format: "esm",
-        target: "node20",
-        // The AWS SDK is CommonJS and requires Node's built-ins; an ESM bundle needs a `require` for that.
-        banner: {
-          // Renamed: the sources import createRequire themselves.
-          js: "import { createRequire as __cliCreateRequire } from \"node:module\"; " +
-            "const require = __cliCreateRequire(import.meta.url);"
-        },
-        logLevel: "warning"
-      })
+      await Effect.runPromise(
+        NodeProgram.bundle({ entry: `${packageDirectory}src/bin.ts`, outfile, workingDirectory: packageDirectory })
+      )
       return outfile
     }).pipe(Effect.orDie),
     (outfile) => Effect.sync(() => rmSync(outfile, { force: true }))

@@ -8,6 +8,7 @@
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeProgram from "@leasehold/testing/NodeProgram"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -53,23 +54,7 @@ export const workerCommand: Effect.Effect<
   const bundled = yield* Effect.gen(function*() {
     const directory = yield* fs.makeTempDirectoryScoped({ prefix: "leasehold-demo-" })
     const outfile = `${directory}/worker.mjs`
-    yield* Effect.tryPromise(async () => {
-      const esbuild = await import("esbuild")
-      await esbuild.build({
-        entryPoints: [workerSource],
-        absWorkingDir: packageDirectory,
-        outfile,
-        bundle: true,
-        platform: "node",
-        format: "esm",
-        target: "node20",
-        // The AWS SDK is CommonJS and requires Node's built-ins; an ESM bundle needs a `require` for that.
-        banner: {
-          js: "import { createRequire } from \"node:module\"; const require = createRequire(import.meta.url);"
-        },
-        logLevel: "silent"
-      })
-    })
+    yield* NodeProgram.bundle({ entry: workerSource, outfile, workingDirectory: packageDirectory })
     return [outfile]
   }).pipe(Effect.option)
   return Option.getOrElse(bundled, () => ["--import", "tsx", workerSource])

@@ -13,9 +13,9 @@
 import { Command, FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
-import { DynamoServer } from "@leasehold/testing"
+import { DynamoServer, NodeProgram } from "@leasehold/testing"
 import { Context, Deferred, Duration, Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
-import * as esbuild from "esbuild"
+
 import { fileURLToPath } from "node:url"
 import * as Protocol from "./fixtures/lockWorkerProtocol.js"
 import { getRaw, makeStore, makeTable, unique } from "./support.js"
@@ -36,22 +36,7 @@ const WorkerBundleLive = Layer.scoped(
     const fs = yield* FileSystem.FileSystem
     const directory = yield* fs.makeTempDirectoryScoped({ prefix: "leasehold-worker-" })
     const outfile = `${directory}/lockWorker.mjs`
-    yield* Effect.tryPromise(() =>
-      esbuild.build({
-        entryPoints: [workerScript],
-        absWorkingDir: packageDirectory,
-        outfile,
-        bundle: true,
-        platform: "node",
-        format: "esm",
-        target: "node20",
-        // The AWS SDK is CommonJS and requires Node's built-ins; an ESM bundle needs a `require` for that.
-        banner: {
-          js: "import { createRequire } from \"node:module\"; const require = createRequire(import.meta.url);"
-        },
-        logLevel: "warning"
-      })
-    ).pipe(Effect.orDie)
+    yield* Effect.orDie(NodeProgram.bundle({ entry: workerScript, outfile, workingDirectory: packageDirectory }))
     return outfile
   })
 )

@@ -33,3 +33,10 @@ export * as Simulation from "./Simulation.js"
  * @since 0.1.0
  */
 export * as SafetyChecker from "./SafetyChecker.js"
+
+/**
+ * TypeScript programs bundled for plain `node`, for worker processes in tests and demos.
+ *
+ * @since 0.1.0
+ */
+export * as NodeProgram from "./NodeProgram.js"
