@@ -1,0 +1,34 @@
+/**
+ * @deliveryhero/dynamodb-lock 2.0.0: `lock(group, id)` then `releaseLock(lock)`, with its lease prolonging on.
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
+import { DynamoDBDocument } from "@aws-sdk/lib-dynamodb"
+import { dynamoDBLockClientFactory } from "@deliveryhero/dynamodb-lock"
+import { clientConfig, type Contender, tables, timedLoop } from "../Contender.js"
+import type { ClientConfig } from "../ServerProcess.js"
+
+export const leaseMs = 30_000
+
+export const make = (config: ClientConfig): Contender => {
+  const client = new DynamoDBClient(clientConfig(config))
+  const locks = dynamoDBLockClientFactory(DynamoDBDocument.from(client) as never, {
+    tableName: tables.deliveryhero,
+    partitionKey: "lockId",
+    sortKey: "lockGroup"
+  })
+  const cycle = async (key: string) => {
+    const lock = await locks.lock("bench", key, {
+      leaseDurationInMs: leaseMs,
+      prolongLeaseEnabled: true,
+      prolongEveryMs: leaseMs / 3,
+      trustLocalTime: true,
+      maxRetryCount: 0
+    })
+    await locks.releaseLock(lock)
+  }
+  return {
+    name: "@deliveryhero/dynamodb-lock",
+    round: (key, durationMs) => timedLoop(durationMs, () => cycle(key)),
+    close: async () => client.destroy()
+  }
+}

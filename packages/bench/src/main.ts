@@ -1,0 +1,142 @@
+/**
+ * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
+ * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
+ * nothing (CI); `--out <file>` writes elsewhere.
+ */
+import { execSync } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import { fileURLToPath } from "node:url"
+import type { Contender } from "./Contender.js"
+import { createTables } from "./Contender.js"
+import * as Deliveryhero from "./contenders/Deliveryhero.js"
+import * as DynamodbLockClient from "./contenders/DynamodbLockClient.js"
+import * as EffectDistributedLock from "./contenders/EffectDistributedLock.js"
+import * as Leasehold from "./contenders/Leasehold.js"
+import * as RawFloor from "./contenders/RawFloor.js"
+import * as MemoryStore from "./MemoryStore.js"
+import * as ServerProcess from "./ServerProcess.js"
+import { fixed } from "./Stats.js"
+import * as Uncontended from "./Uncontended.js"
+
+const args = process.argv.slice(2)
+const flag = (name: string) => args.includes(`--${name}`)
+const value = (name: string): string | undefined => {
+  const index = args.indexOf(`--${name}`)
+  return index === -1 ? undefined : args[index + 1]
+}
+
+const smoke = flag("smoke")
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
+const out = value("out") ?? (smoke ? undefined : `${repoRoot}BENCHMARKS.md`)
+const settings = smoke
+  ? { rounds: 2, roundMs: 150, warmupMs: 50, memoryRounds: 2, memoryRoundMs: 100 }
+  : { rounds: 7, roundMs: 2_000, warmupMs: 1_000, memoryRounds: 5, memoryRoundMs: 1_000 }
+
+const log = (line: string) => process.stderr.write(line + "\n")
+
+const require = createRequire(import.meta.url)
+const versionOf = (name: string): string => {
+  try {
+    return (JSON.parse(readFileSync(`${repoRoot}node_modules/${name}/package.json`, "utf8")) as { version: string })
+      .version
+  } catch {
+    return require(`${name}/package.json`).version as string
+  }
+}
+
+const machine = (): string => {
+  const cpus = os.cpus()
+  let commit = "unknown"
+  try {
+    commit = execSync("git rev-parse --short HEAD", { cwd: repoRoot, encoding: "utf8" }).trim()
+  } catch {
+    // not a git checkout
+  }
+  return [
+    `- Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${
+      fixed(os.totalmem() / 2 ** 30, 1)
+    } GiB, ${os.type()} ${os.release()} (${os.arch()})`,
+    `- Node ${process.version}; commit ${commit}; ${new Date().toISOString()}`,
+    `- Versions: effect ${versionOf("effect")}, @aws-sdk/client-dynamodb ${
+      versionOf("@aws-sdk/client-dynamodb")
+    }, dynalite ${versionOf("dynalite")}, dynamodb-lock-client ${versionOf("dynamodb-lock-client")}, ` +
+    `@deliveryhero/dynamodb-lock ${versionOf("@deliveryhero/dynamodb-lock")}, effect-distributed-lock ${
+      versionOf("effect-distributed-lock")
+    }`,
+    `- Command: \`npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}\``
+  ].join("\n")
+}
+
+const uncontended = async (engine: ServerProcess.Engine, makers: ReadonlyArray<typeof Leasehold.make>) => {
+  log(`starting ${engine} in its own process`)
+  const server = await ServerProcess.start(engine)
+  try {
+    await createTables(server.clientConfig)
+    const contenders: Array<Contender> = makers.map((make) => make(server.clientConfig))
+    try {
+      return await Uncontended.run(server, contenders, settings, log)
+    } finally {
+      for (const contender of contenders) await contender.close()
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+const main = async () => {
+  const sections: Array<string> = []
+
+  const dynalite = await uncontended("dynalite", [
+    RawFloor.make,
+    Leasehold.make,
+    DynamodbLockClient.make,
+    Deliveryhero.make,
+    EffectDistributedLock.make
+  ])
+  const floor = Uncontended.medianRate(dynalite.get("raw SDK floor")!)
+  const leasehold = Uncontended.medianRate(dynalite.get("Leasehold")!)
+  const bestPeer = Math.max(
+    ...[...dynalite].filter(([name]) => name !== "raw SDK floor" && name !== "Leasehold").map(([, rounds]) =>
+      Uncontended.medianRate(rounds)
+    )
+  )
+  sections.push(
+    `## 1. Uncontended acquire + release (embedded dynalite, server in its own process)\n\n` +
+      `${settings.rounds} rounds of ${settings.roundMs} ms per contender, interleaved; median (min–max) over rounds. ` +
+      `Each cycle acquires and releases one key; lease 30 s, heartbeat on (lease / 3) where the library has one. ` +
+      `Writes and reads are counted by the proxy in front of the server. CPU is the bench process's ` +
+      `(\`process.cpuUsage\`), which holds only the clients.\n\n` +
+      Uncontended.render(dynalite) +
+      `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
+      `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).`
+  )
+
+  log("memory store")
+  const memory = await MemoryStore.run(settings.memoryRounds, settings.memoryRoundMs)
+  sections.push(
+    `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
+      `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`.\n\n` +
+      MemoryStore.render(memory) + `\n\nTarget: >= 50,000 cycles/s.`
+  )
+
+  const document = `# Benchmarks\n\n${machine()}\n\n` +
+    `effect-distributed-lock ships a Redis backing only; it runs here on a minimal DynamoDB backing written for ` +
+    `this bench (packages/bench/src/contenders/EffectDistributedLock.ts: mutex only, one conditional UpdateItem per ` +
+    `operation). dynamodb-lock-client targets aws-sdk v2; it runs on a small v2-DocumentClient adapter over ` +
+    `@aws-sdk/lib-dynamodb.\n\n${sections.join("\n\n")}\n`
+  process.stdout.write(document)
+  if (out !== undefined) {
+    writeFileSync(out, document)
+    log(`wrote ${out}`)
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)

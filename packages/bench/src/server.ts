@@ -1,0 +1,40 @@
+/**
+ * The DynamoDB server of a bench run, in its own process so that the bench process's `process.cpuUsage` is the
+ * client's alone. Started with IPC by `ServerProcess.start`; argv[2] is the engine ("dynalite" | "dynamodb-local").
+ * Answers `{ id, op: "requests" | "reset" }` messages with the proxy's server-side request counts.
+ */
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import * as Effect from "effect/Effect"
+
+const engine = process.argv[2] === "dynamodb-local" ? "dynamodb-local" : "dynalite"
+
+interface Request {
+  readonly id: number
+  readonly op: "requests" | "reset" | "stop"
+}
+
+const program = Effect.gen(function*() {
+  const server = engine === "dynalite" ? yield* DynamoServer.makeDynalite : yield* DynamoServer.makeDynamoDBLocal()
+  let stop = () => {}
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve
+  })
+  process.on("message", (message: Request) => {
+    if (message.op === "stop") return stop()
+    const effect = message.op === "reset"
+      ? Effect.as(server.resetRequests, {})
+      : Effect.map(server.requests, (counts) => Object.fromEntries(counts))
+    void Effect.runPromise(effect).then((counts) => process.send?.({ id: message.id, counts }))
+  })
+  process.on("disconnect", () => stop())
+  process.send?.({ id: 0, clientConfig: server.clientConfig })
+  yield* Effect.promise(() => stopped)
+})
+
+Effect.runPromise(Effect.scoped(program)).then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)

@@ -1,0 +1,47 @@
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { describe, expect, it } from "vitest"
+
+const packageDir = fileURLToPath(new URL("../", import.meta.url))
+
+/** The markdown tables of a document: each a header row and body rows, split into cells. */
+const tables = (markdown: string): Array<Array<Array<string>>> => {
+  const found: Array<Array<Array<string>>> = []
+  let current: Array<Array<string>> | undefined
+  for (const line of markdown.split("\n")) {
+    if (line.startsWith("|")) {
+      current ??= []
+      current.push(line.slice(1, -1).split("|").map((cell) => cell.trim()))
+    } else if (current !== undefined) {
+      found.push(current)
+      current = undefined
+    }
+  }
+  if (current !== undefined) found.push(current)
+  return found
+}
+
+// A cell is "123", "1.23" or "1.23 (1.00–2.00)": median, then min–max over rounds.
+const numeric = /^\d+(\.\d+)?( \(\d+(\.\d+)?–\d+(\.\d+)?\))?$/
+
+describe("bench --smoke", () => {
+  it("prints every table with numeric cells", { timeout: 60_000 }, async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src/main.ts", "--smoke"], {
+      cwd: packageDir,
+      maxBuffer: 16 * 1024 * 1024
+    })
+    const found = tables(stdout)
+    expect(found.length).toBeGreaterThanOrEqual(2)
+    for (const table of found) {
+      const [, separator, ...rows] = table
+      expect(separator?.every((cell) => /^-+:?$/.test(cell))).toBe(true)
+      expect(rows.length).toBeGreaterThan(0)
+      for (const row of rows) {
+        for (const cell of row.slice(1)) expect(cell).toMatch(numeric)
+      }
+    }
+    expect(stdout).toContain("| Leasehold |")
+    expect(stdout).toContain("| raw SDK floor |")
+  })
+})
