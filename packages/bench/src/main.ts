@@ -15,6 +15,7 @@ import * as DynamodbLockClient from "./contenders/DynamodbLockClient.js"
 import * as EffectDistributedLock from "./contenders/EffectDistributedLock.js"
 import * as Leasehold from "./contenders/Leasehold.js"
 import * as RawFloor from "./contenders/RawFloor.js"
+import * as Contention from "./Contention.js"
 import * as MemoryStore from "./MemoryStore.js"
 import * as ServerProcess from "./ServerProcess.js"
 import { fixed } from "./Stats.js"
@@ -31,8 +32,17 @@ const smoke = flag("smoke")
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
 const out = value("out") ?? (smoke ? undefined : `${repoRoot}BENCHMARKS.md`)
 const settings = smoke
-  ? { rounds: 2, roundMs: 150, warmupMs: 50, memoryRounds: 2, memoryRoundMs: 100 }
-  : { rounds: 7, roundMs: 2_000, warmupMs: 1_000, memoryRounds: 5, memoryRoundMs: 1_000 }
+  ? { rounds: 2, roundMs: 150, warmupMs: 50, memoryRounds: 2, memoryRoundMs: 100, contentionMs: 500, workers: 2 }
+  : {
+    rounds: 7,
+    roundMs: 2_000,
+    warmupMs: 1_000,
+    memoryRounds: 5,
+    memoryRoundMs: 1_000,
+    contentionMs: 8_000,
+    workers: 4
+  }
+const contention = { holdMs: 5, leaseMs: 300, fibers: 16 }
 
 const log = (line: string) => process.stderr.write(line + "\n")
 
@@ -69,32 +79,44 @@ const machine = (): string => {
   ].join("\n")
 }
 
-const uncontended = async (engine: ServerProcess.Engine, makers: ReadonlyArray<typeof Leasehold.make>) => {
+const withServer = async <A>(engine: ServerProcess.Engine, f: (server: ServerProcess.ServerProcess) => Promise<A>) => {
   log(`starting ${engine} in its own process`)
   const server = await ServerProcess.start(engine)
   try {
     await createTables(server.clientConfig)
-    const contenders: Array<Contender> = makers.map((make) => make(server.clientConfig))
-    try {
-      return await Uncontended.run(server, contenders, settings, log)
-    } finally {
-      for (const contender of contenders) await contender.close()
-    }
+    return await f(server)
   } finally {
     await server.stop()
+  }
+}
+
+const uncontended = async (server: ServerProcess.ServerProcess, makers: ReadonlyArray<typeof Leasehold.make>) => {
+  const contenders: Array<Contender> = makers.map((make) => make(server.clientConfig))
+  try {
+    return await Uncontended.run(server, contenders, settings, log)
+  } finally {
+    for (const contender of contenders) await contender.close()
   }
 }
 
 const main = async () => {
   const sections: Array<string> = []
 
-  const dynalite = await uncontended("dynalite", [
-    RawFloor.make,
-    Leasehold.make,
-    DynamodbLockClient.make,
-    Deliveryhero.make,
-    EffectDistributedLock.make
-  ])
+  const { contended, dynalite } = await withServer("dynalite", async (server) => {
+    const dynalite = await uncontended(server, [
+      RawFloor.make,
+      Leasehold.make,
+      DynamodbLockClient.make,
+      Deliveryhero.make,
+      EffectDistributedLock.make
+    ])
+    const options = { holdMs: contention.holdMs, leaseMs: contention.leaseMs, durationMs: settings.contentionMs }
+    log(`contention: ${settings.workers} processes`)
+    const byProcesses = await Contention.processes(server, settings.workers, options)
+    log(`contention: ${contention.fibers} fibers`)
+    const byFibers = await Contention.inProcess(server, contention.fibers, options)
+    return { dynalite, contended: [byProcesses, byFibers] }
+  })
   const floor = Uncontended.medianRate(dynalite.get("raw SDK floor")!)
   const leasehold = Uncontended.medianRate(dynalite.get("Leasehold")!)
   const bestPeer = Math.max(
@@ -111,6 +133,14 @@ const main = async () => {
       Uncontended.render(dynalite) +
       `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
       `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).`
+  )
+
+  sections.push(
+    `## 2. Contention on one key (Leasehold, embedded dynalite)\n\n` +
+      `Each contender loops: \`withLock(key, sleep ${contention.holdMs} ms, { lease: ${contention.leaseMs} ms, ` +
+      `wait: "forever" })\` for ${settings.contentionMs} ms. Wait = from asking to entering the section. Store calls ` +
+      `are counted at the server. Share = most acquisitions of one contender / fewest.\n\n` +
+      Contention.render(contended)
   )
 
   log("memory store")
