@@ -37,6 +37,19 @@ export const run = (rounds: number, roundMs: number): Promise<Array<RoundResult>
     }).pipe(Effect.provide(LockStore.layerMemory))
   )
 
+/**
+ * The machine's speed at Effect's own building blocks, to read the memory store's number against: microseconds per
+ * `Effect.fork` + `Fiber.await` of an empty effect.
+ */
+export const calibrate = (): Promise<number> =>
+  Effect.runPromise(Effect.gen(function*() {
+    const once = Effect.flatMap(Effect.fork(Effect.void), (fiber) => fiber.await)
+    for (let i = 0; i < 1_000; i++) yield* once
+    const started = performance.now()
+    for (let i = 0; i < 5_000; i++) yield* once
+    return (performance.now() - started) * 1000 / 5_000
+  }))
+
 export const render = (results: ReadonlyArray<RoundResult>): string =>
   table(["store", "cycles/s", "CPU µs/cycle"], [[
     "Leasehold, memory store",

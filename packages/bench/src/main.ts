@@ -143,12 +143,30 @@ const main = async () => {
       Contention.render(contended)
   )
 
+  if (!smoke && !flag("no-local")) {
+    const local = await withServer("dynamodb-local", (server) => uncontended(server, [RawFloor.make, Leasehold.make]))
+      .catch((error: unknown) => {
+        log(`DynamoDB Local did not run: ${String(error)}`)
+        return undefined
+      })
+    if (local !== undefined) {
+      const ratio = Uncontended.medianRate(local.get("Leasehold")!) /
+        Uncontended.medianRate(local.get("raw SDK floor")!)
+      sections.push(
+        `## 6. Uncontended acquire + release on AWS DynamoDB Local (in memory, its own JVM)\n\n` +
+          `Same method as table 1.\n\n${Uncontended.render(local)}\n\nLeasehold / raw floor: ${fixed(ratio, 2)}x.`
+      )
+    }
+  }
+
   log("memory store")
   const memory = await MemoryStore.run(settings.memoryRounds, settings.memoryRoundMs)
+  const forkMicros = await MemoryStore.calibrate()
   sections.push(
     `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
       `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`.\n\n` +
-      MemoryStore.render(memory) + `\n\nTarget: >= 50,000 cycles/s.`
+      MemoryStore.render(memory) + `\n\nTarget: >= 50,000 cycles/s. For scale, on this machine one ` +
+      `\`Effect.fork\` + \`Fiber.await\` of an empty effect costs ${fixed(forkMicros, 1)} µs.`
   )
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
