@@ -19,6 +19,7 @@ import * as Contention from "./Contention.js"
 import * as MemoryStore from "./MemoryStore.js"
 import * as ServerProcess from "./ServerProcess.js"
 import { fixed } from "./Stats.js"
+import * as Takeover from "./Takeover.js"
 import * as Uncontended from "./Uncontended.js"
 
 const args = process.argv.slice(2)
@@ -32,7 +33,17 @@ const smoke = flag("smoke")
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
 const out = value("out") ?? (smoke ? undefined : `${repoRoot}BENCHMARKS.md`)
 const settings = smoke
-  ? { rounds: 2, roundMs: 150, warmupMs: 50, memoryRounds: 2, memoryRoundMs: 100, contentionMs: 500, workers: 2 }
+  ? {
+    rounds: 2,
+    roundMs: 150,
+    warmupMs: 50,
+    memoryRounds: 2,
+    memoryRoundMs: 100,
+    contentionMs: 500,
+    workers: 2,
+    takeoverTrials: 1,
+    takeoverLeaseMs: 400
+  }
   : {
     rounds: 7,
     roundMs: 2_000,
@@ -40,7 +51,9 @@ const settings = smoke
     memoryRounds: 5,
     memoryRoundMs: 1_000,
     contentionMs: 8_000,
-    workers: 4
+    workers: 4,
+    takeoverTrials: 3,
+    takeoverLeaseMs: 1_000
   }
 const contention = { holdMs: 5, leaseMs: 300, fibers: 16 }
 
@@ -102,7 +115,7 @@ const uncontended = async (server: ServerProcess.ServerProcess, makers: Readonly
 const main = async () => {
   const sections: Array<string> = []
 
-  const { contended, dynalite } = await withServer("dynalite", async (server) => {
+  const { contended, dynalite, takeover } = await withServer("dynalite", async (server) => {
     const dynalite = await uncontended(server, [
       RawFloor.make,
       Leasehold.make,
@@ -115,7 +128,9 @@ const main = async () => {
     const byProcesses = await Contention.processes(server, settings.workers, options)
     log(`contention: ${contention.fibers} fibers`)
     const byFibers = await Contention.inProcess(server, contention.fibers, options)
-    return { dynalite, contended: [byProcesses, byFibers] }
+    log("takeover after SIGKILL")
+    const takeover = await Takeover.run(server, settings.takeoverTrials, settings.takeoverLeaseMs)
+    return { dynalite, contended: [byProcesses, byFibers], takeover }
   })
   const floor = Uncontended.medianRate(dynalite.get("raw SDK floor")!)
   const leasehold = Uncontended.medianRate(dynalite.get("Leasehold")!)
@@ -141,6 +156,13 @@ const main = async () => {
       `wait: "forever" })\` for ${settings.contentionMs} ms. Wait = from asking to entering the section. Store calls ` +
       `are counted at the server. Share = most acquisitions of one contender / fewest.\n\n` +
       Contention.render(contended)
+  )
+
+  sections.push(
+    `## 3. Takeover after SIGKILL (Leasehold, embedded dynalite)\n\n` +
+      `A worker process holds the lock with its heartbeat running and is killed with SIGKILL between two ` +
+      `heartbeats; this process, asking with \`wait: "forever"\` right after the kill, takes it over. ` +
+      `${settings.takeoverTrials} trial(s) per mode: median (min–max).\n\n` + Takeover.render(takeover)
   )
 
   if (!smoke && !flag("no-local")) {
