@@ -125,7 +125,10 @@ export const start = (args: {
       if (current._tag === "AtRisk") yield* SubscriptionRef.set(status, { _tag: "Held" })
       return true
     }).pipe(
-      Effect.withSpan("Lock.renew", { attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence } })
+      Effect.withSpan("Lock.renew", {
+        attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
+        captureStackTrace: false
+      })
     )
 
     const retryDelay = (failures: number) =>
@@ -194,7 +197,10 @@ export const start = (args: {
             )
           )
       }),
-      Effect.withSpan("Lock.release", { attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence } })
+      Effect.withSpan("Lock.release", {
+        attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
+        captureStackTrace: false
+      })
     )
 
     const release = Effect.gen(function*() {
