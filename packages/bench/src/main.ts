@@ -112,6 +112,15 @@ const uncontended = async (server: ServerProcess.ServerProcess, makers: Readonly
   }
 }
 
+/** The hand-written reading of the numbers (profiles, causes), kept next to the bench and appended to the output. */
+const findings = (): string => {
+  try {
+    return "\n" + readFileSync(fileURLToPath(new URL("../FINDINGS.md", import.meta.url)), "utf8")
+  } catch {
+    return ""
+  }
+}
+
 const main = async () => {
   const sections: Array<string> = []
 
@@ -195,7 +204,7 @@ const main = async () => {
     `effect-distributed-lock ships a Redis backing only; it runs here on a minimal DynamoDB backing written for ` +
     `this bench (packages/bench/src/contenders/EffectDistributedLock.ts: mutex only, one conditional UpdateItem per ` +
     `operation). dynamodb-lock-client targets aws-sdk v2; it runs on a small v2-DocumentClient adapter over ` +
-    `@aws-sdk/lib-dynamodb.\n\n${sections.join("\n\n")}\n`
+    `@aws-sdk/lib-dynamodb.\n\n${sections.join("\n\n")}\n` + findings()
   process.stdout.write(document)
   if (out !== undefined) {
     writeFileSync(out, document)
