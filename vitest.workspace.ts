@@ -5,5 +5,6 @@ export default [
   "packages/testing",
   "packages/dynamodb",
   "packages/cli",
-  "packages/demo"
+  "packages/demo",
+  "packages/bench"
 ]
