@@ -169,6 +169,41 @@ export interface Operations {
 }
 
 /**
+ * The operations a backend performs per call, by name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OperationName = "tryAcquire" | "renew" | "release" | "inspect" | "list" | "forceRelease"
+
+/**
+ * Runs around one store call: may count, delay, hold or replace it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Interceptor = <A>(
+  operation: OperationName,
+  call: Effect.Effect<A, LockStoreError>
+) => Effect.Effect<A, LockStoreError>
+
+/**
+ * Wraps every call of `backing` in `around`: the one way to build instrumented or fault-injecting stores.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const intercept = (backing: Operations, around: Interceptor): Operations => ({
+  tryAcquire: (request) => around("tryAcquire", backing.tryAcquire(request)),
+  renew: (request) => around("renew", backing.renew(request)),
+  release: (request) => around("release", backing.release(request)),
+  inspect: (name) => around("inspect", backing.inspect(name)),
+  list: (request) => around("list", backing.list(request)),
+  forceRelease: (name) => around("forceRelease", backing.forceRelease(name)),
+  maxNameBytes: backing.maxNameBytes
+})
+
+/**
  * The service: a backend's operations plus the in-process coordination state that `Lock` keeps per store
  * (the local FIFO queues of fibers waiting for a name).
  *

@@ -5,7 +5,7 @@
 import { LockError, LockStore } from "@leasehold/lock"
 import { Deferred, Effect, Layer } from "effect"
 
-export type OperationName = "tryAcquire" | "renew" | "release" | "inspect" | "list" | "forceRelease"
+export type OperationName = LockStore.OperationName
 
 /** Where to hold a call: before it reaches the store, or after the store applied it (a lost response). */
 export type HoldPoint = "before" | "after"
@@ -38,11 +38,11 @@ export const probe = (backing: LockStore.Operations): Effect.Effect<Probe> =>
     let heldSignal = yield* Deferred.make<void>()
     const failingOps = new Set<OperationName>()
 
-    const wrap = <A, E>(
+    const wrap: LockStore.Interceptor = <A>(
       operation: OperationName,
-      run: Effect.Effect<A, E>
-    ): Effect.Effect<A, E | LockError.LockStoreError> =>
-      Effect.suspend((): Effect.Effect<A, E | LockError.LockStoreError> => {
+      run: Effect.Effect<A, LockError.LockStoreError>
+    ) =>
+      Effect.suspend((): Effect.Effect<A, LockError.LockStoreError> => {
         calls[operation]++
         if (failingOps.has(operation)) {
           return Effect.fail(
@@ -55,15 +55,7 @@ export const probe = (backing: LockStore.Operations): Effect.Effect<Probe> =>
         return h.point === "before" ? Effect.zipRight(wait, run) : Effect.zipLeft(run, wait)
       })
 
-    const service = LockStore.make({
-      tryAcquire: (request) => wrap("tryAcquire", backing.tryAcquire(request)),
-      renew: (request) => wrap("renew", backing.renew(request)),
-      release: (request) => wrap("release", backing.release(request)),
-      inspect: (name) => wrap("inspect", backing.inspect(name)),
-      list: (request) => wrap("list", backing.list(request)),
-      forceRelease: (name) => wrap("forceRelease", backing.forceRelease(name)),
-      maxNameBytes: backing.maxNameBytes
-    })
+    const service = LockStore.make(LockStore.intercept(backing, wrap))
 
     return {
       service,

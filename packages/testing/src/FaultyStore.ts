@@ -26,7 +26,7 @@ import { prng } from "./internal/prng.js"
  * @since 0.1.0
  * @category models
  */
-export type Operation = "tryAcquire" | "renew" | "release" | "inspect" | "list" | "forceRelease"
+export type Operation = LockStore.OperationName
 
 /**
  * What goes wrong with one call.
@@ -223,15 +223,7 @@ export const make = (backing: LockStore.Operations, options: Options): LockStore
       return Effect.zipLeft(effect, gate)
     })
 
-  return {
-    tryAcquire: (request) => wrap("tryAcquire", backing.tryAcquire(request)),
-    renew: (request) => wrap("renew", backing.renew(request)),
-    release: (request) => wrap("release", backing.release(request)),
-    inspect: (name) => wrap("inspect", backing.inspect(name)),
-    list: (request) => wrap("list", backing.list(request)),
-    forceRelease: (name) => wrap("forceRelease", backing.forceRelease(name)),
-    maxNameBytes: backing.maxNameBytes
-  }
+  return LockStore.intercept(backing, wrap)
 }
 
 /**
