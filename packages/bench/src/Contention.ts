@@ -1,16 +1,20 @@
 /**
- * Leasehold under contention on one key: fibers of one process (the local FIFO queue hands the lock over without the
- * store), and worker processes (every handover goes through the store).
+ * Contention on one key: worker processes of one contender (every handover goes through the store), and, for
+ * Leasehold, fibers of one process (the local FIFO queue hands the lock over without the store).
  */
 import * as Effect from "effect/Effect"
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import type { Acquisition } from "./ContentionDriver.js"
+import * as ContentionDriver from "./ContentionDriver.js"
 import * as ContentionLoop from "./ContentionLoop.js"
-import type { ServerProcess } from "./ServerProcess.js"
+import type { ClientConfig, ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
+import type { EventLoopDelay, Message } from "./worker.js"
 
 export interface Result {
   readonly label: string
+  readonly leaseMs: number
   readonly seconds: number
   readonly waitsPerContender: ReadonlyArray<ReadonlyArray<number>>
   readonly counts: Record<string, number>
@@ -20,7 +24,11 @@ export interface Options {
   readonly holdMs: number
   readonly leaseMs: number
   readonly durationMs: number
+  readonly pollIntervalMs?: number | undefined
+  readonly yieldMs?: number | undefined
 }
+
+const waits = (acquisitions: ReadonlyArray<Acquisition>) => acquisitions.map((a) => a.enteredAt - a.askedAt)
 
 export const inProcess = async (server: ServerProcess, fibers: number, options: Options): Promise<Result> => {
   await server.reset()
@@ -31,47 +39,117 @@ export const inProcess = async (server: ServerProcess, fibers: number, options: 
     leaseMs: options.leaseMs,
     endAt: started + options.durationMs
   }
-  const waitsPerContender = await Effect.runPromise(
+  const perFiber = await Effect.runPromise(
     Effect.all(Array.from({ length: fibers }, () => ContentionLoop.loop(loopOptions)), { concurrency: "unbounded" })
       .pipe(
         Effect.provide(ContentionLoop.storeLayer(server.clientConfig))
       )
   )
   const seconds = (Date.now() - started) / 1000
-  return { label: `${fibers} fibers, 1 process`, seconds, waitsPerContender, counts: await server.requests() }
+  return {
+    label: `Leasehold, ${fibers} fibers, 1 process`,
+    leaseMs: options.leaseMs,
+    seconds,
+    waitsPerContender: perFiber.map(waits),
+    counts: await server.requests()
+  }
 }
 
-export const processes = async (server: ServerProcess, workers: number, options: Options): Promise<Result> => {
+/** What one worker process sent back. */
+export interface WorkerRun {
+  readonly acquisitions: ReadonlyArray<Acquisition>
+  readonly eventLoop?: EventLoopDelay | undefined
+}
+
+export interface Run {
+  readonly key: string
+  /** Epoch ms. */
+  readonly startAt: number
+  readonly seconds: number
+  readonly workers: ReadonlyArray<WorkerRun>
+  readonly counts: Record<string, number>
+}
+
+/**
+ * Runs `workers` worker processes of one contender on one key. `configFor` gives a worker its own endpoint (the
+ * trace puts a recording proxy in front of each); `eventLoop` has each worker measure its event-loop delay.
+ */
+export const runWorkers = async (
+  server: ServerProcess,
+  id: ContentionDriver.Id,
+  workers: number,
+  options: Options,
+  trace?: { readonly configFor: (worker: number) => ClientConfig; readonly eventLoop: boolean }
+): Promise<Run> => {
   const script = fileURLToPath(new URL("./worker.ts", import.meta.url))
   const children = Array.from(
     { length: workers },
-    () => fork(script, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] })
+    () => fork(script, [id], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] })
   )
   // Start together once every worker has loaded: process start-up is not part of the measure.
-  await Promise.all(children.map((child) => new Promise<void>((resolve) => child.once("message", () => resolve()))))
-  await server.reset()
-  const startAt = Date.now()
-  const loopOptions = {
-    key: `processes-${startAt}`,
-    holdMs: options.holdMs,
-    leaseMs: options.leaseMs,
-    endAt: startAt + options.durationMs
-  }
-  const waitsPerContender = await Promise.all(children.map((child) =>
-    new Promise<Array<number>>((resolve, reject) => {
-      child.once("message", (message: { waits: Array<number> }) => resolve(message.waits))
-      child.once("exit", (code) => code !== 0 && reject(new Error(`contention worker exited with code ${code}`)))
-      child.send({ config: server.clientConfig, options: loopOptions })
+  await Promise.all(children.map((child) =>
+    new Promise<void>((resolve, reject) => {
+      child.once("message", () => resolve())
+      child.once("exit", (code) => reject(new Error(`contention worker (${id}) exited with code ${code}`)))
     })
   ))
+  await server.reset()
+  const startAt = Date.now()
+  const key = `processes-${id}-${startAt}`
+  const contend: ContentionDriver.LoopOptions = {
+    key,
+    holdMs: options.holdMs,
+    leaseMs: options.leaseMs,
+    endAt: startAt + options.durationMs,
+    pollIntervalMs: options.pollIntervalMs,
+    yieldMs: options.yieldMs
+  }
+  // One failed worker fails the run; the others must not outlive it.
+  const runs = await Promise.all(children.map((child, i) =>
+    new Promise<WorkerRun>((resolve, reject) => {
+      child.once("message", (message: WorkerRun) => resolve(message))
+      child.once(
+        "exit",
+        (code) => code !== 0 && reject(new Error(`contention worker (${id}) exited with code ${code}`))
+      )
+      const message: Message = {
+        config: trace?.configFor(i) ?? server.clientConfig,
+        contend,
+        eventLoop: trace?.eventLoop ?? false
+      }
+      child.send(message)
+    })
+  )).catch((error: unknown) => {
+    for (const child of children) child.kill("SIGKILL")
+    throw error
+  })
   const seconds = (Date.now() - startAt) / 1000
-  return { label: `${workers} processes`, seconds, waitsPerContender, counts: await server.requests() }
+  return { key, startAt, seconds, workers: runs, counts: await server.requests() }
+}
+
+export const processes = async (
+  server: ServerProcess,
+  id: ContentionDriver.Id,
+  workers: number,
+  options: Options
+): Promise<Result> => {
+  const driver = await ContentionDriver.load(id)
+  const leaseMs = driver.leaseMs(options.leaseMs)
+  const run = await runWorkers(server, id, workers, { ...options, leaseMs })
+  return {
+    label: `${driver.name}, ${workers} processes`,
+    leaseMs,
+    seconds: run.seconds,
+    waitsPerContender: run.workers.map((w) => waits(w.acquisitions)),
+    counts: run.counts
+  }
 }
 
 export const render = (results: ReadonlyArray<Result>): string =>
   table(
     [
       "setup",
+      "lease ms",
       "acquisitions/s",
       "wait p50 ms",
       "wait p99 ms",
@@ -90,6 +168,7 @@ export const render = (results: ReadonlyArray<Result>): string =>
       const shares = r.waitsPerContender.map((w) => w.length)
       return [
         r.label,
+        fixed(r.leaseMs, 0),
         fixed(n / r.seconds, 1),
         fixed(percentile(all, 50), 1),
         fixed(percentile(all, 99), 1),
@@ -101,3 +180,9 @@ export const render = (results: ReadonlyArray<Result>): string =>
       ]
     })
   )
+
+/** Each contender's waiting settings, as a markdown list for the text above the table. */
+export const settings = async (): Promise<string> =>
+  (await Promise.all(ContentionDriver.ids.map(ContentionDriver.load)))
+    .map((driver) => `- ${driver.name}: ${driver.contentionSettings}.`)
+    .join("\n")

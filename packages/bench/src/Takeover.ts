@@ -1,16 +1,14 @@
 /**
- * Takeover after SIGKILL: a worker process holds a lock (heartbeating), is killed, and the bench process, already
- * waiting for the lock, takes it over. Measured from the kill to the takeover, against the bound the mode promises:
- * absolute mode takes over at leaseUntil + maxClockSkew, observed mode after watching the lease stay unrenewed for a
- * full lease.
+ * Takeover after SIGKILL: a worker process holds a lock (heartbeating), is killed, and the bench process, asking for
+ * the lock right after the kill, takes it over. Measured from the kill to entering the section, for each contender in
+ * each takeover mode it documents, against the bound that mode promises.
  */
-import * as Lock from "@leasehold/lock/Lock"
-import * as Effect from "effect/Effect"
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as ContentionLoop from "./ContentionLoop.js"
+import * as ContentionDriver from "./ContentionDriver.js"
 import type { ServerProcess } from "./ServerProcess.js"
 import { fixed, median, spread, table } from "./Stats.js"
+import type { Message } from "./worker.js"
 
 export interface Trial {
   readonly takeoverMs: number
@@ -18,60 +16,64 @@ export interface Trial {
 }
 
 export interface Result {
-  readonly mode: "absolute" | "observed"
+  readonly contender: string
+  readonly mode: ContentionDriver.TakeoverMode
   readonly leaseMs: number
-  readonly maxClockSkewMs: number
   readonly trials: ReadonlyArray<Trial>
 }
 
 const trial = async (
   server: ServerProcess,
-  options: Lock.LockOptions,
-  leaseMs: number,
-  key: string
+  id: ContentionDriver.Id,
+  driver: ContentionDriver.Driver,
+  hold: ContentionDriver.HoldOptions
 ): Promise<Trial> => {
-  const child = fork(fileURLToPath(new URL("./worker.ts", import.meta.url)), [], {
+  const child = fork(fileURLToPath(new URL("./worker.ts", import.meta.url)), [id], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"]
   })
   const died = new Promise<never>((_, reject) =>
-    child.once("exit", (code) => reject(new Error(`takeover worker exited with code ${code} before holding`)))
+    child.once("exit", (code) => reject(new Error(`takeover worker (${id}) exited with code ${code} before holding`)))
   )
   await Promise.race([new Promise<void>((resolve) => child.once("message", () => resolve())), died])
   const held = Promise.race([new Promise<void>((resolve) => child.once("message", () => resolve())), died])
-  child.send({ config: server.clientConfig, hold: { key, options } })
+  const message: Message = { config: server.clientConfig, hold }
+  child.send(message)
   await held
   // Kill between two heartbeats, after at least one renew.
-  await new Promise((resolve) => setTimeout(resolve, leaseMs * (0.5 + Math.random() * 0.2)))
+  await new Promise((resolve) => setTimeout(resolve, hold.leaseMs * (0.5 + Math.random() * 0.2)))
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
   await server.reset()
   child.kill("SIGKILL")
   const killedAt = performance.now()
   await exited
-  const takeoverMs = await Effect.runPromise(
-    Lock.withLock(key, Effect.sync(() => performance.now() - killedAt), { ...options, wait: "forever" }).pipe(
-      Effect.provide(ContentionLoop.storeLayer(server.clientConfig))
-    )
-  )
+  let takeoverMs = Number.NaN
+  await driver.takeOver(server.clientConfig, hold, () => {
+    takeoverMs = performance.now() - killedAt
+  })
   const counts = await server.requests()
   return { takeoverMs, calls: Object.values(counts).reduce((a, b) => a + b, 0) }
 }
 
-export const run = async (server: ServerProcess, trials: number, leaseMs: number): Promise<Array<Result>> => {
+/** `trials` trials of every takeover mode of each contender (`firstModeOnly`: its first mode), one after the other. */
+export const run = async (
+  server: ServerProcess,
+  ids: ReadonlyArray<ContentionDriver.Id>,
+  trials: number,
+  leaseMs: number,
+  firstModeOnly = false
+): Promise<Array<Result>> => {
   const results: Array<Result> = []
-  const maxClockSkewMs = leaseMs / 2
-  for (const mode of ["absolute", "observed"] as const) {
-    const options: Lock.LockOptions = {
-      // Plain milliseconds: the options cross IPC to the worker, and a Duration would not survive it.
-      lease: leaseMs,
-      maxClockSkew: maxClockSkewMs,
-      takeover: mode
+  for (const id of ids) {
+    const driver = await ContentionDriver.load(id)
+    for (const mode of firstModeOnly ? driver.takeoverModes.slice(0, 1) : driver.takeoverModes) {
+      const done: Array<Trial> = []
+      for (let i = 0; i < trials; i++) {
+        const key = `takeover-${id}-${mode.name}-${Date.now()}-${i}`
+        done.push(await trial(server, id, driver, { key, mode: mode.name, leaseMs }))
+      }
+      results.push({ contender: driver.name, mode, leaseMs, trials: done })
     }
-    const done: Array<Trial> = []
-    for (let i = 0; i < trials; i++) {
-      done.push(await trial(server, options, leaseMs, `takeover-${mode}-${Date.now()}-${i}`))
-    }
-    results.push({ mode, leaseMs, maxClockSkewMs, trials: done })
   }
   return results
 }
@@ -79,24 +81,17 @@ export const run = async (server: ServerProcess, trials: number, leaseMs: number
 export const render = (results: ReadonlyArray<Result>): string =>
   table(
     [
-      "takeover mode",
+      "contender, takeover mode",
       "lease ms",
-      "maxClockSkew ms",
       "bound: at most ms",
       "kill → takeover ms",
       "store calls while waiting"
     ],
-    results.map((r) => {
-      const times = r.trials.map((t) => t.takeoverMs)
-      return [
-        r.mode,
-        fixed(r.leaseMs, 0),
-        fixed(r.maxClockSkewMs, 0),
-        // Absolute: the last renew's lease end plus the skew allowance, at most a lease plus the skew after the kill.
-        // Observed: a full lease watched unchanged, after first seeing it (at most a lease after the kill).
-        fixed(r.mode === "absolute" ? r.leaseMs + r.maxClockSkewMs : 2 * r.leaseMs, 0),
-        spread(times, 0),
-        fixed(median(r.trials.map((t) => t.calls)), 0)
-      ]
-    })
+    results.map((r) => [
+      `${r.contender}, ${r.mode.name} (${r.mode.settings})`,
+      fixed(r.leaseMs, 0),
+      fixed(r.mode.boundMs(r.leaseMs), 0),
+      spread(r.trials.map((t) => t.takeoverMs), 0),
+      fixed(median(r.trials.map((t) => t.calls)), 0)
+    ])
   )

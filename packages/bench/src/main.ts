@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
- * nothing (CI); `--out <file>` writes elsewhere.
+ * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
+ * contention, takeover, local, memory) and writes nothing unless `--out` is given.
  */
 import { execSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -16,6 +17,7 @@ import * as EffectDistributedLock from "./contenders/EffectDistributedLock.js"
 import * as Leasehold from "./contenders/Leasehold.js"
 import * as RawFloor from "./contenders/RawFloor.js"
 import * as Contention from "./Contention.js"
+import * as ContentionDriver from "./ContentionDriver.js"
 import * as MemoryStore from "./MemoryStore.js"
 import * as ServerProcess from "./ServerProcess.js"
 import { fixed } from "./Stats.js"
@@ -30,8 +32,10 @@ const value = (name: string): string | undefined => {
 }
 
 const smoke = flag("smoke")
+const only = value("only")?.split(",")
+const runs = (section: string) => only === undefined || only.includes(section)
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
-const out = value("out") ?? (smoke ? undefined : `${repoRoot}BENCHMARKS.md`)
+const out = value("out") ?? (smoke || only !== undefined ? undefined : `${repoRoot}BENCHMARKS.md`)
 const settings = smoke
   ? {
     rounds: 2,
@@ -125,56 +129,74 @@ const main = async () => {
   const sections: Array<string> = []
 
   const { contended, dynalite, takeover } = await withServer("dynalite", async (server) => {
-    const dynalite = await uncontended(server, [
-      RawFloor.make,
-      Leasehold.make,
-      DynamodbLockClient.make,
-      Deliveryhero.make,
-      EffectDistributedLock.make
-    ])
-    const options = { holdMs: contention.holdMs, leaseMs: contention.leaseMs, durationMs: settings.contentionMs }
-    log(`contention: ${settings.workers} processes`)
-    const byProcesses = await Contention.processes(server, settings.workers, options)
-    log(`contention: ${contention.fibers} fibers`)
-    const byFibers = await Contention.inProcess(server, contention.fibers, options)
-    log("takeover after SIGKILL")
-    const takeover = await Takeover.run(server, settings.takeoverTrials, settings.takeoverLeaseMs)
-    return { dynalite, contended: [byProcesses, byFibers], takeover }
+    const dynalite = runs("uncontended")
+      ? await uncontended(server, [
+        RawFloor.make,
+        Leasehold.make,
+        DynamodbLockClient.make,
+        Deliveryhero.make,
+        EffectDistributedLock.make
+      ])
+      : undefined
+    const contended: Array<Contention.Result> = []
+    if (runs("contention")) {
+      const options = { holdMs: contention.holdMs, leaseMs: contention.leaseMs, durationMs: settings.contentionMs }
+      for (const id of ContentionDriver.ids) {
+        log(`contention: ${id}, ${settings.workers} processes`)
+        contended.push(await Contention.processes(server, id, settings.workers, options))
+      }
+      log(`contention: ${contention.fibers} fibers`)
+      contended.push(await Contention.inProcess(server, contention.fibers, options))
+    }
+    if (runs("takeover")) log("takeover after SIGKILL")
+    const takeover = runs("takeover")
+      // Smoke: each contender's first mode, to stay short.
+      ? await Takeover.run(server, ContentionDriver.ids, settings.takeoverTrials, settings.takeoverLeaseMs, smoke)
+      : undefined
+    return { dynalite, contended, takeover }
   })
-  const floor = Uncontended.medianRate(dynalite.get("raw SDK floor")!)
-  const leasehold = Uncontended.medianRate(dynalite.get("Leasehold")!)
-  const bestPeer = Math.max(
-    ...[...dynalite].filter(([name]) => name !== "raw SDK floor" && name !== "Leasehold").map(([, rounds]) =>
-      Uncontended.medianRate(rounds)
+  if (dynalite !== undefined) {
+    const floor = Uncontended.medianRate(dynalite.get("raw SDK floor")!)
+    const leasehold = Uncontended.medianRate(dynalite.get("Leasehold")!)
+    const bestPeer = Math.max(
+      ...[...dynalite].filter(([name]) => name !== "raw SDK floor" && name !== "Leasehold").map(([, rounds]) =>
+        Uncontended.medianRate(rounds)
+      )
     )
-  )
-  sections.push(
-    `## 1. Uncontended acquire + release (embedded dynalite, server in its own process)\n\n` +
-      `${settings.rounds} rounds of ${settings.roundMs} ms per contender, interleaved; median (min–max) over rounds. ` +
-      `Each cycle acquires and releases one key; lease 30 s, heartbeat on (lease / 3) where the library has one. ` +
-      `Writes and reads are counted by the proxy in front of the server. CPU is the bench process's ` +
-      `(\`process.cpuUsage\`), which holds only the clients.\n\n` +
-      Uncontended.render(dynalite) +
-      `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
-      `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).`
-  )
+    sections.push(
+      `## 1. Uncontended acquire + release (embedded dynalite, server in its own process)\n\n` +
+        `${settings.rounds} rounds of ${settings.roundMs} ms per contender, interleaved; median (min–max) over rounds. ` +
+        `Each cycle acquires and releases one key; lease 30 s, heartbeat on (lease / 3) where the library has one. ` +
+        `Writes and reads are counted by the proxy in front of the server. CPU is the bench process's ` +
+        `(\`process.cpuUsage\`), which holds only the clients.\n\n` +
+        Uncontended.render(dynalite) +
+        `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
+        `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).`
+    )
+  }
 
-  sections.push(
-    `## 2. Contention on one key (Leasehold, embedded dynalite)\n\n` +
-      `Each contender loops: \`withLock(key, sleep ${contention.holdMs} ms, { lease: ${contention.leaseMs} ms, ` +
-      `wait: "forever" })\` for ${settings.contentionMs} ms. Wait = from asking to entering the section. Store calls ` +
-      `are counted at the server. Share = most acquisitions of one contender / fewest.\n\n` +
-      Contention.render(contended)
-  )
+  if (contended.length > 0) {
+    sections.push(
+      `## 2. Contention on one key (embedded dynalite)\n\n` +
+        `Each contender loops for ${settings.contentionMs} ms: acquire the key, waiting as its library waits, hold ` +
+        `it ${contention.holdMs} ms, release (Leasehold: \`withLock(key, sleep ${contention.holdMs} ms, { lease: ` +
+        `${contention.leaseMs} ms, wait: "forever" })\`). Wait = from asking to entering the section. Store calls ` +
+        `are counted at the server. Share = most acquisitions of one contender / fewest. Waiting settings (lease ` +
+        `${contention.leaseMs} ms for all):\n\n` + await Contention.settings() + "\n\n" + Contention.render(contended)
+    )
+  }
 
-  sections.push(
-    `## 3. Takeover after SIGKILL (Leasehold, embedded dynalite)\n\n` +
-      `A worker process holds the lock with its heartbeat running and is killed with SIGKILL between two ` +
-      `heartbeats; this process, asking with \`wait: "forever"\` right after the kill, takes it over. ` +
-      `${settings.takeoverTrials} trial(s) per mode: median (min–max).\n\n` + Takeover.render(takeover)
-  )
+  if (takeover !== undefined) {
+    sections.push(
+      `## 3. Takeover after SIGKILL (embedded dynalite)\n\n` +
+        `A worker process holds the lock with its heartbeat running (every lease / 3) and is killed with SIGKILL ` +
+        `between two heartbeats; this process, asking right after the kill and waiting as the library waits, takes ` +
+        `it over. Each library in each takeover mode it documents. ${settings.takeoverTrials} trial(s) per mode: ` +
+        `median (min–max).\n\n` + Takeover.render(takeover)
+    )
+  }
 
-  if (!smoke && !flag("no-local")) {
+  if (!smoke && !flag("no-local") && runs("local")) {
     const local = await withServer("dynamodb-local", (server) => uncontended(server, [RawFloor.make, Leasehold.make]))
       .catch((error: unknown) => {
         log(`DynamoDB Local did not run: ${String(error)}`)
@@ -190,15 +212,17 @@ const main = async () => {
     }
   }
 
-  log("memory store")
-  const memory = await MemoryStore.run(settings.memoryRounds, settings.memoryRoundMs)
-  const forkMicros = await MemoryStore.calibrate()
-  sections.push(
-    `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
-      `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`.\n\n` +
-      MemoryStore.render(memory) + `\n\nTarget: >= 50,000 cycles/s. For scale, on this machine one ` +
-      `\`Effect.fork\` + \`Fiber.await\` of an empty effect costs ${fixed(forkMicros, 1)} µs.`
-  )
+  if (runs("memory")) {
+    log("memory store")
+    const memory = await MemoryStore.run(settings.memoryRounds, settings.memoryRoundMs)
+    const forkMicros = await MemoryStore.calibrate()
+    sections.push(
+      `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
+        `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`.\n\n` +
+        MemoryStore.render(memory) + `\n\nTarget: >= 50,000 cycles/s. For scale, on this machine one ` +
+        `\`Effect.fork\` + \`Fiber.await\` of an empty effect costs ${fixed(forkMicros, 1)} µs.`
+    )
+  }
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
     `effect-distributed-lock ships a Redis backing only; it runs here on a minimal DynamoDB backing written for ` +

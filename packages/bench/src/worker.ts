@@ -1,31 +1,57 @@
 /**
- * A worker process for the contention and takeover tables. It waits for one IPC message:
- * - `{ config, options }`: runs `ContentionLoop.loop` with Leasehold on the DynamoDB store and sends back its waits;
+ * A worker process for the contention and takeover tables, running one contender's driver (argv[2], a
+ * `ContentionDriver.Id`; loaded before the worker says it is ready). It waits for one IPC message:
+ * - `{ config, contend }`: runs the driver's contention loop and sends back `{ acquisitions, eventLoop }`;
  * - `{ config, hold }`: acquires `hold.key`, says `{ held: true }`, and holds it (heartbeating) until killed.
  */
-import * as Lock from "@leasehold/lock/Lock"
-import * as Effect from "effect/Effect"
-import * as ContentionLoop from "./ContentionLoop.js"
+import { monitorEventLoopDelay } from "node:perf_hooks"
+import * as ContentionDriver from "./ContentionDriver.js"
 import type { ClientConfig } from "./ServerProcess.js"
 
-type Message =
-  | { readonly config: ClientConfig; readonly options: ContentionLoop.LoopOptions }
-  | { readonly config: ClientConfig; readonly hold: { readonly key: string; readonly options: Lock.LockOptions } }
+export type Message =
+  | {
+    readonly config: ClientConfig
+    readonly contend: ContentionDriver.LoopOptions
+    /** Also measure this process's event-loop delay (a 1 ms sampling timer: only for traced runs). */
+    readonly eventLoop?: boolean
+  }
+  | { readonly config: ClientConfig; readonly hold: ContentionDriver.HoldOptions }
+
+/** Event-loop delay of one worker, ms. */
+export interface EventLoopDelay {
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+  readonly cpuMs: number
+}
+
+const id = process.argv[2] ?? "leasehold"
+if (!ContentionDriver.isId(id)) throw new Error(`unknown contender ${id}`)
+const driver = await ContentionDriver.load(id)
+
+const fail = (error: unknown) => {
+  console.error(error)
+  process.exit(1)
+}
 
 process.once("message", (message: Message) => {
-  const program = "hold" in message
-    ? Lock.withLock(
-      message.hold.key,
-      Effect.zipRight(Effect.sync(() => process.send?.({ held: true })), Effect.never),
-      message.hold.options
-    )
-    : ContentionLoop.loop(message.options)
-  Effect.runPromise(program.pipe(Effect.provide(ContentionLoop.storeLayer(message.config)))).then(
-    (waits) => process.send?.({ waits }, () => process.exit(0)),
-    (error) => {
-      console.error(error)
-      process.exit(1)
+  if ("hold" in message) {
+    driver.hold(message.config, message.hold, () => process.send?.({ held: true })).catch(fail)
+    return
+  }
+  const histogram = message.eventLoop === true ? monitorEventLoopDelay({ resolution: 1 }) : undefined
+  histogram?.enable()
+  const cpu = process.cpuUsage()
+  driver.contend(message.config, message.contend).then((acquisitions) => {
+    histogram?.disable()
+    const used = process.cpuUsage(cpu)
+    const eventLoop: EventLoopDelay | undefined = histogram === undefined ? undefined : {
+      p50: histogram.percentile(50) / 1e6,
+      p99: histogram.percentile(99) / 1e6,
+      max: histogram.max / 1e6,
+      cpuMs: (used.user + used.system) / 1000
     }
-  )
+    process.send?.({ acquisitions, eventLoop }, () => process.exit(0))
+  }, fail)
 })
 process.send?.({ ready: true })

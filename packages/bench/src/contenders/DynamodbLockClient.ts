@@ -19,11 +19,11 @@ import type { ClientConfig } from "../ServerProcess.js"
 
 type Callback = (error: unknown, data?: unknown) => void
 
-interface LockClientLock {
+export interface LockClientLock {
   readonly release: (callback: (error?: unknown) => void) => void
   readonly on: (event: "error", listener: (error: unknown) => void) => void
 }
-interface FailOpen {
+export interface FailOpen {
   readonly acquireLock: (id: string, callback: (error: unknown, lock: LockClientLock) => void) => void
 }
 interface DynamodbLockClient {
@@ -51,7 +51,7 @@ export const v2DocumentClient = (document: DynamoDBDocumentClient) => {
   }
 }
 
-const library = createRequire(import.meta.url)("dynamodb-lock-client") as DynamodbLockClient
+export const library = createRequire(import.meta.url)("dynamodb-lock-client") as DynamodbLockClient
 
 export const leaseMs = 30_000
 

@@ -27,7 +27,7 @@ const dist = new URL("../../../../node_modules/effect-distributed-lock/dist/", i
 const { DistributedSemaphoreBacking, SemaphoreBackingError } = (await import(
   new URL("Backing.js", dist).href
 )) as typeof Library.Backing
-const DistributedSemaphore = (await import(
+export const DistributedSemaphore = (await import(
   new URL("DistributedSemaphore.js", dist).href
 )) as typeof Library.DistributedSemaphore
 

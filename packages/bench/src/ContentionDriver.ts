@@ -1,0 +1,95 @@
+/**
+ * What a contender provides for the contention and takeover tables, run inside worker processes (and, for takeover,
+ * in the bench process): a loop on one key that waits for the lock as the library waits, a holder that heartbeats
+ * until killed, and a takeover that waits for a dead holder's lock. Each library's driver is in `contenders/`.
+ */
+import type { ClientConfig } from "./ServerProcess.js"
+
+/** One acquisition of a contention loop; epoch ms with sub-millisecond resolution, comparable across processes. */
+export interface Acquisition {
+  readonly askedAt: number
+  readonly enteredAt: number
+}
+
+export interface LoopOptions {
+  readonly key: string
+  readonly holdMs: number
+  readonly leaseMs: number
+  /** Epoch ms. */
+  readonly endAt: number
+  /** Trace experiment (Leasehold only): its `pollInterval` instead of the default. */
+  readonly pollIntervalMs?: number | undefined
+  /**
+   * Trace experiment (Leasehold only): after each release, pause a jittered `yieldMs` (×0.5–1.5) before asking again,
+   * counted in the next wait, as a library that lets waiters in after a contended release would.
+   */
+  readonly yieldMs?: number | undefined
+}
+
+/** A takeover mode of one library, as it documents it; `boundMs` is the longest takeover it allows after a kill. */
+export interface TakeoverMode {
+  readonly name: string
+  /** What the row says about the settings, e.g. "maxClockSkew 500 ms". */
+  readonly settings: string
+  readonly boundMs: (leaseMs: number) => number
+}
+
+export interface HoldOptions {
+  readonly key: string
+  readonly mode: string
+  readonly leaseMs: number
+}
+
+export interface Driver {
+  readonly name: string
+  /** The settings the contention row runs with, for the text under the table. */
+  readonly contentionSettings: string
+  /** The lease the contention row runs with, when the library can not take the one asked for. */
+  readonly leaseMs: (askedMs: number) => number
+  readonly takeoverModes: ReadonlyArray<TakeoverMode>
+  /** Acquire, hold `holdMs`, release, again, until `endAt`. */
+  readonly contend: (config: ClientConfig, options: LoopOptions) => Promise<Array<Acquisition>>
+  /** Acquires and calls `onHeld`; then holds (heartbeating) until the process dies. */
+  readonly hold: (config: ClientConfig, options: HoldOptions, onHeld: () => void) => Promise<void>
+  /**
+   * Waits for the lock as long as it takes (building its client first, after the kill), calls `onEntered` on entering
+   * the section, and releases.
+   */
+  readonly takeOver: (config: ClientConfig, options: HoldOptions, onEntered: () => void) => Promise<void>
+}
+
+/** Now as epoch ms with performance.now()'s resolution. */
+export const now = (): number => performance.timeOrigin + performance.now()
+
+/** Runs `acquire → sleep holdMs → release` until `endAt`, recording each acquisition. */
+export const timedContention = async (
+  options: LoopOptions,
+  acquire: () => Promise<() => Promise<void>>
+): Promise<Array<Acquisition>> => {
+  const acquisitions: Array<Acquisition> = []
+  while (Date.now() < options.endAt) {
+    const askedAt = now()
+    const release = await acquire()
+    acquisitions.push({ askedAt, enteredAt: now() })
+    await new Promise((resolve) => setTimeout(resolve, options.holdMs))
+    await release()
+  }
+  return acquisitions
+}
+
+/** The drivers by id, loaded on demand so that a worker process loads one library only. */
+const loaders = {
+  leasehold: () => import("./contenders/LeaseholdDriver.js"),
+  "dynamodb-lock-client": () => import("./contenders/DynamodbLockClientDriver.js"),
+  deliveryhero: () => import("./contenders/DeliveryheroDriver.js"),
+  "effect-distributed-lock": () => import("./contenders/EffectDistributedLockDriver.js")
+} as const
+
+export type Id = keyof typeof loaders
+
+/** Leasehold first, then the peers in the order of the uncontended table. */
+export const ids: ReadonlyArray<Id> = ["leasehold", "dynamodb-lock-client", "deliveryhero", "effect-distributed-lock"]
+
+export const isId = (id: string): id is Id => Object.hasOwn(loaders, id)
+
+export const load = async (id: Id): Promise<Driver> => (await loaders[id]()).driver
