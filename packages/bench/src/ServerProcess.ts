@@ -1,8 +1,9 @@
 /**
- * A DynamoDB server in a child process, and the server-side request counts of its proxy.
+ * A DynamoDB server in a child process, the server-side request counts of its proxy, and its write log.
  */
 import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import type * as WriteLog from "./WriteLog.js"
 
 export type Engine = "dynalite" | "dynamodb-local"
 
@@ -18,7 +19,19 @@ export interface ServerProcess {
   /** Requests the server received since the last reset, by DynamoDB operation. */
   readonly requests: () => Promise<Record<string, number>>
   readonly reset: () => Promise<void>
+  /** Puts a fresh `WriteLog` in front of the server (one hop, like the counting proxy); resolves to its endpoint. */
+  readonly writeLog: () => Promise<string>
+  /** What the write log has seen since `writeLog`. */
+  readonly writes: () => Promise<WriteLog.Snapshot>
   readonly stop: () => Promise<void>
+}
+
+interface Reply {
+  readonly id: number
+  readonly counts?: Record<string, number>
+  readonly clientConfig?: ClientConfig
+  readonly url?: string
+  readonly snapshot?: WriteLog.Snapshot
 }
 
 export const start = (engine: Engine): Promise<ServerProcess> =>
@@ -28,22 +41,24 @@ export const start = (engine: Engine): Promise<ServerProcess> =>
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
     let nextId = 1
-    const waiting = new Map<number, (counts: Record<string, number>) => void>()
+    const waiting = new Map<number, (reply: Reply) => void>()
     const call = (op: string) =>
-      new Promise<Record<string, number>>((done) => {
+      new Promise<Reply>((done) => {
         const id = nextId++
         waiting.set(id, done)
         child.send({ id, op })
       })
     child.once("exit", (code) => reject(new Error(`${engine} server process exited with code ${code}`)))
-    child.on("message", (message: { id: number; counts?: Record<string, number>; clientConfig?: ClientConfig }) => {
+    child.on("message", (message: Reply) => {
       if (message.id === 0 && message.clientConfig !== undefined) {
         const exited = new Promise<void>((done) => child.once("exit", () => done()))
         resolve({
           engine,
           clientConfig: message.clientConfig,
-          requests: () => call("requests"),
+          requests: () => call("requests").then((reply) => reply.counts ?? {}),
           reset: () => call("reset").then(() => undefined),
+          writeLog: () => call("writeLog").then((reply) => reply.url!),
+          writes: () => call("writes").then((reply) => reply.snapshot!),
           stop: () => {
             child.send({ id: -1, op: "stop" })
             return exited
@@ -53,6 +68,6 @@ export const start = (engine: Engine): Promise<ServerProcess> =>
       }
       const done = waiting.get(message.id)
       waiting.delete(message.id)
-      done?.(message.counts ?? {})
+      done?.(message)
     })
   })

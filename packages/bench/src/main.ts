@@ -2,7 +2,7 @@
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
- * contention, takeover, local, memory) and writes nothing unless `--out` is given.
+ * contention, takeover, scale, local, memory) and writes nothing unless `--out` is given.
  */
 import { execSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -19,6 +19,7 @@ import * as RawFloor from "./contenders/RawFloor.js"
 import * as Contention from "./Contention.js"
 import * as ContentionDriver from "./ContentionDriver.js"
 import * as MemoryStore from "./MemoryStore.js"
+import * as Scale from "./Scale.js"
 import * as ServerProcess from "./ServerProcess.js"
 import { fixed } from "./Stats.js"
 import * as Takeover from "./Takeover.js"
@@ -60,6 +61,10 @@ const settings = smoke
     takeoverLeaseMs: 1_000
   }
 const contention = { holdMs: 5, leaseMs: 300, fibers: 16 }
+// Lease 30 s (heartbeat 10 s) held 40 s: four renews per lock in the window, a whole number of heartbeats.
+const scaleOptions: Scale.Options = smoke
+  ? { sizes: [20], leaseMs: 1_000, holdMs: 1_000, concurrency: 10 }
+  : { sizes: [1_000, 10_000], leaseMs: 30_000, holdMs: 40_000, concurrency: 50 }
 
 const log = (line: string) => process.stderr.write(line + "\n")
 
@@ -115,6 +120,9 @@ const uncontended = async (server: ServerProcess.ServerProcess, makers: Readonly
     for (const contender of contenders) await contender.close()
   }
 }
+
+const scale = async (): Promise<string> =>
+  Scale.section(await withServer("dynalite", (server) => Scale.run(server, scaleOptions, log)), scaleOptions)
 
 /** The hand-written reading of the numbers (profiles, causes), kept next to the bench and appended to the output. */
 const findings = (): string => {
@@ -195,6 +203,8 @@ const main = async () => {
         `median (min–max).\n\n` + Takeover.render(takeover)
     )
   }
+
+  if (runs("scale")) sections.push(await scale())
 
   if (!smoke && !flag("no-local") && runs("local")) {
     const local = await withServer("dynamodb-local", (server) => uncontended(server, [RawFloor.make, Leasehold.make]))

@@ -1,16 +1,18 @@
 /**
  * The DynamoDB server of a bench run, in its own process so that the bench process's `process.cpuUsage` is the
  * client's alone. Started with IPC by `ServerProcess.start`; argv[2] is the engine ("dynalite" | "dynamodb-local").
- * Answers `{ id, op: "requests" | "reset" }` messages with the proxy's server-side request counts.
+ * Answers `{ id, op: "requests" | "reset" }` messages with the proxy's server-side request counts, `"writeLog"` with
+ * the URL of a (cleared) `WriteLog` in front of the server, and `"writes"` with that log's snapshot.
  */
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import * as Effect from "effect/Effect"
+import * as WriteLog from "./WriteLog.js"
 
 const engine = process.argv[2] === "dynamodb-local" ? "dynamodb-local" : "dynalite"
 
 interface Request {
   readonly id: number
-  readonly op: "requests" | "reset" | "stop"
+  readonly op: "requests" | "reset" | "stop" | "writeLog" | "writes"
 }
 
 const program = Effect.gen(function*() {
@@ -19,8 +21,25 @@ const program = Effect.gen(function*() {
   const stopped = new Promise<void>((resolve) => {
     stop = resolve
   })
+  let writeLog: Promise<WriteLog.WriteLog> | undefined
+  yield* Effect.addFinalizer(() => Effect.promise(async () => (await writeLog)?.close()))
   process.on("message", (message: Request) => {
     if (message.op === "stop") return stop()
+    if (message.op === "writeLog") {
+      writeLog ??= WriteLog.start(server.serverEndpoint)
+      void writeLog.then((log) => {
+        log.clear()
+        process.send?.({ id: message.id, url: log.url })
+      })
+      return
+    }
+    if (message.op === "writes") {
+      const empty: WriteLog.Snapshot = { now: performance.now(), cpuMs: WriteLog.cpuMs(), writes: {}, answered: [] }
+      void (writeLog ?? Promise.resolve(undefined)).then((log) =>
+        process.send?.({ id: message.id, snapshot: log?.snapshot() ?? empty })
+      )
+      return
+    }
     const effect = message.op === "reset"
       ? Effect.as(server.resetRequests, {})
       : Effect.map(server.requests, (counts) => Object.fromEntries(counts))

@@ -43,5 +43,6 @@ describe("bench --smoke", () => {
     }
     expect(stdout).toContain("| Leasehold |")
     expect(stdout).toContain("| raw SDK floor |")
+    expect(stdout).toContain("## 4. Scale")
   })
 })

@@ -1,0 +1,228 @@
+/**
+ * The scale table: N locks held at once by one process, heartbeating, on the DynamoDB store. Each N runs in a fresh
+ * `scaleWorker` process (started with `--expose-gc`); its writes go through a `WriteLog` in the server process, which
+ * notes when each one arrived. From those arrival times: how late the renews came against their schedule (the
+ * acquiring write's arrival + k * heartbeat), and the write rate while every lock was held.
+ */
+import { type ChildProcess, fork } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import type * as ScaleWorker from "./scaleWorker.js"
+import type { ServerProcess } from "./ServerProcess.js"
+import { fixed, percentile, sorted, table } from "./Stats.js"
+
+export interface Options {
+  readonly sizes: ReadonlyArray<number>
+  readonly leaseMs: number
+  /** How long every lock stays held once all are acquired: the window that lateness and write rate are read in. */
+  readonly holdMs: number
+  /** Acquisitions in flight at once, so that setting up 10,000 locks neither runs one by one nor floods the server. */
+  readonly concurrency: number
+}
+
+export interface Result {
+  readonly n: number
+  readonly heartbeatMs: number
+  readonly held: ScaleWorker.Held
+  readonly report: ScaleWorker.Report
+  /** Lateness (ms) of every renew due in the hold window; a renew not seen by its end counts as late until then. */
+  readonly lateness: ReadonlyArray<number>
+  /** How many of those renews had not arrived when the window ended. */
+  readonly missing: number
+  readonly holdSeconds: number
+  readonly writesPerSecond: number
+  /** The server process's CPU over the window, % of one core. */
+  readonly serverCpuPercent: number
+  /** How long the server took to answer each write that arrived in the window (ms), sorted. */
+  readonly answerMs: ReadonlyArray<number>
+}
+
+/** The library's default heartbeat is lease / 3; it is passed explicitly so that the schedule read here is known. */
+const heartbeatsPerLease = 3
+
+const nextMessage = <A>(child: ChildProcess): Promise<A> =>
+  new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`scale worker exited with code ${code}`))
+    child.once("exit", onExit)
+    child.once("message", (message: A) => {
+      child.off("exit", onExit)
+      resolve(message)
+    })
+  })
+
+/** Answer times of the writes that arrived in [from, to). */
+const answersIn = (answered: ReadonlyArray<number>, from: number, to: number): Array<number> => {
+  const inWindow: Array<number> = []
+  for (let i = 0; i < answered.length; i += 2) {
+    if (answered[i]! >= from && answered[i]! < to) inWindow.push(answered[i + 1]!)
+  }
+  return sorted(inWindow)
+}
+
+const totalWrites = (writes: Record<string, ReadonlyArray<number>>): number =>
+  Object.values(writes).reduce((sum, times) => sum + times.length, 0)
+
+/**
+ * For each time a renew of a key is due (the acquiring write's arrival + k * heartbeat) inside [from, to): how long
+ * until the next write to that key reached the server. Read this way, a write the store retried (its first try timed
+ * out but applied) can not pass for a later renew, and lateness is never negative. No write by `to`: late until `to`.
+ */
+const latenessOf = (
+  writes: Record<string, ReadonlyArray<number>>,
+  keys: ReadonlyArray<string>,
+  heartbeatMs: number,
+  from: number,
+  to: number
+) => {
+  const lateness: Array<number> = []
+  let missing = 0
+  for (const key of keys) {
+    const times = sorted(writes[key] ?? [])
+    if (times.length === 0) continue
+    const acquiredAt = times[0]!
+    let next = 1
+    for (let k = 1; acquiredAt + k * heartbeatMs < to; k++) {
+      const due = acquiredAt + k * heartbeatMs
+      while (next < times.length && times[next]! < due) next++
+      if (due < from) continue
+      const arrived = times[next]
+      if (arrived === undefined) missing++
+      lateness.push((arrived ?? to) - due)
+    }
+  }
+  return { lateness: sorted(lateness), missing }
+}
+
+const runOne = async (server: ServerProcess, n: number, options: Options): Promise<Result> => {
+  const heartbeatMs = options.leaseMs / heartbeatsPerLease
+  const endpoint = await server.writeLog()
+  const child = fork(fileURLToPath(new URL("./scaleWorker.ts", import.meta.url)), [], {
+    execArgv: ["--import", "tsx", "--expose-gc"],
+    // The worker's logs (a loss is logged) go to stderr with the bench's progress, not into the document.
+    stdio: ["ignore", 2, 2, "ipc"]
+  })
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  try {
+    await nextMessage(child)
+    const keyPrefix = `scale-${n}-${Date.now()}-`
+    const start: ScaleWorker.Start = {
+      config: { ...server.clientConfig, endpoint },
+      keyPrefix,
+      n,
+      leaseMs: options.leaseMs,
+      heartbeatMs,
+      concurrency: options.concurrency
+    }
+    child.send(start)
+    const held = await nextMessage<ScaleWorker.Held>(child)
+    const first = await server.writes()
+    await new Promise((resolve) => setTimeout(resolve, options.holdMs))
+    const last = await server.writes()
+    const reported = nextMessage<ScaleWorker.Report>(child)
+    child.send({ report: true })
+    const report = await reported
+    // Let it go before the next N starts: its leases are left to expire, nothing more is measured.
+    await exited
+
+    const failed = new Set(held.failedKeys)
+    const keys = Array.from({ length: n }, (_, i) => `${keyPrefix}${i}`).filter((key) => !failed.has(key))
+    const holdSeconds = (last.now - first.now) / 1000
+    return {
+      n,
+      heartbeatMs,
+      held,
+      report,
+      ...latenessOf(last.writes, keys, heartbeatMs, first.now, last.now),
+      holdSeconds,
+      writesPerSecond: (totalWrites(last.writes) - totalWrites(first.writes)) / holdSeconds,
+      serverCpuPercent: (100 * (last.cpuMs - first.cpuMs)) / (last.now - first.now),
+      answerMs: answersIn(last.answered, first.now, last.now)
+    }
+  } finally {
+    child.kill()
+  }
+}
+
+export const run = async (
+  server: ServerProcess,
+  options: Options,
+  log: (line: string) => void
+): Promise<Array<Result>> => {
+  const results: Array<Result> = []
+  for (const n of options.sizes) {
+    log(`scale: ${n} held locks`)
+    const result = await runOne(server, n, options)
+    const p99 = fixed(percentile(result.lateness, 99), 1)
+    log(`  setup ${fixed(result.held.setupMs / 1000, 1)} s, lateness p99 ${p99} ms, ${result.report.lost} lost`)
+    results.push(result)
+  }
+  return results
+}
+
+const kib = (bytes: number, n: number) => bytes / 1024 / n
+
+/** Two tables: what it takes to set N locks up and keep them in memory, and how their heartbeats fared. */
+export const render = (results: ReadonlyArray<Result>): string =>
+  table(
+    ["N held", "setup s", "not acquired", "heap KiB/lock", "of it, bench's fiber KiB/lock"],
+    results.map((r) => [
+      r.n.toLocaleString("en-US"),
+      fixed(r.held.setupMs / 1000, 1),
+      fixed(r.held.failed, 0),
+      fixed(kib(r.report.heapHeld - r.report.heapBaseline, r.n), 2),
+      fixed(kib(r.report.heapHarness - r.report.heapBaseline, r.n), 2)
+    ])
+  ) + "\n\n" + table(
+    [
+      "N held",
+      "renews due",
+      "not seen by the end",
+      "lateness p50 ms",
+      "lateness p99 ms",
+      "lateness max ms",
+      "lost",
+      "writes/s",
+      "expected: N / heartbeat",
+      "server answer p99 ms",
+      "client event-loop delay p99 ms",
+      "client CPU %",
+      "server CPU %"
+    ],
+    results.map((r) => [
+      r.n.toLocaleString("en-US"),
+      fixed(r.lateness.length, 0),
+      fixed(r.missing, 0),
+      fixed(percentile(r.lateness, 50), 1),
+      fixed(percentile(r.lateness, 99), 1),
+      fixed(r.lateness[r.lateness.length - 1] ?? Number.NaN, 1),
+      fixed(r.report.lost, 0),
+      fixed(r.writesPerSecond, 1),
+      fixed(r.n / (r.heartbeatMs / 1000), 1),
+      fixed(percentile(r.answerMs, 99), 1),
+      fixed(r.report.loopDelayP99Ms, 1),
+      fixed((100 * r.report.cpuMs) / r.report.wallMs, 0),
+      fixed(r.serverCpuPercent, 0)
+    ])
+  )
+
+/** The whole markdown section, so that the bench's main stays a list of sections. */
+export const section = (results: ReadonlyArray<Result>, options: Options): string =>
+  `## 4. Scale: N locks held by one process, heartbeating (Leasehold, embedded dynalite)\n\n` +
+  `Each N runs in a fresh process started with \`--expose-gc\`. It acquires N distinct keys with \`Lock.acquire\` ` +
+  `(lease ${fixed(options.leaseMs / 1000, 1)} s, heartbeat lease / 3), each in a fiber of its own that keeps its ` +
+  `scope open, ${options.concurrency} acquisitions in flight at once; setup = first acquire to the last one done ` +
+  `(not acquired: acquisitions that failed). Then all stay held for ${fixed(options.holdMs / 1000, 1)} s, the ` +
+  `window every other column is read in: a whole number of heartbeats, so every lock has as many renews due in it. ` +
+  `**Heap**: \`heapUsed\` after forced GCs at the end of the window, minus the same after a warm-up (as many ` +
+  `concurrent acquire + release as the setup runs, so the client's sockets are in the baseline) with nothing held, ` +
+  `divided by N. It includes the bench's own fiber and scope per lock, measured alone (on 1,000 idle fibers) in the ` +
+  `next column; a lease already lost has given its memory back.\n\n` +
+  `**Lateness**: the client's writes pass through a proxy in the server process that notes when each one arrived, ` +
+  `by key. A renew of a key is due at its acquiring write's arrival + k × heartbeat; its lateness is the time from ` +
+  `then to the next write to that key at the server (a schedule that sleeps a heartbeat after each renew drifts by ` +
+  `each renew's round trip, and this counts the drift). Every renew due in the window counts; one not seen by the ` +
+  `window's end counts as late until then ("not seen"). **Lost**: leases whose \`status\` is \`Lost\` at the end ` +
+  `of the window (target 0). **Writes/s**: writes arriving at the server in the window, against N / heartbeat. ` +
+  `**Server answer**: from a write's arrival at the proxy to its answer leaving it (dynalite and the proxy, no ` +
+  `client time). **Event-loop delay**: \`monitorEventLoopDelay\` in the holding process over the window, how long ` +
+  `its timers and I/O waited for the thread. **CPU**: the holding process's and the server process's over the ` +
+  `window, in % of one core.\n\n` + render(results)
