@@ -135,8 +135,8 @@ export interface Options {
 interface Resolved {
   readonly layout: Keys.KeyLayout
   readonly expected: KeySchema.Expected
-  readonly requestTimeout: Duration.Duration
-  readonly retryBaseDelay: Duration.Duration
+  readonly requestTimeoutMs: number
+  readonly retryBaseDelayMs: number
   readonly maxRetries: number
   readonly ttlRetentionMs: number
 }
@@ -171,8 +171,8 @@ const resolve = (options: Options): Resolved | LockConfigError => {
   const resolved: Resolved = {
     layout: Keys.make({ partitionKey, sortKey, prefix }),
     expected: { partitionKey, sortKey },
-    requestTimeout: Duration.millis(requestTimeout),
-    retryBaseDelay: Duration.millis(retryBaseDelay),
+    requestTimeoutMs: requestTimeout,
+    retryBaseDelayMs: retryBaseDelay,
     maxRetries,
     ttlRetentionMs
   }
@@ -197,9 +197,9 @@ export const make = (options: Options): Effect.Effect<LockStore.Service, LockCon
         client,
         tableName: options.tableName,
         expectedKeySchema: KeySchema.describeExpected(resolved.expected),
-        requestTimeout: resolved.requestTimeout,
+        requestTimeoutMs: resolved.requestTimeoutMs,
         maxRetries: resolved.maxRetries,
-        retryBaseDelay: resolved.retryBaseDelay,
+        retryBaseDelayMs: resolved.retryBaseDelayMs,
         skew
       },
       layout: resolved.layout,

@@ -43,7 +43,7 @@ export const defaultActiveTimeout: Duration.DurationInput = "2 minutes"
 const activePollInterval = Duration.millis(250)
 
 /** A table request is not urgent; a slow control plane gets longer than a lock request does. */
-const tableRequestTimeout = Duration.seconds(10)
+const tableRequestTimeoutMs = 10_000
 
 /**
  * Where the table is and how it is keyed. The key options must match the store's (`DynamoLockStore.Options`).
@@ -121,9 +121,9 @@ const makeTransport = (options: TableOptions, expected: KeySchema.Expected) =>
     client,
     tableName: options.tableName,
     expectedKeySchema: KeySchema.describeExpected(expected),
-    requestTimeout: tableRequestTimeout,
+    requestTimeoutMs: tableRequestTimeoutMs,
     maxRetries: 3,
-    retryBaseDelay: Duration.millis(100),
+    retryBaseDelayMs: 100,
     skew: undefined
   }))
 

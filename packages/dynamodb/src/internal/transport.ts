@@ -3,14 +3,17 @@
  * jittered exponential backoff, with a conditional-check failure returned as a value, and every other failure
  * turned into a `LockStoreError`.
  *
+ * Every lock operation goes through here, so the path of a request that succeeds (or fails its condition) on the
+ * first attempt is kept to one `Effect.async` around the SDK's promise: the timeout is a plain timer that aborts the
+ * request, not a fiber racing it. Effect takes over again only for what is rare: a backoff, or building an error.
+ *
  * @internal
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import type { LockStoreError, StoreOperation } from "@leasehold/lock/LockError"
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Schedule from "effect/Schedule"
+import * as Random from "effect/Random"
 import * as ClientInternal from "./client.js"
 import * as ClockSkew from "./clockSkew.js"
 import * as Failure from "./failure.js"
@@ -20,9 +23,9 @@ export interface Transport {
   readonly client: DynamoDBClient
   readonly tableName: string
   readonly expectedKeySchema: string
-  readonly requestTimeout: Duration.Duration
+  readonly requestTimeoutMs: number
   readonly maxRetries: number
-  readonly retryBaseDelay: Duration.Duration
+  readonly retryBaseDelayMs: number
   /** Fed by every response's `Date` header when set. */
   readonly skew: ClockSkew.Monitor | undefined
 }
@@ -70,6 +73,13 @@ export type Attempt<Out> = (probe: <C extends Probeable>(command: C) => C, signa
 /** @internal */
 export const liveClock = Clock.make()
 
+/** Node fires a longer `setTimeout` at once; a request timeout past it (about 24.8 days) is as good as none. */
+const maxTimerMs = 2 ** 31 - 1
+
+/** `Schedule.jittered`'s bounds: each backoff is its nominal delay times a uniform factor in [0.8, 1.2]. */
+const jitterMin = 0.8
+const jitterMax = 1.2
+
 const headerOf = (headers: unknown, name: string): string | undefined => {
   if (typeof headers !== "object" || headers === null) return undefined
   for (const [key, value] of Object.entries(headers)) {
@@ -96,55 +106,96 @@ const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => <C extends
 const identity = <C extends Probeable>(command: C): C => command
 
 /**
- * Sends one request (a fresh command per attempt, built by `attempt`).
+ * Sends one request (a fresh command per attempt, built by `attempt`). `clock` is the fiber's, for the skew samples;
+ * a caller that already holds it saves looking it up again.
  *
  * @internal
  */
-export const send = <Out>(transport: Transport, call: Call, attempt: Attempt<Out>): Effect.Effect<
+export const send = <Out>(transport: Transport, call: Call, attempt: Attempt<Out>, clock?: Clock.Clock): Effect.Effect<
   Response<Out>,
   LockStoreError
-> =>
-  Effect.clockWith((clock) =>
-    Effect.suspend(() => {
-      const probe = transport.skew === undefined ? identity : installProbe(transport.skew, clock)
-      let attempts = 0
-      const once = Effect.suspend(() => {
-        attempts++
-        return Effect.tryPromise({ try: (signal) => attempt(probe, signal), catch: (cause) => cause })
-      }).pipe(
-        Effect.map((output): Response<Out> => ({ _tag: "Ok", output, attempts })),
-        Effect.timeoutFail({
-          duration: transport.requestTimeout,
-          onTimeout: () => new Failure.RequestTimedOut(Duration.toMillis(transport.requestTimeout))
-        }),
-        Effect.catchIf(
-          Failure.isConditionalCheckFailed,
-          (error): Effect.Effect<Response<Out>> =>
-            Effect.succeed({
+> => {
+  const skew = transport.skew
+  if (skew === undefined) return sendWith(transport, call, attempt, identity)
+  if (clock !== undefined) return sendWith(transport, call, attempt, installProbe(skew, clock))
+  return Effect.clockWith((clock) => sendWith(transport, call, attempt, installProbe(skew, clock)))
+}
+
+const sendWith = <Out>(
+  transport: Transport,
+  call: Call,
+  attempt: Attempt<Out>,
+  probe: <C extends Probeable>(command: C) => C
+): Effect.Effect<Response<Out>, LockStoreError> => {
+  const fail = (error: unknown, attempts: number) =>
+    Effect.flatMap(
+      ClientInternal.describeLocation(transport.client),
+      (location) =>
+        Effect.fail(Failure.toStoreError(error, {
+          operation: call.operation,
+          action: call.action,
+          tableName: transport.tableName,
+          expectedKeySchema: transport.expectedKeySchema,
+          location,
+          attempts
+        }))
+    )
+
+  // Attempt `attempts` (1-based): the nominal backoff before it is base * 2^(attempts - 2).
+  const backoff = (attempts: number) =>
+    Effect.flatMap(
+      Random.nextRange(jitterMin, jitterMax),
+      (jitter) => Effect.sleep(transport.retryBaseDelayMs * 2 ** (attempts - 2) * jitter)
+    ).pipe(Effect.withClock(liveClock))
+
+  const run = (attempts: number): Effect.Effect<Response<Out>, LockStoreError> =>
+    Effect.async<Response<Out>, LockStoreError>((resume) => {
+      // One controller per attempt: the timer and an interruption both abort the request in flight.
+      const controller = new AbortController()
+      let timedOut = false
+      let settled = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        controller.abort()
+      }, Math.min(transport.requestTimeoutMs, maxTimerMs))
+      let promise: Promise<Out>
+      try {
+        promise = attempt(probe, controller.signal)
+      } catch (error) {
+        promise = Promise.reject(error)
+      }
+      promise.then(
+        (output) => {
+          if (settled) return
+          settled = true
+          clearTimeout(timer)
+          resume(Effect.succeed({ _tag: "Ok", output, attempts }))
+        },
+        (cause: unknown) => {
+          if (settled) return
+          settled = true
+          clearTimeout(timer)
+          const error = timedOut ? new Failure.RequestTimedOut(transport.requestTimeoutMs) : cause
+          if (Failure.isConditionalCheckFailed(error)) {
+            resume(Effect.succeed({
               _tag: "ConditionFailed",
               item: (error.Item ?? undefined) as Record<string, AttributeValue> | undefined,
               attempts
-            })
-        )
+            }))
+          } else if (attempts <= transport.maxRetries && Failure.isTransient(error)) {
+            resume(Effect.zipRight(backoff(attempts + 1), run(attempts + 1)))
+          } else {
+            resume(fail(error, attempts))
+          }
+        }
       )
-      const schedule = Schedule.exponential(transport.retryBaseDelay, 2).pipe(
-        Schedule.jittered,
-        Schedule.intersect(Schedule.recurs(transport.maxRetries))
-      )
-      return once.pipe(
-        Effect.retry({ schedule, while: Failure.isTransient }),
-        Effect.withClock(liveClock),
-        Effect.catchAll((error) =>
-          Effect.flatMap(ClientInternal.describeLocation(transport.client), (location) =>
-            Effect.fail(Failure.toStoreError(error, {
-              operation: call.operation,
-              action: call.action,
-              tableName: transport.tableName,
-              expectedKeySchema: transport.expectedKeySchema,
-              location,
-              attempts
-            })))
-        )
-      )
+      return Effect.sync(() => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        controller.abort()
+      })
     })
-  )
+
+  return run(1)
+}
