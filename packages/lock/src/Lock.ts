@@ -13,11 +13,13 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
@@ -203,79 +205,86 @@ const randomOwner = (() => {
  */
 type OnLost = (error: LockLost) => Effect.Effect<void>
 
-const acquireWith = (
+/** Interrupts `fiber` without waiting for it: its own scope closing runs our release. */
+const interruptOnLoss = (fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined): OnLost => () =>
+  fiber === undefined ? Effect.void : Effect.flatMap(Effect.fiberId, (id) => Fiber.interruptAsFork(fiber, id))
+
+/** A held lock and how to give it back; `reentered` when the caller already held it (the outer one releases). */
+interface Acquisition extends Keeper.Keeper {
+  readonly reentered: boolean
+}
+
+/**
+ * Acquires `name` and starts keeping it. Must run uninterruptibly, with `restore` the caller's mask: it waits
+ * interruptibly, and once it succeeds the caller must run `release` exactly once.
+ */
+const acquireKept = (
   name: string,
   options: LockOptions | undefined,
-  onLost: (sectionFiber: Fiber.RuntimeFiber<unknown, unknown> | undefined) => OnLost
-): Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError | LockLost, LockStore | Scope.Scope> =>
+  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>,
+  onLost: OnLost
+): Effect.Effect<Acquisition, LockNotAcquired | LockStoreError | LockConfigError | LockLost, LockStore> =>
   Effect.gen(function*() {
     const store = yield* LockStore
-    const defaults = yield* LockDefaults
     const validName = yield* Options.validateName(name, store.maxNameBytes)
-    const resolved = yield* Options.resolve({ ...defaults, ...options }, defaultHolder)
+    const resolved = yield* Options.resolve(yield* LockDefaults, options, defaultHolder)
 
     const held = yield* FiberRef.get(heldByFiber)
-    const outer = held.find((entry) => entry.queues === store.local && entry.name === validName)
-    if (outer !== undefined) {
-      // Re-entry: the outer acquisition keeps governing the lease and releases it.
-      const status = yield* outer.lease.status
-      if (status._tag === "Lost") return yield* status.error
-      if (status._tag !== "Released") return outer.lease
+    if (held.length > 0) {
+      const outer = held.find((entry) => entry.queues === store.local && entry.name === validName)
+      if (outer !== undefined) {
+        // Re-entry: the outer acquisition keeps governing the lease and releases it.
+        const status = yield* outer.lease.status
+        if (status._tag === "Lost") return yield* status.error
+        if (status._tag !== "Released") return { lease: outer.lease, release: Effect.void, reentered: true }
+      }
     }
 
-    const scope = yield* Effect.scope
     const startedAt = yield* monotonicMillis
     const owner = randomOwner()
     yield* Effect.annotateCurrentSpan({ "lock.name": validName, "lock.owner": owner })
-    const sectionFiber = Option.getOrUndefined(Fiber.getCurrentFiber())
 
-    const lease = yield* Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function*() {
-        const localWait = resolved.waitMs === undefined ? undefined : Duration.millis(resolved.waitMs)
-        const isHead = yield* restore(LocalQueue.enter(store.local, validName, localWait))
-        if (!isHead) {
-          const now = yield* monotonicMillis
-          const holding = yield* LocalQueue.holding(store.local, validName)
-          yield* Metric.increment(Metrics.notAcquired)
-          return yield* new LockNotAcquired({
-            name: validName,
-            holder: Option.getOrUndefined(holding),
-            waitedMs: now - startedAt
-          })
-        }
-        const acquired = yield* restore(
-          Acquire.acquireLoop({ store, name: validName, owner, options: resolved, startedAt })
-        ).pipe(Effect.onError(() => LocalQueue.leave(store.local, validName)))
-        // From here to the finalizer nothing can be interrupted, so a held lock always gets its release.
-        yield* LocalQueue.setHolding(store.local, validName, acquired.record)
-        const keeper = yield* Keeper.start({
-          store,
-          record: acquired.record,
-          options: resolved,
-          sentAt: acquired.sentAt,
-          onLost: onLost(sectionFiber),
-          scope
-        })
-        yield* Effect.addFinalizer(() => keeper.release)
-        return keeper.lease
+    const localWait = resolved.waitMs === undefined ? undefined : Duration.millis(resolved.waitMs)
+    const isHead = yield* restore(LocalQueue.enter(store.local, validName, localWait))
+    if (!isHead) {
+      const now = yield* monotonicMillis
+      const holding = yield* LocalQueue.holding(store.local, validName)
+      yield* Metric.increment(Metrics.notAcquired)
+      return yield* new LockNotAcquired({
+        name: validName,
+        holder: Option.getOrUndefined(holding),
+        waitedMs: now - startedAt
       })
-    )
+    }
+    const acquired = yield* restore(
+      Acquire.acquireLoop({ store, name: validName, owner, options: resolved, startedAt })
+    ).pipe(Effect.onError(() => LocalQueue.leave(store.local, validName)))
+    // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
+    yield* LocalQueue.setHolding(store.local, validName, acquired.record)
+    const keeper = yield* Keeper.start({
+      store,
+      record: acquired.record,
+      options: resolved,
+      sentAt: acquired.sentAt,
+      onLost
+    })
 
     const now = yield* monotonicMillis
     yield* Metric.increment(Metrics.acquisitions)
     yield* Metric.update(Metrics.waitTime, now - startedAt)
-    yield* Effect.annotateCurrentSpan({ "lock.fence": lease.fence })
-    yield* Effect.locallyScopedWith(heldByFiber, (entries) => [
-      ...entries,
-      { queues: store.local, name: validName, lease }
-    ])
-    return lease
+    yield* Effect.annotateCurrentSpan({ "lock.fence": keeper.lease.fence })
+    return { ...keeper, reentered: false }
   }).pipe(Effect.withSpan("Lock.acquire", { attributes: { "lock.name": name }, captureStackTrace: false }))
 
+const markHeld = (store: LockStore["Type"], lease: Lease) => (entries: ReadonlyArray<HeldEntry>) => [
+  ...entries,
+  { queues: store.local, name: lease.name, lease }
+]
+
 /**
- * Acquires a lock as a scoped resource: held until the scope closes, kept alive by a heartbeat fiber in the scope.
- * If the lease is lost, the fiber that acquired it is interrupted (its scope then closes); `lease.status` and
- * `lease.lost` say why. Use `withLock` to get a `LockLost` failure instead.
+ * Acquires a lock as a scoped resource: held until the scope closes, kept alive by a heartbeat fiber. If the lease is
+ * lost, the fiber that acquired it is interrupted (its scope then closes); `lease.status` and `lease.lost` say why.
+ * Use `withLock` to get a `LockLost` failure instead.
  *
  * Acquiring a name the current fiber (or a fiber it forked) already holds re-enters: the same lease is returned, no
  * store call is made, and the outer acquisition still releases it.
@@ -287,12 +296,16 @@ export const acquire = (
   name: string,
   options?: LockOptions
 ): Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError | LockLost, LockStore | Scope.Scope> =>
-  acquireWith(
-    name,
-    options,
-    // Signal the interruption without waiting for it: the section's scope closing runs our own release.
-    (fiber) => () =>
-      fiber === undefined ? Effect.void : Effect.flatMap(Effect.fiberId, (id) => Fiber.interruptAsFork(fiber, id))
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const acquirer = Option.getOrUndefined(Fiber.getCurrentFiber())
+      const acquisition = yield* acquireKept(name, options, restore, interruptOnLoss(acquirer))
+      if (acquisition.reentered) return acquisition.lease
+      yield* Effect.addFinalizer(() => acquisition.release)
+      const store = yield* LockStore
+      yield* Effect.locallyScopedWith(heldByFiber, markHeld(store, acquisition.lease))
+      return acquisition.lease
+    })
   )
 
 /**
@@ -318,18 +331,36 @@ export const withLock: {
   return <A, E, R>(self: Effect.Effect<A, E, R>) => withLockDataFirst(name, self, options)
 }
 
+/**
+ * The section runs in a fiber of its own, which the loss of the lease interrupts: a fiber can not be un-interrupted,
+ * so only a child's interruption can be turned into a `LockLost` failure of this effect.
+ */
 const withLockDataFirst = <A, E, R>(
   name: string,
   self: Effect.Effect<A, E, R>,
   options: LockOptions | undefined
 ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
-  Effect.scoped(
-    Effect.flatMap(
-      acquireWith(name, options, () => () => Effect.void),
-      // The section runs in a child fiber that the loss signal interrupts; the result is then LockLost.
-      (lease) => Effect.raceFirst(self, lease.lost)
-    )
-  )
+  Effect.uninterruptibleMask((restore) => {
+    let section: Fiber.RuntimeFiber<A, E> | undefined
+    const onLost: OnLost = (error) => interruptOnLoss(section)(error)
+    return Effect.flatMap(acquireKept(name, options, restore, onLost), (acquisition) => {
+      if (acquisition.reentered) return restore(self)
+      const { lease, release } = acquisition
+      return Effect.gen(function*() {
+        const store = yield* LockStore
+        section = yield* Effect.fork(restore(Effect.locallyWith(self, heldByFiber, markHeld(store, lease))))
+        // Lost before the section existed to be interrupted: stop it before it does anything.
+        if (!(yield* lease.isHeld)) yield* Fiber.interruptFork(section)
+        const running = section
+        const exit = yield* restore(Fiber.await(running)).pipe(Effect.onInterrupt(() => Fiber.interrupt(running)))
+        if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+          const status = yield* lease.status
+          if (status._tag === "Lost") return yield* status.error
+        }
+        return yield* exit
+      }).pipe(Effect.ensuring(release))
+    })
+  })
 
 /**
  * Fails with `LockConfigError` if `options` are invalid, without acquiring anything. Useful at startup.
@@ -338,7 +369,7 @@ const withLockDataFirst = <A, E, R>(
  * @category validation
  */
 export const validateOptions = (options: LockOptions): Effect.Effect<void, LockConfigError> =>
-  Effect.asVoid(Options.resolve(options, defaultHolder))
+  Effect.asVoid(Options.resolve({}, options, defaultHolder))
 
 /**
  * The built-in defaults, for documentation and tools.

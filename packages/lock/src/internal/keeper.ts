@@ -1,40 +1,52 @@
 /**
- * Keeping a held lock: the heartbeat that renews it, the watchdog that declares it lost when its local deadline
- * passes, and the release when its scope closes.
- *
- * Two fibers, because a renew can hang: the watchdog must fire at the deadline whatever the store is doing.
+ * Keeping a held lock: one fiber per lease that renews it on its heartbeat, reports it at risk, declares it lost when
+ * its local deadline passes, and is stopped by the release when the lock's scope closes.
  *
  * - Local deadline = (monotonic time just BEFORE the last successful renew was sent) + lease - safetyMargin. Any
  *   other holder can take over no earlier than leaseUntil + maxClockSkew (absolute) or a full unchanged lease after
  *   it first saw our last write (observed), both of which lie after this deadline.
- * - Renews and the release share a one-permit semaphore: the release waits for a renew in flight instead of racing
- *   it. (A late renew could not undo a release anyway, being conditional on an owner the release cleared.)
+ * - The fiber sleeps until its next event: the next renew, the at-risk point, or the deadline. A renew in flight is
+ *   raced against the deadline (and marks the lease at risk on the way), so a store that hangs can not hold the loss
+ *   back. That race costs two short-lived fibers, but only once per heartbeat, not per acquisition.
+ * - A renew runs uninterruptibly (apart from its race): the release interrupts the fiber and so waits for a renew in
+ *   flight instead of racing it. (A late renew could not undo a release anyway, being conditional on an owner the
+ *   release cleared.)
  *
  * @internal
  */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Lock from "../Lock.js"
-import { LockLost } from "../LockError.js"
+import { LockLost, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
 import * as LocalQueue from "./localQueue.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
+import * as StatusCell from "./statusCell.js"
 
 /** How often a failed renew is retried, at first; it doubles up to one heartbeat. */
 const renewRetryBase = Duration.millis(50)
-/** A release is retried this many times, then left to expire; it must not hold up the program's result for long. */
-const releaseRetries = 3
+/** A release is tried this many times, then left to expire; it must not hold up the program's result for long. */
+const releaseAttempts = 3
+/** The pause before the second release attempt; it doubles before each later one. */
+const releaseRetryBase = Duration.millis(50)
+const releaseRetrySchedule = Schedule.intersect(
+  Schedule.exponential(Duration.times(releaseRetryBase, 2)),
+  Schedule.recurs(releaseAttempts - 2)
+)
 /** Each release attempt gets this long before it is abandoned. */
 const releaseAttemptTimeout = Duration.seconds(2)
+
+/** A renew's answer, its failure, or the deadline passing while it was in flight. */
+type RenewOutcome = Either.Either<LockStore.RenewResult, LockStoreError | "deadline passed during the renew">
 
 /** @internal */
 export interface Keeper {
@@ -45,7 +57,8 @@ export interface Keeper {
 
 /**
  * Starts keeping `record` alive. `sentAt` is the monotonic time just before the acquiring write was sent.
- * `onLost` runs once, when the lock is lost (not when it is released).
+ * `onLost` runs once, when the lock is lost (not when it is released). The caller must run `release` exactly once:
+ * the keeper's fiber is a daemon, stopped by the release and by nothing else.
  *
  * @internal
  */
@@ -55,7 +68,6 @@ export const start = (args: {
   readonly options: Options.Resolved
   readonly sentAt: number
   readonly onLost: (error: LockLost) => Effect.Effect<void>
-  readonly scope: Scope.Scope
 }): Effect.Effect<Keeper> =>
   Effect.gen(function*() {
     const { onLost, options, record, store } = args
@@ -64,13 +76,16 @@ export const start = (args: {
     const fence = record.fence
     const acquiredAtMonotonic = yield* monotonicMillis
 
-    const status = yield* SubscriptionRef.make<Lock.LeaseStatus>({ _tag: "Held" })
-    const lost = yield* Deferred.make<never, LockLost>()
-    const permit = yield* Effect.makeSemaphore(1)
+    const status = StatusCell.make<Lock.LeaseStatus>({ _tag: "Held" })
+    const lost = Deferred.unsafeMake<never, LockLost>(FiberId.none)
     let deadline = args.sentAt + options.leaseMs - options.safetyMarginMs
+    /** Set by a loss or by the release; from then on nothing renews and nothing changes the status but the release. */
     let finished = false
 
-    const isFinished = Effect.sync(() => finished)
+    const recordHoldTime = Effect.flatMap(
+      monotonicMillis,
+      (now) => Metric.update(Metrics.holdTime, now - acquiredAtMonotonic)
+    )
 
     /** The one way into the Lost state; later calls are ignored, so lost never turns back into held. */
     const declareLost = (reason: "expired" | "stolen", by: LockRecord | undefined) =>
@@ -79,7 +94,7 @@ export const start = (args: {
         finished = true
         const error = new LockLost({ name, owner, fence, reason, by })
         return Effect.all([
-          SubscriptionRef.set(status, { _tag: "Lost", error }),
+          status.set({ _tag: "Lost", error }),
           Deferred.fail(lost, error),
           Metric.increment(Metric.tagged(Metrics.losses, "reason", reason)),
           recordHoldTime,
@@ -88,24 +103,40 @@ export const start = (args: {
         ], { discard: true })
       })
 
-    const recordHoldTime = Effect.flatMap(
-      monotonicMillis,
-      (now) => Metric.update(Metrics.holdTime, now - acquiredAtMonotonic)
-    )
+    /** Marks the lease at risk once less than `warnAt` is left; `remaining` is the time to the deadline. */
+    const warnIfAtRisk = (remaining: number) =>
+      Effect.suspend(() => {
+        if (finished || remaining > options.warnAtMs || status.unsafeGet()._tag !== "Held") return Effect.void
+        return Effect.zipRight(
+          status.set({ _tag: "AtRisk", remainingMs: remaining }),
+          Effect.logWarning(`lock "${name}" is at risk: ${remaining} ms of lease left and no renew yet`).pipe(
+            Effect.annotateLogs({ lock: name, owner, fence })
+          )
+        )
+      })
+
+    /** Runs next to a renew in flight: warns at the at-risk point, and ends at the deadline. */
+    const untilDeadline: Effect.Effect<RenewOutcome> = Effect.gen(function*() {
+      while (true) {
+        const remaining = deadline - (yield* monotonicMillis)
+        if (remaining <= 0) return Either.left("deadline passed during the renew")
+        yield* warnIfAtRisk(remaining)
+        const untilNext = remaining > options.warnAtMs ? remaining - options.warnAtMs : remaining
+        yield* Effect.sleep(Duration.millis(Math.max(1, untilNext)))
+      }
+    })
 
     /** One renew call, bounded by the deadline; `true` if it renewed. */
     const renewOnce = Effect.gen(function*() {
       const sentAt = yield* monotonicMillis
-      const remaining = deadline - sentAt
-      if (finished || remaining <= 0) return false
-      const result = yield* store.renew({ name, owner, fence, leaseMs: options.leaseMs }).pipe(
-        Effect.timeoutFail({
-          duration: Duration.millis(remaining),
-          onTimeout: () => "timeout" as const
-        }),
-        Effect.either
+      if (finished || deadline - sentAt <= 0) return false
+      const result = yield* Effect.uninterruptibleMask((restore) =>
+        Effect.raceFirst<RenewOutcome, never, never, RenewOutcome, never, never>(
+          restore(Effect.either(store.renew({ name, owner, fence, leaseMs: options.leaseMs }))),
+          restore(untilDeadline)
+        )
       )
-      if (result._tag === "Left") {
+      if (Either.isLeft(result)) {
         yield* Metric.increment(Metrics.renewFailures)
         yield* Effect.logDebug("renew failed; retrying until the lease deadline").pipe(
           Effect.annotateLogs({ lock: name, fence, error: String(result.left) })
@@ -118,11 +149,10 @@ export const start = (args: {
       }
       const renewedDeadline = sentAt + options.leaseMs - options.safetyMarginMs
       const now = yield* monotonicMillis
-      // A renew that answered after its own deadline proves nothing about now: leave the watchdog to decide.
+      // A renew that answered after its own deadline proves nothing about now: leave the deadline to decide.
       if (finished || renewedDeadline <= now) return false
       deadline = Math.max(deadline, renewedDeadline)
-      const current = yield* SubscriptionRef.get(status)
-      if (current._tag === "AtRisk") yield* SubscriptionRef.set(status, { _tag: "Held" })
+      if (status.unsafeGet()._tag === "AtRisk") yield* status.set({ _tag: "Held" })
       return true
     }).pipe(
       Effect.withSpan("Lock.renew", {
@@ -132,58 +162,49 @@ export const start = (args: {
     )
 
     const retryDelay = (failures: number) =>
-      Duration.min(
-        Duration.millis(options.heartbeatMs),
-        Duration.times(renewRetryBase, 2 ** Math.min(failures, 16))
-      )
+      Math.min(options.heartbeatMs, Duration.toMillis(renewRetryBase) * 2 ** Math.min(failures, 16))
 
     // First renew one heartbeat after acquiring, not at once: the acquiring write just set a full lease.
-    const heartbeat = Effect.gen(function*() {
+    const keep = Effect.gen(function*() {
       let failures = 0
+      let renewAt = acquiredAtMonotonic + options.heartbeatMs
       while (true) {
-        yield* Effect.sleep(failures === 0 ? Duration.millis(options.heartbeatMs) : retryDelay(failures))
-        if (yield* isFinished) return
-        const renewed = yield* permit.withPermits(1)(renewOnce)
-        failures = renewed ? 0 : failures + 1
-      }
-    })
-
-    const watchdog = Effect.gen(function*() {
-      while (true) {
-        if (yield* isFinished) return
+        if (finished) return
         const now = yield* monotonicMillis
         const remaining = deadline - now
-        if (remaining <= 0) {
-          yield* declareLost("expired", undefined)
-          return
+        if (remaining <= 0) return yield* declareLost("expired", undefined)
+        yield* warnIfAtRisk(remaining)
+        if (now >= renewAt) {
+          const renewed = yield* renewOnce
+          failures = renewed ? 0 : failures + 1
+          renewAt = (yield* monotonicMillis) + (renewed ? options.heartbeatMs : retryDelay(failures))
+          continue
         }
-        if (remaining <= options.warnAtMs) {
-          const current = yield* SubscriptionRef.get(status)
-          if (current._tag === "Held") {
-            yield* SubscriptionRef.set(status, { _tag: "AtRisk", remainingMs: remaining })
-            yield* Effect.logWarning(`lock "${name}" is at risk: ${remaining} ms of lease left and no renew yet`)
-              .pipe(Effect.annotateLogs({ lock: name, owner, fence }))
-          }
-          yield* Effect.sleep(Duration.millis(Math.max(1, remaining)))
-        } else {
-          yield* Effect.sleep(Duration.millis(Math.max(1, remaining - options.warnAtMs)))
-        }
+        const warnAt = deadline - options.warnAtMs
+        const wakeAt = Math.min(
+          renewAt,
+          deadline,
+          status.unsafeGet()._tag === "Held" && warnAt > now ? warnAt : deadline
+        )
+        yield* Effect.sleep(Duration.millis(Math.max(1, wakeAt - now)))
       }
     }).pipe(
-      // Fail closed: if the watchdog ends for any reason but a release, nothing else would declare the loss.
+      // Fail closed: if the loop ends for any reason but a release, nothing else would declare the loss.
       Effect.ensuring(Effect.suspend(() => declareLost("expired", undefined)))
     )
 
-    // Started from the uninterruptible end of an acquire: make the loops interruptible again explicitly.
-    const heartbeatFiber = yield* Effect.forkIn(Effect.interruptible(heartbeat), args.scope)
-    const watchdogFiber = yield* Effect.forkIn(Effect.interruptible(watchdog), args.scope)
+    // Started from the uninterruptible end of an acquire: make the loop interruptible again explicitly.
+    const fiber = yield* Effect.forkDaemon(Effect.interruptible(keep))
 
     // The release runs in a finalizer, which is uninterruptible: `interruptible` lets the timeout (which runs the
     // call in a fiber of its own) abandon a call the store never answers.
-    const releaseInStore = store.release({ name, owner, fence }).pipe(
+    const releaseAttempt = store.release({ name, owner, fence }).pipe(
       Effect.interruptible,
-      Effect.timeout(releaseAttemptTimeout),
-      Effect.retry(Schedule.intersect(Schedule.exponential(Duration.millis(50)), Schedule.recurs(releaseRetries - 1))),
+      Effect.timeout(releaseAttemptTimeout)
+    )
+    const releaseInStore = releaseAttempt.pipe(
+      // The retry schedule is only set up once an attempt failed: most releases succeed at once.
+      Effect.catchAll(() => Effect.delay(Effect.retry(releaseAttempt, releaseRetrySchedule), releaseRetryBase)),
       Effect.matchCauseEffect({
         onSuccess: (result) =>
           result._tag === "Released" ? Effect.void : Effect.logInfo(
@@ -204,19 +225,16 @@ export const start = (args: {
     )
 
     const release = Effect.gen(function*() {
-      // Waiting for the permit lets a renew in flight finish (it is bounded by the deadline).
-      yield* permit.take(1)
-      const wasLost = finished
       finished = true
-      yield* Fiber.interruptAll([heartbeatFiber, watchdogFiber])
-      const current = yield* SubscriptionRef.get(status)
+      // Waits for a renew in flight (it is bounded by the deadline), which runs uninterruptibly.
+      yield* Fiber.interrupt(fiber)
+      const current = status.unsafeGet()
       // A lock another owner took has nothing to release; one that expired locally may still be ours in the store,
       // and releasing it lets the next holder in before leaseUntil + skew.
-      const stolen = current._tag === "Lost" && current.error.reason === "stolen"
-      if (!stolen) yield* releaseInStore
-      if (!wasLost) {
+      if (!(current._tag === "Lost" && current.error.reason === "stolen")) yield* releaseInStore
+      if (current._tag !== "Lost") {
         yield* recordHoldTime
-        yield* SubscriptionRef.set(status, { _tag: "Released" })
+        yield* status.set({ _tag: "Released" })
       }
       yield* LocalQueue.leave(store.local, name)
     }).pipe(Effect.uninterruptible)
@@ -228,10 +246,13 @@ export const start = (args: {
       fence,
       data: record.data,
       record,
-      status: SubscriptionRef.get(status),
+      status: status.get,
       changes: status.changes,
       lost: Deferred.await(lost),
-      isHeld: Effect.map(SubscriptionRef.get(status), (s) => s._tag === "Held" || s._tag === "AtRisk")
+      isHeld: Effect.sync(() => {
+        const tag = status.unsafeGet()._tag
+        return tag === "Held" || tag === "AtRisk"
+      })
     }
     return { lease, release }
   })

@@ -5,6 +5,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type { LockOptions } from "../Lock.js"
 import { LockConfigError } from "../LockError.js"
@@ -46,7 +47,7 @@ export const maxPollInterval = Duration.seconds(1)
 
 const utf8 = new TextEncoder()
 
-const fail = (option: string, message: string) => Effect.fail(new LockConfigError({ option, message }))
+const fail = (option: string, message: string) => Either.left(new LockConfigError({ option, message }))
 
 const describe = (value: unknown): string => {
   try {
@@ -64,8 +65,8 @@ const duration = (
   input: Duration.DurationInput | undefined,
   fallback: Duration.Duration,
   allowZero: boolean
-): Effect.Effect<number, LockConfigError> => {
-  if (input === undefined) return Effect.succeed(Math.round(Duration.toMillis(fallback)))
+): Either.Either<number, LockConfigError> => {
+  if (input === undefined) return Either.right(Math.round(Duration.toMillis(fallback)))
   // Effect clamps negative numbers to a zero duration; a negative input is a mistake to report, not to round.
   if (typeof input === "number" && input < 0) {
     return fail(option, `${option} must be ${allowZero ? "zero or positive" : "positive"}; got ${input}`)
@@ -82,7 +83,7 @@ const duration = (
   if (millis < 0 || (!allowZero && millis === 0)) {
     return fail(option, `${option} must be ${allowZero ? "zero or positive" : "positive"}; got ${describe(input)}`)
   }
-  return Effect.succeed(millis)
+  return Either.right(millis)
 }
 
 /**
@@ -92,26 +93,31 @@ const duration = (
  */
 export const validateName = (name: unknown, maxNameBytes: number): Effect.Effect<string, LockConfigError> => {
   if (typeof name !== "string" || name.length === 0) {
-    return fail("name", `a lock name must be a non-empty string; got ${describe(name)}`)
+    return Effect.fail(
+      new LockConfigError({
+        option: "name",
+        message: `a lock name must be a non-empty string; got ${describe(name)}`
+      })
+    )
   }
-  const bytes = utf8.encode(name).length
+  // A UTF-8 character takes at most 3 bytes per UTF-16 unit: short names need no encoding to be within budget.
+  const bytes = name.length * 3 <= maxNameBytes ? 0 : utf8.encode(name).length
   if (bytes > maxNameBytes) {
-    return fail(
-      "name",
-      `lock name is ${bytes} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its prefix): ` +
-        `"${name.slice(0, 40)}…"`
+    return Effect.fail(
+      new LockConfigError({
+        option: "name",
+        message:
+          `lock name is ${bytes} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its prefix): ` +
+          `"${name.slice(0, 40)}…"`
+      })
     )
   }
   return Effect.succeed(name)
 }
 
-/**
- * Validates and fills in defaults. Relations are checked after every value is known.
- *
- * @internal
- */
-export const resolve = (input: Input, defaultHolder: string): Effect.Effect<Resolved, LockConfigError> =>
-  Effect.gen(function*() {
+/** Validates and fills in defaults. Relations are checked after every value is known. */
+const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolved, LockConfigError> =>
+  Either.gen(function*() {
     const leaseMs = yield* duration("lease", input.lease, defaultLease, false)
     const heartbeatMs = yield* duration(
       "heartbeat",
@@ -175,4 +181,40 @@ export const resolve = (input: Input, defaultHolder: string): Effect.Effect<Reso
       holder,
       data: input.data
     }
+  })
+
+type Resolution = Either.Either<Resolved, LockConfigError>
+
+/** Stands for "no options" in the cache, which needs an object key. */
+const noOptions: Input = {}
+
+/**
+ * Resolutions by app-wide defaults, then by per-call options object. Most programs pass no options or one constant
+ * object per call site, so an acquisition usually resolves nothing; objects made per call just miss the cache.
+ */
+const resolutions = new WeakMap<Input, WeakMap<Input, Resolution>>()
+
+/**
+ * Validates `options` over `defaults` (field by field) and fills in the built-in defaults.
+ *
+ * @internal
+ */
+export const resolve = (
+  defaults: Input,
+  options: Input | undefined,
+  defaultHolder: string
+): Effect.Effect<Resolved, LockConfigError> =>
+  Effect.suspend(() => {
+    const key = options ?? noOptions
+    let byOptions = resolutions.get(defaults)
+    if (byOptions === undefined) {
+      byOptions = new WeakMap()
+      resolutions.set(defaults, byOptions)
+    }
+    let resolution = byOptions.get(key)
+    if (resolution === undefined) {
+      resolution = resolveInput({ ...defaults, ...options }, defaultHolder)
+      byOptions.set(key, resolution)
+    }
+    return resolution
   })
