@@ -166,6 +166,11 @@ export interface Operations {
   readonly forceRelease: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
   /** The longest lock name (UTF-8 bytes) the store can key, after any prefix it adds. */
   readonly maxNameBytes: number
+  /**
+   * Whether every operation completes without waiting on I/O or timers (the memory store). Such a store can not hang,
+   * so `Lock` sets no timers around its calls. Absent means "may wait", which is always safe to say.
+   */
+  readonly synchronous?: boolean | undefined
 }
 
 /**
@@ -188,7 +193,8 @@ export type Interceptor = <A>(
 ) => Effect.Effect<A, LockStoreError>
 
 /**
- * Wraps every call of `backing` in `around`: the one way to build instrumented or fault-injecting stores.
+ * Wraps every call of `backing` in `around`: the one way to build instrumented or fault-injecting stores. The result
+ * is never `synchronous`, since `around` may wait.
  *
  * @since 0.1.0
  * @category combinators

@@ -31,7 +31,9 @@ describe("SafetyChecker", () => {
 
   it.effect("pauses longer than the lease: sections overlap, the fenced resource rejects the stale writes", () =>
     Effect.sync(() => {
-      const summary = batch("longPause", 20)
+      // A stale write needs the section to wake from the pause before the keeper does (which would interrupt it at
+      // once); that phase is not rare, but 20 seeds happen to miss it.
+      const summary = batch("longPause", 60)
       expect(summary.failures).toEqual([])
       const overlaps = Object.values(summary.anomalies).reduce((n, t) => n + (t.mutualExclusion ?? 0), 0)
       expect(overlaps).toBeGreaterThan(0)
@@ -46,8 +48,10 @@ describe("SafetyChecker", () => {
         takeover: "absolute",
         timings: Simulation.defaultTimings,
         horizonMs: 15_000,
-        // p1 stops for 5 s (a GC pause beyond the 2 s lease) in the middle of its section.
-        processes: [{ id: "p1", offsetMs: 0, pauses: [{ at: 500, ms: 5_000 }] }, { id: "p2", offsetMs: 0, pauses: [] }],
+        // p1 stops for 5 s (a GC pause beyond the 2 s lease) in the middle of its section, just after its heartbeat
+        // at 600 ms: the section's next step (due at 800 ms) wakes before the keeper (due at 1,200 ms), so p1 writes
+        // before it can notice that its lease is gone.
+        processes: [{ id: "p1", offsetMs: 0, pauses: [{ at: 650, ms: 5_000 }] }, { id: "p2", offsetMs: 0, pauses: [] }],
         sections: [
           { process: "p1", name: "a", at: 0, steps: 2, stepMs: 400, wait: "forever", api: "withLock" },
           { process: "p2", name: "a", at: 1_000, steps: 6, stepMs: 500, wait: "forever", api: "withLock" }

@@ -14,6 +14,7 @@
  *
  * @internal
  */
+import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -197,11 +198,12 @@ export const start = (args: {
     const fiber = yield* Effect.forkDaemon(Effect.interruptible(keep))
 
     // The release runs in a finalizer, which is uninterruptible: `interruptible` lets the timeout (which runs the
-    // call in a fiber of its own) abandon a call the store never answers.
-    const releaseAttempt = store.release({ name, owner, fence }).pipe(
-      Effect.interruptible,
-      Effect.timeout(releaseAttemptTimeout)
-    )
+    // call in a fiber of its own) abandon a call the store never answers. A synchronous store can not hang, and the
+    // timeout's two fibers would cost more than the whole call.
+    const releaseAttempt: Effect.Effect<LockStore.ReleaseResult, LockStoreError | Cause.TimeoutException> =
+      store.synchronous === true
+        ? store.release({ name, owner, fence })
+        : store.release({ name, owner, fence }).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
     const releaseInStore = releaseAttempt.pipe(
       // The retry schedule is only set up once an attempt failed: most releases succeed at once.
       Effect.catchAll(() => Effect.delay(Effect.retry(releaseAttempt, releaseRetrySchedule), releaseRetryBase)),

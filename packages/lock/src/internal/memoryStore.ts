@@ -50,7 +50,8 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
    */
   const checkName = <A>(operation: StoreOperation, name: string, run: Effect.Effect<A>) =>
     Effect.suspend((): Effect.Effect<A, LockStoreError> => {
-      const bytes = utf8.encode(name).length
+      // A UTF-16 unit takes at most 3 UTF-8 bytes: short names need no encoding to be within the limit.
+      const bytes = name.length * 3 <= maxNameBytes ? name.length : utf8.encode(name).length
       if (bytes > 0 && bytes <= maxNameBytes) return run
       return Effect.fail(
         new LockStoreError({
@@ -140,6 +141,7 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
     inspect: (name) => checkName("inspect", name, inspect(name)),
     list,
     forceRelease: (name) => checkName("forceRelease", name, forceRelease(name)),
-    maxNameBytes
+    maxNameBytes,
+    synchronous: true
   }
 }
