@@ -152,7 +152,8 @@ export const run = async (
     log(`scale: ${n} held locks`)
     const result = await runOne(server, n, options)
     const p99 = fixed(percentile(result.lateness, 99), 1)
-    log(`  setup ${fixed(result.held.setupMs / 1000, 1)} s, lateness p99 ${p99} ms, ${result.report.lost} lost`)
+    const { atRisk, lost } = result.report
+    log(`  setup ${fixed(result.held.setupMs / 1000, 1)} s, lateness p99 ${p99} ms, ${lost} lost, ${atRisk} at risk`)
     results.push(result)
   }
   return results
@@ -185,7 +186,9 @@ export const render = (results: ReadonlyArray<Result>): string =>
       "server answer p99 ms",
       "client event-loop delay p99 ms",
       "client CPU %",
-      "server CPU %"
+      "server CPU %",
+      "client CPU ms/write",
+      "server CPU ms/write"
     ],
     results.map((r) => [
       r.n.toLocaleString("en-US"),
@@ -200,9 +203,27 @@ export const render = (results: ReadonlyArray<Result>): string =>
       fixed(percentile(r.answerMs, 99), 1),
       fixed(r.report.loopDelayP99Ms, 1),
       fixed((100 * r.report.cpuMs) / r.report.wallMs, 0),
-      fixed(r.serverCpuPercent, 0)
+      fixed(r.serverCpuPercent, 0),
+      fixed(r.report.cpuMs / windowWrites(r), 2),
+      fixed((r.serverCpuPercent * 10 * r.holdSeconds) / windowWrites(r), 2)
     ])
-  )
+  ) + shortfalls(results)
+
+const windowWrites = (r: Result) => r.writesPerSecond * r.holdSeconds
+
+/** Says in words which N could not be held, rather than leaving it to a reader of the "lost" column. */
+const shortfalls = (results: ReadonlyArray<Result>): string => {
+  const short = results.filter((r) => r.report.lost > 0 || r.held.failed > 0)
+  if (short.length === 0) return ""
+  return "\n\n" +
+    short.map((r) =>
+      `N = ${r.n.toLocaleString("en-US")} was not held on this machine: ${r.report.lost.toLocaleString("en-US")} of ` +
+      `${r.held.acquired.toLocaleString("en-US")} leases lost by the end of the window and ` +
+      `${r.held.failed.toLocaleString("en-US")} acquisitions failed. Holding it takes N / heartbeat = ` +
+      `${fixed(r.n / (r.heartbeatMs / 1000), 0)} renews/s: the CPU per write above times that rate estimates the ` +
+      `cores it takes.`
+    ).join(" ")
+}
 
 /** The whole markdown section, so that the bench's main stays a list of sections. */
 export const section = (results: ReadonlyArray<Result>, options: Options): string =>
@@ -225,4 +246,4 @@ export const section = (results: ReadonlyArray<Result>, options: Options): strin
   `**Server answer**: from a write's arrival at the proxy to its answer leaving it (dynalite and the proxy, no ` +
   `client time). **Event-loop delay**: \`monitorEventLoopDelay\` in the holding process over the window, how long ` +
   `its timers and I/O waited for the thread. **CPU**: the holding process's and the server process's over the ` +
-  `window, in % of one core.\n\n` + render(results)
+  `window, in % of one core and per write that reached the server in it.\n\n` + render(results)

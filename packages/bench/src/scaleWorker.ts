@@ -1,6 +1,6 @@
 /**
  * The process of the scale table: it holds N locks at once, each as a user would, in a fiber of its own that acquires
- * with `Lock.acquire` into a scope and waits to be told to end, with the heartbeat running. Started by `Scale.run`
+ * with `Lock.acquire` into a scope and keeps that scope open, with the heartbeat running. Started by `Scale.run`
  * with `--expose-gc`, so that heap use is measured after a full collection, in a heap that holds nothing else.
  *
  * IPC: it says `{ ready }`, gets a `Start`, answers `Held` once every acquisition ended, gets `{ report: true }`,
@@ -25,7 +25,7 @@ export interface Start {
   readonly n: number
   readonly leaseMs: number
   readonly heartbeatMs: number
-  /** How many acquisitions (and, at the end, releases) are in flight at once. */
+  /** How many acquisitions are in flight at once during the setup. */
   readonly concurrency: number
 }
 
@@ -39,8 +39,8 @@ export interface Held {
 
 export interface Report {
   /**
-   * Heap used after a forced GC, bytes: before anything was held, with N of the bench's waiting fibers alone (scaled
-   * from a sample of at least 1,000), and with N locks held.
+   * Heap used after a forced GC, bytes: before anything was held, with N of the bench's waiting fibers alone (measured
+   * on `harnessSample` of them and scaled to N), and with N locks held.
    */
   readonly heapBaseline: number
   readonly heapHarness: number
