@@ -304,6 +304,30 @@ describe("Lock.acquire: waiting and takeover", () => {
 })
 
 describe("Lock: holding, heartbeats and loss", () => {
+  it.effect("renews at a fixed rate: a slow renew does not push the next one later", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const fiber = yield* Effect.fork(
+        Lock.withLock("steady", Effect.sleep("35 seconds"), { lease: "30 seconds" }).pipe(
+          Effect.provide(process.layer)
+        )
+      )
+      // The first renew is sent at 10 s and answered at 12 s.
+      yield* process.hold("renew", "before")
+      yield* TestClock.adjust("10 seconds")
+      yield* process.held
+      yield* TestClock.adjust("2 seconds")
+      yield* process.open
+      yield* TestClock.adjust("7999 millis")
+      expect(process.calls.renew).toBe(1)
+      // The next is due at 20 s (10 s after the first was due), not at 22 s (10 s after it was answered).
+      yield* TestClock.adjust("1 millis")
+      expect(process.calls.renew).toBe(2)
+      yield* TestClock.adjust("15 seconds")
+      expect(Exit.isSuccess(yield* Fiber.await(fiber))).toBe(true)
+      expect(process.calls.renew).toBe(3)
+    }))
+
   it.effect("renews every heartbeat, first one heartbeat after acquiring, and stops after release", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())

@@ -165,10 +165,10 @@ export const start = (args: {
     const retryDelay = (failures: number) =>
       Math.min(options.heartbeatMs, Duration.toMillis(renewRetryBase) * 2 ** Math.min(failures, 16))
 
-    // First renew one heartbeat after acquiring, not at once: the acquiring write just set a full lease.
+    // First renew one heartbeat after the acquiring write was sent, not at once: that write just set a full lease.
     const keep = Effect.gen(function*() {
       let failures = 0
-      let renewAt = acquiredAtMonotonic + options.heartbeatMs
+      let renewAt = args.sentAt + options.heartbeatMs
       while (true) {
         if (finished) return
         const now = yield* monotonicMillis
@@ -178,7 +178,13 @@ export const start = (args: {
         if (now >= renewAt) {
           const renewed = yield* renewOnce
           failures = renewed ? 0 : failures + 1
-          renewAt = (yield* monotonicMillis) + (renewed ? options.heartbeatMs : retryDelay(failures))
+          const after = yield* monotonicMillis
+          // At a fixed rate, so round trips do not add up into lateness; re-phased after a renew slower than a beat.
+          renewAt = !renewed
+            ? after + retryDelay(failures)
+            : renewAt + options.heartbeatMs > after
+            ? renewAt + options.heartbeatMs
+            : after + options.heartbeatMs
           continue
         }
         const warnAt = deadline - options.warnAtMs

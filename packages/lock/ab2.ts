@@ -1,0 +1,40 @@
+import { Effect, Fiber, FiberRef } from "effect"
+import * as Lock from "./src/Lock.js"
+import * as LockStore from "./src/LockStore.js"
+const fork = Effect.flatMap(Effect.fork(Effect.void), Fiber.await)
+const ref = FiberRef.unsafeMake(0)
+const cases: Record<string, [object, Effect.Effect<unknown, unknown, LockStore.LockStore>]> = {
+  fork: [{}, fork],
+  "fork in span": [{}, Effect.withSpan(fork, "x")],
+  "fork uninterruptible": [{}, Effect.uninterruptible(fork)],
+  "fork daemon alive": [
+    {},
+    Effect.flatMap(
+      Effect.forkDaemon(Effect.interruptible(Effect.sleep("10 seconds"))),
+      (d) => Effect.zipRight(fork, Fiber.interrupt(d))
+    )
+  ],
+  "daemon alone": [
+    {},
+    Effect.flatMap(Effect.forkDaemon(Effect.interruptible(Effect.sleep("10 seconds"))), (d) => Fiber.interrupt(d))
+  ],
+  "inline void": [{ inline: 1 }, Lock.withLock("k", Effect.void)],
+  "inline fork": [{ inline: 1 }, Lock.withLock("k", fork)]
+}
+await Effect.runPromise(
+  Effect.gen(function*() {
+    const res: Record<string, number[]> = {}
+    for (let round = 0; round < 10; round++) {
+      for (const [name, [x, eff]] of Object.entries(cases)) {
+        ;(globalThis as any).X = x
+        const n = 3000
+        const c0 = process.cpuUsage()
+        for (let j = 0; j < n; j++) yield* eff
+        const c = process.cpuUsage(c0)
+        if (round > 1) (res[name] ??= []).push((c.user + c.system) / n)
+      }
+    }
+    const med = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!
+    for (const [k, v] of Object.entries(res)) console.log(k.padEnd(22), med(v).toFixed(1), "cpu µs")
+  }).pipe(Effect.provide(LockStore.layerMemory))
+)
