@@ -193,10 +193,11 @@ const randomOwner = (() => {
       globalThis.crypto.getRandomValues(pool)
       offset = 0
     }
-    let owner = ""
-    for (let i = offset; i < offset + 16; i++) owner += hex[pool[i]!]
+    const digits = new Array<string>(16)
+    for (let i = 0; i < 16; i++) digits[i] = hex[pool[offset + i]!]!
     offset += 16
-    return owner
+    // One flat string: `+=` would keep sixteen rope pieces alive for as long as the lock is held.
+    return digits.join("")
   }
 })()
 

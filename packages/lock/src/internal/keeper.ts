@@ -117,50 +117,55 @@ export const start = (args: {
       })
 
     /** Runs next to a renew in flight: warns at the at-risk point, and ends at the deadline. */
-    const untilDeadline: Effect.Effect<RenewOutcome> = Effect.gen(function*() {
-      while (true) {
-        const remaining = deadline - (yield* monotonicMillis)
-        if (remaining <= 0) return Either.left("deadline passed during the renew")
-        yield* warnIfAtRisk(remaining)
-        const untilNext = remaining > options.warnAtMs ? remaining - options.warnAtMs : remaining
-        yield* Effect.sleep(Duration.millis(Math.max(1, untilNext)))
-      }
-    })
+    const untilDeadline = (): Effect.Effect<RenewOutcome> =>
+      Effect.gen(function*() {
+        while (true) {
+          const remaining = deadline - (yield* monotonicMillis)
+          if (remaining <= 0) return Either.left("deadline passed during the renew")
+          yield* warnIfAtRisk(remaining)
+          const untilNext = remaining > options.warnAtMs ? remaining - options.warnAtMs : remaining
+          yield* Effect.sleep(Duration.millis(Math.max(1, untilNext)))
+        }
+      })
+
+    // Effects that run once per heartbeat or once per lease are built when they run: a held lease keeps only its
+    // state and the keeper's fiber in memory.
 
     /** One renew call, bounded by the deadline; `true` if it renewed. */
-    const renewOnce = Effect.gen(function*() {
-      const sentAt = yield* monotonicMillis
-      if (finished || deadline - sentAt <= 0) return false
-      const result = yield* Effect.uninterruptibleMask((restore) =>
-        Effect.raceFirst<RenewOutcome, never, never, RenewOutcome, never, never>(
-          restore(Effect.either(store.renew({ name, owner, fence, leaseMs: options.leaseMs }))),
-          restore(untilDeadline)
+    const renewOnce = () =>
+      Effect.gen(function*() {
+        const sentAt = yield* monotonicMillis
+        if (finished || deadline - sentAt <= 0) return false
+        const result = yield* Effect.uninterruptibleMask((restore) =>
+          Effect.raceFirst<RenewOutcome, never, never, RenewOutcome, never, never>(
+            restore(Effect.either(store.renew({ name, owner, fence, leaseMs: options.leaseMs }))),
+            restore(untilDeadline())
+          )
         )
+        if (Either.isLeft(result)) {
+          yield* Metric.increment(Metrics.renewFailures)
+          yield* Effect.logDebug("renew failed; retrying until the lease deadline").pipe(
+            Effect.annotateLogs({ lock: name, fence, error: String(result.left) })
+          )
+          return false
+        }
+        if (result.right._tag === "Lost") {
+          yield* declareLost("stolen", result.right.current)
+          return false
+        }
+        const renewedDeadline = sentAt + options.leaseMs - options.safetyMarginMs
+        const now = yield* monotonicMillis
+        // A renew that answered after its own deadline proves nothing about now: leave the deadline to decide.
+        if (finished || renewedDeadline <= now) return false
+        deadline = Math.max(deadline, renewedDeadline)
+        if (status.unsafeGet()._tag === "AtRisk") yield* status.set({ _tag: "Held" })
+        return true
+      }).pipe(
+        Effect.withSpan("Lock.renew", {
+          attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
+          captureStackTrace: false
+        })
       )
-      if (Either.isLeft(result)) {
-        yield* Metric.increment(Metrics.renewFailures)
-        yield* Effect.logDebug("renew failed; retrying until the lease deadline").pipe(
-          Effect.annotateLogs({ lock: name, fence, error: String(result.left) })
-        )
-        return false
-      }
-      if (result.right._tag === "Lost") {
-        yield* declareLost("stolen", result.right.current)
-        return false
-      }
-      const renewedDeadline = sentAt + options.leaseMs - options.safetyMarginMs
-      const now = yield* monotonicMillis
-      // A renew that answered after its own deadline proves nothing about now: leave the deadline to decide.
-      if (finished || renewedDeadline <= now) return false
-      deadline = Math.max(deadline, renewedDeadline)
-      if (status.unsafeGet()._tag === "AtRisk") yield* status.set({ _tag: "Held" })
-      return true
-    }).pipe(
-      Effect.withSpan("Lock.renew", {
-        attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
-        captureStackTrace: false
-      })
-    )
 
     const retryDelay = (failures: number) =>
       Math.min(options.heartbeatMs, Duration.toMillis(renewRetryBase) * 2 ** Math.min(failures, 16))
@@ -176,7 +181,7 @@ export const start = (args: {
         if (remaining <= 0) return yield* declareLost("expired", undefined)
         yield* warnIfAtRisk(remaining)
         if (now >= renewAt) {
-          const renewed = yield* renewOnce
+          const renewed = yield* renewOnce()
           failures = renewed ? 0 : failures + 1
           const after = yield* monotonicMillis
           // At a fixed rate, so round trips do not add up into lateness; re-phased after a renew slower than a beat.
@@ -206,31 +211,33 @@ export const start = (args: {
     // The release runs in a finalizer, which is uninterruptible: `interruptible` lets the timeout (which runs the
     // call in a fiber of its own) abandon a call the store never answers. A synchronous store can not hang, and the
     // timeout's two fibers would cost more than the whole call.
-    const releaseAttempt: Effect.Effect<LockStore.ReleaseResult, LockStoreError | Cause.TimeoutException> =
-      store.synchronous === true
-        ? store.release({ name, owner, fence })
-        : store.release({ name, owner, fence }).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
-    const releaseInStore = releaseAttempt.pipe(
-      // The retry schedule is only set up once an attempt failed: most releases succeed at once.
-      Effect.catchAll(() => Effect.delay(Effect.retry(releaseAttempt, releaseRetrySchedule), releaseRetryBase)),
-      Effect.matchCauseEffect({
-        onSuccess: (result) =>
-          result._tag === "Released" ? Effect.void : Effect.logInfo(
-            `lock "${name}" was no longer ours at release (fence ${fence})`
-          ).pipe(Effect.annotateLogs({ lock: name, owner, fence })),
-        onFailure: (cause) =>
-          Effect.zipRight(
-            Metric.increment(Metrics.releaseFailures),
-            Effect.logWarning(`releasing lock "${name}" failed; its lease will expire on its own`, cause).pipe(
-              Effect.annotateLogs({ lock: name, owner, fence })
+    const releaseInStore = () => {
+      const releaseAttempt: Effect.Effect<LockStore.ReleaseResult, LockStoreError | Cause.TimeoutException> =
+        store.synchronous === true
+          ? store.release({ name, owner, fence })
+          : store.release({ name, owner, fence }).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
+      return releaseAttempt.pipe(
+        // The retry schedule is only set up once an attempt failed: most releases succeed at once.
+        Effect.catchAll(() => Effect.delay(Effect.retry(releaseAttempt, releaseRetrySchedule), releaseRetryBase)),
+        Effect.matchCauseEffect({
+          onSuccess: (result) =>
+            result._tag === "Released" ? Effect.void : Effect.logInfo(
+              `lock "${name}" was no longer ours at release (fence ${fence})`
+            ).pipe(Effect.annotateLogs({ lock: name, owner, fence })),
+          onFailure: (cause) =>
+            Effect.zipRight(
+              Metric.increment(Metrics.releaseFailures),
+              Effect.logWarning(`releasing lock "${name}" failed; its lease will expire on its own`, cause).pipe(
+                Effect.annotateLogs({ lock: name, owner, fence })
+              )
             )
-          )
-      }),
-      Effect.withSpan("Lock.release", {
-        attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
-        captureStackTrace: false
-      })
-    )
+        }),
+        Effect.withSpan("Lock.release", {
+          attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
+          captureStackTrace: false
+        })
+      )
+    }
 
     const release = Effect.gen(function*() {
       finished = true
@@ -239,7 +246,7 @@ export const start = (args: {
       const current = status.unsafeGet()
       // A lock another owner took has nothing to release; one that expired locally may still be ours in the store,
       // and releasing it lets the next holder in before leaseUntil + skew.
-      if (!(current._tag === "Lost" && current.error.reason === "stolen")) yield* releaseInStore
+      if (!(current._tag === "Lost" && current.error.reason === "stolen")) yield* releaseInStore()
       if (current._tag !== "Lost") {
         yield* recordHoldTime
         yield* status.set({ _tag: "Released" })
@@ -255,7 +262,9 @@ export const start = (args: {
       data: record.data,
       record,
       status: status.get,
-      changes: status.changes,
+      get changes() {
+        return status.changes()
+      },
       lost: Deferred.await(lost),
       isHeld: Effect.sync(() => {
         const tag = status.unsafeGet()._tag

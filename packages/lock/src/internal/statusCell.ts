@@ -17,7 +17,7 @@ export interface StatusCell<A> {
   readonly get: Effect.Effect<A>
   readonly set: (value: A) => Effect.Effect<void>
   /** The current value, then every change. */
-  readonly changes: Stream.Stream<A>
+  readonly changes: () => Stream.Stream<A>
 }
 
 /** @internal */
@@ -39,6 +39,6 @@ export const make = <A>(initial: A): StatusCell<A> => {
         current = value
         return published === undefined ? Effect.void : SubscriptionRef.set(published, value)
       }),
-    changes: Stream.unwrap(subscribed)
+    changes: () => Stream.unwrap(subscribed)
   }
 }
