@@ -24,8 +24,18 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
   readonly holder: LockRecord | undefined
   /** How long the caller waited before giving up, in milliseconds. */
   readonly waitedMs: number
+  /**
+   * Set when the last attempt did acquire, but its answer came this many milliseconds after it was sent: too late to
+   * use the lease safely, so it was given back. A slow store or an overloaded process, not another holder.
+   */
+  readonly answeredAfterMs?: number | undefined
 }> {
   override get message(): string {
+    if (this.answeredAfterMs !== undefined) {
+      return `lock "${this.name}" was acquired, but the store's answer came ${this.answeredAfterMs} ms after the ` +
+        `request, too late to use the lease safely, so it was given back; gave up after ${this.waitedMs} ms (the ` +
+        `store is slow or this process is overloaded: raise "lease", or "wait" to try again)`
+    }
     return `lock "${this.name}" is held by ${describeHolder(this.holder)}; gave up after ${this.waitedMs} ms ` +
       `(raise the "wait" option to wait longer)`
   }

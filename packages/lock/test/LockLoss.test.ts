@@ -184,6 +184,29 @@ describe("Lock: loss and release", () => {
       expect(yield* Fiber.join(late)).toBe(3)
     }).pipe(Effect.scoped))
 
+  it.effect("an acquire answered too late, with no wait left, fails saying so (not blaming another holder)", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const process = yield* probe(backing)
+      yield* process.hold("tryAcquire", "after")
+      const fiber = yield* Effect.fork(
+        Lock.withLock("slow", Effect.void, { lease: 3_000 }).pipe(Effect.provide(process.layer))
+      )
+      yield* process.held
+      // lease 3 s - safety margin 0.3 s: an answer after 2.7 s can not be used.
+      yield* TestClock.adjust("2700 millis")
+      yield* process.open
+      const error = yield* Effect.flip(yield* Fiber.await(fiber))
+      expect(error._tag).toBe("LockNotAcquired")
+      if (error._tag === "LockNotAcquired") {
+        expect(error.answeredAfterMs).toBe(2_700)
+        expect(error.holder).toBeUndefined()
+        expect(error.message).toContain("too late to use the lease safely")
+      }
+      // The write was given back.
+      expect(Option.getOrThrow(yield* backing.inspect("slow")).owner).toBeUndefined()
+    }))
+
   it.effect("fractional default durations still lose the lease exactly at the deadline", () =>
     Effect.gen(function*() {
       // Found by the safety checker: warnAt defaulted to lease / 3 = 666.67 ms, and the watchdog stalled.

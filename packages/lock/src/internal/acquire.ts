@@ -80,10 +80,10 @@ export const acquireLoop = (args: {
 
   const jitteredPoll = Effect.map(Random.next, (r) => Math.max(1, Math.round(options.pollIntervalMs * (0.5 + r))))
 
-  const giveUp = (holder: LockRecord | undefined, now: number) =>
+  const giveUp = (holder: LockRecord | undefined, now: number, answeredAfterMs?: number) =>
     Effect.zipRight(
       Metric.increment(Metrics.notAcquired),
-      Effect.fail(new LockNotAcquired({ name, holder, waitedMs: Math.max(0, now - args.startedAt) }))
+      Effect.fail(new LockNotAcquired({ name, holder, waitedMs: Math.max(0, now - args.startedAt), answeredAfterMs }))
     )
 
   const attempt = (sentAt: number) =>
@@ -139,7 +139,7 @@ export const acquireLoop = (args: {
         // overlap the next holder's. Give the write back and try again.
         yield* cleanup
         yield* Effect.logWarning(`an acquire of "${name}" was answered too late to use; retrying`)
-        if (now >= waitUntil) return yield* giveUp(undefined, now)
+        if (now >= waitUntil) return yield* giveUp(undefined, now, now - sentAt)
         yield* Effect.sleep(Duration.millis(Math.min(yield* jitteredPoll, waitUntil - now)))
         continue
       }
