@@ -4,6 +4,7 @@
 import * as Lock from "@leasehold/lock/Lock"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { spread, table } from "./Stats.js"
 
 export interface RoundResult {
@@ -37,18 +38,56 @@ export const run = (rounds: number, roundMs: number): Promise<Array<RoundResult>
     }).pipe(Effect.provide(LockStore.layerMemory))
   )
 
+/** What `calibrate` measures, in CPU microseconds per iteration. */
+export interface Calibration {
+  /** One `Effect.fork` + `Fiber.await` of an empty effect. */
+  readonly forkMicros: number
+  /**
+   * The least a `withLock` cycle of the design's shape can cost with no lock logic at all: the store's two calls, a
+   * heartbeat fiber forked and interrupted, the section forked and awaited, and two spans (acquire, release).
+   */
+  readonly shapeFloorMicros: number
+}
+
+const cpuMicrosPer = (iterations: number, once: Effect.Effect<unknown, unknown>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < iterations / 5; i++) yield* once
+    const before = process.cpuUsage()
+    for (let i = 0; i < iterations; i++) yield* once
+    const cpu = process.cpuUsage(before)
+    return (cpu.user + cpu.system) / iterations
+  })
+
 /**
- * The machine's speed at Effect's own building blocks, to read the memory store's number against: microseconds per
- * `Effect.fork` + `Fiber.await` of an empty effect.
+ * The machine's speed at Effect's own building blocks, to read the memory store's number against.
  */
-export const calibrate = (): Promise<number> =>
-  Effect.runPromise(Effect.gen(function*() {
-    const once = Effect.flatMap(Effect.fork(Effect.void), (fiber) => fiber.await)
-    for (let i = 0; i < 1_000; i++) yield* once
-    const started = performance.now()
-    for (let i = 0; i < 5_000; i++) yield* once
-    return (performance.now() - started) * 1000 / 5_000
+export const calibrate = (): Promise<Calibration> => {
+  const store = LockStore.makeMemory()
+  const request = {
+    name: "calibrate",
+    owner: "calibrate",
+    holder: "calibrate",
+    leaseMs: 30_000,
+    data: undefined,
+    takeover: { _tag: "Absolute", maxClockSkewMs: 10_000 }
+  } as const
+  const span = <A, E>(name: string, effect: Effect.Effect<A, E>) =>
+    Effect.withSpan(effect, name, { captureStackTrace: false })
+  const shape = span("acquire", store.tryAcquire(request)).pipe(
+    Effect.zipRight(Effect.forkDaemon(Effect.interruptible(Effect.never))),
+    Effect.flatMap((heartbeat) =>
+      Effect.flatMap(Effect.fork(Effect.void), Fiber.await).pipe(
+        Effect.zipRight(Fiber.interrupt(heartbeat)),
+        Effect.zipRight(span("release", store.release({ name: request.name, owner: request.owner, fence: undefined })))
+      )
+    )
+  )
+  return Effect.runPromise(Effect.gen(function*() {
+    const forkMicros = yield* cpuMicrosPer(5_000, Effect.flatMap(Effect.fork(Effect.void), Fiber.await))
+    const shapeFloorMicros = yield* cpuMicrosPer(5_000, shape)
+    return { forkMicros, shapeFloorMicros }
   }))
+}
 
 export const render = (results: ReadonlyArray<RoundResult>): string =>
   table(["store", "cycles/s", "CPU µs/cycle"], [[
