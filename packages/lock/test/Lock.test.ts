@@ -346,6 +346,32 @@ describe("Lock: holding, heartbeats and loss", () => {
       expect(process.calls.renew).toBe(9)
     }))
 
+  it.effect("lease.lost fails with the loss, for a fiber that waited for it and for one that asks afterwards", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      yield* process.hold("renew", "before")
+      const acquired = yield* Deferred.make<Lock.Lease>()
+      yield* Effect.fork(
+        Effect.scoped(
+          Effect.flatMap(
+            Lock.acquire("watched", { lease: "30 seconds" }),
+            (lease) => Effect.zipRight(Deferred.succeed(acquired, lease), Effect.never)
+          )
+        ).pipe(Effect.provide(process.layer))
+      )
+      const lease = yield* Deferred.await(acquired)
+      const early = yield* Effect.fork(Effect.flip(lease.lost))
+      yield* TestClock.adjust("26999 millis")
+      expect(Option.isNone(yield* Fiber.poll(early))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      const before = yield* Fiber.join(early)
+      const after = yield* Effect.flip(lease.lost)
+      expect(before._tag).toBe("LockLost")
+      expect(before.reason).toBe("expired")
+      expect(after).toBe(before)
+      yield* process.open
+    }))
+
   it.effect("reports at risk before the deadline, then lost; lost never turns back into held", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())

@@ -19,6 +19,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Metric from "effect/Metric"
@@ -78,7 +79,16 @@ export const start = (args: {
     const acquiredAtMonotonic = yield* monotonicMillis
 
     const status = StatusCell.make<Lock.LeaseStatus>({ _tag: "Held" })
-    const lost = Deferred.unsafeMake<never, LockLost>(FiberId.none)
+    // Made on first use: few leases are ever awaited, and an Effect Deferred copies Effect's whole prototype.
+    let lost: Deferred.Deferred<never, LockLost> | undefined
+    const lostSignal = () => {
+      if (lost === undefined) {
+        lost = Deferred.unsafeMake<never, LockLost>(FiberId.none)
+        const current = status.unsafeGet()
+        if (current._tag === "Lost") Deferred.unsafeDone(lost, Exit.fail(current.error))
+      }
+      return lost
+    }
     let deadline = args.sentAt + options.leaseMs - options.safetyMarginMs
     /** Set by a loss or by the release; from then on nothing renews and nothing changes the status but the release. */
     let finished = false
@@ -96,7 +106,8 @@ export const start = (args: {
         const error = new LockLost({ name, owner, fence, reason, by })
         return Effect.all([
           status.set({ _tag: "Lost", error }),
-          Deferred.fail(lost, error),
+          // After the status: a signal made from here on is made already failed.
+          Effect.suspend(() => lost === undefined ? Effect.void : Deferred.fail(lost, error)),
           Metric.increment(Metric.tagged(Metrics.losses, "reason", reason)),
           recordHoldTime,
           Effect.logWarning(error.message).pipe(Effect.annotateLogs({ lock: name, owner, fence })),
@@ -265,7 +276,7 @@ export const start = (args: {
       get changes() {
         return status.changes()
       },
-      lost: Deferred.await(lost),
+      lost: Effect.suspend(() => Deferred.await(lostSignal())),
       isHeld: Effect.sync(() => {
         const tag = status.unsafeGet()._tag
         return tag === "Held" || tag === "AtRisk"
