@@ -47,8 +47,8 @@ type ItemMap = Record<string, AttributeValue>
 const a = Item.attributes
 
 /** `#owner` for `owner`: every attribute goes through a placeholder (owner and ttl are reserved words). */
-const names = (...attributes: ReadonlyArray<string>): Record<string, string> =>
-  Object.fromEntries(attributes.map((attribute) => [`#${attribute}`, attribute]))
+const names = (...attributes: ReadonlyArray<string>): Readonly<Record<string, string>> =>
+  Object.freeze(Object.fromEntries(attributes.map((attribute) => [`#${attribute}`, attribute])))
 
 const num = (n: number): AttributeValue => ({ N: String(n) })
 const str = (s: string): AttributeValue => ({ S: s })
@@ -56,40 +56,82 @@ const str = (s: string): AttributeValue => ({ S: s })
 /** DynamoDB TTL wants epoch seconds; rounding up keeps the row at least the full retention. */
 const ttlAt = (epochMs: number, retentionMs: number): number => Math.ceil((epochMs + retentionMs) / 1000)
 
+// The parts of every request that do not depend on it, built once: a lock operation is on the hot path of every
+// acquisition and heartbeat. The SDK only reads its input, so one object serves every request (frozen: an SDK that
+// wrote to it would fail loudly instead of changing other requests).
+
+const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.leaseUntil} = :leaseUntil, ` +
+  `#${a.leaseMs} = :leaseMs, #${a.acquiredAt} = :now, #${a.ttl} = :ttl, ` +
+  // A new name, or a row deleted by TTL, restarts its fence from the writer's clock, as the memory store does: above
+  // every earlier token as long as TTL retention is far longer than clock skew.
+  `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
+const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data`
+const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}`
+const acquireNames = names(a.owner, a.holder, a.leaseUntil, a.leaseMs, a.acquiredAt, a.ttl, a.fence, a.data)
+const one = Object.freeze(num(1))
+
+const freeOnlyExpression = `attribute_not_exists(#${a.owner})`
+const freeOrExpiredExpression = `attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff`
+const freeOrStaleExpression = `attribute_not_exists(#${a.owner}) OR ` +
+  `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND #${a.leaseUntil} = :staleLeaseUntil)`
+
+const renewUpdate = `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl`
+const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
+const renewNames = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence)
+
+// The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
+const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl ` +
+  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}`
+const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data)
+const clearNamesWithFence = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.fence)
+const zero = Object.freeze(num(0))
+const releaseByOwner = `#${a.owner} = :owner`
+const releaseByOwnerAndFence = `#${a.owner} = :owner AND #${a.fence} = :fence`
+const forceReleaseCondition = `attribute_exists(#${a.owner})`
+
+const calls = {
+  tryAcquire: { operation: "tryAcquire", action: "UpdateItem" },
+  renew: { operation: "renew", action: "UpdateItem" },
+  release: { operation: "release", action: "UpdateItem" },
+  forceRelease: { operation: "forceRelease", action: "UpdateItem" },
+  query: { operation: "list", action: "Query" },
+  scan: { operation: "list", action: "Scan" }
+} as const satisfies Record<string, Transport.Call>
+
+const getItemCalls = {
+  tryAcquire: { operation: "tryAcquire", action: "GetItem" },
+  renew: { operation: "renew", action: "GetItem" },
+  release: { operation: "release", action: "GetItem" },
+  inspect: { operation: "inspect", action: "GetItem" }
+} as const satisfies Partial<Record<StoreOperation, Transport.Call>>
+
 /** How an acquire may treat a held record. */
 type Condition =
   | { readonly _tag: "FreeOnly" }
   | { readonly _tag: "FreeOrExpired"; readonly cutoff: number }
   | { readonly _tag: "FreeOrStale"; readonly stale: LockStore.StaleObservation }
 
-const conditionExpression = (condition: Condition): Pick<
-  UpdateItemCommandInput,
-  "ConditionExpression" | "ExpressionAttributeValues"
-> => {
-  switch (condition._tag) {
-    case "FreeOnly":
-      return { ConditionExpression: `attribute_not_exists(#${a.owner})` }
-    case "FreeOrExpired":
-      return {
-        ConditionExpression: `attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff`,
-        ExpressionAttributeValues: { ":cutoff": num(condition.cutoff) }
-      }
-    case "FreeOrStale":
-      return {
-        ConditionExpression: `attribute_not_exists(#${a.owner}) OR ` +
-          `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND #${a.leaseUntil} = :staleLeaseUntil)`,
-        ExpressionAttributeValues: {
-          ":staleOwner": str(condition.stale.owner),
-          ":staleFence": num(condition.stale.fence),
-          ":staleLeaseUntil": num(condition.stale.leaseUntil)
-        }
-      }
-  }
+const freeOnly: Condition = { _tag: "FreeOnly" }
+
+const releasedResult: LockStore.ReleaseResult = { _tag: "Released" }
+const released = Effect.succeed(releasedResult)
+
+/**
+ * A store span names the lock; it skips the stack capture `withSpan` makes by default, which costs more than the
+ * rest of the span and points into this file rather than at the caller (`Lock`'s own spans say where).
+ */
+const spanOptions = (name: string) => ({ attributes: { "lock.name": name }, captureStackTrace: false })
+
+/** An acquire's result, and the holder that made it a conflict (for the clock-skew guard). */
+interface Acquisition {
+  readonly result: LockStore.AcquireResult
+  readonly holder: LockRecord | undefined
 }
 
 /** @internal */
 export const make = (config: Config): LockStore.Operations => {
   const { layout, tableName, transport, ttlRetentionMs } = config
+  const client = transport.client
   // Learned from the first conflict that carries the old item: after that, a conflict without an item means "no
   // item", and needs no read. Servers without ReturnValuesOnConditionCheckFailure (dynalite) never teach it.
   let returnsOldItems = false
@@ -102,26 +144,27 @@ export const make = (config: Config): LockStore.Operations => {
         `it was not written by Leasehold or was edited by hand: fix or delete that item`
     })
 
-  const decode = (operation: StoreOperation, item: ItemMap): Effect.Effect<LockRecord, LockStoreError> =>
-    Either.match(Item.decode(layout, item), {
-      onLeft: (m) => Effect.fail(malformed(operation, m)),
-      onRight: Effect.succeed
-    })
+  const decode = (operation: StoreOperation, item: ItemMap): Effect.Effect<LockRecord, LockStoreError> => {
+    const decoded = Item.decode(layout, item)
+    return Either.isRight(decoded) ? Effect.succeed(decoded.right) : Effect.fail(malformed(operation, decoded.left))
+  }
 
   const decodeOptional = (operation: StoreOperation, item: ItemMap | undefined) =>
     item === undefined ? Effect.succeed(undefined) : decode(operation, item)
 
-  const getItem = (operation: StoreOperation, key: ItemMap) =>
-    Transport.send(
-      transport,
-      { operation, action: "GetItem" },
-      (probe, abortSignal) =>
-        transport.client.send(
-          probe(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true })),
-          { abortSignal }
-        )
-    ).pipe(
-      Effect.flatMap((response) => decodeOptional(operation, response._tag === "Ok" ? response.output.Item : undefined))
+  const getItem = (operation: keyof typeof getItemCalls, key: ItemMap, clock?: Clock.Clock) =>
+    Effect.flatMap(
+      Transport.send(
+        transport,
+        getItemCalls[operation],
+        (probe, abortSignal) =>
+          client.send(
+            probe(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true })),
+            { abortSignal }
+          ),
+        clock
+      ),
+      (response) => decodeOptional(operation, response._tag === "Ok" ? response.output.Item : undefined)
     )
 
   /**
@@ -129,97 +172,105 @@ export const make = (config: Config): LockStore.Operations => {
    * (only where the server does not return old items; `mayBeAbsent` says whether "no item" is a possible answer).
    */
   const conflicting = (
-    operation: StoreOperation,
+    operation: "tryAcquire" | "renew" | "release",
     key: ItemMap,
     item: ItemMap | undefined,
-    mayBeAbsent: boolean
+    mayBeAbsent: boolean,
+    clock: Clock.Clock
   ): Effect.Effect<LockRecord | undefined, LockStoreError> => {
     if (item !== undefined) {
       returnsOldItems = true
       return decode(operation, item)
     }
     if (returnsOldItems && mayBeAbsent) return Effect.succeed(undefined)
-    return getItem(operation, key)
+    return getItem(operation, key, clock)
   }
 
-  const update = (operation: StoreOperation, input: Omit<UpdateItemCommandInput, "TableName">) =>
+  const update = (call: Transport.Call, input: UpdateItemCommandInput, clock: Clock.Clock) =>
     Transport.send(
       transport,
-      { operation, action: "UpdateItem" },
-      (probe, abortSignal) =>
-        transport.client.send(
-          probe(new UpdateItemCommand({ ...input, TableName: tableName })),
-          { abortSignal }
-        )
+      call,
+      (probe, abortSignal) => client.send(probe(new UpdateItemCommand(input)), { abortSignal }),
+      clock
     )
 
   /**
-   * The key of a name, or a non-retryable error before any request if DynamoDB can not key it. Every operation fails
-   * alike: a renew or an inspect that answered "absent" would make a bad name look like a free lock. (`Lock` checks
-   * names against `maxNameBytes` first; this is for direct users of the store.)
+   * Runs `f` with the key of a name and the fiber's clock, or fails with a non-retryable error before any request if
+   * DynamoDB can not key the name. Every operation fails alike: a renew or an inspect that answered "absent" would
+   * make a bad name look like a free lock. (`Lock` checks names against `maxNameBytes` first; this is for direct
+   * users of the store.)
    */
-  const keyOf = (operation: StoreOperation, name: string): Effect.Effect<ItemMap, LockStoreError> =>
-    Either.match(layout.keyOf(name), {
-      onLeft: (message) => Effect.fail(new LockStoreError({ operation, retryable: false, message })),
-      onRight: Effect.succeed
+  const keyed = <A>(
+    operation: StoreOperation,
+    name: string,
+    f: (key: ItemMap, clock: Clock.Clock) => Effect.Effect<A, LockStoreError>
+  ): Effect.Effect<A, LockStoreError> =>
+    Effect.clockWith((clock) => {
+      const key = layout.keyOf(name)
+      return Either.isRight(key)
+        ? f(key.right, clock)
+        : Effect.fail(new LockStoreError({ operation, retryable: false, message: key.left }))
     })
 
-  const writeAcquire = (request: LockStore.AcquireRequest, key: ItemMap, now: number, condition: Condition) => {
+  // The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name.
+  const malformedFence = (key: ItemMap) => (error: LockStoreError) =>
+    /incorrect data type/i.test(error.message)
+      ? new LockStoreError({
+        operation: "tryAcquire",
+        retryable: false,
+        message: `table "${tableName}" holds a malformed lock item ${layout.describeKey(key)}: its "fence" ` +
+          `attribute is not a number (DynamoDB said: ${error.message}); it was not written by Leasehold or was ` +
+          `edited by hand: fix or delete that item`,
+        cause: error.cause
+      })
+      : error
+
+  const writeAcquire = (
+    request: LockStore.AcquireRequest,
+    key: ItemMap,
+    now: number,
+    condition: Condition,
+    clock: Clock.Clock
+  ) => {
     const leaseUntil = now + request.leaseMs
-    const conditionPart = conditionExpression(condition)
-    const set = [
-      `#${a.owner} = :owner`,
-      `#${a.holder} = :holder`,
-      `#${a.leaseUntil} = :leaseUntil`,
-      `#${a.leaseMs} = :leaseMs`,
-      `#${a.acquiredAt} = :now`,
-      `#${a.ttl} = :ttl`,
-      // A new name, or a row deleted by TTL, restarts its fence from the writer's clock, as the memory store does:
-      // above every earlier token as long as TTL retention is far longer than clock skew.
-      `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
-    ]
-    if (request.data !== undefined) set.push(`#${a.data} = :data`)
-    return update("tryAcquire", {
-      Key: key,
-      UpdateExpression: `SET ${set.join(", ")}` + (request.data === undefined ? ` REMOVE #${a.data}` : ""),
-      ...conditionPart,
-      ExpressionAttributeNames: names(
-        a.owner,
-        a.holder,
-        a.leaseUntil,
-        a.leaseMs,
-        a.acquiredAt,
-        a.ttl,
-        a.fence,
-        a.data
-      ),
-      ExpressionAttributeValues: {
-        ":owner": str(request.owner),
-        ":holder": str(request.holder),
-        ":leaseUntil": num(leaseUntil),
-        ":leaseMs": num(request.leaseMs),
-        ":now": num(now),
-        ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
-        ":one": num(1),
-        ...(request.data === undefined ? {} : { ":data": str(request.data) }),
-        ...conditionPart.ExpressionAttributeValues
-      },
-      ReturnValues: "ALL_NEW",
-      ReturnValuesOnConditionCheckFailure: "ALL_OLD"
-    }).pipe(
-      // The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name.
-      Effect.mapError((error) =>
-        /incorrect data type/i.test(error.message)
-          ? new LockStoreError({
-            operation: "tryAcquire",
-            retryable: false,
-            message: `table "${tableName}" holds a malformed lock item ${layout.describeKey(key)}: its "fence" ` +
-              `attribute is not a number (DynamoDB said: ${error.message}); it was not written by Leasehold or was ` +
-              `edited by hand: fix or delete that item`,
-            cause: error.cause
-          })
-          : error
-      )
+    const values: ItemMap = {
+      ":owner": str(request.owner),
+      ":holder": str(request.holder),
+      ":leaseUntil": num(leaseUntil),
+      ":leaseMs": num(request.leaseMs),
+      ":now": num(now),
+      ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
+      ":one": one
+    }
+    if (request.data !== undefined) values[":data"] = str(request.data)
+    let conditionExpression: string
+    switch (condition._tag) {
+      case "FreeOnly":
+        conditionExpression = freeOnlyExpression
+        break
+      case "FreeOrExpired":
+        conditionExpression = freeOrExpiredExpression
+        values[":cutoff"] = num(condition.cutoff)
+        break
+      case "FreeOrStale":
+        conditionExpression = freeOrStaleExpression
+        values[":staleOwner"] = str(condition.stale.owner)
+        values[":staleFence"] = num(condition.stale.fence)
+        values[":staleLeaseUntil"] = num(condition.stale.leaseUntil)
+        break
+    }
+    return Effect.mapError(
+      update(calls.tryAcquire, {
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: request.data === undefined ? acquireUpdateWithoutData : acquireUpdateWithData,
+        ConditionExpression: conditionExpression,
+        ExpressionAttributeNames: acquireNames,
+        ExpressionAttributeValues: values,
+        ReturnValues: "ALL_NEW",
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+      }, clock),
+      malformedFence(key)
     )
   }
 
@@ -235,164 +286,147 @@ export const make = (config: Config): LockStore.Operations => {
     })
 
   const tryAcquire = (request: LockStore.AcquireRequest): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
-    Effect.gen(function*() {
-      const key = yield* keyOf("tryAcquire", request.name)
-      const now = yield* Clock.currentTimeMillis
+    keyed("tryAcquire", request.name, (key, clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
       const takeover = request.takeover
 
-      const attempt = (condition: Condition) =>
-        Effect.flatMap(
-          writeAcquire(request, key, now, condition),
-          (response): Effect.Effect<
-            { readonly result: LockStore.AcquireResult; readonly holder: LockRecord | undefined },
-            LockStoreError
-          > => {
-            if (response._tag === "Ok") {
-              return Effect.map(
-                decode("tryAcquire", response.output.Attributes ?? {}),
-                (record) => ({ result: { _tag: "Acquired", record }, holder: undefined })
-              )
-            }
-            return Effect.map(conflicting("tryAcquire", key, response.item, false), (current) => {
-              // Our own owner in the record means an earlier attempt of this very call was applied and its response
-              // lost (the owner is random per acquisition): that is an acquisition, not a conflict.
-              if (response.attempts > 1 && current !== undefined && current.owner === request.owner) {
-                return { result: { _tag: "Acquired", record: current }, holder: undefined }
-              }
-              const held = current?.owner === undefined ? undefined : current
-              return { result: { _tag: "Conflict", current: held }, holder: held }
-            })
+      const attempt = (condition: Condition): Effect.Effect<Acquisition, LockStoreError> =>
+        Effect.flatMap(writeAcquire(request, key, now, condition, clock), (response) => {
+          if (response._tag === "Ok") {
+            return Effect.map(
+              decode("tryAcquire", response.output.Attributes ?? {}),
+              (record): Acquisition => ({ result: { _tag: "Acquired", record }, holder: undefined })
+            )
           }
-        )
+          return Effect.map(conflicting("tryAcquire", key, response.item, false, clock), (current): Acquisition => {
+            // Our own owner in the record means an earlier attempt of this very call was applied and its response
+            // lost (the owner is random per acquisition): that is an acquisition, not a conflict.
+            if (response.attempts > 1 && current !== undefined && current.owner === request.owner) {
+              return { result: { _tag: "Acquired", record: current }, holder: undefined }
+            }
+            const held = current?.owner === undefined ? undefined : current
+            return { result: { _tag: "Conflict", current: held }, holder: held }
+          })
+        })
+      const resultOf = (condition: Condition) => Effect.map(attempt(condition), (acquisition) => acquisition.result)
 
       if (takeover._tag === "Observed") {
-        const condition: Condition = takeover.stale === undefined
-          ? { _tag: "FreeOnly" }
-          : { _tag: "FreeOrStale", stale: takeover.stale }
-        return (yield* attempt(condition)).result
+        return resultOf(takeover.stale === undefined ? freeOnly : { _tag: "FreeOrStale", stale: takeover.stale })
       }
 
       const maxClockSkewMs = takeover.maxClockSkewMs
       const expiredCondition: Condition = { _tag: "FreeOrExpired", cutoff: now - maxClockSkewMs }
-      if (config.skew === undefined) return (yield* attempt(expiredCondition)).result
+      const skew = config.skew
+      if (skew === undefined) return resultOf(expiredCondition)
 
       // The guard: take over an expired lease only while our clock provably agrees with DynamoDB's within half the
       // bound. Without an estimate yet (a fresh process), ask for a free lock first; the answer carries a Date header
       // to measure with, and a takeover follows only when that measurement allows it.
-      const skew = config.skew
       const tooSkewed = (estimate: ClockSkew.Estimate | undefined) =>
         estimate !== undefined && estimate.skewMs > maxClockSkewMs / 2
       const before = skew.current()
-      if (before !== undefined && !tooSkewed(before)) return (yield* attempt(expiredCondition)).result
+      if (before !== undefined && !tooSkewed(before)) return resultOf(expiredCondition)
 
-      const first = yield* attempt({ _tag: "FreeOnly" })
-      const holder = first.holder
-      if (holder === undefined || holder.leaseUntil + maxClockSkewMs >= now) return first.result
-      const after = skew.current()
-      if (after !== undefined && tooSkewed(after)) {
-        return yield* Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
-      }
-      // Measured within bounds (or not measurable: the server sends no Date header, so there is nothing to guard with).
-      return (yield* attempt(expiredCondition)).result
-    }).pipe(Effect.withSpan("DynamoLockStore.tryAcquire", { attributes: { "lock.name": request.name } }))
+      return Effect.flatMap(attempt(freeOnly), (first) => {
+        const holder = first.holder
+        if (holder === undefined || holder.leaseUntil + maxClockSkewMs >= now) return Effect.succeed(first.result)
+        const after = skew.current()
+        if (after !== undefined && tooSkewed(after)) {
+          return Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
+        }
+        // Measured within bounds (or not measurable: the server sends no Date header, so there is nothing to guard
+        // with).
+        return resultOf(expiredCondition)
+      })
+    }).pipe(Effect.withSpan("DynamoLockStore.tryAcquire", spanOptions(request.name)))
 
   const renew = (request: LockStore.RenewRequest): Effect.Effect<LockStore.RenewResult, LockStoreError> =>
-    Effect.gen(function*() {
-      const key = yield* keyOf("renew", request.name)
-      const now = yield* Clock.currentTimeMillis
-      const leaseUntil = now + request.leaseMs
-      const response = yield* update("renew", {
-        Key: key,
-        UpdateExpression: `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl`,
-        ConditionExpression: `#${a.owner} = :owner AND #${a.fence} = :fence`,
-        ExpressionAttributeNames: names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence),
-        ExpressionAttributeValues: {
-          ":leaseUntil": num(leaseUntil),
-          ":leaseMs": num(request.leaseMs),
-          ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
-          ":owner": str(request.owner),
-          ":fence": num(request.fence)
-        },
-        ReturnValues: "ALL_NEW",
-        ReturnValuesOnConditionCheckFailure: "ALL_OLD"
-      })
-      if (response._tag === "Ok") {
-        const record = yield* decode("renew", response.output.Attributes ?? {})
-        return { _tag: "Renewed", record } as const
-      }
-      const current = yield* conflicting("renew", key, response.item, true)
-      return { _tag: "Lost", current: current?.owner === undefined ? undefined : current } as const
-    }).pipe(Effect.withSpan("DynamoLockStore.renew", { attributes: { "lock.name": request.name } }))
-
-  const clearHolder = (operation: StoreOperation, key: ItemMap, now: number, condition: {
-    readonly expression: string
-    readonly names: ReadonlyArray<string>
-    readonly values: ItemMap
-  }, returnOld: boolean) =>
-    update(operation, {
-      Key: key,
-      // The row stays (its fence must keep increasing); TTL removes it once idle for the retention.
-      UpdateExpression: `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl ` +
-        `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}`,
-      ConditionExpression: condition.expression,
-      ExpressionAttributeNames: names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, ...condition.names),
-      ExpressionAttributeValues: {
-        ":zero": num(0),
-        ":ttl": num(ttlAt(now, ttlRetentionMs)),
-        ...condition.values
-      },
-      ...(returnOld
-        ? { ReturnValues: "ALL_OLD" as const }
-        : { ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const })
-    })
+    keyed("renew", request.name, (key, clock) => {
+      const leaseUntil = clock.unsafeCurrentTimeMillis() + request.leaseMs
+      return Effect.flatMap(
+        update(calls.renew, {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: renewUpdate,
+          ConditionExpression: renewCondition,
+          ExpressionAttributeNames: renewNames,
+          ExpressionAttributeValues: {
+            ":leaseUntil": num(leaseUntil),
+            ":leaseMs": num(request.leaseMs),
+            ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
+            ":owner": str(request.owner),
+            ":fence": num(request.fence)
+          },
+          ReturnValues: "ALL_NEW",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+        }, clock),
+        (response): Effect.Effect<LockStore.RenewResult, LockStoreError> =>
+          response._tag === "Ok"
+            ? Effect.map(
+              decode("renew", response.output.Attributes ?? {}),
+              (record) => ({ _tag: "Renewed", record }) as const
+            )
+            : Effect.map(
+              conflicting("renew", key, response.item, true, clock),
+              (current) => ({ _tag: "Lost", current: current?.owner === undefined ? undefined : current }) as const
+            )
+      )
+    }).pipe(Effect.withSpan("DynamoLockStore.renew", spanOptions(request.name)))
 
   const release = (request: LockStore.ReleaseRequest): Effect.Effect<LockStore.ReleaseResult, LockStoreError> =>
-    Effect.gen(function*() {
-      const key = yield* keyOf("release", request.name)
-      const now = yield* Clock.currentTimeMillis
-      const response = yield* clearHolder(
-        "release",
-        key,
-        now,
-        request.fence === undefined
-          ? { expression: `#${a.owner} = :owner`, names: [], values: { ":owner": str(request.owner) } }
-          : {
-            expression: `#${a.owner} = :owner AND #${a.fence} = :fence`,
-            names: [a.fence],
-            values: { ":owner": str(request.owner), ":fence": num(request.fence) }
-          },
-        false
-      )
-      if (response._tag === "Ok") return { _tag: "Released" } as const
-      const current = yield* conflicting("release", key, response.item, true)
-      // A free record after a retried request: the earlier attempt was applied and its response lost.
-      if (response.attempts > 1 && current !== undefined && current.owner === undefined) {
-        return { _tag: "Released" } as const
+    keyed("release", request.name, (key, clock) => {
+      const values: ItemMap = {
+        ":zero": zero,
+        ":ttl": num(ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs)),
+        ":owner": str(request.owner)
       }
-      return { _tag: "NotHeld", current: current?.owner === undefined ? undefined : current } as const
-    }).pipe(Effect.withSpan("DynamoLockStore.release", { attributes: { "lock.name": request.name } }))
+      if (request.fence !== undefined) values[":fence"] = num(request.fence)
+      return Effect.flatMap(
+        update(calls.release, {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: clearUpdate,
+          ConditionExpression: request.fence === undefined ? releaseByOwner : releaseByOwnerAndFence,
+          ExpressionAttributeNames: request.fence === undefined ? clearNames : clearNamesWithFence,
+          ExpressionAttributeValues: values,
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+        }, clock),
+        (response): Effect.Effect<LockStore.ReleaseResult, LockStoreError> => {
+          if (response._tag === "Ok") return released
+          return Effect.map(conflicting("release", key, response.item, true, clock), (current) => {
+            // A free record after a retried request: the earlier attempt was applied and its response lost.
+            if (response.attempts > 1 && current !== undefined && current.owner === undefined) return releasedResult
+            return { _tag: "NotHeld", current: current?.owner === undefined ? undefined : current } as const
+          })
+        }
+      )
+    }).pipe(Effect.withSpan("DynamoLockStore.release", spanOptions(request.name)))
 
   const inspect = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>
-    keyOf("inspect", name).pipe(
-      Effect.flatMap((key) => getItem("inspect", key)),
-      Effect.map(Option.fromNullable),
-      Effect.withSpan("DynamoLockStore.inspect", { attributes: { "lock.name": name } })
+    keyed("inspect", name, (key, clock) => Effect.map(getItem("inspect", key, clock), Option.fromNullable)).pipe(
+      Effect.withSpan("DynamoLockStore.inspect", spanOptions(name))
     )
 
   const forceRelease = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>
-    Effect.gen(function*() {
-      const key = yield* keyOf("forceRelease", name)
-      const now = yield* Clock.currentTimeMillis
-      const response = yield* clearHolder(
-        "forceRelease",
-        key,
-        now,
-        { expression: `attribute_exists(#${a.owner})`, names: [], values: {} },
-        true
-      )
-      if (response._tag === "ConditionFailed") return Option.none()
-      return Option.some(yield* decode("forceRelease", response.output.Attributes ?? {}))
-    }).pipe(Effect.withSpan("DynamoLockStore.forceRelease", { attributes: { "lock.name": name } }))
+    keyed("forceRelease", name, (key, clock) =>
+      Effect.flatMap(
+        update(calls.forceRelease, {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: clearUpdate,
+          ConditionExpression: forceReleaseCondition,
+          ExpressionAttributeNames: clearNames,
+          ExpressionAttributeValues: {
+            ":zero": zero,
+            ":ttl": num(ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs))
+          },
+          ReturnValues: "ALL_OLD"
+        }, clock),
+        (response) =>
+          response._tag === "ConditionFailed"
+            ? Effect.succeedNone
+            : Effect.map(decode("forceRelease", response.output.Attributes ?? {}), Option.some)
+      )).pipe(Effect.withSpan("DynamoLockStore.forceRelease", spanOptions(name)))
 
   const malformedCursor = (cursor: string, problem: string) =>
     Effect.fail(
@@ -430,9 +464,9 @@ export const make = (config: Config): LockStore.Operations => {
         const exclusiveStartKey = startKey
         const response = yield* Transport.send(
           transport,
-          { operation: "list", action: "Query" },
+          calls.query,
           (probe, abortSignal) =>
-            transport.client.send(
+            client.send(
               probe(
                 new QueryCommand({
                   TableName: tableName,
@@ -498,8 +532,8 @@ export const make = (config: Config): LockStore.Operations => {
         }
         const response: Transport.Response<ScanCommandOutput> = yield* Transport.send(
           transport,
-          { operation: "list", action: "Scan" },
-          (probe, abortSignal) => transport.client.send(probe(new ScanCommand(input)), { abortSignal })
+          calls.scan,
+          (probe, abortSignal) => client.send(probe(new ScanCommand(input)), { abortSignal })
         )
         // A Scan has no condition to fail.
         if (response._tag === "ConditionFailed") return { records, cursor: undefined }
