@@ -119,4 +119,12 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       // Both timed-out requests were taken back by the client.
       yield* awaitNothingPending
     }))
+
+  // Node fires a setTimeout longer than 2^31 - 1 ms at once: unclamped, such a timeout would fail every request.
+  it.scoped("a request timeout beyond Node's timer range does not time requests out", () =>
+    Effect.gen(function*() {
+      const { store } = yield* makeTableAndStore({ requestTimeout: "30 days", maxRetries: 0 })
+      const result = yield* store.tryAcquire(acquireRequest(unique("patient")))
+      expect(result._tag).toBe("Acquired")
+    }))
 })
