@@ -117,8 +117,11 @@ const releasedResult: LockStore.ReleaseResult = { _tag: "Released" }
 const released = Effect.succeed(releasedResult)
 
 /**
- * A store span names the lock; it skips the stack capture `withSpan` makes by default, which costs more than the
- * rest of the span and points into this file rather than at the caller (`Lock`'s own spans say where).
+ * Spans of this store: the operator calls (inspect, list, forceRelease) have their own, which name the lock. The
+ * lock's own calls (tryAcquire, renew, release) have none: each runs under `Lock`'s span of the same call
+ * (`Lock.acquire`, `Lock.renew`, `Lock.release`, with name, owner and fence), and a second span per request cost
+ * about a tenth of the raw SDK's client CPU per acquire + release, measured against dynalite. No stack capture: it
+ * costs more than the rest of the span and would point into this file, not at the caller.
  */
 const spanOptions = (name: string) => ({ attributes: { "lock.name": name }, captureStackTrace: false })
 
@@ -338,7 +341,7 @@ export const make = (config: Config): LockStore.Operations => {
         // with).
         return resultOf(expiredCondition)
       })
-    }).pipe(Effect.withSpan("DynamoLockStore.tryAcquire", spanOptions(request.name)))
+    })
 
   const renew = (request: LockStore.RenewRequest): Effect.Effect<LockStore.RenewResult, LockStoreError> =>
     keyed("renew", request.name, (key, clock) => {
@@ -371,7 +374,7 @@ export const make = (config: Config): LockStore.Operations => {
               (current) => ({ _tag: "Lost", current: current?.owner === undefined ? undefined : current }) as const
             )
       )
-    }).pipe(Effect.withSpan("DynamoLockStore.renew", spanOptions(request.name)))
+    })
 
   const release = (request: LockStore.ReleaseRequest): Effect.Effect<LockStore.ReleaseResult, LockStoreError> =>
     keyed("release", request.name, (key, clock) => {
@@ -400,7 +403,7 @@ export const make = (config: Config): LockStore.Operations => {
           })
         }
       )
-    }).pipe(Effect.withSpan("DynamoLockStore.release", spanOptions(request.name)))
+    })
 
   const inspect = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>
     keyed("inspect", name, (key, clock) => Effect.map(getItem("inspect", key, clock), Option.fromNullable)).pipe(
