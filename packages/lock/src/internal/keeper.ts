@@ -142,11 +142,11 @@ export const start = (args: {
     // Effects that run once per heartbeat or once per lease are built when they run: a held lease keeps only its
     // state and the keeper's fiber in memory.
 
-    /** One renew call, bounded by the deadline; `true` if it renewed. */
+    /** One renew call, bounded by the deadline; the time it was sent if it renewed, else `undefined`. */
     const renewOnce = () =>
       Effect.gen(function*() {
         const sentAt = yield* monotonicMillis
-        if (finished || deadline - sentAt <= 0) return false
+        if (finished || deadline - sentAt <= 0) return undefined
         const result = yield* Effect.uninterruptibleMask((restore) =>
           Effect.raceFirst<RenewOutcome, never, never, RenewOutcome, never, never>(
             restore(Effect.either(store.renew({ name, owner, fence, leaseMs: options.leaseMs }))),
@@ -158,19 +158,19 @@ export const start = (args: {
           yield* Effect.logDebug("renew failed; retrying until the lease deadline").pipe(
             Effect.annotateLogs({ lock: name, fence, error: String(result.left) })
           )
-          return false
+          return undefined
         }
         if (result.right._tag === "Lost") {
           yield* declareLost("stolen", result.right.current)
-          return false
+          return undefined
         }
         const renewedDeadline = sentAt + options.leaseMs - options.safetyMarginMs
         const now = yield* monotonicMillis
         // A renew that answered after its own deadline proves nothing about now: leave the deadline to decide.
-        if (finished || renewedDeadline <= now) return false
+        if (finished || renewedDeadline <= now) return undefined
         deadline = Math.max(deadline, renewedDeadline)
         if (status.unsafeGet()._tag === "AtRisk") yield* status.set({ _tag: "Held" })
-        return true
+        return sentAt
       }).pipe(
         Effect.withSpan("Lock.renew", {
           attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
@@ -192,15 +192,13 @@ export const start = (args: {
         if (remaining <= 0) return yield* declareLost("expired", undefined)
         yield* warnIfAtRisk(remaining)
         if (now >= renewAt) {
-          const renewed = yield* renewOnce()
-          failures = renewed ? 0 : failures + 1
-          const after = yield* monotonicMillis
-          // At a fixed rate, so round trips do not add up into lateness; re-phased after a renew slower than a beat.
-          renewAt = !renewed
-            ? after + retryDelay(failures)
-            : renewAt + options.heartbeatMs > after
-            ? renewAt + options.heartbeatMs
-            : after + options.heartbeatMs
+          const renewedAt = yield* renewOnce()
+          failures = renewedAt === undefined ? failures + 1 : 0
+          // Every heartbeat of lease time, counted from when the last renew was sent: round trips do not add up
+          // into lateness, and after a renew slower than a beat the next one goes at once.
+          renewAt = renewedAt === undefined
+            ? (yield* monotonicMillis) + retryDelay(failures)
+            : renewedAt + options.heartbeatMs
           continue
         }
         const warnAt = deadline - options.warnAtMs
