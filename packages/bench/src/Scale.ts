@@ -63,8 +63,11 @@ const totalWrites = (writes: Record<string, ReadonlyArray<number>>): number =>
 
 /**
  * For each time a renew of a key is due (the acquiring write's arrival + k * heartbeat) inside [from, to): how long
- * until the next write to that key reached the server. Read this way, a write the store retried (its first try timed
- * out but applied) can not pass for a later renew, and lateness is never negative. No write by `to`: late until `to`.
+ * until the first write to that key reached the server from half a heartbeat before then on. The half beat of slack
+ * is for renews scheduled from when the acquire was sent, which arrive a little before a schedule counted from its
+ * arrival: they are on time, not a heartbeat late. A write the store retried (its first try timed out but applied)
+ * lands within half a beat of the first and so can not pass for a later renew. Early counts as 0. No write by `to`:
+ * late until `to`.
  */
 const latenessOf = (
   writes: Record<string, ReadonlyArray<number>>,
@@ -82,11 +85,11 @@ const latenessOf = (
     let next = 1
     for (let k = 1; acquiredAt + k * heartbeatMs < to; k++) {
       const due = acquiredAt + k * heartbeatMs
-      while (next < times.length && times[next]! < due) next++
+      while (next < times.length && times[next]! < due - heartbeatMs / 2) next++
       if (due < from) continue
       const arrived = times[next]
       if (arrived === undefined) missing++
-      lateness.push((arrived ?? to) - due)
+      lateness.push(Math.max(0, (arrived ?? to) - due))
     }
   }
   return { lateness: sorted(lateness), missing }
@@ -239,8 +242,8 @@ export const section = (results: ReadonlyArray<Result>, options: Options): strin
   `next column; a lease already lost has given its memory back.\n\n` +
   `**Lateness**: the client's writes pass through a proxy in the server process that notes when each one arrived, ` +
   `by key. A renew of a key is due at its acquiring write's arrival + k × heartbeat; its lateness is the time from ` +
-  `then to the next write to that key at the server (a schedule that sleeps a heartbeat after each renew drifts by ` +
-  `each renew's round trip, and this counts the drift). Every renew due in the window counts; one not seen by the ` +
+  `then to the first write to that key at the server from half a heartbeat before then on, 0 if early (a schedule ` +
+  `that sleeps a heartbeat after each renew drifts by each renew's round trip, and this counts the drift). Every renew due in the window counts; one not seen by the ` +
   `window's end counts as late until then ("not seen"). **Lost**: leases whose \`status\` is \`Lost\` at the end ` +
   `of the window (target 0). **Writes/s**: writes arriving at the server in the window, against N / heartbeat. ` +
   `**Server answer**: from a write's arrival at the proxy to its answer leaving it (dynalite and the proxy, no ` +
