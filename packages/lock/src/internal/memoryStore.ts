@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
+import * as Utf8 from "./utf8.js"
 
 /** Page size of `list` when the caller does not say. */
 const defaultListLimit = 100
@@ -38,8 +39,6 @@ const released = (record: LockRecord): LockRecord => ({
   data: undefined
 })
 
-const utf8 = new TextEncoder()
-
 /** @internal */
 export const make = (maxNameBytes: number): LockStore.Operations => {
   const records = new Map<string, LockRecord>()
@@ -50,9 +49,8 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
    */
   const checkName = <A>(operation: StoreOperation, name: string, run: Effect.Effect<A>) =>
     Effect.suspend((): Effect.Effect<A, LockStoreError> => {
-      // A UTF-16 unit takes at most 3 UTF-8 bytes: short names need no encoding to be within the limit.
-      const bytes = name.length * 3 <= maxNameBytes ? name.length : utf8.encode(name).length
-      if (bytes > 0 && bytes <= maxNameBytes) return run
+      if (name.length > 0 && Utf8.fits(name, maxNameBytes)) return run
+      const bytes = Utf8.byteLength(name)
       return Effect.fail(
         new LockStoreError({
           operation,

@@ -9,6 +9,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type { LockOptions } from "../Lock.js"
 import { LockConfigError } from "../LockError.js"
+import * as Utf8 from "./utf8.js"
 
 /**
  * What a caller may pass: the public options.
@@ -44,8 +45,6 @@ export const warnAtFraction = 1 / 3
 export const safetyMarginFraction = 1 / 10
 /** Waiters poll at most this often, and never slower than a tenth of the lease. */
 export const maxPollInterval = Duration.seconds(1)
-
-const utf8 = new TextEncoder()
 
 const fail = (option: string, message: string) => Either.left(new LockConfigError({ option, message }))
 
@@ -93,23 +92,13 @@ const duration = (
  */
 export const validateName = (name: unknown, maxNameBytes: number): Effect.Effect<string, LockConfigError> => {
   if (typeof name !== "string" || name.length === 0) {
-    return Effect.fail(
-      new LockConfigError({
-        option: "name",
-        message: `a lock name must be a non-empty string; got ${describe(name)}`
-      })
-    )
+    return fail("name", `a lock name must be a non-empty string; got ${describe(name)}`)
   }
-  // A UTF-8 character takes at most 3 bytes per UTF-16 unit: short names need no encoding to be within budget.
-  const bytes = name.length * 3 <= maxNameBytes ? 0 : utf8.encode(name).length
-  if (bytes > maxNameBytes) {
-    return Effect.fail(
-      new LockConfigError({
-        option: "name",
-        message:
-          `lock name is ${bytes} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its prefix): ` +
-          `"${name.slice(0, 40)}…"`
-      })
+  if (!Utf8.fits(name, maxNameBytes)) {
+    return fail(
+      "name",
+      `lock name is ${Utf8.byteLength(name)} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its ` +
+        `prefix): "${name.slice(0, 40)}…"`
     )
   }
   return Effect.succeed(name)
