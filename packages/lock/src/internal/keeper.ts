@@ -38,11 +38,10 @@ import * as StatusCell from "./statusCell.js"
 const renewRetryBase = Duration.millis(50)
 /** A release is tried this many times, then left to expire; it must not hold up the program's result for long. */
 const releaseAttempts = 3
-/** The pause before the second release attempt; it doubles before each later one. */
-const releaseRetryBase = Duration.millis(50)
+/** Between release attempts: 50 ms, then doubling. */
 const releaseRetrySchedule = Schedule.intersect(
-  Schedule.exponential(Duration.times(releaseRetryBase, 2)),
-  Schedule.recurs(releaseAttempts - 2)
+  Schedule.exponential(Duration.millis(50)),
+  Schedule.recurs(releaseAttempts - 1)
 )
 /** Each release attempt gets this long before it is abandoned. */
 const releaseAttemptTimeout = Duration.seconds(2)
@@ -226,8 +225,7 @@ export const start = (args: {
           ? store.release({ name, owner, fence })
           : store.release({ name, owner, fence }).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
       return releaseAttempt.pipe(
-        // The retry schedule is only set up once an attempt failed: most releases succeed at once.
-        Effect.catchAll(() => Effect.delay(Effect.retry(releaseAttempt, releaseRetrySchedule), releaseRetryBase)),
+        Effect.retry(releaseRetrySchedule),
         Effect.matchCauseEffect({
           onSuccess: (result) =>
             result._tag === "Released" ? Effect.void : Effect.logInfo(
