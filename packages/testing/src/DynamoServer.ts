@@ -391,8 +391,8 @@ export interface Availability {
  *
  * ```ts
  * const availability = await Effect.runPromise(DynamoServer.dynamoDBLocalAvailability)
- * if (!availability.run) console.warn(availability.reason)
- * describe.skipIf(!availability.run)("DynamoDB Local", () => { ... })
+ * // The reason shows in the skipped suite's name.
+ * describe.skipIf(!availability.run)(`DynamoDB Local (${availability.reason})`, () => { ... })
  * ```
  *
  * @since 0.1.0
