@@ -13,6 +13,7 @@ const record = (name: string, fields: Partial<LockRecord> = {}): LockRecord => (
   leaseUntil: now + 30_000,
   leaseMs: 30_000,
   fence: 1,
+  version: 1,
   acquiredAt: now - 5_000,
   data: undefined,
   ...fields

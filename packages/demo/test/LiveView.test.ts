@@ -10,6 +10,7 @@ const record: LockRecord = {
   leaseUntil: 11_500,
   leaseMs: 2_000,
   fence: 7,
+  version: 1,
   acquiredAt: 10_000,
   data: undefined
 }

@@ -287,11 +287,11 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const a = acquired(yield* store.tryAcquire(acquireRequest(name, { leaseMs: 5_000 })))
       // Long past any absolute bound: observed mode does not look at clocks.
       yield* TestClock.adjust("1 hour")
-      const observed = (stale: { owner: string; fence: number; leaseUntil: number } | undefined) =>
+      const observed = (stale: { owner: string; fence: number; version: number } | undefined) =>
         acquireRequest(name, { holder: "worker-b", takeover: { _tag: "Observed", stale } })
       expect(yield* store.tryAcquire(observed(undefined))).toEqual({ _tag: "Conflict", current: a })
-      const stale = { owner: a.owner!, fence: a.fence, leaseUntil: a.leaseUntil }
-      expect(yield* store.tryAcquire(observed({ ...stale, leaseUntil: a.leaseUntil - 1 }))).toEqual({
+      const stale = { owner: a.owner!, fence: a.fence, version: a.version }
+      expect(yield* store.tryAcquire(observed({ ...stale, version: a.version - 1 }))).toEqual({
         _tag: "Conflict",
         current: a
       })
@@ -631,7 +631,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(Option.map(yield* a.inspect(name), (r) => r.owner)).toEqual(Option.some(held.owner))
 
       // Observed mode trusts no clock and is not refused.
-      const stale = { owner: held.owner!, fence: held.fence, leaseUntil: held.leaseUntil }
+      const stale = { owner: held.owner!, fence: held.fence, version: held.version }
       const taken = acquired(
         yield* b.tryAcquire(acquireRequest(name, { holder: "worker-b", takeover: { _tag: "Observed", stale } }))
       )

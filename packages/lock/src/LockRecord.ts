@@ -23,6 +23,11 @@ export interface LockRecord {
   readonly leaseMs: number
   /** Fencing token: strictly increasing per name across holders, processes and releases. */
   readonly fence: number
+  /**
+   * Changed by every write to the record (acquire, renew, release), whatever any clock says: an observer that sees
+   * the same owner, fence and version a full lease apart knows that nobody renewed in between.
+   */
+  readonly version: number
   /** Epoch ms when the current owner acquired the lock; `undefined` when free. */
   readonly acquiredAt: number | undefined
   /** Optional payload the holder stored with the lock, already encoded. */

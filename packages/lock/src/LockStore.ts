@@ -21,8 +21,9 @@ import type { LockRecord } from "./LockRecord.js"
  * - `Absolute`: clocks are trusted within `maxClockSkewMs`; a lease is over at `leaseUntil + maxClockSkewMs` on the
  *   acquirer's clock.
  * - `Observed`: no wall clock is trusted; the acquirer may take over only a record it has watched stay unchanged
- *   (same owner, fence and `leaseUntil`) for a full `leaseMs` on its own monotonic clock, and passes that record as
- *   `stale`. Without `stale`, only a free lock can be taken.
+ *   (same owner, fence and `version`) for a full `leaseMs` on its own monotonic clock, and passes that record as
+ *   `stale`. Without `stale`, only a free lock can be taken. The version changes with every renew, so a holder whose
+ *   wall clock stopped (and so writes the same `leaseUntil` again) still proves it is alive.
  *
  * @since 0.1.0
  * @category models
@@ -40,7 +41,7 @@ export type Takeover =
 export interface StaleObservation {
   readonly owner: string
   readonly fence: number
-  readonly leaseUntil: number
+  readonly version: number
 }
 
 /**
@@ -151,7 +152,7 @@ export interface Operations {
    * write. Never a read before the write, never a blind retry of a conflict.
    */
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
-  /** Sets `leaseUntil` to now + lease if owner and fence still match; idempotent. */
+  /** Sets `leaseUntil` to now + lease and changes `version` if owner and fence still match; idempotent. */
   readonly renew: (request: RenewRequest) => Effect.Effect<RenewResult, LockStoreError>
   /** Clears the holder fields if owner (and fence, when given) match; keeps the record and its fence. */
   readonly release: (request: ReleaseRequest) => Effect.Effect<ReleaseResult, LockStoreError>

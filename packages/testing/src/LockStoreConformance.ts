@@ -77,6 +77,7 @@ const fields = (record: LockRecord): LockRecord => ({
   leaseUntil: record.leaseUntil,
   leaseMs: record.leaseMs,
   fence: record.fence,
+  version: record.version,
   acquiredAt: record.acquiredAt,
   data: record.data
 })
@@ -306,16 +307,16 @@ export const suite = (
         Effect.gen(function*() {
           const lockName = name("observed-mismatch")
           const held = yield* acquireNew(store, lockName)
-          const seen = { owner: held.owner!, fence: held.fence, leaseUntil: held.leaseUntil }
+          const seen = { owner: held.owner!, fence: held.fence, version: held.version }
 
-          // The holder renewed after the observation started: only leaseUntil moved.
+          // The holder renewed after the observation started: its version moved.
           yield* TestClock.adjust(leaseMs / 3)
           const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
           yield* TestClock.adjust(leaseMs)
           const afterRenew = expectTag(yield* attempt(store, lockName, observed(seen)), "Conflict")
           expectCurrent(afterRenew.current, renewed)
 
-          const renewedSeen = { owner: renewed.owner!, fence: renewed.fence, leaseUntil: renewed.leaseUntil }
+          const renewedSeen = { owner: renewed.owner!, fence: renewed.fence, version: renewed.version }
           const wrongOwner = { ...renewedSeen, owner: makeOwner() }
           expectTag(yield* attempt(store, lockName, observed(wrongOwner)), "Conflict")
           const wrongFence = { ...renewedSeen, fence: renewed.fence - 1 }
@@ -335,13 +336,13 @@ export const suite = (
           const held = yield* acquireNew(store, lockName)
           const conflict = expectTag(yield* attempt(store, lockName, observed()), "Conflict")
           const current = conflict.current ?? (yield* inspectSome(store, lockName))
-          // The acquirer watched leaseUntil stay put for a full leaseMs on its own clock.
+          // The acquirer watched the version stay put for a full leaseMs on its own clock.
           yield* TestClock.adjust(current.leaseMs)
           const now = yield* Clock.currentTimeMillis
           const owner = makeOwner()
           const taken = yield* acquireNew(store, lockName, {
             owner,
-            takeover: observed({ owner: current.owner!, fence: current.fence, leaseUntil: current.leaseUntil })
+            takeover: observed({ owner: current.owner!, fence: current.fence, version: current.version })
           })
           expect(taken.owner).toBe(owner)
           expect(taken.leaseUntil).toBe(now + leaseMs)
@@ -541,7 +542,7 @@ export const suite = (
                 break
               }
               case 2: {
-                const stale = { owner: renewed.owner!, fence: renewed.fence, leaseUntil: renewed.leaseUntil }
+                const stale = { owner: renewed.owner!, fence: renewed.fence, version: renewed.version }
                 const taken = yield* acquireNew(store, lockName, { takeover: observed(stale) })
                 check(taken)
                 expectSome(yield* store.forceRelease(lockName), "the force-released holder")

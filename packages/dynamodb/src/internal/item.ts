@@ -20,6 +20,7 @@ export const attributes = {
   leaseUntil: "leaseUntil",
   leaseMs: "leaseMs",
   fence: "fence",
+  version: "version",
   acquiredAt: "acquiredAt",
   data: "data",
   ttl: "ttl"
@@ -97,6 +98,8 @@ export const decode = (layout: KeyLayout, item: Item): Either.Either<LockRecord,
     leaseUntil: number(attributes.leaseUntil, true) ?? 0,
     leaseMs: number(attributes.leaseMs, true) ?? 0,
     fence: number(attributes.fence, true) ?? 0,
+    // Rows written before records had versions read as version 0 until their next write.
+    version: number(attributes.version, false) ?? 0,
     acquiredAt: number(attributes.acquiredAt, held),
     data: string(attributes.data, false)
   }

@@ -60,31 +60,45 @@ const ttlAt = (epochMs: number, retentionMs: number): number => Math.ceil((epoch
 // acquisition and heartbeat. The SDK only reads its input, so one object serves every request (frozen: an SDK that
 // wrote to it would fail loudly instead of changing other requests).
 
+/** Every write changes the version, whatever the clocks say: observed takeover watches it. */
+const nextVersion = `#${a.version} = if_not_exists(#${a.version}, :zero) + :one`
+
 const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.leaseUntil} = :leaseUntil, ` +
-  `#${a.leaseMs} = :leaseMs, #${a.acquiredAt} = :now, #${a.ttl} = :ttl, ` +
+  `#${a.leaseMs} = :leaseMs, #${a.acquiredAt} = :now, #${a.ttl} = :ttl, ${nextVersion}, ` +
   // A new name, or a row deleted by TTL, restarts its fence from the writer's clock, as the memory store does: above
   // every earlier token as long as TTL retention is far longer than clock skew.
   `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
 const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data`
 const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}`
-const acquireNames = names(a.owner, a.holder, a.leaseUntil, a.leaseMs, a.acquiredAt, a.ttl, a.fence, a.data)
+const acquireNames = names(
+  a.owner,
+  a.holder,
+  a.leaseUntil,
+  a.leaseMs,
+  a.acquiredAt,
+  a.ttl,
+  a.fence,
+  a.data,
+  a.version
+)
 const one = Object.freeze(num(1))
+const zero = Object.freeze(num(0))
 
 const freeOnlyExpression = `attribute_not_exists(#${a.owner})`
 const freeOrExpiredExpression = `attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff`
 const freeOrStaleExpression = `attribute_not_exists(#${a.owner}) OR ` +
-  `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND #${a.leaseUntil} = :staleLeaseUntil)`
+  `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND ` +
+  `(#${a.version} = :staleVersion OR (attribute_not_exists(#${a.version}) AND :staleVersion = :zero)))`
 
-const renewUpdate = `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl`
+const renewUpdate = `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl, ${nextVersion}`
 const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
-const renewNames = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence)
+const renewNames = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version)
 
 // The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
-const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl ` +
+const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
   `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}`
-const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data)
-const clearNamesWithFence = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.fence)
-const zero = Object.freeze(num(0))
+const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version)
+const clearNamesWithFence = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version, a.fence)
 const releaseByOwner = `#${a.owner} = :owner`
 const releaseByOwnerAndFence = `#${a.owner} = :owner AND #${a.fence} = :fence`
 const forceReleaseCondition = `attribute_exists(#${a.owner})`
@@ -243,6 +257,7 @@ export const make = (config: Config): LockStore.Operations => {
       ":leaseMs": num(request.leaseMs),
       ":now": num(now),
       ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
+      ":zero": zero,
       ":one": one
     }
     if (request.data !== undefined) values[":data"] = str(request.data)
@@ -259,7 +274,7 @@ export const make = (config: Config): LockStore.Operations => {
         conditionExpression = freeOrStaleExpression
         values[":staleOwner"] = str(condition.stale.owner)
         values[":staleFence"] = num(condition.stale.fence)
-        values[":staleLeaseUntil"] = num(condition.stale.leaseUntil)
+        values[":staleVersion"] = num(condition.stale.version)
         break
     }
     return Effect.mapError(
@@ -358,7 +373,9 @@ export const make = (config: Config): LockStore.Operations => {
             ":leaseMs": num(request.leaseMs),
             ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
             ":owner": str(request.owner),
-            ":fence": num(request.fence)
+            ":fence": num(request.fence),
+            ":zero": zero,
+            ":one": one
           },
           ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
@@ -380,6 +397,7 @@ export const make = (config: Config): LockStore.Operations => {
     keyed("release", request.name, (key, clock) => {
       const values: ItemMap = {
         ":zero": zero,
+        ":one": one,
         ":ttl": num(ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs)),
         ":owner": str(request.owner)
       }
@@ -421,6 +439,7 @@ export const make = (config: Config): LockStore.Operations => {
           ExpressionAttributeNames: clearNames,
           ExpressionAttributeValues: {
             ":zero": zero,
+            ":one": one,
             ":ttl": num(ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs))
           },
           ReturnValues: "ALL_OLD"

@@ -31,14 +31,14 @@ export interface Acquired {
 interface Observation {
   readonly owner: string
   readonly fence: number
-  readonly leaseUntil: number
+  readonly version: number
   readonly leaseMs: number
   readonly seenAt: number
 }
 
 const sameHolder = (observation: Observation | undefined, record: LockRecord) =>
   observation !== undefined && observation.owner === record.owner && observation.fence === record.fence &&
-  observation.leaseUntil === record.leaseUntil
+  observation.version === record.version
 
 /**
  * Tries until acquired or `waitUntil` (monotonic ms; `undefined`: forever) passes. Interruptible everywhere; if it
@@ -150,7 +150,7 @@ export const acquireLoop = (args: {
         observation = {
           owner: holder.owner,
           fence: holder.fence,
-          leaseUntil: holder.leaseUntil,
+          version: holder.version,
           leaseMs: holder.leaseMs,
           seenAt: now
         }

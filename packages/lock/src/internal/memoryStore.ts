@@ -26,7 +26,7 @@ const isTakeoverAllowed = (record: LockRecord, takeover: LockStore.Takeover, now
       return takeover.stale !== undefined &&
         takeover.stale.owner === record.owner &&
         takeover.stale.fence === record.fence &&
-        takeover.stale.leaseUntil === record.leaseUntil
+        takeover.stale.version === record.version
   }
 }
 
@@ -35,6 +35,7 @@ const released = (record: LockRecord): LockRecord => ({
   owner: undefined,
   holder: undefined,
   leaseUntil: 0,
+  version: record.version + 1,
   acquiredAt: undefined,
   data: undefined
 })
@@ -77,6 +78,7 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
         leaseUntil: now + request.leaseMs,
         leaseMs: request.leaseMs,
         fence: (current?.fence ?? now) + 1,
+        version: (current?.version ?? 0) + 1,
         acquiredAt: now,
         data: request.data
       }
@@ -90,7 +92,12 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
       if (current === undefined || current.owner !== request.owner || current.fence !== request.fence) {
         return { _tag: "Lost", current: current?.owner === undefined ? undefined : current }
       }
-      const record: LockRecord = { ...current, leaseUntil: now + request.leaseMs, leaseMs: request.leaseMs }
+      const record: LockRecord = {
+        ...current,
+        leaseUntil: now + request.leaseMs,
+        leaseMs: request.leaseMs,
+        version: current.version + 1
+      }
       records.set(request.name, record)
       return { _tag: "Renewed", record }
     })
