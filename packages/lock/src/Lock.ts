@@ -21,7 +21,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
@@ -29,11 +28,13 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Acquire from "./internal/acquire.js"
 import { monotonicMillis } from "./internal/clock.js"
+import * as HeldLeases from "./internal/heldLeases.js"
 import * as Keeper from "./internal/keeper.js"
+import * as LeaseUsers from "./internal/leaseUsers.js"
 import * as LocalQueue from "./internal/localQueue.js"
 import * as Metrics from "./internal/metrics.js"
 import * as Options from "./internal/options.js"
-import { type LockConfigError, type LockLost, LockNotAcquired, type LockStoreError } from "./LockError.js"
+import { type LockConfigError, LockLost, LockNotAcquired, type LockStoreError } from "./LockError.js"
 import type { LockRecord } from "./LockRecord.js"
 import { LockStore } from "./LockStore.js"
 
@@ -90,23 +91,34 @@ export class LockDefaults extends Context.Reference<LockDefaults>()("@leasehold/
 export const layerDefaults = (options: LockOptions): Layer.Layer<LockDefaults> => Layer.succeed(LockDefaults, options)
 
 /**
+ * A duration from `Config`, kept as written: Effect's own `Config.duration` turns "-10 seconds" into zero, and the
+ * options check must see the sign to refuse it.
+ */
+const durationConfig = (key: string): Config.Config<Option.Option<Duration.DurationInput>> =>
+  Config.option(Config.map(Config.string(key), (value) => value.trim() as Duration.DurationInput))
+
+/**
  * Reads app-wide defaults from `Config`: `LEASEHOLD_LEASE`, `LEASEHOLD_HEARTBEAT`, `LEASEHOLD_WAIT` (a duration or
  * "forever"), `LEASEHOLD_MAX_CLOCK_SKEW`, `LEASEHOLD_WARN_AT`, `LEASEHOLD_SAFETY_MARGIN`, `LEASEHOLD_POLL_INTERVAL`,
- * `LEASEHOLD_TAKEOVER` ("absolute" | "observed"), `LEASEHOLD_HOLDER`. Unset keys keep the built-in defaults.
+ * `LEASEHOLD_TAKEOVER` ("absolute" | "observed"), `LEASEHOLD_HOLDER`. Durations are written as Effect writes them
+ * ("30 seconds", "500 millis"). Unset keys keep the built-in defaults; values are checked where they are used.
  *
  * @since 0.1.0
  * @category layers
  */
 export const defaultsConfig: Config.Config<LockOptions> = Config.all({
-  lease: Config.option(Config.duration("LEASEHOLD_LEASE")),
-  heartbeat: Config.option(Config.duration("LEASEHOLD_HEARTBEAT")),
+  lease: durationConfig("LEASEHOLD_LEASE"),
+  heartbeat: durationConfig("LEASEHOLD_HEARTBEAT"),
   wait: Config.option(
-    Config.orElse(Config.literal("forever")("LEASEHOLD_WAIT"), () => Config.duration("LEASEHOLD_WAIT"))
+    Config.orElse(
+      Config.literal("forever")("LEASEHOLD_WAIT"),
+      () => Config.map(Config.string("LEASEHOLD_WAIT"), (value) => value.trim() as Duration.DurationInput)
+    )
   ),
-  maxClockSkew: Config.option(Config.duration("LEASEHOLD_MAX_CLOCK_SKEW")),
-  warnAt: Config.option(Config.duration("LEASEHOLD_WARN_AT")),
-  safetyMargin: Config.option(Config.duration("LEASEHOLD_SAFETY_MARGIN")),
-  pollInterval: Config.option(Config.duration("LEASEHOLD_POLL_INTERVAL")),
+  maxClockSkew: durationConfig("LEASEHOLD_MAX_CLOCK_SKEW"),
+  warnAt: durationConfig("LEASEHOLD_WARN_AT"),
+  safetyMargin: durationConfig("LEASEHOLD_SAFETY_MARGIN"),
+  pollInterval: durationConfig("LEASEHOLD_POLL_INTERVAL"),
   takeover: Config.option(Config.literal("absolute", "observed")("LEASEHOLD_TAKEOVER")),
   holder: Config.option(Config.string("LEASEHOLD_HOLDER"))
 }).pipe(
@@ -120,14 +132,16 @@ export const defaultsConfig: Config.Config<LockOptions> = Config.all({
 )
 
 /**
- * App-wide defaults from `defaultsConfig`.
+ * App-wide defaults from `defaultsConfig`. A value that is not a valid duration (negative, NaN, over the timer limit)
+ * fails the layer with `LockConfigError`, at startup rather than at the first lock.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerDefaultsConfig: Layer.Layer<LockDefaults, ConfigError.ConfigError> = Layer.unwrapEffect(
-  Effect.map(defaultsConfig, layerDefaults)
-)
+export const layerDefaultsConfig: Layer.Layer<LockDefaults, ConfigError.ConfigError | LockConfigError> = Layer
+  .unwrapEffect(
+    Effect.flatMap(defaultsConfig, (options) => Effect.as(Options.checkValues(options), layerDefaults(options)))
+  )
 
 /**
  * Where a held lock stands. `AtRisk` goes back to `Held` after a successful renew; `Lost` and `Released` are final.
@@ -167,15 +181,6 @@ export interface Lease {
   readonly lost: Effect.Effect<never, LockLost>
 }
 
-/** A lease a fiber holds, visible to the fibers it forks, so that nested use of the same name re-enters. */
-interface HeldEntry {
-  readonly queues: LocalQueue.LocalQueues
-  readonly name: string
-  readonly lease: Lease
-}
-
-const heldByFiber = FiberRef.unsafeMake<ReadonlyArray<HeldEntry>>([])
-
 const defaultHolder: string = typeof globalThis.process?.pid === "number"
   ? `pid ${globalThis.process.pid}`
   : "leasehold"
@@ -201,45 +206,30 @@ const randomOwner = (() => {
   }
 })()
 
-/**
- * What happens to the fiber that owns the critical section when the lease is lost.
- */
-type OnLost = (error: LockLost) => Effect.Effect<void>
-
-/** Interrupts `fiber` without waiting for it: its own scope closing runs our release. */
-const interruptOnLoss = (fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined): OnLost => () =>
-  fiber === undefined ? Effect.void : Effect.flatMap(Effect.fiberId, (id) => Fiber.interruptAsFork(fiber, id))
-
-/** A held lock and how to give it back; `reentered` when the caller already held it (the outer one releases). */
-interface Acquisition extends Keeper.Keeper {
-  readonly reentered: boolean
-}
+/** A lock this call acquired (and must release), or the live lease of an outer acquisition it re-entered. */
+type Acquisition =
+  | { readonly _tag: "Acquired"; readonly keeper: Keeper.Keeper; readonly entry: HeldLeases.Entry }
+  | { readonly _tag: "Reentered"; readonly entry: HeldLeases.Entry }
 
 /**
- * Acquires `name` and starts keeping it. Must run uninterruptibly, with `restore` the caller's mask: it waits
- * interruptibly, and once it succeeds the caller must run `release` exactly once.
+ * Acquires `name` and starts keeping it, with `holder` (if given) as the first fiber to interrupt on loss. Must run
+ * uninterruptibly, with `restore` the caller's mask: it waits interruptibly, and once it succeeds with `Acquired` the
+ * caller must run `keeper.release` exactly once.
  */
 const acquireKept = (
   name: string,
   options: LockOptions | undefined,
   restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>,
-  onLost: OnLost
-): Effect.Effect<Acquisition, LockNotAcquired | LockStoreError | LockConfigError | LockLost, LockStore> =>
+  holder: Fiber.RuntimeFiber<unknown, unknown> | undefined
+): Effect.Effect<Acquisition, LockNotAcquired | LockStoreError | LockConfigError, LockStore> =>
   Effect.gen(function*() {
     const store = yield* LockStore
     const validName = yield* Options.validateName(name, store.maxNameBytes)
     const resolved = yield* Options.resolve(yield* LockDefaults, options, defaultHolder)
 
-    const held = yield* FiberRef.get(heldByFiber)
-    if (held.length > 0) {
-      const outer = held.find((entry) => entry.queues === store.local && entry.name === validName)
-      if (outer !== undefined) {
-        // Re-entry: the outer acquisition keeps governing the lease and releases it.
-        const status = yield* outer.lease.status
-        if (status._tag === "Lost") return yield* status.error
-        if (status._tag !== "Released") return { lease: outer.lease, release: Effect.void, reentered: true }
-      }
-    }
+    // Re-entry: the outer acquisition keeps governing the lease and releases it.
+    const outer = yield* HeldLeases.live(store.local, validName)
+    if (outer !== undefined) return { _tag: "Reentered", entry: outer } as const
 
     const startedAt = yield* monotonicMillis
     const owner = randomOwner()
@@ -262,33 +252,44 @@ const acquireKept = (
     ).pipe(Effect.onError(() => LocalQueue.leave(store.local, validName)))
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
     yield* LocalQueue.setHolding(store.local, validName, acquired.record)
+    const users = LeaseUsers.make()
+    if (holder !== undefined) users.holders.add(holder)
     const keeper = yield* Keeper.start({
       store,
       record: acquired.record,
       options: resolved,
       sentAt: acquired.sentAt,
-      onLost
+      users
     })
 
     const now = yield* monotonicMillis
     yield* Metric.increment(Metrics.acquisitions)
     yield* Metric.update(Metrics.waitTime, now - startedAt)
     yield* Effect.annotateCurrentSpan({ "lock.fence": keeper.lease.fence })
-    return { ...keeper, reentered: false }
+    const entry: HeldLeases.Entry = {
+      store: store.local,
+      name: validName,
+      users,
+      isLive: keeper.isLive,
+      lease: keeper.lease
+    }
+    return { _tag: "Acquired", keeper, entry } as const
   }).pipe(Effect.withSpan("Lock.acquire", { attributes: { "lock.name": name }, captureStackTrace: false }))
 
-const markHeld = (store: LockStore["Type"], lease: Lease) => (entries: ReadonlyArray<HeldEntry>) => [
-  ...entries,
-  { queues: store.local, name: lease.name, lease }
-]
+const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
 
 /**
- * Acquires a lock as a scoped resource: held until the scope closes, kept alive by a heartbeat fiber. If the lease is
- * lost, the fiber that acquired it is interrupted (its scope then closes); `lease.status` and `lease.lost` say why.
- * Use `withLock` to get a `LockLost` failure instead.
+ * Acquires a lock as a scoped resource: held until the scope closes, kept alive by a heartbeat fiber.
  *
- * Acquiring a name the current fiber (or a fiber it forked) already holds re-enters: the same lease is returned, no
- * store call is made, and the outer acquisition still releases it.
+ * If the lease is lost, the code that relies on it is interrupted: the fiber that acquired it and, when that fiber
+ * ended while the scope stays open (`Effect.timeout`, `Effect.race` or a concurrent `Effect.all` around the acquire,
+ * a layer built from it), the fiber that took its result over. Their scope then closes. `lease.status` and
+ * `lease.lost` say why; use `withLock` to get a `LockLost` failure instead.
+ *
+ * Acquiring a name that the current fiber is already inside a live lease of (its own, or one held by the fiber it
+ * was forked from) re-enters: the same lease is returned, no store call is made, and the outer acquisition still
+ * releases it. The re-entering fiber is then interrupted when that lease ends, by loss or by release, if its own
+ * scope is still open.
  *
  * @since 0.1.0
  * @category constructors
@@ -296,22 +297,29 @@ const markHeld = (store: LockStore["Type"], lease: Lease) => (entries: ReadonlyA
 export const acquire = (
   name: string,
   options?: LockOptions
-): Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError | LockLost, LockStore | Scope.Scope> =>
+): Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError, LockStore | Scope.Scope> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
-      const acquirer = Option.getOrUndefined(Fiber.getCurrentFiber())
-      const acquisition = yield* acquireKept(name, options, restore, interruptOnLoss(acquirer))
-      if (acquisition.reentered) return acquisition.lease
-      yield* Effect.addFinalizer(() => acquisition.release)
-      const store = yield* LockStore
-      yield* Effect.locallyScopedWith(heldByFiber, markHeld(store, acquisition.lease))
-      return acquisition.lease
+      const self = yield* currentFiber
+      const acquisition = yield* acquireKept(name, options, restore, self)
+      const { entry } = acquisition
+      if (acquisition._tag === "Reentered") {
+        entry.users.borrowers.add(self)
+        yield* Effect.addFinalizer(() => Effect.sync(() => entry.users.borrowers.delete(self)))
+        return entry.lease as Lease
+      }
+      yield* Effect.addFinalizer(() => acquisition.keeper.release)
+      yield* HeldLeases.enterScoped(entry)
+      return acquisition.keeper.lease
     })
   )
 
 /**
  * Runs `self` while holding the lock `name`, and releases it as soon as `self` ends. If the lease is lost, `self` is
  * interrupted and the result is a `LockLost` failure. Does not require `Scope`.
+ *
+ * Inside a live lease of the same name (see `acquire`), it re-enters; the section then ends with that lease, and if
+ * the outer acquisition releases it first, the result is a `LockLost` with reason "released".
  *
  * @since 0.1.0
  * @category combinators
@@ -332,35 +340,57 @@ export const withLock: {
   return <A, E, R>(self: Effect.Effect<A, E, R>) => withLockDataFirst(name, self, options)
 }
 
-/**
- * The section runs in a fiber of its own, which the loss of the lease interrupts: a fiber can not be un-interrupted,
- * so only a child's interruption can be turned into a `LockLost` failure of this effect.
- */
 const withLockDataFirst = <A, E, R>(
   name: string,
   self: Effect.Effect<A, E, R>,
   options: LockOptions | undefined
 ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
-  Effect.uninterruptibleMask((restore) => {
-    let section: Fiber.RuntimeFiber<A, E> | undefined
-    const onLost: OnLost = (error) => interruptOnLoss(section)(error)
-    return Effect.flatMap(acquireKept(name, options, restore, onLost), (acquisition) => {
-      if (acquisition.reentered) return restore(self)
-      const { lease, release } = acquisition
-      return Effect.gen(function*() {
-        const store = yield* LockStore
-        section = yield* Effect.fork(restore(Effect.locallyWith(self, heldByFiber, markHeld(store, lease))))
-        // Lost before the section existed to be interrupted: stop it before it does anything.
-        if (!(yield* lease.isHeld)) yield* Fiber.interruptFork(section)
-        const running = section
-        const exit = yield* restore(Fiber.await(running)).pipe(Effect.onInterrupt(() => Fiber.interrupt(running)))
-        if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
-          const status = yield* lease.status
-          if (status._tag === "Lost") return yield* status.error
-        }
-        return yield* exit
-      }).pipe(Effect.ensuring(release))
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(acquireKept(name, options, restore, undefined), (acquisition) => {
+      if (acquisition._tag === "Reentered") return runSection(acquisition.entry, restore(self), "borrower", restore)
+      const { entry, keeper } = acquisition
+      return runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore).pipe(
+        Effect.ensuring(keeper.release)
+      )
     })
+  )
+
+/**
+ * Runs a section in a fiber of its own, which the end of the lease interrupts: a fiber can not be un-interrupted, so
+ * only a child's interruption can be turned into a `LockLost` failure of this effect. A holder's section is stopped
+ * by a loss; a borrower's (a re-entered section) also by the outer acquisition's release.
+ */
+const runSection = <A, E, R>(
+  entry: HeldLeases.Entry,
+  section: Effect.Effect<A, E, R>,
+  role: "holder" | "borrower",
+  restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>
+): Effect.Effect<A, E | LockLost, R> =>
+  Effect.gen(function*() {
+    const lease = entry.lease as Lease
+    const fibers = role === "holder" ? entry.users.holders : entry.users.borrowers
+    const fiber = yield* Effect.fork(section)
+    fibers.add(fiber)
+    // Ended before the section existed to be interrupted: stop it before it does anything.
+    if (!entry.isLive()) yield* Fiber.interruptFork(fiber)
+    const exit = yield* restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+    // The release stops borrowers by taking them out of the set before the lease's status says "Released".
+    const cutOff = !fibers.has(fiber)
+    fibers.delete(fiber)
+    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+      const status = yield* lease.status
+      if (status._tag === "Lost") return yield* status.error
+      if (role === "borrower" && (cutOff || status._tag === "Released")) {
+        return yield* new LockLost({
+          name: lease.name,
+          owner: lease.owner,
+          fence: lease.fence,
+          reason: "released",
+          by: undefined
+        })
+      }
+    }
+    return yield* exit
   })
 
 /**

@@ -29,8 +29,18 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
    * use the lease safely, so it was given back. A slow store or an overloaded process, not another holder.
    */
   readonly answeredAfterMs?: number | undefined
+  /**
+   * Set when `wait` ran out with a store call still unanswered: how long past `wait` it was given before it was
+   * abandoned. Whatever the call may have written is released in the background. A slow or unreachable store.
+   */
+  readonly unansweredAfterMs?: number | undefined
 }> {
   override get message(): string {
+    if (this.unansweredAfterMs !== undefined) {
+      return `lock "${this.name}" was not acquired: the store had not answered ${this.unansweredAfterMs} ms after ` +
+        `"wait" ran out, so the attempt was abandoned after ${this.waitedMs} ms (is the store reachable? whatever ` +
+        `the attempt may have written is being released in the background)`
+    }
     if (this.answeredAfterMs !== undefined) {
       return `lock "${this.name}" was acquired, but the store's answer came ${this.answeredAfterMs} ms after the ` +
         `request, too late to use the lease safely, so it was given back; gave up after ${this.waitedMs} ms (the ` +
@@ -42,12 +52,13 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
 }
 
 /**
- * Why a held lock was lost: its lease ran out before a renew succeeded, or another owner took it.
+ * Why a held lock was lost: its lease ran out before a renew succeeded, or another owner took it. `released` is for a
+ * re-entered section only: the acquisition it borrowed the lease from released it while the section still ran.
  *
  * @since 0.1.0
  * @category models
  */
-export type LostReason = "expired" | "stolen"
+export type LostReason = "expired" | "stolen" | "released"
 
 /**
  * A held lock was lost; the critical section was interrupted.
@@ -64,10 +75,16 @@ export class LockLost extends Data.TaggedError("LockLost")<{
   readonly by: LockRecord | undefined
 }> {
   override get message(): string {
-    return this.reason === "expired"
-      ? `lock "${this.name}" (fence ${this.fence}) was lost: its lease ran out before a renew succeeded ` +
-        `(is the store reachable? is the process pausing for longer than the lease?)`
-      : `lock "${this.name}" (fence ${this.fence}) was lost: it is now held by ${describeHolder(this.by)}`
+    switch (this.reason) {
+      case "expired":
+        return `lock "${this.name}" (fence ${this.fence}) was lost: its lease ran out before a renew succeeded ` +
+          `(is the store reachable? is the process pausing for longer than the lease?)`
+      case "stolen":
+        return `lock "${this.name}" (fence ${this.fence}) was lost: it is now held by ${describeHolder(this.by)}`
+      case "released":
+        return `lock "${this.name}" (fence ${this.fence}) was released by the acquisition this section re-entered, ` +
+          `while the section still ran; it was interrupted (a section forked inside a lock must end with it)`
+    }
   }
 }
 

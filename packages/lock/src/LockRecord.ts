@@ -51,3 +51,20 @@ export const isHeld = (record: LockRecord): boolean => record.owner !== undefine
  */
 export const isAvailableAt = (record: LockRecord, now: number, maxClockSkewMs: number): boolean =>
   record.owner === undefined || record.leaseUntil + maxClockSkewMs < now
+
+/**
+ * The most `data` a lock may carry, in UTF-8 bytes: DynamoDB's 400 KB item limit, less room for the longest key, the
+ * holder and the lease fields. Every store refuses more, so that what works in tests works in production.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxDataBytes = 392 * 1024
+
+/**
+ * The longest readable holder name, in UTF-8 bytes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxHolderBytes = 1024

@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
+import * as ListLimit from "./internal/listLimit.js"
 import * as LocalQueue from "./internal/localQueue.js"
 import * as MemoryStore from "./internal/memoryStore.js"
 import type { LockStoreError } from "./LockError.js"
@@ -128,6 +129,15 @@ export interface ListPage {
 }
 
 /**
+ * Whether a list page size is one every store takes: a whole number of at least 1, or `Infinity` for "everything".
+ * Stores refuse anything else with a non-retryable `LockStoreError`, as DynamoDB refuses such a `Limit`.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isValidListLimit: (limit: number) => boolean = ListLimit.isValid
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -135,7 +145,7 @@ export interface ListRequest {
   /** Only names starting with this. */
   readonly prefix?: string | undefined
   readonly cursor?: string | undefined
-  /** Page size; stores may return fewer. */
+  /** Page size: a whole number of at least 1, or `Infinity`; stores may return fewer. Default 100. */
   readonly limit?: number | undefined
 }
 
@@ -240,21 +250,38 @@ export class LockStore extends Context.Tag("@leasehold/lock/LockStore")<LockStor
 export const make = (operations: Operations): Service => ({ ...operations, local: LocalQueue.make() })
 
 /**
- * The longest name the memory store accepts, in UTF-8 bytes: DynamoDB's partition key limit, so that names that work
- * in tests also work in production.
+ * The longest name the memory store accepts by default, in UTF-8 bytes: DynamoDB's sort key limit, the smaller of its
+ * two key layouts, so that a name that works in tests works in production whichever layout the table has.
  *
  * @since 0.1.0
  * @category constants
  */
-export const memoryMaxNameBytes = 2048
+export const memoryMaxNameBytes = 1024
 
 /**
- * A fresh in-memory store. It reads time only through `Clock`, so `TestClock.adjust` makes leases expire.
+ * Options of the memory store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryOptions {
+  /**
+   * The longest name to accept, in UTF-8 bytes. Default `memoryMaxNameBytes`; set it to the `maxNameBytes` of the
+   * production store (its layout and prefix) to test against exactly that budget.
+   */
+  readonly maxNameBytes?: number | undefined
+}
+
+/**
+ * A fresh in-memory store. It reads time only through `Clock`, so `TestClock.adjust` makes leases expire. It refuses
+ * what DynamoDB refuses: names over the key budget, ill-formed names, data over `LockRecord.maxDataBytes`, list limits
+ * that are not positive whole numbers.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory = (): Service => make(MemoryStore.make(memoryMaxNameBytes))
+export const makeMemory = (options?: MemoryOptions): Service =>
+  make(MemoryStore.make(options?.maxNameBytes ?? memoryMaxNameBytes))
 
 /**
  * The in-memory store as a layer with no requirements. Each build of the layer is a fresh, empty store.

@@ -136,18 +136,25 @@ describe("Lock: loss and release", () => {
       expect(process.calls.release).toBe(3)
     }))
 
-  it.effect("a release the store never answers is abandoned after its bounded retries", () =>
+  it.effect("a release the store never answers holds the caller for one attempt; the retries go on in the background", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       yield* process.hold("release", "before")
       const fiber = yield* Effect.fork(
         Lock.withLock("silent", Effect.succeed("result")).pipe(Effect.provide(process.layer))
       )
-      // 3 attempts of 2 s each, with 50 ms and 100 ms between them
-      yield* TestClock.adjust("6149 millis")
+      // The first attempt gets 1 s.
+      yield* TestClock.adjust("999 millis")
       expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 millis")
       expect(yield* Fiber.join(fiber)).toBe("result")
+      // In the background: one more at once, then a last one after 1 s + 50 ms, and no more.
+      expect(process.calls.release).toBe(2)
+      yield* TestClock.adjust("1049 millis")
+      expect(process.calls.release).toBe(2)
+      yield* TestClock.adjust("1 millis")
+      expect(process.calls.release).toBe(3)
+      yield* TestClock.adjust("1 minute")
       expect(process.calls.release).toBe(3)
       yield* process.open
     }))
@@ -190,7 +197,7 @@ describe("Lock: loss and release", () => {
       const process = yield* probe(backing)
       yield* process.hold("tryAcquire", "after")
       const fiber = yield* Effect.fork(
-        Lock.withLock("slow", Effect.void, { lease: 3_000 }).pipe(Effect.provide(process.layer))
+        Lock.withLock("slow", Effect.void, { lease: 3_000, wait: 2_700 }).pipe(Effect.provide(process.layer))
       )
       yield* process.held
       // lease 3 s - safety margin 0.3 s: an answer after 2.7 s can not be used.

@@ -1,7 +1,8 @@
 /**
  * The acquire loop of the fiber at the head of a name's local queue: one conditional write per attempt; on conflict,
  * sleep until the holder's lease could be over or a jittered poll interval, whichever is sooner, until `wait` runs
- * out.
+ * out. A store call still unanswered then gets `waitSlack` more, and is abandoned after that: `wait` bounds the
+ * acquire whatever the store does.
  *
  * @internal
  */
@@ -19,6 +20,14 @@ import type * as Options from "./options.js"
 
 /** A cleanup release after an interrupted or failed acquire gets this long; after that the lease just expires. */
 const cleanupTimeout = Duration.seconds(2)
+
+/**
+ * How long past `wait` an acquire may take while a store call is in flight: enough for a slow round trip, short
+ * enough for callers that size `wait` to a deadline.
+ *
+ * @internal
+ */
+export const waitSlack = Duration.seconds(1)
 
 /** @internal */
 export interface Acquired {
@@ -41,9 +50,10 @@ const sameHolder = (observation: Observation | undefined, record: LockRecord) =>
   observation.version === record.version
 
 /**
- * Tries until acquired or `waitUntil` (monotonic ms; `undefined`: forever) passes. Interruptible everywhere; if it
- * ends without the lock after a write that may have applied (interrupted in flight, or a store error), it releases
- * by owner so that nothing is left held.
+ * Tries until acquired or `wait` (from `startedAt`, monotonic ms) passes, plus `waitSlack` for a call in flight.
+ * Interruptible everywhere; if it ends without the lock after a write that may have applied (interrupted in flight,
+ * or a store error), it releases by owner so that nothing is left held: in the background, so that neither the
+ * caller's answer nor an interruption waits for a store that does not answer.
  *
  * @internal
  */
@@ -58,6 +68,8 @@ export const acquireLoop = (args: {
   const waitUntil = options.waitMs === undefined ? Infinity : args.startedAt + options.waitMs
   let observation: Observation | undefined
   let mayHaveWritten = false
+  /** The holder the last conflict named, for the answer when the wait runs out with a call in flight. */
+  let lastHolder: LockRecord | undefined
 
   const takeover = (now: number): LockStore.Takeover =>
     options.takeover === "absolute"
@@ -78,12 +90,25 @@ export const acquireLoop = (args: {
       return observation === undefined ? holder.leaseMs : observation.seenAt + observation.leaseMs - now
     })
 
-  const jitteredPoll = Effect.map(Random.next, (r) => Math.max(1, Math.round(options.pollIntervalMs * (0.5 + r))))
+  // Between half the poll interval and the whole of it: `pollInterval` is the longest sleep between attempts.
+  const jitteredPoll = Effect.map(Random.next, (r) => Math.max(1, Math.round(options.pollIntervalMs * (0.5 + r / 2))))
 
-  const giveUp = (holder: LockRecord | undefined, now: number, answeredAfterMs?: number) =>
+  const giveUp = (
+    holder: LockRecord | undefined,
+    now: number,
+    late?: { readonly answeredAfterMs?: number; readonly unansweredAfterMs?: number }
+  ) =>
     Effect.zipRight(
       Metric.increment(Metrics.notAcquired),
-      Effect.fail(new LockNotAcquired({ name, holder, waitedMs: Math.max(0, now - args.startedAt), answeredAfterMs }))
+      Effect.fail(
+        new LockNotAcquired({
+          name,
+          holder,
+          waitedMs: Math.max(0, now - args.startedAt),
+          answeredAfterMs: late?.answeredAfterMs,
+          unansweredAfterMs: late?.unansweredAfterMs
+        })
+      )
     )
 
   const attempt = (sentAt: number) =>
@@ -108,6 +133,8 @@ export const acquireLoop = (args: {
     ),
     Effect.asVoid
   )
+  // A synchronous store answers at once, so its cleanup is done before the caller hears back, as tests expect.
+  const cleanupAfterExit = store.synchronous === true ? cleanup : Effect.asVoid(Effect.forkDaemon(cleanup))
 
   const loop: Effect.Effect<Acquired, LockNotAcquired | LockStoreError> = Effect.gen(function*() {
     while (true) {
@@ -124,6 +151,7 @@ export const acquireLoop = (args: {
       }
       const outcome = result.right
       const holder = outcome._tag === "Conflict" ? outcome.current : undefined
+      if (holder !== undefined) lastHolder = holder
       let candidate: Acquired | undefined
       if (outcome._tag === "Acquired") {
         candidate = { record: outcome.record, sentAt }
@@ -139,7 +167,7 @@ export const acquireLoop = (args: {
         // overlap the next holder's. Give the write back and try again.
         yield* cleanup
         yield* Effect.logWarning(`an acquire of "${name}" was answered too late to use; retrying`)
-        if (now >= waitUntil) return yield* giveUp(undefined, now, now - sentAt)
+        if (now >= waitUntil) return yield* giveUp(undefined, now, { answeredAfterMs: now - sentAt })
         yield* Effect.sleep(Duration.millis(Math.min(yield* jitteredPoll, waitUntil - now)))
         continue
       }
@@ -161,5 +189,17 @@ export const acquireLoop = (args: {
     }
   })
 
-  return loop.pipe(Effect.onExit((exit) => exit._tag === "Failure" && mayHaveWritten ? cleanup : Effect.void))
+  const cleaned = loop.pipe(
+    Effect.onExit((exit) => exit._tag === "Failure" && mayHaveWritten ? cleanupAfterExit : Effect.void)
+  )
+  // A synchronous store can not hold a call in flight, and the loop ends by itself at `wait`.
+  if (options.waitMs === undefined || store.synchronous === true) return cleaned
+  return Effect.flatMap(monotonicMillis, (begun) =>
+    Effect.flatMap(
+      Effect.timeoutOption(cleaned, Duration.millis(Math.max(0, waitUntil + Duration.toMillis(waitSlack) - begun))),
+      (result) =>
+        result._tag === "Some"
+          ? Effect.succeed(result.value)
+          : Effect.flatMap(monotonicMillis, (now) => giveUp(lastHolder, now, { unansweredAfterMs: now - waitUntil }))
+    ))
 }

@@ -8,9 +8,10 @@
  * - The fiber sleeps until its next event: the next renew, the at-risk point, or the deadline. A renew in flight is
  *   raced against the deadline (and marks the lease at risk on the way), so a store that hangs can not hold the loss
  *   back. That race costs two short-lived fibers, but only once per heartbeat, not per acquisition.
- * - A renew runs uninterruptibly (apart from its race): the release interrupts the fiber and so waits for a renew in
- *   flight instead of racing it. (A late renew could not undo a release anyway, being conditional on an owner the
- *   release cleared.)
+ * - The release does not wait for a renew in flight: it abandons it. A renew that the store applies after the release
+ *   changes nothing, being conditional on an owner the release cleared; one applied before is released with the rest.
+ * - The caller of the release waits for one release attempt at most; retries, and the whole release of a lease that
+ *   was already lost, continue in the background, bounded and logged.
  *
  * @internal
  */
@@ -29,6 +30,7 @@ import { LockLost, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
+import * as LeaseUsers from "./leaseUsers.js"
 import * as LocalQueue from "./localQueue.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
@@ -36,15 +38,15 @@ import * as StatusCell from "./statusCell.js"
 
 /** How often a failed renew is retried, at first; it doubles up to one heartbeat. */
 const renewRetryBase = Duration.millis(50)
-/** A release is tried this many times, then left to expire; it must not hold up the program's result for long. */
+/** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
 const releaseAttempts = 3
-/** Between release attempts: 50 ms, then doubling. */
+/** Between the background release attempts: 50 ms, then doubling. */
 const releaseRetrySchedule = Schedule.intersect(
   Schedule.exponential(Duration.millis(50)),
-  Schedule.recurs(releaseAttempts - 1)
+  Schedule.recurs(releaseAttempts - 2)
 )
-/** Each release attempt gets this long before it is abandoned. */
-const releaseAttemptTimeout = Duration.seconds(2)
+/** Each release attempt gets this long before it is abandoned: the longest a release holds up the caller. */
+const releaseAttemptTimeout = Duration.seconds(1)
 
 /** A renew's answer, its failure, or the deadline passing while it was in flight. */
 type RenewOutcome = Either.Either<LockStore.RenewResult, LockStoreError | "deadline passed during the renew">
@@ -52,14 +54,16 @@ type RenewOutcome = Either.Either<LockStore.RenewResult, LockStoreError | "deadl
 /** @internal */
 export interface Keeper {
   readonly lease: Lock.Lease
+  /** Whether the lease is held (possibly at risk), read synchronously. */
+  readonly isLive: () => boolean
   /** Stops the heartbeat, waits for a renew in flight, releases. Never fails. */
   readonly release: Effect.Effect<void>
 }
 
 /**
- * Starts keeping `record` alive. `sentAt` is the monotonic time just before the acquiring write was sent.
- * `onLost` runs once, when the lock is lost (not when it is released). The caller must run `release` exactly once:
- * the keeper's fiber is a daemon, stopped by the release and by nothing else.
+ * Starts keeping `record` alive. `sentAt` is the monotonic time just before the acquiring write was sent. When the
+ * lock is lost, `users` are interrupted; when it is released, its borrowers are. The caller must run `release`
+ * exactly once: the keeper's fiber is a daemon, stopped by the release and by nothing else.
  *
  * @internal
  */
@@ -68,16 +72,19 @@ export const start = (args: {
   readonly record: LockRecord
   readonly options: Options.Resolved
   readonly sentAt: number
-  readonly onLost: (error: LockLost) => Effect.Effect<void>
+  readonly users: LeaseUsers.LeaseUsers
 }): Effect.Effect<Keeper> =>
   Effect.gen(function*() {
-    const { onLost, options, record, store } = args
+    const { options, record, store, users } = args
     const owner = record.owner!
     const name = record.name
     const fence = record.fence
     const acquiredAtMonotonic = yield* monotonicMillis
 
-    const status = StatusCell.make<Lock.LeaseStatus>({ _tag: "Held" })
+    const status = StatusCell.make<Lock.LeaseStatus>(
+      { _tag: "Held" },
+      (value) => value._tag === "Lost" || value._tag === "Released"
+    )
     // Made on first use: few leases are ever awaited, and an Effect Deferred copies Effect's whole prototype.
     let lost: Deferred.Deferred<never, LockLost> | undefined
     const lostSignal = () => {
@@ -110,7 +117,7 @@ export const start = (args: {
           Metric.increment(Metric.tagged(Metrics.losses, "reason", reason)),
           recordHoldTime,
           Effect.logWarning(error.message).pipe(Effect.annotateLogs({ lock: name, owner, fence })),
-          onLost(error)
+          LeaseUsers.interruptOnLoss(users)
         ], { discard: true })
       })
 
@@ -146,11 +153,9 @@ export const start = (args: {
       Effect.gen(function*() {
         const sentAt = yield* monotonicMillis
         if (finished || deadline - sentAt <= 0) return undefined
-        const result = yield* Effect.uninterruptibleMask((restore) =>
-          Effect.raceFirst<RenewOutcome, never, never, RenewOutcome, never, never>(
-            restore(Effect.either(store.renew({ name, owner, fence, leaseMs: options.leaseMs }))),
-            restore(untilDeadline())
-          )
+        const result = yield* Effect.raceFirst<RenewOutcome, never, never, RenewOutcome, never, never>(
+          Effect.either(store.renew({ name, owner, fence, leaseMs: options.leaseMs })),
+          untilDeadline()
         )
         if (Either.isLeft(result)) {
           yield* Metric.increment(Metrics.renewFailures)
@@ -216,28 +221,54 @@ export const start = (args: {
     // Started from the uninterruptible end of an acquire: make the loop interruptible again explicitly.
     const fiber = yield* Effect.forkDaemon(Effect.interruptible(keep))
 
+    const logReleaseFailure = (cause: Cause.Cause<unknown>) =>
+      Effect.zipRight(
+        Metric.increment(Metrics.releaseFailures),
+        Effect.logWarning(`releasing lock "${name}" failed; its lease will expire on its own`, cause).pipe(
+          Effect.annotateLogs({ lock: name, owner, fence })
+        )
+      )
+
+    const reportReleased = (result: LockStore.ReleaseResult) =>
+      result._tag === "Released" ? Effect.void : Effect.logInfo(
+        `lock "${name}" was no longer ours at release (fence ${fence})`
+      ).pipe(Effect.annotateLogs({ lock: name, owner, fence }))
+
     // The release runs in a finalizer, which is uninterruptible: `interruptible` lets the timeout (which runs the
-    // call in a fiber of its own) abandon a call the store never answers. A synchronous store can not hang, and the
-    // timeout's two fibers would cost more than the whole call.
-    const releaseInStore = () => {
-      const releaseAttempt: Effect.Effect<LockStore.ReleaseResult, LockStoreError | Cause.TimeoutException> =
-        store.synchronous === true
-          ? store.release({ name, owner, fence })
-          : store.release({ name, owner, fence }).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
-      return releaseAttempt.pipe(
-        Effect.retry(releaseRetrySchedule),
+    // call in a fiber of its own) abandon a call the store never answers.
+    const releaseAttempt = () =>
+      store.release({ name, owner, fence }).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
+
+    /** The attempts after the first, in a daemon fiber: the caller already has its answer. */
+    const releaseInBackground = (attempts: Effect.Effect<LockStore.ReleaseResult, unknown>) =>
+      Effect.asVoid(Effect.forkDaemon(
+        attempts.pipe(
+          Effect.matchCauseEffect({ onSuccess: reportReleased, onFailure: logReleaseFailure }),
+          Effect.withSpan("Lock.release", {
+            attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence, "lock.background": true },
+            captureStackTrace: false
+          })
+        )
+      ))
+
+    const releaseInStore = (alreadyLost: boolean): Effect.Effect<void> => {
+      // A synchronous store can not hang, and a timeout's two fibers would cost more than the whole call.
+      if (store.synchronous === true) {
+        return store.release({ name, owner, fence }).pipe(
+          Effect.matchCauseEffect({ onSuccess: reportReleased, onFailure: logReleaseFailure }),
+          Effect.withSpan("Lock.release", {
+            attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
+            captureStackTrace: false
+          })
+        )
+      }
+      // Nobody waits for the release of a lease that is already lost: the section has ended, the caller is owed its
+      // LockLost, and a store that let the lease expire is likely slow right now.
+      if (alreadyLost) return releaseInBackground(Effect.retry(releaseAttempt(), releaseRetrySchedule))
+      return releaseAttempt().pipe(
         Effect.matchCauseEffect({
-          onSuccess: (result) =>
-            result._tag === "Released" ? Effect.void : Effect.logInfo(
-              `lock "${name}" was no longer ours at release (fence ${fence})`
-            ).pipe(Effect.annotateLogs({ lock: name, owner, fence })),
-          onFailure: (cause) =>
-            Effect.zipRight(
-              Metric.increment(Metrics.releaseFailures),
-              Effect.logWarning(`releasing lock "${name}" failed; its lease will expire on its own`, cause).pipe(
-                Effect.annotateLogs({ lock: name, owner, fence })
-              )
-            )
+          onSuccess: reportReleased,
+          onFailure: () => releaseInBackground(Effect.retry(releaseAttempt(), releaseRetrySchedule))
         }),
         Effect.withSpan("Lock.release", {
           attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
@@ -247,13 +278,16 @@ export const start = (args: {
     }
 
     const release = Effect.gen(function*() {
+      // Borrowers first, while the lease is still kept alive: none of them may run once the lock is given back.
+      yield* LeaseUsers.stopBorrowers(users)
       finished = true
-      // Waits for a renew in flight (it is bounded by the deadline), which runs uninterruptibly.
       yield* Fiber.interrupt(fiber)
       const current = status.unsafeGet()
       // A lock another owner took has nothing to release; one that expired locally may still be ours in the store,
       // and releasing it lets the next holder in before leaseUntil + skew.
-      if (!(current._tag === "Lost" && current.error.reason === "stolen")) yield* releaseInStore()
+      if (!(current._tag === "Lost" && current.error.reason === "stolen")) {
+        yield* releaseInStore(current._tag === "Lost")
+      }
       if (current._tag !== "Lost") {
         yield* recordHoldTime
         yield* status.set({ _tag: "Released" })
@@ -273,10 +307,11 @@ export const start = (args: {
         return status.changes()
       },
       lost: Effect.suspend(() => Deferred.await(lostSignal())),
-      isHeld: Effect.sync(() => {
-        const tag = status.unsafeGet()._tag
-        return tag === "Held" || tag === "AtRisk"
-      })
+      isHeld: Effect.sync(() => isLive())
     }
-    return { lease, release }
+    const isLive = () => {
+      const tag = status.unsafeGet()._tag
+      return tag === "Held" || tag === "AtRisk"
+    }
+    return { lease, release, isLive }
   })

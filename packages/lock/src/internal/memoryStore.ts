@@ -10,8 +10,9 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
-import type { LockRecord } from "../LockRecord.js"
+import { type LockRecord, maxDataBytes, maxHolderBytes } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
+import * as ListLimit from "./listLimit.js"
 import * as Utf8 from "./utf8.js"
 
 /** Page size of `list` when the caller does not say. */
@@ -48,17 +49,40 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
    * The same key limits as DynamoDB, so that a name that works in tests works in production. `Lock` checks names
    * first; this is for direct users of the store.
    */
+  const refuse = (operation: StoreOperation, message: string) =>
+    Effect.fail(new LockStoreError({ operation, retryable: false, message }))
+
   const checkName = <A>(operation: StoreOperation, name: string, run: Effect.Effect<A>) =>
     Effect.suspend((): Effect.Effect<A, LockStoreError> => {
-      if (name.length > 0 && Utf8.fits(name, maxNameBytes)) return run
+      if (name.length > 0 && Utf8.fits(name, maxNameBytes) && Utf8.isWellFormed(name)) return run
+      if (!Utf8.isWellFormed(name)) {
+        return refuse(operation, "lock name is not well-formed Unicode (a lone surrogate has no UTF-8 form)")
+      }
       const bytes = Utf8.byteLength(name)
-      return Effect.fail(
-        new LockStoreError({
-          operation,
-          retryable: false,
-          message: `lock name is ${bytes} UTF-8 bytes; this store takes names of 1 to ${maxNameBytes} bytes`
-        })
+      return refuse(
+        operation,
+        `lock name is ${bytes} UTF-8 bytes; this store takes names of 1 to ${maxNameBytes} bytes`
       )
+    })
+
+  /** The item size limit, as DynamoDB enforces it. */
+  const checkAcquire = (request: LockStore.AcquireRequest, run: Effect.Effect<LockStore.AcquireResult>) =>
+    Effect.suspend((): Effect.Effect<LockStore.AcquireResult, LockStoreError> => {
+      if (request.data !== undefined && !(Utf8.fits(request.data, maxDataBytes) && Utf8.isWellFormed(request.data))) {
+        return refuse(
+          "tryAcquire",
+          `lock data must be well-formed Unicode of at most ${maxDataBytes} UTF-8 bytes; got ` +
+            `${Utf8.byteLength(request.data)} bytes`
+        )
+      }
+      if (!(Utf8.fits(request.holder, maxHolderBytes) && Utf8.isWellFormed(request.holder))) {
+        return refuse(
+          "tryAcquire",
+          `holder must be well-formed Unicode of at most ${maxHolderBytes} UTF-8 bytes; got ` +
+            `${Utf8.byteLength(request.holder)} bytes`
+        )
+      }
+      return checkName("tryAcquire", request.name, run)
     })
 
   const withNow = <A>(f: (now: number) => A): Effect.Effect<A> =>
@@ -117,10 +141,13 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
 
   const inspect = (name: string) => Effect.sync(() => Option.fromNullable(records.get(name)))
 
-  const list = (request: LockStore.ListRequest) =>
-    Effect.sync((): LockStore.ListPage => {
+  const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
+    const limit = request.limit ?? defaultListLimit
+    if (!ListLimit.isValid(limit)) {
+      return refuse("list", `list limit must be a whole number of at least 1, or Infinity; got ${limit}`)
+    }
+    return Effect.sync((): LockStore.ListPage => {
       const prefix = request.prefix ?? ""
-      const limit = request.limit ?? defaultListLimit
       const names = Array.from(records.keys())
         .filter((name) => name.startsWith(prefix) && (request.cursor === undefined || name > request.cursor))
         .sort()
@@ -130,6 +157,7 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
         cursor: names.length > limit ? page[page.length - 1] : undefined
       }
     })
+  }
 
   const forceRelease = (name: string) =>
     Effect.sync(() => {
@@ -140,7 +168,7 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
     })
 
   return {
-    tryAcquire: (request) => checkName("tryAcquire", request.name, tryAcquire(request)),
+    tryAcquire: (request) => checkAcquire(request, tryAcquire(request)),
     renew: (request) => checkName("renew", request.name, renew(request)),
     release: (request) => checkName("release", request.name, release(request)),
     inspect: (name) => checkName("inspect", name, inspect(name)),

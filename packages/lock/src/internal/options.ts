@@ -6,9 +6,9 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Option from "effect/Option"
 import type { LockOptions } from "../Lock.js"
 import { LockConfigError } from "../LockError.js"
+import { maxDataBytes, maxHolderBytes } from "../LockRecord.js"
 import * as Utf8 from "./utf8.js"
 
 /**
@@ -46,41 +46,97 @@ export const safetyMarginFraction = 1 / 10
 /** Waiters poll at most this often, and never slower than a tenth of the lease. */
 export const maxPollInterval = Duration.seconds(1)
 
+/**
+ * The longest duration any option may have: Node's timers (and Effect's live clock with them) treat a longer delay
+ * as "never", so a lease or a wait beyond it would never renew or never end.
+ *
+ * @internal
+ */
+export const maxDurationMs = 2 ** 31 - 1
+
 const fail = (option: string, message: string) => Either.left(new LockConfigError({ option, message }))
 
 const describe = (value: unknown): string => {
   try {
-    return typeof value === "string" ? JSON.stringify(value) : String(value)
+    if (typeof value === "string") return JSON.stringify(value)
+    if (typeof value === "bigint") return `${value}n`
+    if (Duration.isDuration(value)) return String(value)
+    if (Array.isArray(value)) return `[${value.map(describe).join(", ")}]`
+    return String(value)
   } catch {
     return typeof value
   }
 }
 
+/** Effect's duration strings, with the sign kept: Effect itself turns "-10 seconds" into zero. */
+const durationString = /^(-?\d+(?:\.\d+)?)\s+(nanos?|micros?|millis?|seconds?|minutes?|hours?|days?|weeks?)$/
+
 /**
- * Decodes one duration option. `allowZero` is for options where zero means "none" (wait, skew, warning, margin).
+ * Why a raw duration input is not a finite, non-negative duration, or `undefined` if it is one. Effect's own decoding
+ * maps NaN, negative numbers, "-10 seconds" and negative bigints to zero and so can not be used to tell.
+ */
+const badDurationInput = (input: unknown): string | undefined => {
+  if (typeof input === "number") {
+    if (Number.isNaN(input)) return "is not a number"
+    if (input < 0) return "is negative"
+    if (!Number.isFinite(input)) return "is infinite"
+    return undefined
+  }
+  if (typeof input === "bigint") return input < 0n ? "is negative" : undefined
+  if (typeof input === "string") {
+    const match = durationString.exec(input)
+    if (match === null) return `is not a duration such as "30 seconds" or 30000 (ms)`
+    return match[1]!.startsWith("-") ? "is negative" : undefined
+  }
+  if (Array.isArray(input)) {
+    if (input.length !== 2 || !input.every((part) => typeof part === "number")) return "is not a duration"
+    if (input.some((part) => Number.isNaN(part))) return "is not a number"
+    if (input.some((part) => part < 0)) return "is negative"
+    if (input.some((part) => !Number.isFinite(part))) return "is infinite"
+    return undefined
+  }
+  if (Duration.isDuration(input)) {
+    if (!Duration.isFinite(input)) return "is infinite"
+    // Effect makes every negative or NaN Duration the same zero; only the `Duration.zero` constant surely means zero.
+    if (Duration.toMillis(input) === 0 && input !== Duration.zero) {
+      return "is a zero Duration, which is also what Effect makes of a negative or NaN one (Duration.millis(-5)); " +
+        "write 0, \"0 millis\" or Duration.zero for zero"
+    }
+    return undefined
+  }
+  return `is not a duration such as "30 seconds" or 30000 (ms)`
+}
+
+/**
+ * Decodes one duration option into whole milliseconds. `allowZero` is for options where zero means "none" (wait,
+ * skew, warning, margin).
  */
 const duration = (
   option: string,
   input: Duration.DurationInput | undefined,
-  fallback: Duration.Duration,
+  fallback: number,
   allowZero: boolean
 ): Either.Either<number, LockConfigError> => {
-  if (input === undefined) return Either.right(Math.round(Duration.toMillis(fallback)))
-  // Effect clamps negative numbers to a zero duration; a negative input is a mistake to report, not to round.
-  if (typeof input === "number" && input < 0) {
-    return fail(option, `${option} must be ${allowZero ? "zero or positive" : "positive"}; got ${input}`)
-  }
-  const decoded = Duration.decodeUnknown(input)
-  if (Option.isNone(decoded)) {
-    return fail(option, `${option} must be a duration such as "30 seconds" or 30000 (ms); got ${describe(input)}`)
+  if (input === undefined) return Either.right(Math.round(fallback))
+  const wanted = `a finite, ${allowZero ? "non-negative" : "positive"} duration of at most ${maxDurationMs} ms`
+  const problem = badDurationInput(input)
+  if (problem !== undefined) {
+    return fail(option, `${option} must be ${wanted}; got ${describe(input)}, which ${problem}`)
   }
   // Whole milliseconds: the store keeps integers, and timers that wake a fraction of a millisecond early would spin.
-  const millis = Math.round(Duration.toMillis(decoded.value))
-  if (!Number.isFinite(millis) || Number.isNaN(millis)) {
-    return fail(option, `${option} must be finite; got ${describe(input)}`)
+  const millis = Math.round(Duration.toMillis(Duration.decode(input)))
+  if (millis === 0 && !allowZero) {
+    return fail(
+      option,
+      `${option} must be ${wanted}; got ${describe(input)}, which is 0 in whole milliseconds (durations are whole ` +
+        `milliseconds)`
+    )
   }
-  if (millis < 0 || (!allowZero && millis === 0)) {
-    return fail(option, `${option} must be ${allowZero ? "zero or positive" : "positive"}; got ${describe(input)}`)
+  if (millis > maxDurationMs) {
+    return fail(
+      option,
+      `${option} must be ${wanted} (about 24.8 days: the platform's timers wait no longer); got ${describe(input)}`
+    )
   }
   return Either.right(millis)
 }
@@ -93,6 +149,13 @@ const duration = (
 export const validateName = (name: unknown, maxNameBytes: number): Effect.Effect<string, LockConfigError> => {
   if (typeof name !== "string" || name.length === 0) {
     return fail("name", `a lock name must be a non-empty string; got ${describe(name)}`)
+  }
+  if (!Utf8.isWellFormed(name)) {
+    return fail(
+      "name",
+      `lock name ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (it holds a lone surrogate), so it ` +
+        `has no UTF-8 form and two such names could become one key; use a well-formed string`
+    )
   }
   if (!Utf8.fits(name, maxNameBytes)) {
     return fail(
@@ -107,28 +170,29 @@ export const validateName = (name: unknown, maxNameBytes: number): Effect.Effect
 /** Validates and fills in defaults. Relations are checked after every value is known. */
 const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolved, LockConfigError> =>
   Either.gen(function*() {
-    const leaseMs = yield* duration("lease", input.lease, defaultLease, false)
-    const heartbeatMs = yield* duration(
-      "heartbeat",
-      input.heartbeat,
-      Duration.millis(leaseMs / heartbeatsPerLease),
-      false
-    )
+    const leaseMs = yield* duration("lease", input.lease, Duration.toMillis(defaultLease), false)
+    const heartbeatMs = yield* duration("heartbeat", input.heartbeat, leaseMs / heartbeatsPerLease, false)
     const waitMs = input.wait === "forever"
       ? undefined
-      : yield* duration("wait", input.wait, Duration.zero, true)
-    const maxClockSkewMs = yield* duration("maxClockSkew", input.maxClockSkew, defaultMaxClockSkew, true)
-    const warnAtMs = yield* duration("warnAt", input.warnAt, Duration.millis(leaseMs * warnAtFraction), true)
-    const safetyMarginMs = yield* duration(
-      "safetyMargin",
-      input.safetyMargin,
-      Duration.millis(leaseMs * safetyMarginFraction),
+      : yield* duration("wait", input.wait, 0, true)
+    const maxClockSkewMs = yield* duration(
+      "maxClockSkew",
+      input.maxClockSkew,
+      Duration.toMillis(defaultMaxClockSkew),
+      true
+    )
+    const safetyMarginMs = yield* duration("safetyMargin", input.safetyMargin, leaseMs * safetyMarginFraction, true)
+    // The at-risk point is measured against the local deadline (lease - safetyMargin): never past it by default.
+    const warnAtMs = yield* duration(
+      "warnAt",
+      input.warnAt,
+      Math.min(leaseMs * warnAtFraction, (leaseMs - safetyMarginMs) / 2),
       true
     )
     const pollIntervalMs = yield* duration(
       "pollInterval",
       input.pollInterval,
-      Duration.min(maxPollInterval, Duration.millis(leaseMs / 10)),
+      Math.min(Duration.toMillis(maxPollInterval), leaseMs / 10),
       false
     )
     if (safetyMarginMs >= leaseMs) {
@@ -144,8 +208,12 @@ const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolv
           `or the lease would be lost before the first renew`
       )
     }
-    if (warnAtMs >= leaseMs) {
-      return yield* fail("warnAt", `warnAt (${warnAtMs} ms) must be less than lease (${leaseMs} ms)`)
+    if (warnAtMs >= leaseMs - safetyMarginMs) {
+      return yield* fail(
+        "warnAt",
+        `warnAt (${warnAtMs} ms) must be less than lease minus safetyMargin (${leaseMs - safetyMarginMs} ms), the ` +
+          `time a fresh lease has before its local deadline, or every lease would be at risk from the start`
+      )
     }
     const takeover = input.takeover ?? "absolute"
     if (takeover !== "absolute" && takeover !== "observed") {
@@ -155,8 +223,31 @@ const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolv
     if (typeof holder !== "string" || holder.length === 0) {
       return yield* fail("holder", `holder must be a non-empty string; got ${describe(holder)}`)
     }
-    if (input.data !== undefined && typeof input.data !== "string") {
-      return yield* fail("data", `data must be a string (encode it first, e.g. with Schema); got ${typeof input.data}`)
+    if (!Utf8.isWellFormed(holder) || !Utf8.fits(holder, maxHolderBytes)) {
+      return yield* fail(
+        "holder",
+        `holder must be well-formed Unicode of at most ${maxHolderBytes} UTF-8 bytes; got ` +
+          `${Utf8.byteLength(holder)} bytes: ${JSON.stringify(holder.slice(0, 40))}`
+      )
+    }
+    const data = input.data
+    if (data !== undefined) {
+      if (typeof data !== "string") {
+        return yield* fail("data", `data must be a string (encode it first, e.g. with Schema); got ${typeof data}`)
+      }
+      if (!Utf8.isWellFormed(data)) {
+        return yield* fail(
+          "data",
+          "data must be well-formed Unicode (it holds a lone surrogate, which has no UTF-8 form)"
+        )
+      }
+      if (!Utf8.fits(data, maxDataBytes)) {
+        return yield* fail(
+          "data",
+          `data is ${Utf8.byteLength(data)} UTF-8 bytes; a lock carries at most ${maxDataBytes} (DynamoDB's ` +
+            `400 KB item limit, less room for the key and the lease fields)`
+        )
+      }
     }
     return {
       leaseMs,
@@ -168,23 +259,24 @@ const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolv
       pollIntervalMs,
       takeover,
       holder,
-      data: input.data
+      data
     }
   })
 
-type Resolution = Either.Either<Resolved, LockConfigError>
-
-/** Stands for "no options" in the cache, which needs an object key. */
-const noOptions: Input = {}
+/** The fields of `options` that are given: `undefined` means "not given" and leaves the default in place. */
+const overlay = (defaults: Input, options: Input | undefined): Input => {
+  if (options === undefined) return defaults
+  const merged: Record<string, unknown> = { ...defaults }
+  for (const key in options) {
+    const value = (options as Record<string, unknown>)[key]
+    if (value !== undefined) merged[key] = value
+  }
+  return merged as Input
+}
 
 /**
- * Resolutions by app-wide defaults, then by per-call options object. Most programs pass no options or one constant
- * object per call site, so an acquisition usually resolves nothing; objects made per call just miss the cache.
- */
-const resolutions = new WeakMap<Input, WeakMap<Input, Resolution>>()
-
-/**
- * Validates `options` over `defaults` (field by field) and fills in the built-in defaults.
+ * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Resolved afresh on every
+ * call: an options object may be reused with different values.
  *
  * @internal
  */
@@ -193,17 +285,21 @@ export const resolve = (
   options: Input | undefined,
   defaultHolder: string
 ): Effect.Effect<Resolved, LockConfigError> =>
-  Effect.suspend(() => {
-    const key = options ?? noOptions
-    let byOptions = resolutions.get(defaults)
-    if (byOptions === undefined) {
-      byOptions = new WeakMap()
-      resolutions.set(defaults, byOptions)
+  Effect.suspend(() => resolveInput(overlay(defaults, options), defaultHolder))
+
+/**
+ * Checks each given value on its own (relations between them are checked when a lock is taken): for app-wide
+ * defaults, so that a bad value fails at startup.
+ *
+ * @internal
+ */
+export const checkValues = (input: Input): Either.Either<void, LockConfigError> =>
+  Either.gen(function*() {
+    for (const option of ["lease", "heartbeat", "pollInterval"] as const) {
+      yield* duration(option, input[option], 1, false)
     }
-    let resolution = byOptions.get(key)
-    if (resolution === undefined) {
-      resolution = resolveInput({ ...defaults, ...options }, defaultHolder)
-      byOptions.set(key, resolution)
+    for (const option of ["maxClockSkew", "warnAt", "safetyMargin"] as const) {
+      yield* duration(option, input[option], 0, true)
     }
-    return resolution
+    if (input.wait !== "forever") yield* duration("wait", input.wait, 0, true)
   })

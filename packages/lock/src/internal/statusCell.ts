@@ -16,19 +16,24 @@ export interface StatusCell<A> {
   readonly unsafeGet: () => A
   readonly get: Effect.Effect<A>
   readonly set: (value: A) => Effect.Effect<void>
-  /** The current value, then every change. */
+  /** The current value, then every change, ending with the first final value. */
   readonly changes: () => Stream.Stream<A>
 }
 
-/** @internal */
-export const make = <A>(initial: A): StatusCell<A> => {
+/**
+ * A cell starting at `initial`. Once `isFinal` holds for a value, no later value is published: the stream of changes
+ * ends there.
+ *
+ * @internal
+ */
+export const make = <A>(initial: A, isFinal: (value: A) => boolean): StatusCell<A> => {
   let current = initial
   let published: SubscriptionRef.SubscriptionRef<A> | undefined
 
   // Made synchronously from the current value, so no `set` can fall between reading it and publishing from it.
   const subscribed = Effect.sync(() => {
     if (published === undefined) published = Effect.runSync(SubscriptionRef.make(current))
-    return published.changes
+    return Stream.takeUntil(published.changes, isFinal)
   })
 
   return {

@@ -18,3 +18,13 @@ export const byteLength = (value: string): number => encoder.encode(value).lengt
  */
 export const fits = (value: string, maxBytes: number): boolean =>
   value.length * 3 <= maxBytes || byteLength(value) <= maxBytes
+
+const loneSurrogate = /\p{Surrogate}/u
+
+/**
+ * Whether `value` is well-formed Unicode: a lone surrogate has no UTF-8 form, and DynamoDB stores U+FFFD in its place,
+ * so two different names would become one key.
+ *
+ * @internal
+ */
+export const isWellFormed = (value: string): boolean => !loneSurrogate.test(value)

@@ -1,0 +1,83 @@
+/**
+ * The leases a fiber is inside of, for re-entry and for stopping whoever relies on a lease when it is lost.
+ *
+ * A fiber-local list: a fiber forked inside a lease's scope inherits it (so nested use of the same name re-enters),
+ * and a fiber that joins a child takes over the leases the child acquired. That second part is what makes
+ * `Effect.timeout(Lock.acquire(...))`, `Effect.race`, a concurrent `Effect.all` and a merged layer work: each runs the
+ * acquire in a short-lived fiber and continues in the fiber that joined it, which is then the one to interrupt on
+ * loss. Effect calls a `FiberRef`'s `join` in the joining fiber as it takes over the child's fiber-local values, which
+ * is where such a fiber is registered as one of the lease's holders. This is the one place that depends on when
+ * Effect runs `join`; the tests of each wrapper say whether it still holds.
+ *
+ * Entries are never trusted to be current: a fiber keeps the list it inherited after the lease ended, so only a live
+ * lease is ever re-entered.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import type * as LeaseUsers from "./leaseUsers.js"
+
+/** @internal */
+export interface Entry {
+  /** The store instance the lease is in: re-entry is per store and name. */
+  readonly store: object
+  readonly name: string
+  readonly users: LeaseUsers.LeaseUsers
+  /** Whether the lease is held (possibly at risk); released and lost leases are not re-entered. */
+  readonly isLive: () => boolean
+  /** The lease itself, handed back on re-entry. */
+  readonly lease: unknown
+}
+
+const registerJoiner = (parent: ReadonlyArray<Entry>, child: ReadonlyArray<Entry>): ReadonlyArray<Entry> => {
+  if (child.length > 0) {
+    const joiner = Option.getOrUndefined(Fiber.getCurrentFiber())
+    if (joiner !== undefined) {
+      for (const entry of child) {
+        if (!parent.includes(entry) && entry.isLive()) entry.users.holders.add(joiner)
+      }
+    }
+  }
+  return child
+}
+
+const held = FiberRef.unsafeMake<ReadonlyArray<Entry>>([], { join: registerJoiner })
+
+/**
+ * The live entry for `name` in `store` that the current fiber is inside, if any: the most recent one first.
+ *
+ * @internal
+ */
+export const live = (store: object, name: string): Effect.Effect<Entry | undefined> =>
+  Effect.map(FiberRef.get(held), (entries) => {
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i]!
+      if (entry.store === store && entry.name === name && entry.isLive()) return entry
+    }
+    return undefined
+  })
+
+/** The list with `entry` added and ended leases dropped, so that it does not grow with every lease a fiber saw. */
+const adding = (entry: Entry) => (entries: ReadonlyArray<Entry>): ReadonlyArray<Entry> => {
+  const kept = entries.filter((e) => e.isLive())
+  kept.push(entry)
+  return kept
+}
+
+/**
+ * Marks the current fiber as inside `entry` until the enclosing scope closes.
+ *
+ * @internal
+ */
+export const enterScoped = (entry: Entry) => Effect.locallyScopedWith(held, adding(entry))
+
+/**
+ * Runs `self` inside `entry`.
+ *
+ * @internal
+ */
+export const enter = (entry: Entry) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locallyWith(self, held, adding(entry))

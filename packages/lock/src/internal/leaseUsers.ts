@@ -1,0 +1,53 @@
+/**
+ * The fibers that rely on one lease, and so must stop when it ends.
+ *
+ * - Holders: the fiber that acquired the lease, and every fiber that took it over from a fiber that ended (the fiber
+ *   that ran `Effect.timeout`, `race`, a concurrent `all` or a layer build around the acquire; see `heldLeases.ts`).
+ *   They are interrupted when the lease is lost. Its release is theirs to make, so it does not interrupt them.
+ * - Borrowers: re-entered sections, which run under a lease another acquisition holds. They are interrupted when the
+ *   lease is lost and, before the lock is given back, when it is released: a borrowed lease never outlives its owner.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+
+/** @internal */
+export interface LeaseUsers {
+  readonly holders: Set<Fiber.RuntimeFiber<unknown, unknown>>
+  readonly borrowers: Set<Fiber.RuntimeFiber<unknown, unknown>>
+}
+
+/** @internal */
+export const make = (): LeaseUsers => ({ holders: new Set(), borrowers: new Set() })
+
+/**
+ * Interrupts every holder and borrower without waiting for them: each one's own scope closing runs what follows.
+ *
+ * @internal
+ */
+export const interruptOnLoss = (users: LeaseUsers): Effect.Effect<void> =>
+  Effect.withFiberRuntime((current) => {
+    const id = current.id()
+    for (const fiber of users.holders) if (fiber !== current) fiber.unsafeInterruptAsFork(id)
+    for (const fiber of users.borrowers) if (fiber !== current) fiber.unsafeInterruptAsFork(id)
+    return Effect.void
+  })
+
+/**
+ * Interrupts the borrowers and waits until they have stopped, so that none runs once the lock is given back. The
+ * fiber that releases is never waited for (it would wait for itself): it is interrupted once its finalizers are done.
+ *
+ * @internal
+ */
+export const stopBorrowers = (users: LeaseUsers): Effect.Effect<void> =>
+  Effect.withFiberRuntime((current) => {
+    if (users.borrowers.size === 0) return Effect.void
+    const others: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+    for (const fiber of users.borrowers) {
+      if (fiber === current) current.unsafeInterruptAsFork(current.id())
+      else others.push(fiber)
+    }
+    users.borrowers.clear()
+    return others.length === 0 ? Effect.void : Fiber.interruptAll(others)
+  })
