@@ -40,11 +40,9 @@ import * as StatusCell from "./statusCell.js"
 const renewRetryBase = Duration.millis(50)
 /** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
 const releaseAttempts = 3
-/** Between the background release attempts: 50 ms, then doubling. */
-const releaseRetrySchedule = Schedule.intersect(
-  Schedule.exponential(Duration.millis(50)),
-  Schedule.recurs(releaseAttempts - 2)
-)
+/** Between release attempts: 50 ms, then doubling; `retries` more after the first. */
+const releaseRetries = (retries: number) =>
+  Schedule.intersect(Schedule.exponential(Duration.millis(50)), Schedule.recurs(retries))
 /** Each release attempt gets this long before it is abandoned: the longest a release holds up the caller. */
 const releaseAttemptTimeout = Duration.seconds(1)
 
@@ -264,11 +262,11 @@ export const start = (args: {
       }
       // Nobody waits for the release of a lease that is already lost: the section has ended, the caller is owed its
       // LockLost, and a store that let the lease expire is likely slow right now.
-      if (alreadyLost) return releaseInBackground(Effect.retry(releaseAttempt(), releaseRetrySchedule))
+      if (alreadyLost) return releaseInBackground(Effect.retry(releaseAttempt(), releaseRetries(releaseAttempts - 1)))
       return releaseAttempt().pipe(
         Effect.matchCauseEffect({
           onSuccess: reportReleased,
-          onFailure: () => releaseInBackground(Effect.retry(releaseAttempt(), releaseRetrySchedule))
+          onFailure: () => releaseInBackground(Effect.retry(releaseAttempt(), releaseRetries(releaseAttempts - 2)))
         }),
         Effect.withSpan("Lock.release", {
           attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
