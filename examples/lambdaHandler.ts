@@ -10,7 +10,7 @@
 import { DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb"
 import { DynamoLockStore } from "@leasehold/dynamodb"
 import { Lock } from "@leasehold/lock"
-import { Duration, Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 
 /** The part of Lambda's context this handler uses (the full types live in the `@types/aws-lambda` package). */
 interface LambdaContext {
@@ -64,8 +64,9 @@ const applyPayment = (orderId: string, amount: number, fence: number) =>
 
 export const handler: Handler<OrderEvent, OrderResult> = (event, context) =>
   Effect.gen(function*() {
-    // Wait for the lock at most until a second before Lambda would time the invocation out.
-    const wait = Duration.millis(Math.max(0, context.getRemainingTimeInMillis() - 1_000))
+    // Answer before Lambda would time the invocation out: `wait` bounds the acquire to within 1 s, and the payment
+    // gets the second after that. In milliseconds: a negative remainder is zero here, not an error.
+    const wait = Math.max(0, context.getRemainingTimeInMillis() - 2_000)
     const lease = yield* Lock.acquire(`orders/${event.orderId}`, { wait, holder: context.awsRequestId })
     yield* applyPayment(event.orderId, event.amount, lease.fence)
     return { orderId: event.orderId, status: "applied", fence: lease.fence } satisfies OrderResult

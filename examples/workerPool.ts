@@ -1,8 +1,8 @@
 /**
  * A worker pool guarding per-entity work: many fibers (and, run on several hosts, many processes) take jobs from a
  * queue, and each job locks its entity ("accounts/<id>"), so two jobs for the same account never run at once while
- * jobs for different accounts run in parallel. A job whose lease is lost is interrupted and fails with `LockLost`;
- * here it is put back for another try.
+ * jobs for different accounts run in parallel. Each job runs in a fiber of its own, which a lost lease interrupts (not
+ * the worker); such a job is put back for another try.
  *
  *   LEASEHOLD_TABLE=locks DYNAMODB_ENDPOINT=http://127.0.0.1:8000 AWS_REGION=us-east-1 \
  *     AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local node --import tsx examples/workerPool.ts
@@ -10,7 +10,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { DynamoLockStore } from "@leasehold/dynamodb"
 import { Lock } from "@leasehold/lock"
-import { Effect, Queue, Random } from "effect"
+import { Effect, Exit, Fiber, Queue, Random } from "effect"
 
 interface Job {
   readonly account: string
@@ -32,19 +32,18 @@ const program = Effect.gen(function*() {
 
   const runJob = (job: Job) =>
     Effect.gen(function*() {
-      const lease = yield* Lock.acquire(`accounts/${job.account}`, { wait: "30 seconds", lease: "10 seconds" })
-      yield* settle(job, lease.fence)
-    }).pipe(
-      Effect.scoped,
-      Effect.catchTags({
-        LockLost: (lost) =>
-          Effect.zipRight(
-            Effect.logWarning(`lost ${job.account}, requeueing: ${lost.message}`),
-            Queue.offer(jobs, { ...job, attempt: job.attempt + 1 })
-          ),
-        LockNotAcquired: (busy) => Effect.logWarning(`gave up on ${job.account}: ${busy.message}`)
-      })
-    )
+      const attempt = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
+        const lease = yield* Lock.acquire(`accounts/${job.account}`, { wait: "30 seconds", lease: "10 seconds" })
+        yield* settle(job, lease.fence)
+      })))
+      const exit = yield* Fiber.await(attempt)
+      if (Exit.isInterrupted(exit)) {
+        yield* Effect.logWarning(`lost ${job.account}, requeueing`)
+        yield* Queue.offer(jobs, { ...job, attempt: job.attempt + 1 })
+      } else if (Exit.isFailure(exit)) {
+        yield* Effect.logWarning(`gave up on ${job.account}`, exit.cause)
+      }
+    })
 
   const worker = Effect.gen(function*() {
     while (true) {
