@@ -697,7 +697,7 @@ export const run = (schedule: Schedule): History => {
   const writes: Array<WriteRecord> = []
   const faults: Array<FaultRecord> = []
   const steals: Array<StealRecord> = []
-  /** Daemon children: nothing else interrupts them at the horizon. */
+  /** Daemon children and loss watchers: nothing else interrupts them at the horizon. */
   const daemons: Array<Fiber.RuntimeFiber<void>> = []
   const plan = FaultyStore.fromList(schedule.faults)
   const t = schedule.timings
@@ -741,12 +741,21 @@ export const run = (schedule: Schedule): History => {
       }
     })
 
-  /** Notes when the lease is lost, from a fiber of its own: the section may never look. */
+  /**
+   * Notes when the lease is lost, from a fiber of its own: the section may never look. A daemon, to outlive the
+   * section; interrupted at the horizon, since the runtime keeps every daemon until it ends.
+   */
   const watchLoss = (lease: Lock.Lease, record: SectionRecord) =>
-    Effect.forkDaemon(Effect.catchAll(lease.lost, () =>
-      Effect.sync(() => {
-        record.lostAt ??= timeline.now
-      })))
+    Effect.flatMap(
+      Effect.forkDaemon(Effect.catchAll(lease.lost, () =>
+        Effect.sync(() => {
+          record.lostAt ??= timeline.now
+        }))),
+      (fiber) =>
+        Effect.sync(() => {
+          daemons.push(fiber)
+        })
+    )
 
   const endWith = (record: SectionRecord, lease: Lock.Lease) =>
     Effect.flatMap(lease.status, (status) =>

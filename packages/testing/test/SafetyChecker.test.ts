@@ -412,6 +412,31 @@ describe("SafetyChecker", () => {
       expect(absolute.anomalies.some((a) => a.invariant === "mutualExclusion")).toBe(true)
     }))
 
+  it.effect("observed mode: a lost acquire answer recovered after a wall clock jump does not stretch the lease", () =>
+    Effect.sync(() => {
+      // p1's acquire applies but its answer is lost; before the retry finds its own record, p1's wall clock jumps an
+      // hour back. Its renews then hang, so p2 (observed) takes over after a full unrenewed lease: p1 must have lost
+      // the lease by then, whatever its wall clock says.
+      const report = SafetyChecker.checkSchedule({
+        ...twoProcesses("observed"),
+        mode: "clockStep",
+        processes: [
+          { id: "p1", offsetMs: 0, pauses: [], clockSteps: [{ at: 50, kind: "jump", ms: -3_600_000 }] },
+          { id: "p2", offsetMs: 0, pauses: [] }
+        ],
+        sections: [
+          { process: "p1", name: "a", at: 0, steps: 8, stepMs: 700, wait: "forever", api: "withLock" },
+          { process: "p2", name: "a", at: 500, steps: 2, stepMs: 300, wait: "forever", api: "withLock" }
+        ],
+        faults: [
+          { process: "p1", operation: "tryAcquire", nth: 0, fault: { kind: "lostResponse" } },
+          { process: "p1", operation: "renew", nth: 0, fault: { kind: "hang", ms: 20_000 } }
+        ]
+      })
+      expect(report.history.faults.map((f) => f.fault.kind)).toEqual(["lostResponse", "hang"])
+      expect(report.violations).toEqual([])
+    }))
+
   it.effect("every bad option is refused with LockConfigError before the section runs", () =>
     Effect.sync(() => {
       const outcomes: Record<string, string> = {}
