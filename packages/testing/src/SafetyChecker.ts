@@ -240,9 +240,8 @@ const stopsWhenLost = (history: Simulation.History): Array<Finding> => {
       const who = writer === s.index ? label(s) : `child #${writer} on the lease of ${label(s)}`
       findings.push({
         invariant: "stopsWhenLost",
-        message: `"${s.name}": ${who} knew at ${lostAt} that the lease was lost (${s.leaseStatus}) but wrote ${
-          after.length - 1
-        } more times after the step in progress, the last at ${after[after.length - 1]!.at}`
+        message: `"${s.name}": ${who} knew at ${lostAt} that the lease was lost (${s.leaseStatus}) but wrote ` +
+          `${after.length - 1} more time(s) after the step in progress, the last at ${after[after.length - 1]!.at}`
       })
     }
   }
