@@ -6,10 +6,13 @@
 import * as SafetyChecker from "../SafetyChecker.js"
 import * as Simulation from "../Simulation.js"
 
-const usage = "usage: check:safety [--schedules N] [--from N] [--mode safe|skew|longPause] [--no-shrink] " +
+const modes = Simulation.modes
+
+const usage = `usage: check:safety [--schedules N] [--from N] [--mode ${modes.join("|")}] [--no-shrink] ` +
   "| --seed N --replay [--mode M]"
 
-const modes: ReadonlyArray<Simulation.Mode> = ["safe", "skew", "longPause"]
+/** Failures shrunk (and shown) after a batch: each shrink takes up to a few hundred runs. */
+const shown = 5
 
 /** Runs the command; returns the exit code. @internal */
 export const main = (argv: ReadonlyArray<string>, print: (line: string) => void): number => {
@@ -70,6 +73,7 @@ export const main = (argv: ReadonlyArray<string>, print: (line: string) => void)
     count: schedules,
     mode,
     shrink: flags.get("no-shrink") !== true,
+    maxShrinks: shown,
     onProgress: (done) => {
       if (done % 1000 === 0) print(`  ... ${done} schedules`)
     }
@@ -79,6 +83,28 @@ export const main = (argv: ReadonlyArray<string>, print: (line: string) => void)
   print(`sections checked: ${summary.sections}; fenced writes: ${summary.writes}; pauses: ${summary.pauses}`)
   print(`faults injected: ${Object.entries(summary.faultsByKind).map(([k, v]) => `${k} ${v}`).join(", ")}`)
   print(`stale writes rejected by the fenced resource: ${summary.staleWritesRejected}`)
+  const counts = (tally: Partial<Record<SafetyChecker.Invariant, number>>) => {
+    const entries = Object.entries(tally)
+    return entries.length === 0 ? "none" : entries.map(([k, v]) => `${k} ${v}`).join(", ")
+  }
+  print("by class:")
+  for (const m of modes) {
+    const c = summary.byClass[m]
+    if (c === undefined) continue
+    const extra = [
+      c.stealsPlanned > 0 ? `force releases ${c.steals} of ${c.stealsPlanned} cleared a holder` : "",
+      c.clockSteps > 0 ? `clock steps ${c.clockSteps}` : "",
+      c.children > 0 ? `children ${c.children} (${c.childrenBorrowing} on the parent's lease)` : "",
+      c.badOptions > 0 ? `bad options ${c.badOptions}` : ""
+    ].filter((x) => x !== "").map((x) => `; ${x}`).join("")
+    print(
+      `  ${m}: ${c.schedules} schedules; sections ${c.sections}; writes ${c.writes}; faults ${c.faults}; ` +
+        `pauses ${c.pauses}${extra}`
+    )
+    print(`    violations: ${c.failed} schedules (${counts(c.violations)})`)
+    print(`    beyond the assumptions: ${counts(c.anomalies)}`)
+    if (c.failingSeeds.length > 0) print(`    first failing seeds: ${c.failingSeeds.join(" ")}`)
+  }
   print("beyond the assumptions (schedules breaking each invariant the mode does not promise):")
   for (const [key, tally] of Object.entries(summary.anomalies)) {
     const entries = Object.entries(tally)
@@ -86,16 +112,17 @@ export const main = (argv: ReadonlyArray<string>, print: (line: string) => void)
   }
   print(`violations: ${summary.failures.length}`)
   if (summary.failures.length > 0) {
-    const counts = new Map<string, number>()
+    const combos = new Map<string, number>()
     for (const f of summary.failures) {
       const key = [...new Set(f.violations.map((v) => v.invariant))].sort().join("+")
-      counts.set(key, (counts.get(key) ?? 0) + 1)
+      combos.set(key, (combos.get(key) ?? 0) + 1)
     }
-    print(`  by invariant: ${[...counts].map(([k, v]) => `${k} ${v}`).join(", ")}`)
-    print(`  failing seeds: ${summary.failures.map((f) => f.seed).join(" ")}`)
-    print(`  (each is shrunk; the first ${Math.min(5, summary.failures.length)} are shown below)`)
+    print(`  by invariant: ${[...combos].map(([k, v]) => `${k} ${v}`).join(", ")}`)
+    const seeds = summary.failures.map((f) => f.seed)
+    print(`  failing seeds: ${seeds.slice(0, 200).join(" ")}${seeds.length > 200 ? " ..." : ""}`)
+    print(`  (the first ${Math.min(shown, summary.failures.length)} are shrunk and shown below)`)
   }
-  for (const failure of summary.failures.slice(0, 5)) {
+  for (const failure of summary.failures.slice(0, shown)) {
     print(
       `\nseed ${failure.seed} (${failure.mode}): ${failure.violations[0]!.invariant}: ${failure.violations[0]!.message}`
     )

@@ -117,13 +117,19 @@ export class Gate {
 }
 
 /**
- * A process's clock: wall time = true time + offset; monotonic time unskewed; every sleep wakes on the true timeline
- * and then waits at the process's gate, as timers of a paused process fire late.
+ * A process's clock: wall time = true time + the offset at that true time (constant, or stepping: jumps and freezes);
+ * monotonic time unskewed; every sleep wakes on the true timeline and then waits at the process's gate, as timers of
+ * a paused process fire late.
  *
  * @internal
  */
-export const processClock = (timeline: Timeline, offsetMs: number, gate: Gate): Clock.Clock => {
-  const wall = () => epochMs + timeline.now + offsetMs
+export const processClock = (
+  timeline: Timeline,
+  offsetMs: number | ((now: number) => number),
+  gate: Gate
+): Clock.Clock => {
+  const offsetAt = typeof offsetMs === "number" ? () => offsetMs : offsetMs
+  const wall = () => epochMs + timeline.now + offsetAt(timeline.now)
   // Sleeps may be fractional milliseconds (e.g. lease / 3): keep the nanosecond clock an integer.
   const mono = () => BigInt(epochMs) * 1_000_000n + BigInt(Math.round(timeline.now * 1_000_000))
   return {
