@@ -68,6 +68,11 @@ export const acquireLoop = (args: {
   const waitUntil = options.waitMs === undefined ? Infinity : args.startedAt + options.waitMs
   let observation: Observation | undefined
   let mayHaveWritten = false
+  /**
+   * Monotonic ms just before the first attempt that may have applied without our knowing: a lease one of them set
+   * began no earlier. Measured on our own monotonic clock, so no wall clock (which may have jumped since) is involved.
+   */
+  let unresolvedSince: number | undefined
   /** The holder the last conflict named, for the answer when the wait runs out with a call in flight. */
   let lastHolder: LockRecord | undefined
 
@@ -113,6 +118,7 @@ export const acquireLoop = (args: {
 
   const attempt = (sentAt: number) =>
     Effect.suspend(() => {
+      if (!mayHaveWritten) unresolvedSince = sentAt
       mayHaveWritten = true
       return store.tryAcquire({
         name,
@@ -156,10 +162,9 @@ export const acquireLoop = (args: {
       if (outcome._tag === "Acquired") {
         candidate = { record: outcome.record, sentAt }
       } else if (holder !== undefined && holder.owner === owner) {
-        // An earlier attempt of ours applied but its answer was lost. Our clock set its leaseUntil, so the local
-        // deadline can be derived from it.
-        const wallNow = yield* Clock.currentTimeMillis
-        candidate = { record: holder, sentAt: now + (holder.leaseUntil - wallNow) - options.leaseMs }
+        // An earlier attempt of ours applied but its answer was lost. Which one is unknown: count the lease from the
+        // earliest of them, which can only make the local deadline earlier than the lease's.
+        candidate = { record: holder, sentAt: unresolvedSince ?? sentAt }
       }
       if (candidate !== undefined) {
         if (candidate.sentAt + options.leaseMs - options.safetyMarginMs > now) return candidate
@@ -172,6 +177,7 @@ export const acquireLoop = (args: {
         continue
       }
       mayHaveWritten = false
+      unresolvedSince = undefined
       yield* Metric.increment(Metrics.conflicts)
       if (holder !== undefined && holder.owner !== undefined && !sameHolder(observation, holder)) {
         // Seen no later than `now`: an unchanged record seen again a full lease after this is stale.

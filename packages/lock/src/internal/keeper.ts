@@ -96,6 +96,8 @@ export const start = (args: {
     let deadline = args.sentAt + options.leaseMs - options.safetyMarginMs
     /** Set by a loss or by the release; from then on nothing renews and nothing changes the status but the release. */
     let finished = false
+    /** Set as the release begins: a lease being given back is no longer entered, though its status is still Held. */
+    let releasing = false
 
     const recordHoldTime = Effect.flatMap(
       monotonicMillis,
@@ -276,6 +278,7 @@ export const start = (args: {
     }
 
     const release = Effect.gen(function*() {
+      releasing = true
       // Borrowers first, while the lease is still kept alive: none of them may run once the lock is given back.
       yield* LeaseUsers.stopBorrowers(users)
       finished = true
@@ -293,6 +296,12 @@ export const start = (args: {
       yield* LocalQueue.leave(store.local, name)
     }).pipe(Effect.uninterruptible)
 
+    const isLive = () => {
+      if (releasing) return false
+      const tag = status.unsafeGet()._tag
+      return tag === "Held" || tag === "AtRisk"
+    }
+
     const lease: Lock.Lease = {
       name,
       owner,
@@ -306,10 +315,6 @@ export const start = (args: {
       },
       lost: Effect.suspend(() => Deferred.await(lostSignal())),
       isHeld: Effect.sync(() => isLive())
-    }
-    const isLive = () => {
-      const tag = status.unsafeGet()._tag
-      return tag === "Held" || tag === "AtRisk"
     }
     return { lease, release, isLive }
   })
