@@ -26,7 +26,8 @@ import * as Simulation from "./Simulation.js"
  * - `stopsWhenLost`: once a section's lease is Lost, the section (and any child writing on its lease) makes no write
  *   after the one that ends the step in progress.
  * - `reentryProgress`: a use nested in a use of the same name on the same fiber runs at once: it never waits for,
- *   or fails with, a lease of its own fiber, nor with a lease that had ended before it was called.
+ *   or fails with, a lease of its own fiber, nor with a lease that had ended before it was called. A use that
+ *   borrowed its parent's lease may instead be cut off when the parent releases it (`LockLost`, reason "released").
  * - `badOptionsRefused`: a use with an invalid option fails with `LockConfigError` and runs nothing; a use with valid
  *   options is never refused.
  *
@@ -253,7 +254,9 @@ const reentryProgress = (history: Simulation.History): Array<Finding> => {
   const findings: Array<Finding> = []
   for (const s of history.sections) {
     const what = `${s.outcome}${s.detail === undefined ? "" : `: ${s.detail.split("\n")[0]}`}`
-    if (s.outerEnteredAt !== undefined && s.start === undefined) {
+    // Cut off with the lease it borrowed, as a re-entered section must be.
+    const cutOffByRelease = s.outcome === "lost" && s.lostReason === "released"
+    if (s.outerEnteredAt !== undefined && s.start === undefined && !cutOffByRelease) {
       findings.push({
         invariant: "reentryProgress",
         message: `"${s.name}": ${label(s)} held the lock from ${s.outerEnteredAt} but its nested use of the same ` +
@@ -261,7 +264,7 @@ const reentryProgress = (history: Simulation.History): Array<Finding> => {
       })
       continue
     }
-    if (s.outcome !== "lost" || s.lostFence === undefined || s.lostFence === s.fence) continue
+    if (s.outcome !== "lost" || cutOffByRelease || s.lostFence === undefined || s.lostFence === s.fence) continue
     const requestedAt = s.requestedAt ?? -Infinity
     const ended = history.sections.find((x) =>
       x !== s && x.name === s.name && x.fence === s.lostFence && x.borrowedFrom === undefined &&

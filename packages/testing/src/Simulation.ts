@@ -322,6 +322,8 @@ export interface SectionRecord {
   outerEnteredAt?: number | undefined
   /** The fence of the `LockLost` the use failed with. */
   lostFence?: number | undefined
+  /** The reason of the `LockLost` the use failed with. */
+  lostReason?: string | undefined
 }
 
 /**
@@ -774,7 +776,12 @@ export const run = (schedule: Schedule): History => {
       }
       const failure = Cause.failureOption(exit.cause)
       if (Option.isSome(failure)) {
-        const error = failure.value as { readonly _tag?: string; readonly message?: string; readonly fence?: number }
+        const error = failure.value as {
+          readonly _tag?: string
+          readonly message?: string
+          readonly fence?: number
+          readonly reason?: string
+        }
         record.outcome = error._tag === "LockLost"
           ? "lost"
           : error._tag === "LockNotAcquired" || error._tag === "TimeoutException"
@@ -784,7 +791,10 @@ export const run = (schedule: Schedule): History => {
           : error._tag === "LockConfigError"
           ? "configError"
           : "defect"
-        if (error._tag === "LockLost") record.lostFence = error.fence
+        if (error._tag === "LockLost") {
+          record.lostFence = error.fence
+          record.lostReason = error.reason
+        }
         record.detail = withoutOwners(error.message ?? String(error))
       } else if (Cause.isDie(exit.cause)) {
         record.outcome = "defect"
