@@ -150,6 +150,7 @@ export interface ChildSpec {
 export type BadOption =
   | "maxClockSkewNaN"
   | "maxClockSkewNegativeString"
+  | "maxClockSkewNegativeDuration"
   | "safetyMarginNegativeBigint"
   | "maxClockSkewInfinite"
   | "waitNaN"
@@ -165,6 +166,7 @@ export type BadOption =
 export const badOptions: ReadonlyArray<BadOption> = [
   "maxClockSkewNaN",
   "maxClockSkewNegativeString",
+  "maxClockSkewNegativeDuration",
   "safetyMarginNegativeBigint",
   "maxClockSkewInfinite",
   "waitNaN",
@@ -187,6 +189,8 @@ export const badOptionValue = (
       return { options: { maxClockSkew: NaN }, show: "maxClockSkew: NaN" }
     case "maxClockSkewNegativeString":
       return { options: { maxClockSkew: "-10 seconds" }, show: `maxClockSkew: "-10 seconds"` }
+    case "maxClockSkewNegativeDuration":
+      return { options: { maxClockSkew: Duration.millis(-10_000) }, show: "maxClockSkew: Duration.millis(-10000)" }
     case "safetyMarginNegativeBigint":
       return { options: { safetyMargin: -5n }, show: "safetyMargin: -5n" }
     case "maxClockSkewInfinite":
