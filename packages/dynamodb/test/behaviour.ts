@@ -117,6 +117,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseMs: 10_000,
         // A brand new name starts its fence from the writer's clock, as the memory store does.
         fence: now + 1,
+        version: 1,
         acquiredAt: now,
         data: "payload"
       })
@@ -129,6 +130,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseUntil: { N: String(now + 10_000) },
         leaseMs: { N: "10000" },
         fence: { N: String(now + 1) },
+        version: { N: "1" },
         acquiredAt: { N: String(now) },
         data: { S: "payload" },
         ttl: { N: String(Math.ceil((now + 10_000 + week) / 1000)) }
@@ -163,6 +165,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseUntil: { N: "0" },
         leaseMs: { N: "10000" },
         fence: { N: String(first.fence) },
+        version: { N: "2" },
         ttl: { N: String(Math.ceil((now + 2_000 + week) / 1000)) }
       })
       expect(yield* store.inspect(name)).toEqual(Option.some({
@@ -172,6 +175,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseUntil: 0,
         leaseMs: 10_000,
         fence: first.fence,
+        version: 2,
         acquiredAt: undefined,
         data: undefined
       }))
@@ -219,7 +223,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(calls).toEqual({ UpdateItem: 1 })
       expect(result).toEqual({
         _tag: "Renewed",
-        record: { ...held, leaseUntil: now + 3_000 + 20_000, leaseMs: 20_000 }
+        record: { ...held, leaseUntil: now + 3_000 + 20_000, leaseMs: 20_000, version: held.version + 1 }
       })
       const raw = yield* getRaw(tableName, { key: { S: name } })
       expect(raw.Item?.ttl).toEqual({ N: String(Math.ceil((now + 23_000 + week) / 1000)) })
@@ -228,7 +232,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         "Renewed"
       )
 
-      const current = { ...held, leaseUntil: now + 23_000, leaseMs: 20_000 }
+      // Two renews since the acquire, each a new version.
+      const current = { ...held, leaseUntil: now + 23_000, leaseMs: 20_000, version: held.version + 2 }
       const wrongFence = yield* counted(store.renew({ name, owner: held.owner!, fence: held.fence - 1, leaseMs: 1 }))
       expect(wrongFence.result).toEqual({ _tag: "Lost", current })
       expect(wrongFence.requests).toEqual(engine.returnsOldItems ? { UpdateItem: 1 } : { UpdateItem: 1, GetItem: 1 })
