@@ -10,7 +10,7 @@ import { DynamoLockStore } from "@leasehold/dynamodb"
 import type { LockStoreError, StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
-import { DynamoServer } from "@leasehold/testing"
+import { DynamoServer, Simulation } from "@leasehold/testing"
 import { Effect, Fiber, Option, TestClock } from "effect"
 import {
   acquireRequest,
@@ -675,6 +675,41 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const { requests: single, result: forced } = yield* counted(unguarded.tryAcquire(acquireRequest(name)))
       expect(acquired(forced).fence).toBe(held.fence + 3)
       expect(single).toEqual({ UpdateItem: 1 })
+    }))
+
+  it.scoped("clock-skew guard: after a wall-clock step, the skew is measured again before an absolute takeover", () =>
+    Effect.gen(function*() {
+      const now = yield* clockNow
+      const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
+      // One lease that ended a minute ago by the clock everyone agrees on, and one live lease.
+      yield* TestClock.setTime(now - 60_000)
+      const ended = acquired(yield* a.tryAcquire(acquireRequest(unique("ended"), { leaseMs: 1_000 })))
+      yield* TestClock.setTime(now)
+      const name = unique("step")
+      const held = acquired(yield* a.tryAcquire(acquireRequest(name, { leaseMs: 30_000 })))
+      const b = yield* makeStore(tableName, { clockSkewGuard: true })
+      const absolute = acquireRequest(name, { holder: "worker-b" })
+      // b measures its clock against the server's while the two agree: the live lease conflicts.
+      expect((yield* b.tryAcquire(absolute))._tag).toBe("Conflict")
+
+      // Then b's wall clock steps an hour ahead (an NTP step, a VM resumed); its monotonic clock does not. The
+      // agreeing estimate no longer says anything about the wall clock: b measures again, with a free-only write.
+      const stepped = Simulation.withClockOffset(60 * 60 * 1000)
+      const { requests: calls, result: error } = yield* counted(Effect.flip(stepped(b.tryAcquire(absolute))))
+      expect(error._tag).toBe("LockStoreError")
+      expect(error.retryable).toBe(false)
+      expect(error.message).toContain(`refusing to take over lock "${name}"`)
+      expect(error.message).toMatch(/the local clock is at least \d+ ms ahead of DynamoDB's/)
+      expect(calls.UpdateItem).toBe(1)
+      expect(Option.map(yield* a.inspect(name), (r) => r.owner)).toEqual(Option.some(held.owner))
+
+      // The clock steps back: the estimate taken with the stepped clock is stale in turn, so b measures again (in
+      // agreement now) before it takes over the lease that really ended.
+      const { requests: takeover, result } = yield* counted(
+        b.tryAcquire(acquireRequest(ended.name, { holder: "worker-b" }))
+      )
+      expect(acquired(result).fence).toBe(ended.fence + 1)
+      expect(takeover.UpdateItem).toBe(2)
     }))
 
   it.scoped("interrupting an acquire while its request is in flight aborts the request", () =>

@@ -303,6 +303,25 @@ export const make = (config: Config): LockStore.Operations => {
         `Fix the clock (NTP), raise maxClockSkew, or use observed takeover, which trusts no wall clock`
     })
 
+  const staleRefusal = (
+    estimate: ClockSkew.Estimate,
+    wallNow: number,
+    monotonicNow: number,
+    name: string,
+    holder: LockRecord
+  ) =>
+    new LockStoreError({
+      operation: "tryAcquire",
+      retryable: false,
+      message: `refusing to take over lock "${name}" from ${holder.holder ?? "?"} (owner ${holder.owner}, lease ` +
+        `until ${new Date(holder.leaseUntil).toISOString()}) on this process's clock: the wall clock moved ${
+          Math.round(ClockSkew.drift(estimate, wallNow, monotonicNow))
+        } ms against the monotonic clock since the skew against DynamoDB's clock was last measured (a clock step: ` +
+        `NTP, a resumed VM), and DynamoDB's answer carried no Date header to measure it again, so an ` +
+        `expired-looking lease may still be held. Check the clock (NTP), or use observed takeover, which trusts no ` +
+        `wall clock`
+    })
+
   const tryAcquire = (request: LockStore.AcquireRequest): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
     keyed("tryAcquire", request.name, (key, clock) => {
       const now = clock.unsafeCurrentTimeMillis()
@@ -338,22 +357,31 @@ export const make = (config: Config): LockStore.Operations => {
       if (skew === undefined) return resultOf(expiredCondition)
 
       // The guard: take over an expired lease only while our clock provably agrees with DynamoDB's within half the
-      // bound. Without an estimate yet (a fresh process), ask for a free lock first; the answer carries a Date header
-      // to measure with, and a takeover follows only when that measurement allows it.
-      const tooSkewed = (estimate: ClockSkew.Estimate | undefined) =>
-        estimate !== undefined && estimate.skewMs > maxClockSkewMs / 2
+      // bound, by an estimate that still describes our clock (the wall clock has not stepped since it was taken).
+      // Without such an estimate (a fresh process, a stale or a too skewed one), ask for a free lock first; the answer
+      // carries a Date header to measure with, and a takeover follows only when that measurement allows it.
+      const tooSkewed = (estimate: ClockSkew.Estimate) => estimate.skewMs > maxClockSkewMs / 2
       const before = skew.current()
-      if (before !== undefined && !tooSkewed(before)) return resultOf(expiredCondition)
+      if (
+        before !== undefined && !tooSkewed(before) &&
+        !ClockSkew.isStale(before, now, ClockSkew.monotonicMillis(clock))
+      ) {
+        return resultOf(expiredCondition)
+      }
 
       return Effect.flatMap(attempt(freeOnly), (first) => {
         const holder = first.holder
         if (holder === undefined || holder.leaseUntil + maxClockSkewMs >= now) return Effect.succeed(first.result)
         const after = skew.current()
-        if (after !== undefined && tooSkewed(after)) {
-          return Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
+        // Not measurable: the server sends no Date header, so there is nothing to guard with.
+        if (after === undefined) return resultOf(expiredCondition)
+        const wallNow = clock.unsafeCurrentTimeMillis()
+        const monotonicNow = ClockSkew.monotonicMillis(clock)
+        if (ClockSkew.isStale(after, wallNow, monotonicNow)) {
+          // No fresh measurement came back (or the clock stepped again meanwhile): fail closed.
+          return Effect.fail(staleRefusal(after, wallNow, monotonicNow, request.name, holder))
         }
-        // Measured within bounds (or not measurable: the server sends no Date header, so there is nothing to guard
-        // with).
+        if (tooSkewed(after)) return Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
         return resultOf(expiredCondition)
       })
     })
