@@ -144,9 +144,13 @@ interface Resolved {
 const resolve = (options: Options): Resolved | LockConfigError => {
   const partitionKey = options.partitionKey ?? defaultPartitionKey
   const sortKey = options.sortKey
-  const prefix = options.prefix ?? (sortKey === undefined ? "" : defaultFamily)
-  const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, sortKey)
+  const prefix: unknown = options.prefix ?? (sortKey === undefined ? "" : defaultFamily)
+  const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, sortKey) ??
+    Validate.boolean("clockSkewGuard", options.clockSkewGuard)
   if (invalid !== undefined) return invalid
+  if (typeof prefix !== "string") {
+    return Validate.config("prefix", `prefix must be a string; got ${Validate.describe(prefix)}`)
+  }
   const prefixBytes = Keys.utf8Bytes(prefix)
   if (sortKey === undefined ? prefixBytes >= Keys.partitionKeyMaxBytes : prefixBytes > Keys.partitionKeyMaxBytes) {
     return Validate.config(
@@ -158,15 +162,18 @@ const resolve = (options: Options): Resolved | LockConfigError => {
   if (sortKey !== undefined && prefixBytes === 0) {
     return Validate.config("prefix", "with a sortKey, prefix is the partition key value and must not be empty")
   }
-  const maxRetries = options.maxRetries ?? defaultMaxRetries
-  if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
-    return Validate.config("maxRetries", "maxRetries must be a whole number, 0 or more")
+  const maxRetries: unknown = options.maxRetries ?? defaultMaxRetries
+  if (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    return Validate.config(
+      "maxRetries",
+      `maxRetries must be a whole number, 0 or more; got ${Validate.describe(maxRetries)}`
+    )
   }
-  const requestTimeout = Validate.positiveDuration("requestTimeout", options.requestTimeout ?? defaultRequestTimeout)
+  const requestTimeout = Validate.duration("requestTimeout", options.requestTimeout ?? defaultRequestTimeout, false)
   if (typeof requestTimeout !== "number") return requestTimeout
-  const retryBaseDelay = Validate.positiveDuration("retryBaseDelay", options.retryBaseDelay ?? defaultRetryBaseDelay)
+  const retryBaseDelay = Validate.duration("retryBaseDelay", options.retryBaseDelay ?? defaultRetryBaseDelay, false)
   if (typeof retryBaseDelay !== "number") return retryBaseDelay
-  const ttlRetentionMs = Validate.positiveDuration("ttlRetention", options.ttlRetention ?? defaultTtlRetention)
+  const ttlRetentionMs = Validate.duration("ttlRetention", options.ttlRetention ?? defaultTtlRetention, false)
   if (typeof ttlRetentionMs !== "number") return ttlRetentionMs
   const resolved: Resolved = {
     layout: Keys.make({ partitionKey, sortKey, prefix }),
@@ -275,7 +282,7 @@ export const layerConfig = (
  */
 export const createTable: (
   options: DynamoLockTable.CreateTableOptions
-) => Effect.Effect<DynamoLockTable.CreateTableResult, LockStoreError> = DynamoLockTable.createTable
+) => Effect.Effect<DynamoLockTable.CreateTableResult, LockStoreError | LockConfigError> = DynamoLockTable.createTable
 
 /**
  * Lists what is wrong with a lock table; see `DynamoLockTable.checkTable`.
@@ -285,4 +292,5 @@ export const createTable: (
  */
 export const checkTable: (
   options: DynamoLockTable.TableOptions
-) => Effect.Effect<ReadonlyArray<DynamoLockTable.TableProblem>, LockStoreError> = DynamoLockTable.checkTable
+) => Effect.Effect<ReadonlyArray<DynamoLockTable.TableProblem>, LockStoreError | LockConfigError> =
+  DynamoLockTable.checkTable
