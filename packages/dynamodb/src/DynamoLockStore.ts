@@ -2,8 +2,9 @@
  * The DynamoDB `LockStore`: every operation is one conditional `UpdateItem` (or one consistent read), with fencing
  * tokens incremented in the same write, conflicts answered with the current holder, and no read before a write.
  *
- * Table layout (see `DynamoLockTable.createTable`): one item per lock name, keyed `{ key: prefix + name }`, or, with a
- * `sortKey`, `{ key: family, [sortKey]: name }` so that a family of locks is one partition and listing is a Query.
+ * Table layout (see `DynamoLockTable.createTable`): one item per lock name, keyed `{ key: "prefix#name" }` (the prefix
+ * with `\` and `#` escaped by a backslash; without a prefix, the escaped name alone), or, with a `sortKey`,
+ * `{ key: family, [sortKey]: name }` so that a family of locks is one partition and listing is a Query.
  * Attributes: `owner` (S), `holder` (S), `leaseUntil` (N, epoch ms), `leaseMs` (N), `fence` (N), `acquiredAt` (N,
  * epoch ms), `data` (S, optional) and `ttl` (N, epoch seconds, for DynamoDB TTL cleanup of idle rows).
  *
@@ -111,8 +112,9 @@ export interface Options {
   /** A sort key attribute: lock names go there, and the partition key holds the family (`prefix`). */
   readonly sortKey?: string | undefined
   /**
-   * Lets several lock families share a table. Without `sortKey`: prepended to every name in the partition key.
-   * With `sortKey`: the partition key value of the family (default `defaultFamily`).
+   * Lets several lock families share a table, each seeing only its own locks. Without `sortKey`: the partition key is
+   * the prefix (with `\` and `#` escaped by a backslash), `#`, and the name; without a prefix (the default), the name
+   * with `\` and `#` escaped. With `sortKey`: the partition key value of the family (default `defaultFamily`).
    */
   readonly prefix?: string | undefined
   /** The longest a single request may take (default `defaultRequestTimeout`). */
@@ -151,16 +153,33 @@ const resolve = (options: Options): Resolved | LockConfigError => {
   if (typeof prefix !== "string") {
     return Validate.config("prefix", `prefix must be a string; got ${Validate.describe(prefix)}`)
   }
-  const prefixBytes = Keys.utf8Bytes(prefix)
-  if (sortKey === undefined ? prefixBytes >= Keys.partitionKeyMaxBytes : prefixBytes > Keys.partitionKeyMaxBytes) {
+  if (!Keys.isWellFormed(prefix)) {
     return Validate.config(
       "prefix",
-      `prefix is ${prefixBytes} UTF-8 bytes; DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}` +
-        (sortKey === undefined ? ", and the lock name must fit after it" : "")
+      `prefix ${Validate.describe(prefix)} is not well-formed UTF-16 (it has a lone surrogate): DynamoDB would store ` +
+        `it as U+FFFD, so other prefixes would share its keys; use a well-formed prefix`
+    )
+  }
+  const prefixBytes = Keys.utf8Bytes(prefix)
+  if (sortKey !== undefined && prefixBytes > Keys.partitionKeyMaxBytes) {
+    return Validate.config(
+      "prefix",
+      `prefix is ${prefixBytes} UTF-8 bytes; DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}`
     )
   }
   if (sortKey !== undefined && prefixBytes === 0) {
     return Validate.config("prefix", "with a sortKey, prefix is the partition key value and must not be empty")
+  }
+  const layout = Keys.make({ partitionKey, sortKey, prefix })
+  if (layout.maxNameBytes < 1) {
+    return Validate.config(
+      "prefix",
+      `prefix is ${prefixBytes} UTF-8 bytes (${
+        Keys.utf8Bytes(Keys.escape(prefix))
+      } escaped, with "${Keys.separator}" ` +
+        `after it in every key); DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}, and a lock name ` +
+        `must fit after it`
+    )
   }
   const maxRetries: unknown = options.maxRetries ?? defaultMaxRetries
   if (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0) {
@@ -176,7 +195,7 @@ const resolve = (options: Options): Resolved | LockConfigError => {
   const ttlRetentionMs = Validate.duration("ttlRetention", options.ttlRetention ?? defaultTtlRetention, false)
   if (typeof ttlRetentionMs !== "number") return ttlRetentionMs
   const resolved: Resolved = {
-    layout: Keys.make({ partitionKey, sortKey, prefix }),
+    layout,
     expected: { partitionKey, sortKey },
     requestTimeoutMs: requestTimeout,
     retryBaseDelayMs: retryBaseDelay,

@@ -49,7 +49,7 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       const record = yield* Effect.gen(function*() {
         const store = yield* LockStore.LockStore
         const result = yield* store.tryAcquire(acquireRequest(name))
-        expect(store.maxNameBytes).toBe(2048 - "jobs/".length)
+        expect(store.maxNameBytes).toBe(2048 - "jobs/#".length)
         return result
       }).pipe(
         Effect.provide(
@@ -91,7 +91,10 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(yield* configError({ partitionKey: "owner" })).toBe("partitionKey")
       expect(yield* configError({ sortKey: "key" })).toBe("sortKey")
       expect(yield* configError({ sortKey: "name", prefix: "" })).toBe("prefix")
-      expect(yield* configError({ prefix: "p".repeat(2048) })).toBe("prefix")
+      expect(yield* configError({ prefix: "p".repeat(2047) })).toBe("prefix")
+      // Escaped, "#" takes two bytes: 1023 of them and the separator leave one byte, 1024 none.
+      expect(yield* configError({ prefix: "#".repeat(1024) })).toBe("prefix")
+      expect((yield* DynamoLockStore.make({ tableName: "locks", prefix: "#".repeat(1023) })).maxNameBytes).toBe(1)
       expect(yield* configError({ requestTimeout: 0 })).toBe("requestTimeout")
       expect(yield* configError({ ttlRetention: "-1 days" as never })).toBe("ttlRetention")
       expect(yield* configError({ ttlRetention: Infinity })).toBe("ttlRetention")

@@ -476,7 +476,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const prefixed = yield* makeStore(tableName, { prefix: "app/" })
       const sorted = yield* makeTableAndStore({ sortKey: "name" })
       expect(store.maxNameBytes).toBe(2048)
-      expect(prefixed.maxNameBytes).toBe(2044)
+      // The prefix "app/" and the "#" after it.
+      expect(prefixed.maxNameBytes).toBe(2043)
       expect(sorted.store.maxNameBytes).toBe(1024)
 
       const rejects = (target: LockStore.Service, name: string, expected: ReadonlyArray<string>) =>
@@ -500,14 +501,123 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         })
       // 2049 bytes: two-byte characters make the byte count, not the length, the limit.
       yield* rejects(store, "é".repeat(1024) + "x", ["2049 UTF-8 bytes", "limit of 2048", "has no prefix"])
-      yield* rejects(prefixed, "x".repeat(2045), ["2045 UTF-8 bytes", "limit of 2044", `prefix "app/" takes 4`])
+      // Without a prefix, "#" and "\\" are escaped: 1024 of them make a key of 2048 bytes, one more is over.
+      yield* rejects(store, "#\\".repeat(512) + "x", ["2049 UTF-8 bytes as a key", "take two bytes each"])
+      yield* rejects(prefixed, "x".repeat(2044), ["2044 UTF-8 bytes", "limit of 2043", `prefix "app/" takes 5`])
       yield* rejects(sorted.store, "x".repeat(1025), ["1025 UTF-8 bytes", "limit of 1024", `prefix "leasehold"`])
-      yield* rejects(store, "", ["must not be empty", "without a prefix"])
-      yield* rejects(sorted.store, "", ["must not be empty", `prefix "leasehold"`])
+      for (const target of [store, prefixed, sorted.store]) yield* rejects(target, "", ["must not be empty"])
       // At the limit it works.
       acquired(yield* store.tryAcquire(acquireRequest("é".repeat(1024))))
-      acquired(yield* prefixed.tryAcquire(acquireRequest("x".repeat(2044))))
+      acquired(yield* store.tryAcquire(acquireRequest("#\\".repeat(512))))
+      acquired(yield* prefixed.tryAcquire(acquireRequest("#".repeat(2043))))
       acquired(yield* sorted.store.tryAcquire(acquireRequest("x".repeat(1024))))
+    }))
+
+  it.scoped("partition-key mode: families are isolated for any two prefixes, the empty prefix included", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { tableName } = yield* makeTable()
+      const family = (prefix: string) => makeStore(tableName, { prefix })
+      const a = yield* family("a")
+      const ab = yield* family("ab")
+      const none = yield* family("")
+      const hash = yield* family("a#")
+      const backslash = yield* family("a\\")
+      // Pairs whose prefix + name are the same string: each is a lock of its own.
+      const taken = [
+        [a, "bc"],
+        [ab, "c"],
+        [none, "abc"],
+        [none, "a#bc"],
+        [a, "#bc"],
+        [hash, "bc"],
+        [backslash, "#bc"],
+        [none, "a\\#bc"]
+      ] as const
+      const records = []
+      for (const [store, name] of taken) records.push(acquired(yield* store.tryAcquire(acquireRequest(name))))
+      for (const [i, [store, name]] of taken.entries()) {
+        expect(Option.map(yield* store.inspect(name), (r) => r.owner)).toEqual(Option.some(records[i]!.owner))
+      }
+
+      // What the keys look like: the escaped prefix, "#", the name; without a prefix, the escaped name.
+      const key = (value: string) => ({ key: { S: value } })
+      expect((yield* getRaw(tableName, key("a#bc"))).Item?.owner).toEqual({ S: records[0]!.owner })
+      expect((yield* getRaw(tableName, key("abc"))).Item?.owner).toEqual({ S: records[2]!.owner })
+      expect((yield* getRaw(tableName, key("a\\#bc"))).Item?.owner).toEqual({ S: records[3]!.owner })
+      expect((yield* getRaw(tableName, key("a\\##bc"))).Item?.owner).toEqual({ S: records[5]!.owner })
+
+      // Each family lists its own names only, whatever the list prefix; items of other families are skipped.
+      const listed = (store: LockStore.Service, prefix?: string) =>
+        Effect.map(
+          listPages(store, prefix === undefined ? { limit: 2 } : { prefix, limit: 2 }),
+          (pages) => names(pages.flat()).sort()
+        )
+      expect(yield* listed(a)).toEqual(["#bc", "bc"])
+      expect(yield* listed(ab)).toEqual(["c"])
+      expect(yield* listed(none)).toEqual(["a#bc", "a\\#bc", "abc"].sort())
+      expect(yield* listed(none, "a")).toEqual(["a#bc", "a\\#bc", "abc"].sort())
+      expect(yield* listed(none, "a#")).toEqual(["a#bc"])
+      expect(yield* listed(hash)).toEqual(["bc"])
+      expect(yield* listed(backslash)).toEqual(["#bc"])
+
+      // A force release in one family leaves the other family's lock of the same key text alone.
+      expect(Option.map(yield* ab.forceRelease("c"), (r) => r.owner)).toEqual(Option.some(records[1]!.owner))
+      expect(Option.map(yield* a.inspect("bc"), (r) => r.owner)).toEqual(Option.some(records[0]!.owner))
+      expect(yield* ab.forceRelease("c")).toEqual(Option.none())
+    }))
+
+  it.scoped("sort-key mode: families are isolated, one partition each", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { tableName } = yield* makeTable({ sortKey: "name" })
+      const a = yield* makeStore(tableName, { sortKey: "name", prefix: "a" })
+      const ab = yield* makeStore(tableName, { sortKey: "name", prefix: "ab" })
+      const first = acquired(yield* a.tryAcquire(acquireRequest("bc")))
+      const second = acquired(yield* ab.tryAcquire(acquireRequest("c")))
+      acquired(yield* ab.tryAcquire(acquireRequest("bc")))
+      expect(names((yield* a.list({})).records)).toEqual(["bc"])
+      expect(names((yield* ab.list({})).records)).toEqual(["bc", "c"])
+      expect(Option.map(yield* a.forceRelease("bc"), (r) => r.owner)).toEqual(Option.some(first.owner))
+      expect(Option.map(yield* ab.inspect("bc"), (r) => r.owner !== undefined)).toEqual(Option.some(true))
+      expect(Option.map(yield* ab.inspect("c"), (r) => r.owner)).toEqual(Option.some(second.owner))
+    }))
+
+  it.scoped("a name that is not well-formed UTF-16 fails every operation, unsent; such a prefix fails make", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { store, tableName } = yield* makeTableAndStore()
+      const sorted = yield* makeTableAndStore({ sortKey: "name" })
+      const prefixed = yield* makeStore(tableName, { prefix: "app" })
+      for (const target of [store, prefixed, sorted.store]) {
+        for (const name of ["orders/ab\uD83D", "orders/ab\uDC00", "\uDE00orders"]) {
+          const operations: ReadonlyArray<Effect.Effect<unknown, LockStoreError>> = [
+            target.tryAcquire(acquireRequest(name)),
+            target.renew({ name, owner: "o", fence: 1, leaseMs: 1 }),
+            target.release({ name, owner: "o", fence: 1 }),
+            target.inspect(name),
+            target.forceRelease(name)
+          ]
+          for (const self of operations) {
+            const { requests: calls, result: error } = yield* counted(Effect.flip(self))
+            expect(calls).toEqual({})
+            expect([error._tag, error.retryable]).toEqual(["LockStoreError", false])
+            expect(error.message).toContain("not well-formed UTF-16")
+          }
+        }
+        // A well-formed name with the same start is a lock of its own.
+        acquired(yield* target.tryAcquire(acquireRequest("orders/ab\uD83D\uDE00")))
+        expect(names((yield* target.list({ prefix: "orders/ab\uD83D" })).records)).toEqual(["orders/ab\uD83D\uDE00"])
+        expect((yield* target.list({ prefix: "orders/ab\uDE00" })).records).toEqual([])
+      }
+      const server = yield* DynamoServer.DynamoServer
+      for (const options of [{ prefix: "app\uD83D" }, { prefix: "\uDC00", sortKey: "name" }]) {
+        const error = yield* Effect.flip(
+          DynamoLockStore.make({ tableName, clientConfig: server.clientConfig, ...options })
+        )
+        expect([error._tag, error.option]).toEqual(["LockConfigError", "prefix"])
+        expect(error.message).toContain("not well-formed UTF-16")
+      }
     }))
 
   it.scoped("a missing table is reported as such, with the fix", () =>

@@ -23,7 +23,7 @@ import * as Option from "effect/Option"
 import * as ClockSkew from "./clockSkew.js"
 import * as Cursor from "./cursor.js"
 import * as Item from "./item.js"
-import type * as Keys from "./keys.js"
+import * as Keys from "./keys.js"
 import * as Transport from "./transport.js"
 
 /** Page size of `list` when the caller does not say (as the memory store). */
@@ -494,13 +494,19 @@ export const make = (config: Config): LockStore.Operations => {
    * previous page) on. Asking for one record more than the page says whether a next page exists, so the last page has
    * no cursor (as in memory).
    */
-  const listByQuery = (sortKey: string, prefix: string, cursor: string | undefined, limit: number) =>
+  const listByQuery = (
+    sortKey: string,
+    prefix: string,
+    matches: (name: string) => boolean,
+    cursor: string | undefined,
+    limit: number
+  ) =>
     Effect.gen(function*() {
       const records: Array<LockRecord> = []
       if (cursor !== undefined) {
         const bytes = Buffer.byteLength(cursor, "utf8")
-        if (bytes === 0 || bytes > layout.maxNameBytes) {
-          return yield* malformedCursor(cursor, `it is ${bytes} UTF-8 bytes, not a lock name of this store`)
+        if (bytes === 0 || bytes > layout.maxNameBytes || !Keys.isWellFormed(cursor)) {
+          return yield* malformedCursor(cursor, `it is not a lock name of this store`)
         }
       }
       // DynamoDB rejects a start key outside the key condition; a cursor outside the prefix means "from the start"
@@ -539,7 +545,10 @@ export const make = (config: Config): LockStore.Operations => {
             )
         )
         if (response._tag === "ConditionFailed") break
-        for (const item of response.output.Items ?? []) records.push(yield* decode("list", item))
+        for (const item of response.output.Items ?? []) {
+          const record = yield* decode("list", item)
+          if (matches(record.name)) records.push(record)
+        }
         if (records.length > limit) {
           const page = records.slice(0, limit)
           return { records: page, cursor: page[page.length - 1]?.name }
@@ -558,7 +567,12 @@ export const make = (config: Config): LockStore.Operations => {
    * Sparse matches cost more Scans for one page; a large lock family belongs in sort-key mode, where listing is a
    * Query.
    */
-  const listByScan = (prefix: string, cursor: string | undefined, limit: number) =>
+  const listByScan = (
+    prefix: string,
+    matches: (name: string) => boolean,
+    cursor: string | undefined,
+    limit: number
+  ) =>
     Effect.gen(function*() {
       let startKey: ItemMap | undefined = undefined
       if (cursor !== undefined) {
@@ -567,7 +581,7 @@ export const make = (config: Config): LockStore.Operations => {
         startKey = decoded.right
       }
       const records: Array<LockRecord> = []
-      const keyPrefix = layout.prefix + prefix
+      const keyPrefix = layout.keyPrefixOf(prefix)
       while (true) {
         const input: ScanCommandInput = {
           TableName: tableName,
@@ -587,7 +601,12 @@ export const make = (config: Config): LockStore.Operations => {
         )
         // A Scan has no condition to fail.
         if (response._tag === "ConditionFailed") return { records, cursor: undefined }
-        for (const item of response.output.Items ?? []) records.push(yield* decode("list", item))
+        for (const item of response.output.Items ?? []) {
+          // The filter can not tell every other family's key from ours (without a prefix, ours are the keys without
+          // an unescaped "#"): an item of another family is skipped, not reported as malformed.
+          const name = layout.nameOf(item)
+          if (name !== undefined && matches(name)) records.push(yield* decode("list", item))
+        }
         startKey = response.output.LastEvaluatedKey
         if (startKey === undefined) return { records, cursor: undefined }
         if (records.length >= limit) return { records, cursor: Cursor.encode(startKey) }
@@ -597,13 +616,24 @@ export const make = (config: Config): LockStore.Operations => {
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
     const prefix = request.prefix ?? ""
     const limit = Math.floor(request.limit ?? defaultListLimit)
-    // No record can match a prefix longer than any name; `!(limit > 0)` also catches NaN.
-    if (!(limit > 0) || Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes) {
+    // DynamoDB compares UTF-8, where a lone surrogate becomes U+FFFD. Names are well-formed, so a prefix can match
+    // one only when it ends in the first half of a character the name completes: the server is asked for what comes
+    // before that half, and the names it returns are checked against the whole prefix.
+    const serverPrefix = Keys.isWellFormed(prefix) ? prefix : prefix.slice(0, -1)
+    const matches = serverPrefix === prefix
+      ? (_: string) => true
+      : (name: string) => name.startsWith(prefix)
+    // No record can match a prefix longer than any name, or one that is not well-formed in any other way; `!(limit >
+    // 0)` also catches NaN.
+    if (
+      !(limit > 0) || Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes || !Keys.isWellFormed(serverPrefix) ||
+      (serverPrefix !== prefix && !/[\uD800-\uDBFF]$/.test(prefix))
+    ) {
       return Effect.succeed({ records: [], cursor: undefined })
     }
     return (layout.sortKey === undefined
-      ? listByScan(prefix, request.cursor, limit)
-      : listByQuery(layout.sortKey, prefix, request.cursor, limit)).pipe(
+      ? listByScan(serverPrefix, matches, request.cursor, limit)
+      : listByQuery(layout.sortKey, serverPrefix, matches, request.cursor, limit)).pipe(
         Effect.withSpan("DynamoLockStore.list", { attributes: { "lock.prefix": prefix } })
       )
   }
