@@ -712,11 +712,9 @@ export const suite = (
           expect((yield* acquireNew(store, lockName)).fence).toBeGreaterThan(held.fence)
         }))
 
-      test("a name one byte over maxNameBytes fails every operation with a non-retryable error", ({ name, store }) =>
+      /** Every operation on `lockName` fails with a non-retryable `LockStoreError`, and nothing is written. */
+      const expectRefused = (store: LockStore.Service, lockName: string) =>
         Effect.gen(function*() {
-          const base = name("over/")
-          const lockName = base + "x".repeat(store.maxNameBytes - utf8Bytes(base) + 1)
-          expect(utf8Bytes(lockName)).toBe(store.maxNameBytes + 1)
           const attempts = [
             store.tryAcquire({
               name: lockName,
@@ -733,9 +731,31 @@ export const suite = (
           ] as const
           for (const attempt of attempts) {
             const error = yield* Effect.flip(attempt as Effect.Effect<unknown, LockError.LockStoreError>)
-            expect(error._tag).toBe("LockStoreError")
+            expect(error._tag, JSON.stringify(lockName)).toBe("LockStoreError")
             expect(error.retryable).toBe(false)
           }
+        })
+
+      test("a name one byte over maxNameBytes fails every operation with a non-retryable error", ({ name, store }) =>
+        Effect.gen(function*() {
+          const base = name("over/")
+          const lockName = base + "x".repeat(store.maxNameBytes - utf8Bytes(base) + 1)
+          expect(utf8Bytes(lockName)).toBe(store.maxNameBytes + 1)
+          yield* expectRefused(store, lockName)
+        }))
+
+      test("an empty name fails every operation with a non-retryable error", ({ store }) => expectRefused(store, ""))
+
+      // UTF-8 (DynamoDB's encoding) has no encoding for half a surrogate pair: such names would become one item.
+      test("a name with a lone surrogate fails every operation with a non-retryable error", ({ name, prefix, store }) =>
+        Effect.gen(function*() {
+          for (const lockName of [name("orders/ab\uD83D"), name("orders/ab\uDC00"), name("\uDE00\uD83D")]) {
+            yield* expectRefused(store, lockName)
+          }
+          // The well-formed name they are halves of is a lock like any other, and nothing else was written.
+          const whole = yield* acquireNew(store, name("orders/ab\uD83D\uDE00"))
+          expect((yield* listAll(store, prefix)).map((record) => record.name)).toEqual([whole.name])
+          expect((yield* listAll(store, name("orders/ab\uD83D"))).map((record) => record.name)).toEqual([whole.name])
         }))
     })
   })
