@@ -110,7 +110,7 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(Object.fromEntries(yield* server.requests)).toEqual({})
     }))
 
-  it.scoped("every store option is checked on its raw value: a typed LockConfigError, never a defect or a default", () =>
+  it.scoped("every store option is checked on its raw value: a typed LockConfigError, not a defect or a default", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const optionOf = (options: Record<string, unknown>) =>

@@ -402,10 +402,10 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const all = yield* store.list({})
       expect(names(all.records).sort()).toEqual([...ours].sort())
       expect(all.cursor).toBeUndefined()
-      expect(yield* counted(store.list({ limit: 0 }))).toEqual({
-        result: { records: [], cursor: undefined },
-        requests: {}
-      })
+      const zero = yield* counted(Effect.flip(store.list({ limit: 0 })))
+      expect(zero.requests).toEqual({})
+      expect([zero.result.operation, zero.result.retryable]).toEqual(["list", false])
+      expect(zero.result.message).toContain("list limit 0 is not a page size")
     }))
 
   it.scoped("partition-key mode: a malformed list cursor is a non-retryable LockStoreError, before any request", () =>

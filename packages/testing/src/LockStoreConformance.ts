@@ -628,6 +628,26 @@ export const suite = (
           }))
       }
 
+      test("a limit that is not a whole number of 1 or more fails with a non-retryable error naming it", ({ prefix, store }) =>
+        Effect.gen(function*() {
+          yield* acquireNew(store, prefix + "limited")
+          for (const limit of [0, -1, 1.5, NaN, -Infinity, "2" as unknown as number]) {
+            const error = yield* Effect.flip(store.list({ prefix, limit }))
+            expect(error._tag, `limit ${String(limit)}`).toBe("LockStoreError")
+            expect(error.operation).toBe("list")
+            expect(error.retryable).toBe(false)
+            expect(error.message).toContain(`limit ${typeof limit === "string" ? JSON.stringify(limit) : limit}`)
+          }
+        }))
+
+      test("an infinite limit is no limit: one page of every record, no cursor", ({ prefix, store }) =>
+        Effect.gen(function*() {
+          const records = yield* populate(store, prefix + "all/")
+          const page = yield* store.list({ prefix: prefix + "all/", limit: Infinity })
+          expectExactlyOnce(page.records, records.keys())
+          expect(page.cursor).toBeUndefined()
+        }))
+
       test("of a prefix with no records is empty", ({ prefix, store }) =>
         Effect.gen(function*() {
           yield* acquireNew(store, prefix + "elsewhere")

@@ -33,7 +33,7 @@ export const escapeCharacter = "\\"
 /** @internal */
 export const utf8Bytes = (value: string): number => Buffer.byteLength(value, "utf8")
 
-/** Whether `value` takes at most `maxBytes` in UTF-8; a UTF-16 code unit takes at most 3, so short strings need no count. */
+/** Whether `value` fits `maxBytes` of UTF-8; a UTF-16 code unit takes at most 3 bytes, so short ones need no count. */
 const fits = (value: string, maxBytes: number): boolean => value.length * 3 <= maxBytes || utf8Bytes(value) <= maxBytes
 
 const surrogate = /[\uD800-\uDFFF]/

@@ -29,7 +29,7 @@ import * as Transport from "./transport.js"
 /** Page size of `list` when the caller does not say (as the memory store). */
 const defaultListLimit = 100
 
-/** DynamoDB's `Limit` is a 32-bit integer; a larger page (even an infinite one) is read in requests of this size. */
+/** DynamoDB's `Limit` is a 32-bit integer; a larger page (an infinite one: no limit) is read in requests this big. */
 const maxRequestLimit = 2 ** 31 - 1
 
 /** @internal */
@@ -615,7 +615,21 @@ export const make = (config: Config): LockStore.Operations => {
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
     const prefix = request.prefix ?? ""
-    const limit = Math.floor(request.limit ?? defaultListLimit)
+    const limit: unknown = request.limit ?? defaultListLimit
+    // DynamoDB's Limit is at least 1, and a page of part of a record means nothing; an infinite page is every record.
+    if (typeof limit !== "number" || !(Number.isInteger(limit) && limit >= 1 || limit === Infinity)) {
+      return Effect.fail(
+        new LockStoreError({
+          operation: "list",
+          retryable: false,
+          message:
+            `list limit ${
+              typeof limit === "string" ? JSON.stringify(limit) : String(limit)
+            } is not a page size: use a whole number of 1 or more (Infinity for every record in one page), or none ` +
+            `for the default of ${defaultListLimit}`
+        })
+      )
+    }
     // DynamoDB compares UTF-8, where a lone surrogate becomes U+FFFD. Names are well-formed, so a prefix can match
     // one only when it ends in the first half of a character the name completes: the server is asked for what comes
     // before that half, and the names it returns are checked against the whole prefix.
@@ -623,10 +637,9 @@ export const make = (config: Config): LockStore.Operations => {
     const matches = serverPrefix === prefix
       ? (_: string) => true
       : (name: string) => name.startsWith(prefix)
-    // No record can match a prefix longer than any name, or one that is not well-formed in any other way; `!(limit >
-    // 0)` also catches NaN.
+    // No record can match a prefix longer than any name, or one that is not well-formed in any other way.
     if (
-      !(limit > 0) || Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes || !Keys.isWellFormed(serverPrefix) ||
+      Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes || !Keys.isWellFormed(serverPrefix) ||
       (serverPrefix !== prefix && !/[\uD800-\uDBFF]$/.test(prefix))
     ) {
       return Effect.succeed({ records: [], cursor: undefined })
