@@ -620,6 +620,24 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       }
     }))
 
+  it.scoped("oversized data or holder is a non-retryable LockStoreError naming the limit, unsent", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { store } = yield* makeTableAndStore()
+      const cases = [
+        [{ data: "é".repeat(200_705) }, "data is 401410 UTF-8 bytes, over the limit of 401408"],
+        [{ holder: "h".repeat(1025) }, "holder is 1025 UTF-8 bytes, over the limit of 1024"]
+      ] as const
+      for (const [overrides, message] of cases) {
+        const { requests: calls, result: error } = yield* counted(
+          Effect.flip(store.tryAcquire(acquireRequest(unique("big"), overrides)))
+        )
+        expect(calls).toEqual({})
+        expect([error.operation, error.retryable]).toEqual(["tryAcquire", false])
+        expect(error.message).toContain(message)
+      }
+    }))
+
   it.scoped("a missing table is reported as such, with the fix", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer

@@ -21,6 +21,7 @@ import type { LockRecord } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
@@ -63,6 +64,13 @@ const maxClockSkewMs = 10_000
 const absolute = (skew: number = maxClockSkewMs): LockStore.Takeover => ({ _tag: "Absolute", maxClockSkewMs: skew })
 
 const observed = (stale?: LockStore.StaleObservation): LockStore.Takeover => ({ _tag: "Observed", stale })
+
+/**
+ * The largest `data` and `holder` a lock may carry, in UTF-8 bytes: every store takes them (in DynamoDB's 400 KB item
+ * they fit beside the longest key and the lease fields) and refuses one byte more. The same numbers as `Lock`'s.
+ */
+const maxDataBytes = 392 * 1024
+const maxHolderBytes = 1024
 
 /** 128 random bits, hex, as `Lock` makes owners; real randomness because names must not collide across runs. */
 const makeOwner = (): string => randomBytes(16).toString("hex")
@@ -695,6 +703,36 @@ export const suite = (
           expect((yield* inspectSome(store, name("data"))).data).toBe(data)
           const [listed] = yield* listAll(store, prefix)
           expect(listed?.data).toBe(data)
+        }))
+
+      test("of maxDataBytes, with a holder of maxHolderBytes and the longest name, is taken; one byte more is refused", ({ name, store }) =>
+        Effect.gen(function*() {
+          const base = name("big/")
+          const lockName = base + "x".repeat(store.maxNameBytes - utf8Bytes(base))
+          // Four- and two-byte characters: the limits are in UTF-8 bytes, not in string length.
+          const data = "🔒".repeat(maxDataBytes / 4)
+          const holder = "é".repeat(maxHolderBytes / 2)
+          expect([utf8Bytes(lockName), utf8Bytes(data), utf8Bytes(holder)]).toEqual([
+            store.maxNameBytes,
+            maxDataBytes,
+            maxHolderBytes
+          ])
+          const held = yield* acquireNew(store, lockName, { data, holder })
+          expect([held.data === data, held.holder === holder]).toEqual([true, true])
+          const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
+          expect(renewed.data === data).toBe(true)
+          expect((yield* inspectSome(store, lockName)).data === data).toBe(true)
+          expectTag(yield* releaseOf(store, held), "Released")
+
+          for (const overrides of [{ data: data + "x" }, { holder: holder + "x" }, { data, holder: holder + "x" }]) {
+            const outcome = yield* Effect.either(attempt(store, lockName, absolute(), overrides))
+            // Compared in brief: a failing comparison of the records themselves would print megabytes.
+            expect(Either.isLeft(outcome) ? [outcome.left._tag, outcome.left.retryable] : outcome.right._tag)
+              .toEqual(["LockStoreError", false])
+          }
+          // Refused before anything was written: the lock is still free, with the fence it had.
+          const record = yield* inspectSome(store, lockName)
+          expect([record.owner, record.fence]).toEqual([undefined, held.fence])
         }))
 
       test("is cleared on release and replaced (or absent) for the next holder", ({ name, store }) =>

@@ -24,6 +24,7 @@ import * as ClockSkew from "./clockSkew.js"
 import * as Cursor from "./cursor.js"
 import * as Item from "./item.js"
 import * as Keys from "./keys.js"
+import * as Payload from "./payload.js"
 import * as Transport from "./transport.js"
 
 /** Page size of `list` when the caller does not say (as the memory store). */
@@ -324,6 +325,10 @@ export const make = (config: Config): LockStore.Operations => {
 
   const tryAcquire = (request: LockStore.AcquireRequest): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
     keyed("tryAcquire", request.name, (key, clock) => {
+      const oversized = Payload.check(request)
+      if (oversized !== undefined) {
+        return Effect.fail(new LockStoreError({ operation: "tryAcquire", retryable: false, message: oversized }))
+      }
       const now = clock.unsafeCurrentTimeMillis()
       const takeover = request.takeover
 
