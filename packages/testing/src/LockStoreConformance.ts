@@ -338,6 +338,27 @@ export const suite = (
           expect(fields(yield* inspectSome(store, lockName))).toEqual(fields(next))
         }))
 
+      test("observed: an observation taken before a renew at the same wall-clock time conflicts", ({ expectCurrent, name, store }) =>
+        Effect.gen(function*() {
+          const lockName = name("observed-still-clock")
+          const held = yield* acquireNew(store, lockName)
+          const seen = { owner: held.owner!, fence: held.fence, version: held.version }
+          // The holder's wall clock stands still: its renew writes the same leaseUntil, and only the version moves.
+          const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
+          expect(renewed.leaseUntil).toBe(held.leaseUntil)
+          expect(renewed.version).not.toBe(held.version)
+          // The observer waited a full lease on its own clock; the holder renewed meanwhile, so it is alive.
+          yield* TestClock.adjust(leaseMs + 1)
+          const conflict = expectTag(yield* attempt(store, lockName, observed(seen)), "Conflict")
+          expectCurrent(conflict.current, renewed)
+          expect(fields(yield* inspectSome(store, lockName))).toEqual(fields(renewed))
+          // An observation of the renewed record, unchanged for a lease, does take over.
+          const taken = yield* acquireNew(store, lockName, {
+            takeover: observed({ owner: renewed.owner!, fence: renewed.fence, version: renewed.version })
+          })
+          expect(taken.fence).toBeGreaterThan(held.fence)
+        }))
+
       test("observed: a matching stale observation takes over", ({ name, store }) =>
         Effect.gen(function*() {
           const lockName = name("observed-match")
@@ -520,6 +541,42 @@ export const suite = (
           const result = yield* store.release({ name: name("ghost"), owner: makeOwner(), fence: undefined })
           expectCurrent(expectTag(result, "NotHeld").current, undefined)
           expect(Option.isNone(yield* store.inspect(name("ghost")))).toBe(true)
+        }))
+    })
+
+    describe("version", () => {
+      test("every acquire, renew, release and force release changes it, even with the clock standing still", ({ name, store }) =>
+        Effect.gen(function*() {
+          const lockName = name("version")
+          const seen: Array<number> = []
+          const expectNew = (record: LockRecord, write: string) => {
+            expect(Number.isSafeInteger(record.version), `${write}: version ${record.version} is a safe integer`).toBe(
+              true
+            )
+            expect(seen, `${write}: version ${record.version} was not seen before`).not.toContain(record.version)
+            seen.push(record.version)
+          }
+          // TestClock does not move: every write happens at the same wall-clock time.
+          const held = yield* acquireNew(store, lockName)
+          expectNew(held, "acquire")
+          for (let i = 0; i < 3; i++) {
+            const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
+            expect(renewed.leaseUntil).toBe(held.leaseUntil)
+            expectNew(renewed, `renew ${i + 1}`)
+            expect((yield* inspectSome(store, lockName)).version).toBe(renewed.version)
+          }
+          expectTag(yield* releaseOf(store, held), "Released")
+          expectNew(yield* inspectSome(store, lockName), "release")
+          const again = yield* acquireNew(store, lockName, { takeover: observed() })
+          expectNew(again, "acquire after release")
+          const before = expectSome(yield* store.forceRelease(lockName), "the force-released holder")
+          expect(before.version).toBe(again.version)
+          expectNew(yield* inspectSome(store, lockName), "force release")
+          const third = yield* acquireNew(store, lockName)
+          expectNew(third, "acquire after force release")
+          // A takeover is an acquire too.
+          yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1)
+          expectNew(yield* acquireNew(store, lockName, { holder: "holder-b" }), "takeover")
         }))
     })
 
