@@ -842,6 +842,54 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(takeover.UpdateItem).toBe(2)
     }))
 
+  it.scoped("clock-skew guard: a stale estimate that can not be measured again refuses the takeover", () =>
+    Effect.gen(function*() {
+      const now = yield* clockNow
+      const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
+      yield* TestClock.setTime(now - 60_000)
+      const ended = acquired(yield* a.tryAcquire(acquireRequest(unique("ended"), { leaseMs: 1_000 })))
+      yield* TestClock.setTime(now)
+      // A real client and server; only the responses' Date header goes missing once `withoutDate` is set.
+      let withoutDate = false
+      const server = yield* DynamoServer.DynamoServer
+      const client = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const inner = new DynamoDBClient(server.clientConfig).config.requestHandler as unknown as {
+            handle: (request: unknown, options: unknown) => Promise<{ response: { headers: Record<string, string> } }>
+          }
+          const handle = async (request: unknown, options: unknown) => {
+            const result = await inner.handle(request, options)
+            if (withoutDate) delete result.response.headers.date
+            return result
+          }
+          return new DynamoDBClient({
+            ...server.clientConfig,
+            maxAttempts: 1,
+            requestHandler: { ...inner, handle } as never
+          })
+        }),
+        (client) => Effect.sync(() => client.destroy())
+      )
+      const b = yield* makeStore(tableName, { clockSkewGuard: true, client })
+      // b measures in agreement with the server.
+      expect(Option.isSome(yield* b.inspect(ended.name))).toBe(true)
+      withoutDate = true
+
+      // The wall clock steps; the answer to the free-only write has no Date to measure with: fail closed.
+      const error = yield* Effect.flip(
+        Simulation.withClockOffset(30 * 60 * 1000)(b.tryAcquire(acquireRequest(ended.name, { holder: "worker-b" })))
+      )
+      expect([error._tag, error.retryable]).toEqual(["LockStoreError", false])
+      expect(error.message).toContain(`refusing to take over lock "${ended.name}"`)
+      expect(error.message).toContain("the wall clock moved 1800000 ms against the monotonic clock")
+      expect(error.message).toContain("no Date header")
+
+      // Without a step the estimate still holds, and the takeover is one write.
+      const { requests: calls, result } = yield* counted(b.tryAcquire(acquireRequest(ended.name)))
+      expect(acquired(result).fence).toBe(ended.fence + 1)
+      expect(calls.UpdateItem).toBe(1)
+    }))
+
   it.scoped("interrupting an acquire while its request is in flight aborts the request", () =>
     Effect.gen(function*() {
       yield* clockNow
