@@ -41,3 +41,12 @@ export const notFound = (message: string): CliError => new CliError({ exitCode: 
  * @category constructors
  */
 export const cancelled = (message: string): CliError => new CliError({ exitCode: ExitCode.cancelled, message })
+
+/**
+ * An invalid store or table option, as a usage error naming the flag it came from.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invalidOption = (error: { readonly option: string; readonly message: string }): CliError =>
+  usage(`--${error.option === "tableName" ? "table" : error.option}: ${error.message}`)

@@ -139,7 +139,11 @@ const startLocal = (tableName: string, createTable: boolean) =>
     const server = yield* DynamoServer.makeDynalite
     if (createTable) {
       yield* DynamoLockTable.createTable({ tableName, clientConfig: server.clientConfig }).pipe(
-        Effect.mapError((error) => CliError.store(`--local: could not create table "${tableName}": ${error.message}`))
+        Effect.mapError((error) =>
+          error._tag === "LockConfigError"
+            ? CliError.invalidOption(error)
+            : CliError.store(`--local: could not create table "${tableName}": ${error.message}`)
+        )
       )
     }
     yield* Console.error(
@@ -227,6 +231,4 @@ export const makeStore = (
     clientConfig: connection.clientConfig,
     clockSkewGuard: false,
     ...(connection.prefix === undefined ? {} : { prefix: connection.prefix })
-  }).pipe(Effect.mapError((error) =>
-    CliError.usage(`--${error.option === "tableName" ? "table" : error.option}: ${error.message}`)
-  ))
+  }).pipe(Effect.mapError(CliError.invalidOption))

@@ -41,7 +41,7 @@ export const create = Command.make(
         const result = yield* DynamoLockTable.createTable({
           tableName: resolved.tableName,
           clientConfig: resolved.clientConfig
-        }).pipe(Effect.mapError(Run.storeError))
+        }).pipe(Effect.mapError(Run.tableError))
         yield* Console.log(
           result.created
             ? `created table "${result.tableName}" at ${resolved.location} (on-demand billing)`
@@ -81,7 +81,7 @@ export const check = Command.make(
         const found = yield* DynamoLockTable.checkTable({
           tableName: resolved.tableName,
           clientConfig: resolved.clientConfig
-        }).pipe(Effect.mapError(Run.storeError))
+        }).pipe(Effect.mapError(Run.tableError))
         const problems = ignoreTtl ? found.filter((problem) => problem._tag !== "TtlDisabled") : found
         if (json) {
           yield* Console.log(JSON.stringify(

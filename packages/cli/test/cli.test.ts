@@ -144,6 +144,12 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         expect(badLimit.stderr).toContain("--limit must be 1 or more")
         expect(badCursor.code).toBe(2)
         expect(badCursor.stderr).toContain("cursor \"garbage\" is malformed")
+        // A table name DynamoDB would refuse, caught before any request by both table commands.
+        for (const command of ["create", "check"]) {
+          const badTable = yield* run(["table", command, ...(yield* endpoint), "--table", "ab"])
+          expect(badTable.code).toBe(2)
+          expect(badTable.stderr).toContain(`--table: table name "ab" is not a DynamoDB table name`)
+        }
       }),
     timeout
   )

@@ -2,8 +2,9 @@
  * The DynamoDB `LockStore`: every operation is one conditional `UpdateItem` (or one consistent read), with fencing
  * tokens incremented in the same write, conflicts answered with the current holder, and no read before a write.
  *
- * Table layout (see `DynamoLockTable.createTable`): one item per lock name, keyed `{ key: prefix + name }`, or, with a
- * `sortKey`, `{ key: family, [sortKey]: name }` so that a family of locks is one partition and listing is a Query.
+ * Table layout (see `DynamoLockTable.createTable`): one item per lock name, keyed `{ key: "prefix#name" }` (the prefix
+ * with `\` and `#` escaped by a backslash; without a prefix, the escaped name alone), or, with a `sortKey`,
+ * `{ key: family, [sortKey]: name }` so that a family of locks is one partition and listing is a Query.
  * Attributes: `owner` (S), `holder` (S), `leaseUntil` (N, epoch ms), `leaseMs` (N), `fence` (N), `acquiredAt` (N,
  * epoch ms), `data` (S, optional) and `ttl` (N, epoch seconds, for DynamoDB TTL cleanup of idle rows).
  *
@@ -111,8 +112,9 @@ export interface Options {
   /** A sort key attribute: lock names go there, and the partition key holds the family (`prefix`). */
   readonly sortKey?: string | undefined
   /**
-   * Lets several lock families share a table. Without `sortKey`: prepended to every name in the partition key.
-   * With `sortKey`: the partition key value of the family (default `defaultFamily`).
+   * Lets several lock families share a table, each seeing only its own locks. Without `sortKey`: the partition key is
+   * the prefix (with `\` and `#` escaped by a backslash), `#`, and the name; without a prefix (the default), the name
+   * with `\` and `#` escaped. With `sortKey`: the partition key value of the family (default `defaultFamily`).
    */
   readonly prefix?: string | undefined
   /** The longest a single request may take (default `defaultRequestTimeout`). */
@@ -144,32 +146,56 @@ interface Resolved {
 const resolve = (options: Options): Resolved | LockConfigError => {
   const partitionKey = options.partitionKey ?? defaultPartitionKey
   const sortKey = options.sortKey
-  const prefix = options.prefix ?? (sortKey === undefined ? "" : defaultFamily)
-  const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, sortKey)
+  const prefix: unknown = options.prefix ?? (sortKey === undefined ? "" : defaultFamily)
+  const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, sortKey) ??
+    Validate.boolean("clockSkewGuard", options.clockSkewGuard)
   if (invalid !== undefined) return invalid
-  const prefixBytes = Keys.utf8Bytes(prefix)
-  if (sortKey === undefined ? prefixBytes >= Keys.partitionKeyMaxBytes : prefixBytes > Keys.partitionKeyMaxBytes) {
+  if (typeof prefix !== "string") {
+    return Validate.config("prefix", `prefix must be a string; got ${Validate.describe(prefix)}`)
+  }
+  if (!Keys.isWellFormed(prefix)) {
     return Validate.config(
       "prefix",
-      `prefix is ${prefixBytes} UTF-8 bytes; DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}` +
-        (sortKey === undefined ? ", and the lock name must fit after it" : "")
+      `prefix ${Validate.describe(prefix)} is not well-formed UTF-16 (it has a lone surrogate): DynamoDB would store ` +
+        `it as U+FFFD, so other prefixes would share its keys; use a well-formed prefix`
+    )
+  }
+  const prefixBytes = Keys.utf8Bytes(prefix)
+  if (sortKey !== undefined && prefixBytes > Keys.partitionKeyMaxBytes) {
+    return Validate.config(
+      "prefix",
+      `prefix is ${prefixBytes} UTF-8 bytes; DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}`
     )
   }
   if (sortKey !== undefined && prefixBytes === 0) {
     return Validate.config("prefix", "with a sortKey, prefix is the partition key value and must not be empty")
   }
-  const maxRetries = options.maxRetries ?? defaultMaxRetries
-  if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
-    return Validate.config("maxRetries", "maxRetries must be a whole number, 0 or more")
+  const layout = Keys.make({ partitionKey, sortKey, prefix })
+  if (layout.maxNameBytes < 1) {
+    return Validate.config(
+      "prefix",
+      `prefix is ${prefixBytes} UTF-8 bytes (${
+        Keys.utf8Bytes(Keys.escape(prefix))
+      } escaped, with "${Keys.separator}" ` +
+        `after it in every key); DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}, and a lock name ` +
+        `must fit after it`
+    )
   }
-  const requestTimeout = Validate.positiveDuration("requestTimeout", options.requestTimeout ?? defaultRequestTimeout)
+  const maxRetries: unknown = options.maxRetries ?? defaultMaxRetries
+  if (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    return Validate.config(
+      "maxRetries",
+      `maxRetries must be a whole number, 0 or more; got ${Validate.describe(maxRetries)}`
+    )
+  }
+  const requestTimeout = Validate.duration("requestTimeout", options.requestTimeout ?? defaultRequestTimeout, false)
   if (typeof requestTimeout !== "number") return requestTimeout
-  const retryBaseDelay = Validate.positiveDuration("retryBaseDelay", options.retryBaseDelay ?? defaultRetryBaseDelay)
+  const retryBaseDelay = Validate.duration("retryBaseDelay", options.retryBaseDelay ?? defaultRetryBaseDelay, false)
   if (typeof retryBaseDelay !== "number") return retryBaseDelay
-  const ttlRetentionMs = Validate.positiveDuration("ttlRetention", options.ttlRetention ?? defaultTtlRetention)
+  const ttlRetentionMs = Validate.duration("ttlRetention", options.ttlRetention ?? defaultTtlRetention, false)
   if (typeof ttlRetentionMs !== "number") return ttlRetentionMs
   const resolved: Resolved = {
-    layout: Keys.make({ partitionKey, sortKey, prefix }),
+    layout,
     expected: { partitionKey, sortKey },
     requestTimeoutMs: requestTimeout,
     retryBaseDelayMs: retryBaseDelay,
@@ -275,7 +301,7 @@ export const layerConfig = (
  */
 export const createTable: (
   options: DynamoLockTable.CreateTableOptions
-) => Effect.Effect<DynamoLockTable.CreateTableResult, LockStoreError> = DynamoLockTable.createTable
+) => Effect.Effect<DynamoLockTable.CreateTableResult, LockStoreError | LockConfigError> = DynamoLockTable.createTable
 
 /**
  * Lists what is wrong with a lock table; see `DynamoLockTable.checkTable`.
@@ -285,4 +311,5 @@ export const createTable: (
  */
 export const checkTable: (
   options: DynamoLockTable.TableOptions
-) => Effect.Effect<ReadonlyArray<DynamoLockTable.TableProblem>, LockStoreError> = DynamoLockTable.checkTable
+) => Effect.Effect<ReadonlyArray<DynamoLockTable.TableProblem>, LockStoreError | LockConfigError> =
+  DynamoLockTable.checkTable

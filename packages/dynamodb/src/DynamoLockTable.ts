@@ -14,7 +14,7 @@ import {
   type TableDescription,
   UpdateTimeToLiveCommand
 } from "@aws-sdk/client-dynamodb"
-import { LockStoreError } from "@leasehold/lock/LockError"
+import { type LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ClientInternal from "./internal/client.js"
@@ -109,11 +109,11 @@ const errorName = (error: LockStoreError): string | undefined => {
   return typeof cause?.name === "string" ? cause.name : undefined
 }
 
-const resolve = (options: TableOptions) => {
+/** The key schema the options ask for, or the `LockConfigError` that says which option is wrong. */
+const resolve = (options: TableOptions): Effect.Effect<KeySchema.Expected, LockConfigError> => {
   const partitionKey = options.partitionKey ?? "key"
   const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, options.sortKey)
-  const expected: KeySchema.Expected = { partitionKey, sortKey: options.sortKey }
-  return { invalid, expected }
+  return invalid === undefined ? Effect.succeed({ partitionKey, sortKey: options.sortKey }) : Effect.fail(invalid)
 }
 
 const makeTransport = (options: TableOptions, expected: KeySchema.Expected) =>
@@ -234,16 +234,20 @@ const awaitActive = (transport: Transport.Transport, timeout: Duration.Duration)
 /**
  * Creates the lock table with on-demand billing, waits until it is ACTIVE, and enables TTL on `ttl` where the server
  * supports it. Succeeds without change if a table with the expected key schema exists; fails with a
- * `LockStoreError` (operation "createTable") if the name is taken by a table with another key schema.
+ * `LockStoreError` (operation "createTable") if the name is taken by a table with another key schema, and with a
+ * `LockConfigError` naming the option, before any request, if an option is invalid.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const createTable = (options: CreateTableOptions): Effect.Effect<CreateTableResult, LockStoreError> =>
+export const createTable = (
+  options: CreateTableOptions
+): Effect.Effect<CreateTableResult, LockStoreError | LockConfigError> =>
   Effect.gen(function*() {
-    const { expected, invalid } = resolve(options)
-    if (invalid !== undefined) return yield* Effect.die(invalid)
-    const timeout = Duration.decode(options.activeTimeout ?? defaultActiveTimeout)
+    const expected = yield* resolve(options)
+    const timeoutMs = Validate.duration("activeTimeout", options.activeTimeout ?? defaultActiveTimeout, false)
+    if (typeof timeoutMs !== "number") return yield* Effect.fail(timeoutMs)
+    const timeout = Duration.millis(timeoutMs)
     const transport = yield* makeTransport(options, expected)
 
     const created = yield* Transport.send<CreateTableCommandOutput>(
@@ -278,16 +282,18 @@ export const createTable = (options: CreateTableOptions): Effect.Effect<CreateTa
 
 /**
  * Looks at an existing lock table and lists what is wrong with it: missing, not ACTIVE, another key schema, TTL off
- * or on another attribute. An empty list means the store can use it. Fails (with a `LockStoreError` of operation
- * "checkTable") only when DynamoDB can not be asked (network, credentials).
+ * or on another attribute. An empty list means the store can use it. Fails with a `LockStoreError` of operation
+ * "checkTable" only when DynamoDB can not be asked (network, credentials), and with a `LockConfigError` naming the
+ * option, before any request, if an option is invalid.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const checkTable = (options: TableOptions): Effect.Effect<ReadonlyArray<TableProblem>, LockStoreError> =>
+export const checkTable = (
+  options: TableOptions
+): Effect.Effect<ReadonlyArray<TableProblem>, LockStoreError | LockConfigError> =>
   Effect.gen(function*() {
-    const { expected, invalid } = resolve(options)
-    if (invalid !== undefined) return yield* Effect.die(invalid)
+    const expected = yield* resolve(options)
     const transport = yield* makeTransport(options, expected)
     const table = yield* describeTable(transport, "checkTable").pipe(
       Effect.catchIf((error) => errorName(error) === "ResourceNotFoundException", () => Effect.succeed(undefined))

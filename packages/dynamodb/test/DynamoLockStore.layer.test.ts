@@ -3,7 +3,7 @@
  */
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb"
 import { expect, layer } from "@effect/vitest"
-import { DynamoLockStore } from "@leasehold/dynamodb"
+import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
 import { LockStore } from "@leasehold/lock"
 import { DynamoServer } from "@leasehold/testing"
 import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
@@ -49,7 +49,7 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       const record = yield* Effect.gen(function*() {
         const store = yield* LockStore.LockStore
         const result = yield* store.tryAcquire(acquireRequest(name))
-        expect(store.maxNameBytes).toBe(2048 - "jobs/".length)
+        expect(store.maxNameBytes).toBe(2048 - "jobs/#".length)
         return result
       }).pipe(
         Effect.provide(
@@ -91,7 +91,10 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(yield* configError({ partitionKey: "owner" })).toBe("partitionKey")
       expect(yield* configError({ sortKey: "key" })).toBe("sortKey")
       expect(yield* configError({ sortKey: "name", prefix: "" })).toBe("prefix")
-      expect(yield* configError({ prefix: "p".repeat(2048) })).toBe("prefix")
+      expect(yield* configError({ prefix: "p".repeat(2047) })).toBe("prefix")
+      // Escaped, "#" takes two bytes: 1023 of them and the separator leave one byte, 1024 none.
+      expect(yield* configError({ prefix: "#".repeat(1024) })).toBe("prefix")
+      expect((yield* DynamoLockStore.make({ tableName: "locks", prefix: "#".repeat(1023) })).maxNameBytes).toBe(1)
       expect(yield* configError({ requestTimeout: 0 })).toBe("requestTimeout")
       expect(yield* configError({ ttlRetention: "-1 days" as never })).toBe("ttlRetention")
       expect(yield* configError({ ttlRetention: Infinity })).toBe("ttlRetention")
@@ -104,6 +107,77 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       )
       expect(layerError._tag).toBe("LockConfigError")
       expect(layerError.option).toBe("tableName")
+      expect(Object.fromEntries(yield* server.requests)).toEqual({})
+    }))
+
+  it.scoped("every store option is checked on its raw value: a typed LockConfigError, not a defect or a default", () =>
+    Effect.gen(function*() {
+      const server = yield* DynamoServer.DynamoServer
+      const optionOf = (options: Record<string, unknown>) =>
+        Effect.map(
+          Effect.flip(
+            DynamoLockStore.make({
+              tableName: "locks",
+              clientConfig: server.clientConfig,
+              ...options
+            } as DynamoLockStore.Options)
+          ),
+          (error) => [error._tag, error.option]
+        )
+      yield* server.resetRequests
+      const cases: ReadonlyArray<readonly [string, unknown]> = [
+        ["tableName", 12345],
+        ["tableName", "a/b"],
+        ["tableName", "t".repeat(256)],
+        ["partitionKey", 7],
+        ["sortKey", 7],
+        ["prefix", 7],
+        ["requestTimeout", NaN],
+        ["requestTimeout", -5],
+        ["requestTimeout", "-5 seconds"],
+        ["requestTimeout", 1.5],
+        ["requestTimeout", "soon"],
+        ["requestTimeout", [-1, 0]],
+        ["requestTimeout", -1n],
+        ["retryBaseDelay", NaN],
+        ["retryBaseDelay", Infinity],
+        ["ttlRetention", "Infinity"],
+        ["ttlRetention", "0.5 millis"],
+        ["maxRetries", NaN],
+        ["maxRetries", "3"],
+        ["clockSkewGuard", "yes"]
+      ]
+      for (const [option, value] of cases) {
+        expect(yield* optionOf({ [option]: value }), `${option}: ${String(value)}`).toEqual(["LockConfigError", option])
+      }
+      expect(Object.fromEntries(yield* server.requests)).toEqual({})
+    }))
+
+  it.scoped("createTable and checkTable fail with a typed LockConfigError on bad options, before any request", () =>
+    Effect.gen(function*() {
+      const server = yield* DynamoServer.DynamoServer
+      const clientConfig = server.clientConfig
+      const optionOf = <A, E extends { readonly _tag: string }>(self: Effect.Effect<A, E>) =>
+        Effect.map(Effect.flip(self), (error) => [error._tag, "option" in error ? error.option : undefined])
+      yield* server.resetRequests
+      expect(yield* optionOf(DynamoLockTable.createTable({ tableName: "ab", clientConfig }))).toEqual([
+        "LockConfigError",
+        "tableName"
+      ])
+      expect(yield* optionOf(DynamoLockTable.checkTable({ tableName: "ab", clientConfig }))).toEqual([
+        "LockConfigError",
+        "tableName"
+      ])
+      expect(yield* optionOf(DynamoLockStore.checkTable({ tableName: "locks", partitionKey: "", clientConfig })))
+        .toEqual(["LockConfigError", "partitionKey"])
+      for (const activeTimeout of ["soon", NaN, -1, "-1 minutes", Infinity, 0, 2.5]) {
+        const create = DynamoLockStore.createTable({
+          tableName: "locks",
+          clientConfig,
+          activeTimeout: activeTimeout as DynamoLockTable.CreateTableOptions["activeTimeout"]
+        })
+        expect(yield* optionOf(create), String(activeTimeout)).toEqual(["LockConfigError", "activeTimeout"])
+      }
       expect(Object.fromEntries(yield* server.requests)).toEqual({})
     }))
 

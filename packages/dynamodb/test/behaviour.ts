@@ -7,10 +7,10 @@ import type { Vitest } from "@effect/vitest"
 import { expect } from "@effect/vitest"
 import type { DynamoLockTable } from "@leasehold/dynamodb"
 import { DynamoLockStore } from "@leasehold/dynamodb"
-import type { LockStoreError, StoreOperation } from "@leasehold/lock/LockError"
+import type { LockConfigError, LockStoreError, StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
-import { DynamoServer } from "@leasehold/testing"
+import { DynamoServer, Simulation } from "@leasehold/testing"
 import { Effect, Fiber, Option, TestClock } from "effect"
 import {
   acquireRequest,
@@ -117,6 +117,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseMs: 10_000,
         // A brand new name starts its fence from the writer's clock, as the memory store does.
         fence: now + 1,
+        version: 1,
         acquiredAt: now,
         data: "payload"
       })
@@ -129,6 +130,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseUntil: { N: String(now + 10_000) },
         leaseMs: { N: "10000" },
         fence: { N: String(now + 1) },
+        version: { N: "1" },
         acquiredAt: { N: String(now) },
         data: { S: "payload" },
         ttl: { N: String(Math.ceil((now + 10_000 + week) / 1000)) }
@@ -163,6 +165,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseUntil: { N: "0" },
         leaseMs: { N: "10000" },
         fence: { N: String(first.fence) },
+        version: { N: "2" },
         ttl: { N: String(Math.ceil((now + 2_000 + week) / 1000)) }
       })
       expect(yield* store.inspect(name)).toEqual(Option.some({
@@ -172,6 +175,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseUntil: 0,
         leaseMs: 10_000,
         fence: first.fence,
+        version: 2,
         acquiredAt: undefined,
         data: undefined
       }))
@@ -219,7 +223,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(calls).toEqual({ UpdateItem: 1 })
       expect(result).toEqual({
         _tag: "Renewed",
-        record: { ...held, leaseUntil: now + 3_000 + 20_000, leaseMs: 20_000 }
+        record: { ...held, leaseUntil: now + 3_000 + 20_000, leaseMs: 20_000, version: held.version + 1 }
       })
       const raw = yield* getRaw(tableName, { key: { S: name } })
       expect(raw.Item?.ttl).toEqual({ N: String(Math.ceil((now + 23_000 + week) / 1000)) })
@@ -228,7 +232,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         "Renewed"
       )
 
-      const current = { ...held, leaseUntil: now + 23_000, leaseMs: 20_000 }
+      // Two renews since the acquire, each a new version.
+      const current = { ...held, leaseUntil: now + 23_000, leaseMs: 20_000, version: held.version + 2 }
       const wrongFence = yield* counted(store.renew({ name, owner: held.owner!, fence: held.fence - 1, leaseMs: 1 }))
       expect(wrongFence.result).toEqual({ _tag: "Lost", current })
       expect(wrongFence.requests).toEqual(engine.returnsOldItems ? { UpdateItem: 1 } : { UpdateItem: 1, GetItem: 1 })
@@ -397,10 +402,10 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const all = yield* store.list({})
       expect(names(all.records).sort()).toEqual([...ours].sort())
       expect(all.cursor).toBeUndefined()
-      expect(yield* counted(store.list({ limit: 0 }))).toEqual({
-        result: { records: [], cursor: undefined },
-        requests: {}
-      })
+      const zero = yield* counted(Effect.flip(store.list({ limit: 0 })))
+      expect(zero.requests).toEqual({})
+      expect([zero.result.operation, zero.result.retryable]).toEqual(["list", false])
+      expect(zero.result.message).toContain("list limit 0 is not a page size")
     }))
 
   it.scoped("partition-key mode: a malformed list cursor is a non-retryable LockStoreError, before any request", () =>
@@ -471,7 +476,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const prefixed = yield* makeStore(tableName, { prefix: "app/" })
       const sorted = yield* makeTableAndStore({ sortKey: "name" })
       expect(store.maxNameBytes).toBe(2048)
-      expect(prefixed.maxNameBytes).toBe(2044)
+      // The prefix "app/" and the "#" after it.
+      expect(prefixed.maxNameBytes).toBe(2043)
       expect(sorted.store.maxNameBytes).toBe(1024)
 
       const rejects = (target: LockStore.Service, name: string, expected: ReadonlyArray<string>) =>
@@ -495,14 +501,141 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         })
       // 2049 bytes: two-byte characters make the byte count, not the length, the limit.
       yield* rejects(store, "é".repeat(1024) + "x", ["2049 UTF-8 bytes", "limit of 2048", "has no prefix"])
-      yield* rejects(prefixed, "x".repeat(2045), ["2045 UTF-8 bytes", "limit of 2044", `prefix "app/" takes 4`])
+      // Without a prefix, "#" and "\\" are escaped: 1024 of them make a key of 2048 bytes, one more is over.
+      yield* rejects(store, "#\\".repeat(512) + "x", ["2049 UTF-8 bytes as a key", "take two bytes each"])
+      yield* rejects(prefixed, "x".repeat(2044), ["2044 UTF-8 bytes", "limit of 2043", `prefix "app/" takes 5`])
       yield* rejects(sorted.store, "x".repeat(1025), ["1025 UTF-8 bytes", "limit of 1024", `prefix "leasehold"`])
-      yield* rejects(store, "", ["must not be empty", "without a prefix"])
-      yield* rejects(sorted.store, "", ["must not be empty", `prefix "leasehold"`])
+      for (const target of [store, prefixed, sorted.store]) yield* rejects(target, "", ["must not be empty"])
       // At the limit it works.
       acquired(yield* store.tryAcquire(acquireRequest("é".repeat(1024))))
-      acquired(yield* prefixed.tryAcquire(acquireRequest("x".repeat(2044))))
+      acquired(yield* store.tryAcquire(acquireRequest("#\\".repeat(512))))
+      acquired(yield* prefixed.tryAcquire(acquireRequest("#".repeat(2043))))
       acquired(yield* sorted.store.tryAcquire(acquireRequest("x".repeat(1024))))
+    }))
+
+  it.scoped("partition-key mode: families are isolated for any two prefixes, the empty prefix included", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { tableName } = yield* makeTable()
+      const family = (prefix: string) => makeStore(tableName, { prefix })
+      const a = yield* family("a")
+      const ab = yield* family("ab")
+      const none = yield* family("")
+      const hash = yield* family("a#")
+      const backslash = yield* family("a\\")
+      // Pairs whose prefix + name are the same string: each is a lock of its own.
+      const taken = [
+        [a, "bc"],
+        [ab, "c"],
+        [none, "abc"],
+        [none, "a#bc"],
+        [a, "#bc"],
+        [hash, "bc"],
+        [backslash, "#bc"],
+        [none, "a\\#bc"]
+      ] as const
+      const records = []
+      for (const [store, name] of taken) records.push(acquired(yield* store.tryAcquire(acquireRequest(name))))
+      for (const [i, [store, name]] of taken.entries()) {
+        expect(Option.map(yield* store.inspect(name), (r) => r.owner)).toEqual(Option.some(records[i]!.owner))
+      }
+
+      // What the keys look like: the escaped prefix, "#", the name; without a prefix, the escaped name.
+      const key = (value: string) => ({ key: { S: value } })
+      expect((yield* getRaw(tableName, key("a#bc"))).Item?.owner).toEqual({ S: records[0]!.owner })
+      expect((yield* getRaw(tableName, key("abc"))).Item?.owner).toEqual({ S: records[2]!.owner })
+      expect((yield* getRaw(tableName, key("a\\#bc"))).Item?.owner).toEqual({ S: records[3]!.owner })
+      expect((yield* getRaw(tableName, key("a\\##bc"))).Item?.owner).toEqual({ S: records[5]!.owner })
+
+      // Each family lists its own names only, whatever the list prefix; items of other families are skipped.
+      const listed = (store: LockStore.Service, prefix?: string) =>
+        Effect.map(
+          listPages(store, prefix === undefined ? { limit: 2 } : { prefix, limit: 2 }),
+          (pages) => names(pages.flat()).sort()
+        )
+      expect(yield* listed(a)).toEqual(["#bc", "bc"])
+      expect(yield* listed(ab)).toEqual(["c"])
+      expect(yield* listed(none)).toEqual(["a#bc", "a\\#bc", "abc"].sort())
+      expect(yield* listed(none, "a")).toEqual(["a#bc", "a\\#bc", "abc"].sort())
+      expect(yield* listed(none, "a#")).toEqual(["a#bc"])
+      expect(yield* listed(hash)).toEqual(["bc"])
+      expect(yield* listed(backslash)).toEqual(["#bc"])
+
+      // A force release in one family leaves the other family's lock of the same key text alone.
+      expect(Option.map(yield* ab.forceRelease("c"), (r) => r.owner)).toEqual(Option.some(records[1]!.owner))
+      expect(Option.map(yield* a.inspect("bc"), (r) => r.owner)).toEqual(Option.some(records[0]!.owner))
+      expect(yield* ab.forceRelease("c")).toEqual(Option.none())
+    }))
+
+  it.scoped("sort-key mode: families are isolated, one partition each", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { tableName } = yield* makeTable({ sortKey: "name" })
+      const a = yield* makeStore(tableName, { sortKey: "name", prefix: "a" })
+      const ab = yield* makeStore(tableName, { sortKey: "name", prefix: "ab" })
+      const first = acquired(yield* a.tryAcquire(acquireRequest("bc")))
+      const second = acquired(yield* ab.tryAcquire(acquireRequest("c")))
+      acquired(yield* ab.tryAcquire(acquireRequest("bc")))
+      expect(names((yield* a.list({})).records)).toEqual(["bc"])
+      expect(names((yield* ab.list({})).records)).toEqual(["bc", "c"])
+      expect(Option.map(yield* a.forceRelease("bc"), (r) => r.owner)).toEqual(Option.some(first.owner))
+      expect(Option.map(yield* ab.inspect("bc"), (r) => r.owner !== undefined)).toEqual(Option.some(true))
+      expect(Option.map(yield* ab.inspect("c"), (r) => r.owner)).toEqual(Option.some(second.owner))
+    }))
+
+  it.scoped("a name that is not well-formed UTF-16 fails every operation, unsent; such a prefix fails make", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { store, tableName } = yield* makeTableAndStore()
+      const sorted = yield* makeTableAndStore({ sortKey: "name" })
+      const prefixed = yield* makeStore(tableName, { prefix: "app" })
+      for (const target of [store, prefixed, sorted.store]) {
+        for (const name of ["orders/ab\uD83D", "orders/ab\uDC00", "\uDE00orders"]) {
+          const operations: ReadonlyArray<Effect.Effect<unknown, LockStoreError>> = [
+            target.tryAcquire(acquireRequest(name)),
+            target.renew({ name, owner: "o", fence: 1, leaseMs: 1 }),
+            target.release({ name, owner: "o", fence: 1 }),
+            target.inspect(name),
+            target.forceRelease(name)
+          ]
+          for (const self of operations) {
+            const { requests: calls, result: error } = yield* counted(Effect.flip(self))
+            expect(calls).toEqual({})
+            expect([error._tag, error.retryable]).toEqual(["LockStoreError", false])
+            expect(error.message).toContain("not well-formed UTF-16")
+          }
+        }
+        // A well-formed name with the same start is a lock of its own.
+        acquired(yield* target.tryAcquire(acquireRequest("orders/ab\uD83D\uDE00")))
+        expect(names((yield* target.list({ prefix: "orders/ab\uD83D" })).records)).toEqual(["orders/ab\uD83D\uDE00"])
+        expect((yield* target.list({ prefix: "orders/ab\uDE00" })).records).toEqual([])
+      }
+      const server = yield* DynamoServer.DynamoServer
+      for (const options of [{ prefix: "app\uD83D" }, { prefix: "\uDC00", sortKey: "name" }]) {
+        const error = yield* Effect.flip(
+          DynamoLockStore.make({ tableName, clientConfig: server.clientConfig, ...options })
+        )
+        expect([error._tag, error.option]).toEqual(["LockConfigError", "prefix"])
+        expect(error.message).toContain("not well-formed UTF-16")
+      }
+    }))
+
+  it.scoped("oversized data or holder is a non-retryable LockStoreError naming the limit, unsent", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { store } = yield* makeTableAndStore()
+      const cases = [
+        [{ data: "é".repeat(200_705) }, "data is 401410 UTF-8 bytes, over the limit of 401408"],
+        [{ holder: "h".repeat(1025) }, "holder is 1025 UTF-8 bytes, over the limit of 1024"]
+      ] as const
+      for (const [overrides, message] of cases) {
+        const { requests: calls, result: error } = yield* counted(
+          Effect.flip(store.tryAcquire(acquireRequest(unique("big"), overrides)))
+        )
+        expect(calls).toEqual({})
+        expect([error.operation, error.retryable]).toEqual(["tryAcquire", false])
+        expect(error.message).toContain(message)
+      }
     }))
 
   it.scoped("a missing table is reported as such, with the fix", () =>
@@ -586,7 +719,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const { tableName } = yield* makeTable({ partitionKey: "pk" })
       const error = yield* Effect.flip(DynamoLockStore.createTable({ tableName, clientConfig: server.clientConfig }))
       expect(error._tag).toBe("LockStoreError")
-      expect(error.operation).toBe("createTable")
+      expect("operation" in error && error.operation).toBe("createTable")
       expect(error.message).toContain(`table "${tableName}" has key schema {pk: S}, but the store expects {key: S}`)
     }))
 
@@ -596,11 +729,13 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const options = { tableName: unique("table"), clientConfig: server.clientConfig }
       yield* server.pauseWith("refuse")
       yield* Effect.addFinalizer(() => server.resume)
+      const fields = (error: LockStoreError | LockConfigError) =>
+        error._tag === "LockStoreError" ? [error._tag, error.operation, error.retryable] : [error._tag, error.option]
       const check = yield* Effect.flip(DynamoLockStore.checkTable(options))
-      expect([check._tag, check.operation, check.retryable]).toEqual(["LockStoreError", "checkTable", true])
+      expect(fields(check)).toEqual(["LockStoreError", "checkTable", true])
       expect(check.message).toContain("DescribeTable")
       const create = yield* Effect.flip(DynamoLockStore.createTable(options))
-      expect([create._tag, create.operation, create.retryable]).toEqual(["LockStoreError", "createTable", true])
+      expect(fields(create)).toEqual(["LockStoreError", "createTable", true])
     }))
 
   it.scoped("clock-skew guard: refuses an absolute takeover while the local clock is far from the server's", () =>
@@ -670,6 +805,89 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const { requests: single, result: forced } = yield* counted(unguarded.tryAcquire(acquireRequest(name)))
       expect(acquired(forced).fence).toBe(held.fence + 3)
       expect(single).toEqual({ UpdateItem: 1 })
+    }))
+
+  it.scoped("clock-skew guard: after a wall-clock step, the skew is measured again before an absolute takeover", () =>
+    Effect.gen(function*() {
+      const now = yield* clockNow
+      const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
+      // One lease that ended a minute ago by the clock everyone agrees on, and one live lease.
+      yield* TestClock.setTime(now - 60_000)
+      const ended = acquired(yield* a.tryAcquire(acquireRequest(unique("ended"), { leaseMs: 1_000 })))
+      yield* TestClock.setTime(now)
+      const name = unique("step")
+      const held = acquired(yield* a.tryAcquire(acquireRequest(name, { leaseMs: 30_000 })))
+      const b = yield* makeStore(tableName, { clockSkewGuard: true })
+      const absolute = acquireRequest(name, { holder: "worker-b" })
+      // b measures its clock against the server's while the two agree: the live lease conflicts.
+      expect((yield* b.tryAcquire(absolute))._tag).toBe("Conflict")
+
+      // Then b's wall clock steps an hour ahead (an NTP step, a VM resumed); its monotonic clock does not. The
+      // agreeing estimate no longer says anything about the wall clock: b measures again, with a free-only write.
+      const stepped = Simulation.withClockOffset(60 * 60 * 1000)
+      const { requests: calls, result: error } = yield* counted(Effect.flip(stepped(b.tryAcquire(absolute))))
+      expect(error._tag).toBe("LockStoreError")
+      expect(error.retryable).toBe(false)
+      expect(error.message).toContain(`refusing to take over lock "${name}"`)
+      expect(error.message).toMatch(/the local clock is at least \d+ ms ahead of DynamoDB's/)
+      expect(calls.UpdateItem).toBe(1)
+      expect(Option.map(yield* a.inspect(name), (r) => r.owner)).toEqual(Option.some(held.owner))
+
+      // The clock steps back: the estimate taken with the stepped clock is stale in turn, so b measures again (in
+      // agreement now) before it takes over the lease that really ended.
+      const { requests: takeover, result } = yield* counted(
+        b.tryAcquire(acquireRequest(ended.name, { holder: "worker-b" }))
+      )
+      expect(acquired(result).fence).toBe(ended.fence + 1)
+      expect(takeover.UpdateItem).toBe(2)
+    }))
+
+  it.scoped("clock-skew guard: a stale estimate that can not be measured again refuses the takeover", () =>
+    Effect.gen(function*() {
+      const now = yield* clockNow
+      const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
+      yield* TestClock.setTime(now - 60_000)
+      const ended = acquired(yield* a.tryAcquire(acquireRequest(unique("ended"), { leaseMs: 1_000 })))
+      yield* TestClock.setTime(now)
+      // A real client and server; only the responses' Date header goes missing once `withoutDate` is set.
+      let withoutDate = false
+      const server = yield* DynamoServer.DynamoServer
+      const client = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const inner = new DynamoDBClient(server.clientConfig).config.requestHandler as unknown as {
+            handle: (request: unknown, options: unknown) => Promise<{ response: { headers: Record<string, string> } }>
+          }
+          const handle = async (request: unknown, options: unknown) => {
+            const result = await inner.handle(request, options)
+            if (withoutDate) delete result.response.headers.date
+            return result
+          }
+          return new DynamoDBClient({
+            ...server.clientConfig,
+            maxAttempts: 1,
+            requestHandler: { ...inner, handle } as never
+          })
+        }),
+        (client) => Effect.sync(() => client.destroy())
+      )
+      const b = yield* makeStore(tableName, { clockSkewGuard: true, client })
+      // b measures in agreement with the server.
+      expect(Option.isSome(yield* b.inspect(ended.name))).toBe(true)
+      withoutDate = true
+
+      // The wall clock steps; the answer to the free-only write has no Date to measure with: fail closed.
+      const error = yield* Effect.flip(
+        Simulation.withClockOffset(30 * 60 * 1000)(b.tryAcquire(acquireRequest(ended.name, { holder: "worker-b" })))
+      )
+      expect([error._tag, error.retryable]).toEqual(["LockStoreError", false])
+      expect(error.message).toContain(`refusing to take over lock "${ended.name}"`)
+      expect(error.message).toContain("the wall clock moved 1800000 ms against the monotonic clock")
+      expect(error.message).toContain("no Date header")
+
+      // Without a step the estimate still holds, and the takeover is one write.
+      const { requests: calls, result } = yield* counted(b.tryAcquire(acquireRequest(ended.name)))
+      expect(acquired(result).fence).toBe(ended.fence + 1)
+      expect(calls.UpdateItem).toBe(1)
     }))
 
   it.scoped("interrupting an acquire while its request is in flight aborts the request", () =>

@@ -105,31 +105,42 @@ describe("clock skew", () => {
 
   it("is the provable minimum: Date's one-second window and the round trip are not blamed on the clock", () => {
     // Sent and received within the server's second: no provable skew.
-    expect(ClockSkew.measure(server + 100, server + 900, date)?.skewMs).toBe(0)
+    expect(ClockSkew.measure(server + 100, server + 900, 0, date)?.skewMs).toBe(0)
     // Local time a little before the window (latency, rounding) is still no proof.
-    expect(ClockSkew.measure(server - 300, server + 200, date)?.skewMs).toBe(0)
+    expect(ClockSkew.measure(server - 300, server + 200, 0, date)?.skewMs).toBe(0)
     // Received before the server's second began: local is at least that far behind.
-    expect(ClockSkew.measure(server - 5 * second, server - 4 * second, date)).toMatchObject({
+    expect(ClockSkew.measure(server - 5 * second, server - 4 * second, 0, date)).toMatchObject({
       skewMs: 4 * second,
       localAhead: false
     })
     // Sent after the server's second ended: local is at least that far ahead.
-    expect(ClockSkew.measure(server + 6 * second, server + 6 * second + 50, date)).toMatchObject({
+    expect(ClockSkew.measure(server + 6 * second, server + 6 * second + 50, 0, date)).toMatchObject({
       skewMs: 5 * second,
       localAhead: true
     })
   })
 
   it("ignores a missing or unparsable Date header, and keeps the latest estimate", () => {
-    expect(ClockSkew.measure(0, 1, undefined)).toBeUndefined()
-    expect(ClockSkew.measure(0, 1, "yesterday-ish")).toBeUndefined()
+    expect(ClockSkew.measure(0, 1, 0, undefined)).toBeUndefined()
+    expect(ClockSkew.measure(0, 1, 0, "yesterday-ish")).toBeUndefined()
     const monitor = ClockSkew.makeMonitor()
     expect(monitor.current()).toBeUndefined()
-    monitor.observe(server + 9 * second, server + 9 * second, date)
+    monitor.observe(server + 9 * second, server + 9 * second, 0, date)
     expect(monitor.current()?.skewMs).toBe(8 * second)
-    monitor.observe(server + 1, server + 2, undefined)
+    monitor.observe(server + 1, server + 2, 0, undefined)
     expect(monitor.current()?.skewMs).toBe(8 * second)
-    monitor.observe(server + 1, server + 2, date)
+    monitor.observe(server + 1, server + 2, 0, date)
     expect(monitor.current()?.skewMs).toBe(0)
+  })
+
+  it("is stale once wall and monotonic time have moved apart by more than the tolerance, either way", () => {
+    const estimate = ClockSkew.measure(server, server + 10, 5_000, date)!
+    // Both clocks ran on alike for an hour: still good.
+    expect(ClockSkew.isStale(estimate, server + 10 + 3_600_000, 5_000 + 3_600_000)).toBe(false)
+    expect(ClockSkew.isStale(estimate, server + 10 + ClockSkew.staleToleranceMs, 5_000)).toBe(false)
+    // The wall clock stepped forward, or back, while monotonic time went on.
+    expect(ClockSkew.isStale(estimate, server + 10 + ClockSkew.staleToleranceMs + 1, 5_000)).toBe(true)
+    expect(ClockSkew.isStale(estimate, server + 10 - 3_600_000, 5_000 + 1_000)).toBe(true)
+    expect(ClockSkew.drift(estimate, server + 10 - 3_600_000, 5_000 + 1_000)).toBe(-3_601_000)
   })
 })

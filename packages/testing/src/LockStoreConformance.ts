@@ -21,6 +21,7 @@ import type { LockRecord } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
@@ -63,6 +64,13 @@ const maxClockSkewMs = 10_000
 const absolute = (skew: number = maxClockSkewMs): LockStore.Takeover => ({ _tag: "Absolute", maxClockSkewMs: skew })
 
 const observed = (stale?: LockStore.StaleObservation): LockStore.Takeover => ({ _tag: "Observed", stale })
+
+/**
+ * The largest `data` and `holder` a lock may carry, in UTF-8 bytes: every store takes them (in DynamoDB's 400 KB item
+ * they fit beside the longest key and the lease fields) and refuses one byte more. The same numbers as `Lock`'s.
+ */
+const maxDataBytes = 392 * 1024
+const maxHolderBytes = 1024
 
 /** 128 random bits, hex, as `Lock` makes owners; real randomness because names must not collide across runs. */
 const makeOwner = (): string => randomBytes(16).toString("hex")
@@ -330,6 +338,27 @@ export const suite = (
           expect(fields(yield* inspectSome(store, lockName))).toEqual(fields(next))
         }))
 
+      test("observed: an observation taken before a renew at the same wall-clock time conflicts", ({ expectCurrent, name, store }) =>
+        Effect.gen(function*() {
+          const lockName = name("observed-still-clock")
+          const held = yield* acquireNew(store, lockName)
+          const seen = { owner: held.owner!, fence: held.fence, version: held.version }
+          // The holder's wall clock stands still: its renew writes the same leaseUntil, and only the version moves.
+          const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
+          expect(renewed.leaseUntil).toBe(held.leaseUntil)
+          expect(renewed.version).not.toBe(held.version)
+          // The observer waited a full lease on its own clock; the holder renewed meanwhile, so it is alive.
+          yield* TestClock.adjust(leaseMs + 1)
+          const conflict = expectTag(yield* attempt(store, lockName, observed(seen)), "Conflict")
+          expectCurrent(conflict.current, renewed)
+          expect(fields(yield* inspectSome(store, lockName))).toEqual(fields(renewed))
+          // An observation of the renewed record, unchanged for a lease, does take over.
+          const taken = yield* acquireNew(store, lockName, {
+            takeover: observed({ owner: renewed.owner!, fence: renewed.fence, version: renewed.version })
+          })
+          expect(taken.fence).toBeGreaterThan(held.fence)
+        }))
+
       test("observed: a matching stale observation takes over", ({ name, store }) =>
         Effect.gen(function*() {
           const lockName = name("observed-match")
@@ -376,7 +405,8 @@ export const suite = (
           yield* TestClock.adjust(leaseMs / 3)
           const now = yield* Clock.currentTimeMillis
           const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
-          expect(fields(renewed)).toEqual({ ...fields(held), leaseUntil: now + leaseMs })
+          expect(fields(renewed)).toEqual({ ...fields(held), leaseUntil: now + leaseMs, version: renewed.version })
+          expect(renewed.version).not.toBe(held.version)
           expect(fields(yield* inspectSome(store, name("renew")))).toEqual(fields(renewed))
         }))
 
@@ -386,7 +416,9 @@ export const suite = (
           yield* TestClock.adjust(1_000)
           const first = expectTag(yield* renewOf(store, held), "Renewed").record
           const second = expectTag(yield* renewOf(store, held), "Renewed").record
-          expect(fields(second)).toEqual(fields(first))
+          // The same record but for the version, which every write changes.
+          expect(fields(second)).toEqual({ ...fields(first), version: second.version })
+          expect(second.version).not.toBe(first.version)
           yield* TestClock.adjust(1_000)
           const third = expectTag(yield* renewOf(store, held), "Renewed").record
           expect(third.leaseUntil).toBe(first.leaseUntil + 1_000)
@@ -512,6 +544,42 @@ export const suite = (
         }))
     })
 
+    describe("version", () => {
+      test("every acquire, renew, release and force release changes it, even with the clock standing still", ({ name, store }) =>
+        Effect.gen(function*() {
+          const lockName = name("version")
+          const seen: Array<number> = []
+          const expectNew = (record: LockRecord, write: string) => {
+            expect(Number.isSafeInteger(record.version), `${write}: version ${record.version} is a safe integer`).toBe(
+              true
+            )
+            expect(seen, `${write}: version ${record.version} was not seen before`).not.toContain(record.version)
+            seen.push(record.version)
+          }
+          // TestClock does not move: every write happens at the same wall-clock time.
+          const held = yield* acquireNew(store, lockName)
+          expectNew(held, "acquire")
+          for (let i = 0; i < 3; i++) {
+            const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
+            expect(renewed.leaseUntil).toBe(held.leaseUntil)
+            expectNew(renewed, `renew ${i + 1}`)
+            expect((yield* inspectSome(store, lockName)).version).toBe(renewed.version)
+          }
+          expectTag(yield* releaseOf(store, held), "Released")
+          expectNew(yield* inspectSome(store, lockName), "release")
+          const again = yield* acquireNew(store, lockName, { takeover: observed() })
+          expectNew(again, "acquire after release")
+          const before = expectSome(yield* store.forceRelease(lockName), "the force-released holder")
+          expect(before.version).toBe(again.version)
+          expectNew(yield* inspectSome(store, lockName), "force release")
+          const third = yield* acquireNew(store, lockName)
+          expectNew(third, "acquire after force release")
+          // A takeover is an acquire too.
+          yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1)
+          expectNew(yield* acquireNew(store, lockName, { holder: "holder-b" }), "takeover")
+        }))
+    })
+
     describe("fence", () => {
       test("strictly increases across many acquire, release, takeover and force-release cycles", ({ name, store }) =>
         Effect.gen(function*() {
@@ -625,6 +693,26 @@ export const suite = (
           }))
       }
 
+      test("a limit that is not a whole number of 1 or more fails with a non-retryable error naming it", ({ prefix, store }) =>
+        Effect.gen(function*() {
+          yield* acquireNew(store, prefix + "limited")
+          for (const limit of [0, -1, 1.5, NaN, -Infinity, "2" as unknown as number]) {
+            const error = yield* Effect.flip(store.list({ prefix, limit }))
+            expect(error._tag, `limit ${String(limit)}`).toBe("LockStoreError")
+            expect(error.operation).toBe("list")
+            expect(error.retryable).toBe(false)
+            expect(error.message).toContain(`limit ${typeof limit === "string" ? JSON.stringify(limit) : limit}`)
+          }
+        }))
+
+      test("an infinite limit is no limit: one page of every record, no cursor", ({ prefix, store }) =>
+        Effect.gen(function*() {
+          const records = yield* populate(store, prefix + "all/")
+          const page = yield* store.list({ prefix: prefix + "all/", limit: Infinity })
+          expectExactlyOnce(page.records, records.keys())
+          expect(page.cursor).toBeUndefined()
+        }))
+
       test("of a prefix with no records is empty", ({ prefix, store }) =>
         Effect.gen(function*() {
           yield* acquireNew(store, prefix + "elsewhere")
@@ -674,6 +762,36 @@ export const suite = (
           expect(listed?.data).toBe(data)
         }))
 
+      test("of maxDataBytes, with a holder of maxHolderBytes and the longest name, is taken; one byte more is refused", ({ name, store }) =>
+        Effect.gen(function*() {
+          const base = name("big/")
+          const lockName = base + "x".repeat(store.maxNameBytes - utf8Bytes(base))
+          // Four- and two-byte characters: the limits are in UTF-8 bytes, not in string length.
+          const data = "🔒".repeat(maxDataBytes / 4)
+          const holder = "é".repeat(maxHolderBytes / 2)
+          expect([utf8Bytes(lockName), utf8Bytes(data), utf8Bytes(holder)]).toEqual([
+            store.maxNameBytes,
+            maxDataBytes,
+            maxHolderBytes
+          ])
+          const held = yield* acquireNew(store, lockName, { data, holder })
+          expect([held.data === data, held.holder === holder]).toEqual([true, true])
+          const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
+          expect(renewed.data === data).toBe(true)
+          expect((yield* inspectSome(store, lockName)).data === data).toBe(true)
+          expectTag(yield* releaseOf(store, held), "Released")
+
+          for (const overrides of [{ data: data + "x" }, { holder: holder + "x" }, { data, holder: holder + "x" }]) {
+            const outcome = yield* Effect.either(attempt(store, lockName, absolute(), overrides))
+            // Compared in brief: a failing comparison of the records themselves would print megabytes.
+            expect(Either.isLeft(outcome) ? [outcome.left._tag, outcome.left.retryable] : outcome.right._tag)
+              .toEqual(["LockStoreError", false])
+          }
+          // Refused before anything was written: the lock is still free, with the fence it had.
+          const record = yield* inspectSome(store, lockName)
+          expect([record.owner, record.fence]).toEqual([undefined, held.fence])
+        }))
+
       test("is cleared on release and replaced (or absent) for the next holder", ({ name, store }) =>
         Effect.gen(function*() {
           const first = yield* acquireNew(store, name("data"), { data: "first" })
@@ -709,11 +827,9 @@ export const suite = (
           expect((yield* acquireNew(store, lockName)).fence).toBeGreaterThan(held.fence)
         }))
 
-      test("a name one byte over maxNameBytes fails every operation with a non-retryable error", ({ name, store }) =>
+      /** Every operation on `lockName` fails with a non-retryable `LockStoreError`, and nothing is written. */
+      const expectRefused = (store: LockStore.Service, lockName: string) =>
         Effect.gen(function*() {
-          const base = name("over/")
-          const lockName = base + "x".repeat(store.maxNameBytes - utf8Bytes(base) + 1)
-          expect(utf8Bytes(lockName)).toBe(store.maxNameBytes + 1)
           const attempts = [
             store.tryAcquire({
               name: lockName,
@@ -730,9 +846,31 @@ export const suite = (
           ] as const
           for (const attempt of attempts) {
             const error = yield* Effect.flip(attempt as Effect.Effect<unknown, LockError.LockStoreError>)
-            expect(error._tag).toBe("LockStoreError")
+            expect(error._tag, JSON.stringify(lockName)).toBe("LockStoreError")
             expect(error.retryable).toBe(false)
           }
+        })
+
+      test("a name one byte over maxNameBytes fails every operation with a non-retryable error", ({ name, store }) =>
+        Effect.gen(function*() {
+          const base = name("over/")
+          const lockName = base + "x".repeat(store.maxNameBytes - utf8Bytes(base) + 1)
+          expect(utf8Bytes(lockName)).toBe(store.maxNameBytes + 1)
+          yield* expectRefused(store, lockName)
+        }))
+
+      test("an empty name fails every operation with a non-retryable error", ({ store }) => expectRefused(store, ""))
+
+      // UTF-8 (DynamoDB's encoding) has no encoding for half a surrogate pair: such names would become one item.
+      test("a name with a lone surrogate fails every operation with a non-retryable error", ({ name, prefix, store }) =>
+        Effect.gen(function*() {
+          for (const lockName of [name("orders/ab\uD83D"), name("orders/ab\uDC00"), name("\uDE00\uD83D")]) {
+            yield* expectRefused(store, lockName)
+          }
+          // The well-formed name they are halves of is a lock like any other, and nothing else was written.
+          const whole = yield* acquireNew(store, name("orders/ab\uD83D\uDE00"))
+          expect((yield* listAll(store, prefix)).map((record) => record.name)).toEqual([whole.name])
+          expect((yield* listAll(store, name("orders/ab\uD83D"))).map((record) => record.name)).toEqual([whole.name])
         }))
     })
   })

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { LockStoreError } from "@leasehold/lock/LockError"
+import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
@@ -18,6 +18,10 @@ export const storeError = (error: LockStoreError): CliError.CliError =>
   /Region is missing/.test(error.message)
     ? CliError.usage("no region: pass --region REGION, set AWS_REGION, or set a region in your AWS profile")
     : CliError.store(error.message)
+
+/** Store errors and option errors of the table helpers, as operator messages. */
+export const tableError = (error: LockStoreError | LockConfigError): CliError.CliError =>
+  error._tag === "LockConfigError" ? CliError.invalidOption(error) : storeError(error)
 
 /** @internal */
 export const withConnection = <A, E, R>(

@@ -8,8 +8,25 @@
  * rounding. A process whose clock is off by more than that bound can still look fine, so the guard that uses this
  * estimate only ever refuses, never permits.
  *
+ * An estimate describes the wall clock as it was when the response arrived. The wall clock can step later (an NTP
+ * step, a VM resumed from a snapshot or a suspend) while the monotonic clock runs on, so each estimate also keeps the
+ * monotonic time of its arrival: as long as wall and monotonic time have advanced alike since then, the estimate
+ * still holds; otherwise it is stale and the skew must be measured again.
+ *
  * @internal
  */
+
+/**
+ * How far wall-clock and monotonic elapsed time may differ before an estimate counts as stale, in ms. Without a step
+ * the two differ by the wall clock's millisecond resolution and the time between reading the two clocks (a
+ * preemption or a GC pause between two consecutive reads); NTP slewing adjusts both clocks alike on Linux, and where
+ * it does not (at most 500 ppm) it takes well over a minute of idling to add up to this. A stale estimate costs one
+ * more request (the free-only attempt that measures again), never safety; and a step the check lets through is at most
+ * a hundredth of the guard's default bound (half of the default 10 s `maxClockSkew`).
+ *
+ * @internal
+ */
+export const staleToleranceMs = 50
 
 /** @internal */
 export interface Estimate {
@@ -21,6 +38,8 @@ export interface Estimate {
   readonly serverDate: number
   /** Local time when the response arrived, epoch ms. */
   readonly receivedAt: number
+  /** Monotonic time when the response arrived, ms (the clock's nanoseconds; only differences mean anything). */
+  readonly receivedAtMonotonic: number
 }
 
 /**
@@ -28,15 +47,45 @@ export interface Estimate {
  *
  * @internal
  */
-export const measure = (sentAt: number, receivedAt: number, dateHeader: string | undefined): Estimate | undefined => {
+export const measure = (
+  sentAt: number,
+  receivedAt: number,
+  receivedAtMonotonic: number,
+  dateHeader: string | undefined
+): Estimate | undefined => {
   if (dateHeader === undefined) return undefined
   const serverDate = Date.parse(dateHeader)
   if (!Number.isFinite(serverDate)) return undefined
   const behind = serverDate - receivedAt
   const ahead = sentAt - (serverDate + 1000)
   const skewMs = Math.max(0, behind, ahead)
-  return { skewMs, localAhead: ahead > 0, serverDate, receivedAt }
+  return { skewMs, localAhead: ahead > 0, serverDate, receivedAt, receivedAtMonotonic }
 }
+
+/**
+ * How many ms the wall clock moved against the monotonic clock since the estimate was taken (positive: forward), for
+ * the wall and monotonic readings of now.
+ *
+ * @internal
+ */
+export const drift = (estimate: Estimate, wallNow: number, monotonicNow: number): number =>
+  (wallNow - estimate.receivedAt) - (monotonicNow - estimate.receivedAtMonotonic)
+
+/**
+ * Whether the wall clock stepped since the estimate was taken, so that it no longer describes the clock.
+ *
+ * @internal
+ */
+export const isStale = (estimate: Estimate, wallNow: number, monotonicNow: number): boolean =>
+  Math.abs(drift(estimate, wallNow, monotonicNow)) > staleToleranceMs
+
+/**
+ * A clock's monotonic time in ms, as estimates keep it.
+ *
+ * @internal
+ */
+export const monotonicMillis = (clock: { readonly unsafeCurrentTimeNanos: () => bigint }): number =>
+  Number(clock.unsafeCurrentTimeNanos()) / 1_000_000
 
 /**
  * The latest estimate of one store. A mutable cell rather than a `Ref`: it is written from the SDK's middleware,
@@ -46,7 +95,12 @@ export const measure = (sentAt: number, receivedAt: number, dateHeader: string |
  */
 export interface Monitor {
   readonly current: () => Estimate | undefined
-  readonly observe: (sentAt: number, receivedAt: number, dateHeader: string | undefined) => Estimate | undefined
+  readonly observe: (
+    sentAt: number,
+    receivedAt: number,
+    receivedAtMonotonic: number,
+    dateHeader: string | undefined
+  ) => Estimate | undefined
 }
 
 /** @internal */
@@ -54,8 +108,8 @@ export const makeMonitor = (): Monitor => {
   let latest: Estimate | undefined
   return {
     current: () => latest,
-    observe: (sentAt, receivedAt, dateHeader) => {
-      const estimate = measure(sentAt, receivedAt, dateHeader)
+    observe: (sentAt, receivedAt, receivedAtMonotonic, dateHeader) => {
+      const estimate = measure(sentAt, receivedAt, receivedAtMonotonic, dateHeader)
       if (estimate !== undefined) latest = estimate
       return estimate
     }

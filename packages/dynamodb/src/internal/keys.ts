@@ -2,6 +2,17 @@
  * Where a lock name lives in the table: the item key for a name, the name for an item, and the byte limits that
  * follow from DynamoDB's key size limits.
  *
+ * Without a sort key, every family of locks (a `prefix`) shares the partition key, so the key must say unambiguously
+ * which family a name belongs to, for any two prefixes:
+ *
+ * - with a prefix: `escape(prefix) + "#" + name` (`jobs#nightly` for prefix `jobs`, name `nightly`);
+ * - without one: `escape(name)` (`nightly`; `a\#b` for the name `a#b`),
+ *
+ * where `escape` puts a backslash before each `\` and `#`. An escaped string has no unescaped `#`, so a key with one
+ * belongs to a prefixed family and one without belongs to the family without a prefix, and reading a key from the
+ * left finds the prefix's end at its first unescaped `#`: no two (prefix, name) pairs share a key, and names that
+ * contain neither character stay readable as they are.
+ *
  * @internal
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb"
@@ -13,13 +24,65 @@ export const partitionKeyMaxBytes = 2048
 /** DynamoDB's limit on a sort key value, in UTF-8 bytes. */
 export const sortKeyMaxBytes = 1024
 
+/** Ends the (escaped) prefix in a partition key. */
+export const separator = "#"
+
+/** Makes the next `#` or `\` an ordinary character. */
+export const escapeCharacter = "\\"
+
 /** @internal */
 export const utf8Bytes = (value: string): number => Buffer.byteLength(value, "utf8")
+
+/** Whether `value` fits `maxBytes` of UTF-8; a UTF-16 code unit takes at most 3 bytes, so short ones need no count. */
+const fits = (value: string, maxBytes: number): boolean => value.length * 3 <= maxBytes || utf8Bytes(value) <= maxBytes
+
+const surrogate = /[\uD800-\uDFFF]/
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Whether a string is well-formed UTF-16 (no lone surrogate). DynamoDB stores strings as UTF-8, where a lone surrogate
+ * has no encoding: it becomes U+FFFD, so two different ill-formed names would be one item.
+ *
+ * @internal
+ */
+export const isWellFormed = (value: string): boolean => !surrogate.test(value) || !loneSurrogate.test(value)
+
+const special = /[\\#]/
+const specials = /[\\#]/g
+
+/** @internal */
+export const escape = (value: string): string =>
+  special.test(value) ? value.replace(specials, (character) => escapeCharacter + character) : value
+
+/**
+ * A partition key read from the left: its family and name, or `undefined` for a key no layout writes (a dangling
+ * or unknown escape, an empty prefix before `#`).
+ *
+ * @internal
+ */
+export const parse = (key: string): { readonly prefix: string; readonly name: string } | undefined => {
+  let prefix = ""
+  for (let i = 0; i < key.length; i++) {
+    const character = key[i]!
+    if (character === escapeCharacter) {
+      const next = key[i + 1]
+      if (next !== escapeCharacter && next !== separator) return undefined
+      prefix += next
+      i++
+    } else if (character === separator) {
+      return i === 0 ? undefined : { prefix, name: key.slice(i + 1) }
+    } else {
+      prefix += character
+    }
+  }
+  return { prefix: "", name: prefix }
+}
 
 /**
  * The key layout of one store.
  *
- * - partition key only: `{ [partitionKey]: prefix + name }`; names spread over partitions, listing is a Scan.
+ * - partition key only: `{ [partitionKey]: key }` as described above; names spread over partitions, listing is a
+ *   Scan.
  * - with a sort key: `{ [partitionKey]: family, [sortKey]: name }`; one family is one partition, listing is a Query.
  *
  * @internal
@@ -27,17 +90,25 @@ export const utf8Bytes = (value: string): number => Buffer.byteLength(value, "ut
 export interface KeyLayout {
   readonly partitionKey: string
   readonly sortKey: string | undefined
-  /** Partition-key-only mode: prepended to every name. Sort-key mode: the partition value of the family. */
+  /** Partition-key-only mode: the family in front of every name. Sort-key mode: the partition value of the family. */
   readonly prefix: string
-  /** The longest name the layout can key, in UTF-8 bytes. */
+  /**
+   * The longest name the layout can key, in UTF-8 bytes. Without a prefix, `#` and `\` in a name are escaped and
+   * take two bytes of it.
+   */
   readonly maxNameBytes: number
   /**
-   * The item key of a name, or, for a name that can not be a DynamoDB key (too long or empty), what is wrong with it:
-   * a sentence naming the byte length, the limit and the prefix.
+   * The item key of a name, or, for a name that can not be a DynamoDB key (too long, empty, not well-formed UTF-16),
+   * what is wrong with it: a sentence naming the byte length, the limit and the prefix.
    */
   readonly keyOf: (name: string) => Either.Either<Record<string, AttributeValue>, string>
   /** The name an item stands for, or `undefined` if the item is not keyed as this layout keys names. */
   readonly nameOf: (item: Record<string, AttributeValue>) => string | undefined
+  /**
+   * Partition-key-only mode: what the keys of names starting with `namePrefix` start with (every such key does, and
+   * every key of this family that does stands for such a name).
+   */
+  readonly keyPrefixOf: (namePrefix: string) => string
   /** A readable rendering of an item's key, for error messages. */
   readonly describeKey: (item: Record<string, AttributeValue>) => string
 }
@@ -48,6 +119,15 @@ const quote = (name: string): string => {
   return JSON.stringify(points.length > 64 ? points.slice(0, 64).join("") + "…" : name)
 }
 
+const notWellFormed = (name: string) =>
+  `lock name ${quote(name)} is not well-formed UTF-16 (it has a lone surrogate, half of a character such as an ` +
+  `emoji): DynamoDB would store it as U+FFFD, the same item as other such names; use a well-formed name`
+
+const stringAt = (item: Record<string, AttributeValue>, attribute: string): string | undefined => {
+  const value = item[attribute]
+  return value !== undefined && "S" in value && typeof value.S === "string" ? value.S : undefined
+}
+
 /** @internal */
 export const make = (options: {
   readonly partitionKey: string
@@ -55,10 +135,6 @@ export const make = (options: {
   readonly prefix: string
 }): KeyLayout => {
   const { partitionKey, prefix, sortKey } = options
-  const stringAt = (item: Record<string, AttributeValue>, attribute: string): string | undefined => {
-    const value = item[attribute]
-    return value !== undefined && "S" in value && typeof value.S === "string" ? value.S : undefined
-  }
   const describeKey = (item: Record<string, AttributeValue>): string =>
     sortKey === undefined
       ? JSON.stringify({ [partitionKey]: stringAt(item, partitionKey) ?? "?" })
@@ -66,40 +142,71 @@ export const make = (options: {
         [partitionKey]: stringAt(item, partitionKey) ?? "?",
         [sortKey]: stringAt(item, sortKey) ?? "?"
       })
+  // Checks every layout makes before it looks at lengths.
+  const invalid = (name: string): string | undefined => {
+    if (typeof name !== "string") return `a lock name must be a string; got ${typeof name}`
+    if (name.length === 0) return "a lock name must not be empty: DynamoDB rejects empty keys; use a non-empty name"
+    return isWellFormed(name) ? undefined : notWellFormed(name)
+  }
 
   if (sortKey === undefined) {
-    const prefixBytes = utf8Bytes(prefix)
-    const maxNameBytes = partitionKeyMaxBytes - prefixBytes
+    if (prefix === "") {
+      return {
+        partitionKey,
+        sortKey,
+        prefix,
+        maxNameBytes: partitionKeyMaxBytes,
+        keyOf: (name) => {
+          const problem = invalid(name)
+          if (problem !== undefined) return Either.left(problem)
+          const key = escape(name)
+          if (!fits(key, partitionKeyMaxBytes)) {
+            const bytes = utf8Bytes(key)
+            return Either.left(
+              `lock name ${quote(name)} takes ${bytes} UTF-8 bytes as a key, over this store's limit of ` +
+                `${partitionKeyMaxBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, this ` +
+                `store has no prefix, and "#" and "\\" in a name take two bytes each (they are escaped); use a ` +
+                `shorter name`
+            )
+          }
+          return Either.right({ [partitionKey]: { S: key } })
+        },
+        nameOf: (item) => {
+          const key = stringAt(item, partitionKey)
+          const parsed = key === undefined ? undefined : parse(key)
+          return parsed !== undefined && parsed.prefix === "" && parsed.name !== "" ? parsed.name : undefined
+        },
+        keyPrefixOf: escape,
+        describeKey
+      }
+    }
+    const familyKey = escape(prefix) + separator
+    const maxNameBytes = partitionKeyMaxBytes - utf8Bytes(familyKey)
     return {
       partitionKey,
       sortKey,
       prefix,
       maxNameBytes,
       keyOf: (name) => {
-        const bytes = utf8Bytes(name)
-        // DynamoDB rejects empty key strings, so an empty name needs a prefix in front of it.
-        if (bytes + prefixBytes === 0) {
+        const problem = invalid(name)
+        if (problem !== undefined) return Either.left(problem)
+        if (!fits(name, maxNameBytes)) {
           return Either.left(
-            "a lock name must not be empty in a store without a prefix: it would be an empty partition key, which " +
-              "DynamoDB rejects; use a non-empty name"
+            `lock name ${quote(name)} is ${utf8Bytes(name)} UTF-8 bytes, over this store's limit of ` +
+              `${maxNameBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, and the prefix ` +
+              `${quote(prefix)} takes ${partitionKeyMaxBytes - maxNameBytes} of them (as ${quote(familyKey)}); use ` +
+              `a shorter name`
           )
         }
-        if (bytes > maxNameBytes) {
-          return Either.left(
-            `lock name ${quote(name)} is ${bytes} UTF-8 bytes, over this store's limit of ${maxNameBytes}: ` +
-              `DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, ` +
-              (prefix === ""
-                ? "and this store has no prefix"
-                : `and the prefix ${quote(prefix)} takes ${prefixBytes} of them`) +
-              "; use a shorter name"
-          )
-        }
-        return Either.right({ [partitionKey]: { S: prefix + name } })
+        return Either.right({ [partitionKey]: { S: familyKey + name } })
       },
       nameOf: (item) => {
-        const value = stringAt(item, partitionKey)
-        return value !== undefined && value.startsWith(prefix) ? value.slice(prefix.length) : undefined
+        const key = stringAt(item, partitionKey)
+        return key !== undefined && key.length > familyKey.length && key.startsWith(familyKey)
+          ? key.slice(familyKey.length)
+          : undefined
       },
+      keyPrefixOf: (namePrefix) => familyKey + namePrefix,
       describeKey
     }
   }
@@ -109,23 +216,22 @@ export const make = (options: {
     prefix,
     maxNameBytes: sortKeyMaxBytes,
     keyOf: (name) => {
-      const bytes = utf8Bytes(name)
-      if (bytes === 0) {
+      const problem = invalid(name)
+      if (problem !== undefined) return Either.left(problem)
+      if (!fits(name, sortKeyMaxBytes)) {
         return Either.left(
-          `a lock name must not be empty: it is the sort key (under the prefix ${quote(prefix)}, the partition key ` +
-            `value), and DynamoDB rejects empty keys; use a non-empty name`
-        )
-      }
-      if (bytes > sortKeyMaxBytes) {
-        return Either.left(
-          `lock name ${quote(name)} is ${bytes} UTF-8 bytes, over this store's limit of ${sortKeyMaxBytes}: names ` +
-            `are DynamoDB sort keys, which hold at most ${sortKeyMaxBytes} bytes (the prefix ${quote(prefix)} is ` +
-            `the partition key value and does not count); use a shorter name`
+          `lock name ${quote(name)} is ${utf8Bytes(name)} UTF-8 bytes, over this store's limit of ` +
+            `${sortKeyMaxBytes}: names are DynamoDB sort keys, which hold at most ${sortKeyMaxBytes} bytes (the ` +
+            `prefix ${quote(prefix)} is the partition key value and does not count); use a shorter name`
         )
       }
       return Either.right({ [partitionKey]: { S: prefix }, [sortKey]: { S: name } })
     },
-    nameOf: (item) => (stringAt(item, partitionKey) === prefix ? stringAt(item, sortKey) : undefined),
+    nameOf: (item) => {
+      const name = stringAt(item, sortKey)
+      return stringAt(item, partitionKey) === prefix && name !== undefined && name !== "" ? name : undefined
+    },
+    keyPrefixOf: (namePrefix) => namePrefix,
     describeKey
   }
 }

@@ -23,13 +23,14 @@ import * as Option from "effect/Option"
 import * as ClockSkew from "./clockSkew.js"
 import * as Cursor from "./cursor.js"
 import * as Item from "./item.js"
-import type * as Keys from "./keys.js"
+import * as Keys from "./keys.js"
+import * as Payload from "./payload.js"
 import * as Transport from "./transport.js"
 
 /** Page size of `list` when the caller does not say (as the memory store). */
 const defaultListLimit = 100
 
-/** DynamoDB's `Limit` is a 32-bit integer; a larger page (even an infinite one) is read in requests of this size. */
+/** DynamoDB's `Limit` is a 32-bit integer; a larger page (an infinite one: no limit) is read in requests this big. */
 const maxRequestLimit = 2 ** 31 - 1
 
 /** @internal */
@@ -303,8 +304,31 @@ export const make = (config: Config): LockStore.Operations => {
         `Fix the clock (NTP), raise maxClockSkew, or use observed takeover, which trusts no wall clock`
     })
 
+  const staleRefusal = (
+    estimate: ClockSkew.Estimate,
+    wallNow: number,
+    monotonicNow: number,
+    name: string,
+    holder: LockRecord
+  ) =>
+    new LockStoreError({
+      operation: "tryAcquire",
+      retryable: false,
+      message: `refusing to take over lock "${name}" from ${holder.holder ?? "?"} (owner ${holder.owner}, lease ` +
+        `until ${new Date(holder.leaseUntil).toISOString()}) on this process's clock: the wall clock moved ${
+          Math.round(ClockSkew.drift(estimate, wallNow, monotonicNow))
+        } ms against the monotonic clock since the skew against DynamoDB's clock was last measured (a clock step: ` +
+        `NTP, a resumed VM), and DynamoDB's answer carried no Date header to measure it again, so an ` +
+        `expired-looking lease may still be held. Check the clock (NTP), or use observed takeover, which trusts no ` +
+        `wall clock`
+    })
+
   const tryAcquire = (request: LockStore.AcquireRequest): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
     keyed("tryAcquire", request.name, (key, clock) => {
+      const oversized = Payload.check(request)
+      if (oversized !== undefined) {
+        return Effect.fail(new LockStoreError({ operation: "tryAcquire", retryable: false, message: oversized }))
+      }
       const now = clock.unsafeCurrentTimeMillis()
       const takeover = request.takeover
 
@@ -338,22 +362,31 @@ export const make = (config: Config): LockStore.Operations => {
       if (skew === undefined) return resultOf(expiredCondition)
 
       // The guard: take over an expired lease only while our clock provably agrees with DynamoDB's within half the
-      // bound. Without an estimate yet (a fresh process), ask for a free lock first; the answer carries a Date header
-      // to measure with, and a takeover follows only when that measurement allows it.
-      const tooSkewed = (estimate: ClockSkew.Estimate | undefined) =>
-        estimate !== undefined && estimate.skewMs > maxClockSkewMs / 2
+      // bound, by an estimate that still describes our clock (the wall clock has not stepped since it was taken).
+      // Without such an estimate (a fresh process, a stale or a too skewed one), ask for a free lock first; the answer
+      // carries a Date header to measure with, and a takeover follows only when that measurement allows it.
+      const tooSkewed = (estimate: ClockSkew.Estimate) => estimate.skewMs > maxClockSkewMs / 2
       const before = skew.current()
-      if (before !== undefined && !tooSkewed(before)) return resultOf(expiredCondition)
+      if (
+        before !== undefined && !tooSkewed(before) &&
+        !ClockSkew.isStale(before, now, ClockSkew.monotonicMillis(clock))
+      ) {
+        return resultOf(expiredCondition)
+      }
 
       return Effect.flatMap(attempt(freeOnly), (first) => {
         const holder = first.holder
         if (holder === undefined || holder.leaseUntil + maxClockSkewMs >= now) return Effect.succeed(first.result)
         const after = skew.current()
-        if (after !== undefined && tooSkewed(after)) {
-          return Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
+        // Not measurable: the server sends no Date header, so there is nothing to guard with.
+        if (after === undefined) return resultOf(expiredCondition)
+        const wallNow = clock.unsafeCurrentTimeMillis()
+        const monotonicNow = ClockSkew.monotonicMillis(clock)
+        if (ClockSkew.isStale(after, wallNow, monotonicNow)) {
+          // No fresh measurement came back (or the clock stepped again meanwhile): fail closed.
+          return Effect.fail(staleRefusal(after, wallNow, monotonicNow, request.name, holder))
         }
-        // Measured within bounds (or not measurable: the server sends no Date header, so there is nothing to guard
-        // with).
+        if (tooSkewed(after)) return Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
         return resultOf(expiredCondition)
       })
     })
@@ -466,13 +499,19 @@ export const make = (config: Config): LockStore.Operations => {
    * previous page) on. Asking for one record more than the page says whether a next page exists, so the last page has
    * no cursor (as in memory).
    */
-  const listByQuery = (sortKey: string, prefix: string, cursor: string | undefined, limit: number) =>
+  const listByQuery = (
+    sortKey: string,
+    prefix: string,
+    matches: (name: string) => boolean,
+    cursor: string | undefined,
+    limit: number
+  ) =>
     Effect.gen(function*() {
       const records: Array<LockRecord> = []
       if (cursor !== undefined) {
         const bytes = Buffer.byteLength(cursor, "utf8")
-        if (bytes === 0 || bytes > layout.maxNameBytes) {
-          return yield* malformedCursor(cursor, `it is ${bytes} UTF-8 bytes, not a lock name of this store`)
+        if (bytes === 0 || bytes > layout.maxNameBytes || !Keys.isWellFormed(cursor)) {
+          return yield* malformedCursor(cursor, `it is not a lock name of this store`)
         }
       }
       // DynamoDB rejects a start key outside the key condition; a cursor outside the prefix means "from the start"
@@ -511,7 +550,10 @@ export const make = (config: Config): LockStore.Operations => {
             )
         )
         if (response._tag === "ConditionFailed") break
-        for (const item of response.output.Items ?? []) records.push(yield* decode("list", item))
+        for (const item of response.output.Items ?? []) {
+          const record = yield* decode("list", item)
+          if (matches(record.name)) records.push(record)
+        }
         if (records.length > limit) {
           const page = records.slice(0, limit)
           return { records: page, cursor: page[page.length - 1]?.name }
@@ -530,7 +572,12 @@ export const make = (config: Config): LockStore.Operations => {
    * Sparse matches cost more Scans for one page; a large lock family belongs in sort-key mode, where listing is a
    * Query.
    */
-  const listByScan = (prefix: string, cursor: string | undefined, limit: number) =>
+  const listByScan = (
+    prefix: string,
+    matches: (name: string) => boolean,
+    cursor: string | undefined,
+    limit: number
+  ) =>
     Effect.gen(function*() {
       let startKey: ItemMap | undefined = undefined
       if (cursor !== undefined) {
@@ -539,7 +586,7 @@ export const make = (config: Config): LockStore.Operations => {
         startKey = decoded.right
       }
       const records: Array<LockRecord> = []
-      const keyPrefix = layout.prefix + prefix
+      const keyPrefix = layout.keyPrefixOf(prefix)
       while (true) {
         const input: ScanCommandInput = {
           TableName: tableName,
@@ -559,7 +606,12 @@ export const make = (config: Config): LockStore.Operations => {
         )
         // A Scan has no condition to fail.
         if (response._tag === "ConditionFailed") return { records, cursor: undefined }
-        for (const item of response.output.Items ?? []) records.push(yield* decode("list", item))
+        for (const item of response.output.Items ?? []) {
+          // The filter can not tell every other family's key from ours (without a prefix, ours are the keys without
+          // an unescaped "#"): an item of another family is skipped, not reported as malformed.
+          const name = layout.nameOf(item)
+          if (name !== undefined && matches(name)) records.push(yield* decode("list", item))
+        }
         startKey = response.output.LastEvaluatedKey
         if (startKey === undefined) return { records, cursor: undefined }
         if (records.length >= limit) return { records, cursor: Cursor.encode(startKey) }
@@ -568,14 +620,38 @@ export const make = (config: Config): LockStore.Operations => {
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
     const prefix = request.prefix ?? ""
-    const limit = Math.floor(request.limit ?? defaultListLimit)
-    // No record can match a prefix longer than any name; `!(limit > 0)` also catches NaN.
-    if (!(limit > 0) || Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes) {
+    const limit: unknown = request.limit ?? defaultListLimit
+    // DynamoDB's Limit is at least 1, and a page of part of a record means nothing; an infinite page is every record.
+    if (typeof limit !== "number" || !(Number.isInteger(limit) && limit >= 1 || limit === Infinity)) {
+      return Effect.fail(
+        new LockStoreError({
+          operation: "list",
+          retryable: false,
+          message:
+            `list limit ${
+              typeof limit === "string" ? JSON.stringify(limit) : String(limit)
+            } is not a page size: use a whole number of 1 or more (Infinity for every record in one page), or none ` +
+            `for the default of ${defaultListLimit}`
+        })
+      )
+    }
+    // DynamoDB compares UTF-8, where a lone surrogate becomes U+FFFD. Names are well-formed, so a prefix can match
+    // one only when it ends in the first half of a character the name completes: the server is asked for what comes
+    // before that half, and the names it returns are checked against the whole prefix.
+    const serverPrefix = Keys.isWellFormed(prefix) ? prefix : prefix.slice(0, -1)
+    const matches = serverPrefix === prefix
+      ? (_: string) => true
+      : (name: string) => name.startsWith(prefix)
+    // No record can match a prefix longer than any name, or one that is not well-formed in any other way.
+    if (
+      Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes || !Keys.isWellFormed(serverPrefix) ||
+      (serverPrefix !== prefix && !/[\uD800-\uDBFF]$/.test(prefix))
+    ) {
       return Effect.succeed({ records: [], cursor: undefined })
     }
     return (layout.sortKey === undefined
-      ? listByScan(prefix, request.cursor, limit)
-      : listByQuery(layout.sortKey, prefix, request.cursor, limit)).pipe(
+      ? listByScan(serverPrefix, matches, request.cursor, limit)
+      : listByQuery(layout.sortKey, serverPrefix, matches, request.cursor, limit)).pipe(
         Effect.withSpan("DynamoLockStore.list", { attributes: { "lock.prefix": prefix } })
       )
   }

@@ -95,7 +95,12 @@ const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => <C extends
     (next) => async (args) => {
       const sentAt = clock.unsafeCurrentTimeMillis()
       const result = await next(args)
-      skew.observe(sentAt, clock.unsafeCurrentTimeMillis(), headerOf(result?.response?.headers, "date"))
+      skew.observe(
+        sentAt,
+        clock.unsafeCurrentTimeMillis(),
+        ClockSkew.monotonicMillis(clock),
+        headerOf(result?.response?.headers, "date")
+      )
       return result
     },
     { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" }
