@@ -17,7 +17,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type * as LockError from "@leasehold/lock/LockError"
-import type { LockRecord } from "@leasehold/lock/LockRecord"
+import { type LockRecord, maxDataBytes, maxHolderBytes } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -64,13 +64,6 @@ const maxClockSkewMs = 10_000
 const absolute = (skew: number = maxClockSkewMs): LockStore.Takeover => ({ _tag: "Absolute", maxClockSkewMs: skew })
 
 const observed = (stale?: LockStore.StaleObservation): LockStore.Takeover => ({ _tag: "Observed", stale })
-
-/**
- * The largest `data` and `holder` a lock may carry, in UTF-8 bytes: every store takes them (in DynamoDB's 400 KB item
- * they fit beside the longest key and the lease fields) and refuses one byte more. The same numbers as `Lock`'s.
- */
-const maxDataBytes = 392 * 1024
-const maxHolderBytes = 1024
 
 /** 128 random bits, hex, as `Lock` makes owners; real randomness because names must not collide across runs. */
 const makeOwner = (): string => randomBytes(16).toString("hex")

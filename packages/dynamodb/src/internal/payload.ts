@@ -3,24 +3,12 @@
  *
  * @internal
  */
+import * as LockRecord from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Keys from "./keys.js"
 
-/**
- * The largest `data` a lock carries, in UTF-8 bytes, as `Lock` allows it. DynamoDB's item limit is 400 KB (409,600
- * bytes, attribute names included); this leaves 8 KB for the key (at most 2,048 + 1,024 bytes with a sort key), the
- * holder and the lease fields.
- *
- * @internal
- */
-export const maxDataBytes = 392 * 1024
-
-/**
- * The longest `holder` a lock carries, in UTF-8 bytes, as `Lock` allows it: a readable name, not a payload.
- *
- * @internal
- */
-export const maxHolderBytes = 1024
+/** The limits `Lock` and the memory store apply, so that every store refuses the same payloads. */
+const { maxDataBytes, maxHolderBytes } = LockRecord
 
 /** Whether `value` fits `maxBytes` of UTF-8; a UTF-16 code unit takes at most 3 bytes, so short ones need no count. */
 const fits = (value: string, maxBytes: number): boolean =>
