@@ -129,13 +129,22 @@ export interface ListPage {
 }
 
 /**
- * Whether a list page size is one every store takes: a whole number of at least 1, or `Infinity` for "everything".
- * Stores refuse anything else with a non-retryable `LockStoreError`, as DynamoDB refuses such a `Limit`.
+ * What is wrong with a `list` page size, or `undefined` if it is one every store takes: a whole number of at least 1,
+ * or `Infinity` for every record in one page. Stores refuse anything else with a non-retryable `LockStoreError`
+ * carrying this message, as DynamoDB refuses such a `Limit`.
  *
  * @since 0.1.0
- * @category predicates
+ * @category validation
  */
-export const isValidListLimit: (limit: number) => boolean = ListLimit.isValid
+export const listLimitProblem: (limit: unknown) => string | undefined = ListLimit.problem
+
+/**
+ * The `list` page size when the caller gives none.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultListLimit: number = ListLimit.defaultLimit
 
 /**
  * @since 0.1.0

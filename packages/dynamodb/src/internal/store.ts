@@ -15,7 +15,7 @@ import {
 } from "@aws-sdk/client-dynamodb"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
-import type * as LockStore from "@leasehold/lock/LockStore"
+import * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -26,9 +26,6 @@ import * as Item from "./item.js"
 import * as Keys from "./keys.js"
 import * as Payload from "./payload.js"
 import * as Transport from "./transport.js"
-
-/** Page size of `list` when the caller does not say (as the memory store). */
-const defaultListLimit = 100
 
 /** DynamoDB's `Limit` is a 32-bit integer; a larger page (an infinite one: no limit) is read in requests this big. */
 const maxRequestLimit = 2 ** 31 - 1
@@ -620,20 +617,10 @@ export const make = (config: Config): LockStore.Operations => {
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
     const prefix = request.prefix ?? ""
-    const limit: unknown = request.limit ?? defaultListLimit
-    // DynamoDB's Limit is at least 1, and a page of part of a record means nothing; an infinite page is every record.
-    if (typeof limit !== "number" || !(Number.isInteger(limit) && limit >= 1 || limit === Infinity)) {
-      return Effect.fail(
-        new LockStoreError({
-          operation: "list",
-          retryable: false,
-          message:
-            `list limit ${
-              typeof limit === "string" ? JSON.stringify(limit) : String(limit)
-            } is not a page size: use a whole number of 1 or more (Infinity for every record in one page), or none ` +
-            `for the default of ${defaultListLimit}`
-        })
-      )
+    const limit = request.limit ?? LockStore.defaultListLimit
+    const problem = LockStore.listLimitProblem(limit)
+    if (problem !== undefined) {
+      return Effect.fail(new LockStoreError({ operation: "list", retryable: false, message: problem }))
     }
     // DynamoDB compares UTF-8, where a lone surrogate becomes U+FFFD. Names are well-formed, so a prefix can match
     // one only when it ends in the first half of a character the name completes: the server is asked for what comes

@@ -15,9 +15,6 @@ import type * as LockStore from "../LockStore.js"
 import * as ListLimit from "./listLimit.js"
 import * as Utf8 from "./utf8.js"
 
-/** Page size of `list` when the caller does not say. */
-const defaultListLimit = 100
-
 const isTakeoverAllowed = (record: LockRecord, takeover: LockStore.Takeover, now: number): boolean => {
   if (record.owner === undefined) return true
   switch (takeover._tag) {
@@ -142,10 +139,9 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
   const inspect = (name: string) => Effect.sync(() => Option.fromNullable(records.get(name)))
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
-    const limit = request.limit ?? defaultListLimit
-    if (!ListLimit.isValid(limit)) {
-      return refuse("list", `list limit must be a whole number of at least 1, or Infinity; got ${limit}`)
-    }
+    const limit = request.limit ?? ListLimit.defaultLimit
+    const problem = ListLimit.problem(limit)
+    if (problem !== undefined) return refuse("list", problem)
     return Effect.sync((): LockStore.ListPage => {
       const prefix = request.prefix ?? ""
       const names = Array.from(records.keys())
