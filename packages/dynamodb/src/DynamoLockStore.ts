@@ -36,7 +36,7 @@ import * as Store from "./internal/store.js"
 import * as Validate from "./internal/validate.js"
 
 /**
- * The partition key attribute: the name the issue gave it, short and schema-neutral.
+ * The partition key attribute: short and schema-neutral.
  *
  * @since 0.1.0
  * @category constants

@@ -5,7 +5,7 @@
  */
 
 /**
- * The DynamoDB `LockStore`: `make`, `layer`, `layerConfig`, and the table helpers under the names the issue uses.
+ * The DynamoDB `LockStore`: `make`, `layer`, `layerConfig`, and the table helpers (`createTable`, `checkTable`).
  *
  * @since 0.1.0
  */

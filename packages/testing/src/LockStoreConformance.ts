@@ -58,7 +58,7 @@ const defaultFeatures: Features = { reportsCurrent: true }
 /** A lease long enough that no test expires it by accident, short enough to read the arithmetic. */
 const leaseMs = 15_000
 
-/** The default of `Lock` (DESIGN.md "Time"), so absolute takeovers are tested at the boundary users get. */
+/** The default of `Lock`, so absolute takeovers are tested at the boundary users get. */
 const maxClockSkewMs = 10_000
 
 const absolute = (skew: number = maxClockSkewMs): LockStore.Takeover => ({ _tag: "Absolute", maxClockSkewMs: skew })
