@@ -785,6 +785,17 @@ export const suite = (
           expect([record.owner, record.fence]).toEqual([undefined, held.fence])
         }))
 
+      test("or a holder with a lone surrogate is refused before anything is written", ({ name, store }) =>
+        Effect.gen(function*() {
+          const lockName = name("ill-formed-payload")
+          for (const overrides of [{ data: "ab\uD83D" }, { holder: "worker \uDC00" }]) {
+            const outcome = yield* Effect.either(attempt(store, lockName, absolute(), overrides))
+            expect(Either.isLeft(outcome) ? [outcome.left._tag, outcome.left.retryable] : outcome.right._tag)
+              .toEqual(["LockStoreError", false])
+          }
+          expect(Option.isNone(yield* store.inspect(lockName))).toBe(true)
+        }))
+
       test("is cleared on release and replaced (or absent) for the next holder", ({ name, store }) =>
         Effect.gen(function*() {
           const first = yield* acquireNew(store, name("data"), { data: "first" })

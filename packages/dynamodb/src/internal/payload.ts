@@ -24,12 +24,15 @@ const fits = (value: string, maxBytes: number): boolean =>
 export const check = (request: LockStore.AcquireRequest): string | undefined => {
   const { data, holder } = request
   if (typeof holder !== "string") return `holder must be a string; got ${typeof holder}`
+  // DynamoDB would store a lone surrogate as U+FFFD: what is read back would not be what was written.
+  if (!Keys.isWellFormed(holder)) return "holder is not well-formed Unicode (it holds a lone surrogate)"
   if (!fits(holder, maxHolderBytes)) {
     return `holder is ${Keys.utf8Bytes(holder)} UTF-8 bytes, over the limit of ${maxHolderBytes}: use a shorter ` +
       `readable name`
   }
   if (data === undefined) return undefined
   if (typeof data !== "string") return `data must be a string (encode it first); got ${typeof data}`
+  if (!Keys.isWellFormed(data)) return "data is not well-formed Unicode (it holds a lone surrogate)"
   if (!fits(data, maxDataBytes)) {
     return `data is ${Keys.utf8Bytes(data)} UTF-8 bytes, over the limit of ${maxDataBytes} (392 KiB, what a ` +
       `DynamoDB item holds beside the key and the lease): store a reference to the payload instead`

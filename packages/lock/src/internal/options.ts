@@ -37,7 +37,7 @@ export interface Resolved {
 export const defaultLease = Duration.seconds(30)
 /** Three chances to renew before the lease runs out. */
 export const heartbeatsPerLease = 3
-/** The bound DESIGN.md assumes for clock differences between hosts that share a lock. */
+/** The bound assumed for clock differences between hosts that share a lock: NTP keeps hosts far closer. */
 export const defaultMaxClockSkew = Duration.seconds(10)
 /** Warn when a third of the lease is left: one heartbeat late is normal, two is a problem worth reporting. */
 export const warnAtFraction = 1 / 3
