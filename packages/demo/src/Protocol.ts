@@ -108,7 +108,7 @@ export const WorkerEvent = Schema.Union(
   Schema.TaggedStruct("Lost", {
     worker: Schema.Int,
     fence: Schema.Number,
-    reason: Schema.Literal("expired", "stolen"),
+    reason: Schema.Literal("expired", "stolen", "released"),
     at: Schema.Number
   }),
   /** Stopped on request; the process exits next. */
