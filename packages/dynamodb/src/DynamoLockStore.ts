@@ -20,6 +20,7 @@
 import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as LockStore from "@leasehold/lock/LockStore"
+import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -153,14 +154,14 @@ const resolve = (options: Options): Resolved | LockConfigError => {
   if (typeof prefix !== "string") {
     return Validate.config("prefix", `prefix must be a string; got ${Validate.describe(prefix)}`)
   }
-  if (!Keys.isWellFormed(prefix)) {
+  if (!Utf8.isWellFormed(prefix)) {
     return Validate.config(
       "prefix",
       `prefix ${Validate.describe(prefix)} is not well-formed UTF-16 (it has a lone surrogate): DynamoDB would store ` +
         `it as U+FFFD, so other prefixes would share its keys; use a well-formed prefix`
     )
   }
-  const prefixBytes = Keys.utf8Bytes(prefix)
+  const prefixBytes = Utf8.byteLength(prefix)
   if (sortKey !== undefined && prefixBytes > Keys.partitionKeyMaxBytes) {
     return Validate.config(
       "prefix",
@@ -175,7 +176,7 @@ const resolve = (options: Options): Resolved | LockConfigError => {
     return Validate.config(
       "prefix",
       `prefix is ${prefixBytes} UTF-8 bytes (${
-        Keys.utf8Bytes(Keys.escape(prefix))
+        Utf8.byteLength(Keys.escape(prefix))
       } escaped, with "${Keys.separator}" ` +
         `after it in every key); DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}, and a lock name ` +
         `must fit after it`

@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import * as Utf8 from "./Utf8.js"
 
 /**
  * A lock's stored state. A released lock keeps its record (with no owner) so that its fence stays monotonic.
@@ -68,3 +69,45 @@ export const maxDataBytes = 392 * 1024
  * @category constants
  */
 export const maxHolderBytes = 1024
+
+/**
+ * What is wrong with what a holder stores with a lock, or `undefined`: `holder` must be a string of at most
+ * `maxHolderBytes`, `data` (if any) one of at most `maxDataBytes`, both well-formed Unicode (DynamoDB would store a
+ * lone surrogate as U+FFFD, so what is read back would not be what was written). `Lock` reports it as a
+ * `LockConfigError`, a store as a non-retryable `LockStoreError`.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const payloadProblem = (payload: {
+  readonly holder: unknown
+  readonly data: unknown
+}): { readonly field: "holder" | "data"; readonly message: string } | undefined => {
+  const { data, holder } = payload
+  if (typeof holder !== "string") return { field: "holder", message: `holder must be a string; got ${typeof holder}` }
+  if (!Utf8.isWellFormed(holder)) {
+    return { field: "holder", message: "holder is not well-formed Unicode (it holds a lone surrogate)" }
+  }
+  if (!Utf8.fits(holder, maxHolderBytes)) {
+    return {
+      field: "holder",
+      message: `holder is ${Utf8.byteLength(holder)} UTF-8 bytes, over the limit of ${maxHolderBytes}: use a ` +
+        `shorter readable name`
+    }
+  }
+  if (data === undefined) return undefined
+  if (typeof data !== "string") {
+    return { field: "data", message: `data must be a string (encode it first, e.g. with Schema); got ${typeof data}` }
+  }
+  if (!Utf8.isWellFormed(data)) {
+    return { field: "data", message: "data is not well-formed Unicode (it holds a lone surrogate)" }
+  }
+  if (!Utf8.fits(data, maxDataBytes)) {
+    return {
+      field: "data",
+      message: `data is ${Utf8.byteLength(data)} UTF-8 bytes, over the limit of ${maxDataBytes} (392 KiB, what a ` +
+        `DynamoDB item holds beside the key and the lease): store a reference to the payload instead`
+    }
+  }
+  return undefined
+}

@@ -31,3 +31,10 @@ export * as LockRecord from "./LockRecord.js"
  * @since 0.1.0
  */
 export * as LockStore from "./LockStore.js"
+
+/**
+ * Measures of strings in UTF-8, as stores limit them.
+ *
+ * @since 0.1.0
+ */
+export * as Utf8 from "./Utf8.js"

@@ -5,6 +5,7 @@
  * @internal
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb"
+import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Either from "effect/Either"
 import * as Keys from "./keys.js"
 
@@ -43,7 +44,7 @@ export const decode = (cursor: string, partitionKey: string): Either.Either<Key,
     return Either.left(`its key ${JSON.stringify(parsed).slice(0, 200)} is not ${shape}`)
   }
   const s = (value as { readonly S: string }).S
-  const bytes = Keys.utf8Bytes(s)
+  const bytes = Utf8.byteLength(s)
   if (bytes === 0 || bytes > Keys.partitionKeyMaxBytes) {
     return Either.left(`its key value is ${bytes} UTF-8 bytes; DynamoDB keys are 1 to ${Keys.partitionKeyMaxBytes}`)
   }

@@ -16,6 +16,7 @@
  * @internal
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb"
+import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Either from "effect/Either"
 
 /** DynamoDB's limit on a partition key value, in UTF-8 bytes. */
@@ -29,23 +30,6 @@ export const separator = "#"
 
 /** Makes the next `#` or `\` an ordinary character. */
 export const escapeCharacter = "\\"
-
-/** @internal */
-export const utf8Bytes = (value: string): number => Buffer.byteLength(value, "utf8")
-
-/** Whether `value` fits `maxBytes` of UTF-8; a UTF-16 code unit takes at most 3 bytes, so short ones need no count. */
-const fits = (value: string, maxBytes: number): boolean => value.length * 3 <= maxBytes || utf8Bytes(value) <= maxBytes
-
-const surrogate = /[\uD800-\uDFFF]/
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
-/**
- * Whether a string is well-formed UTF-16 (no lone surrogate). DynamoDB stores strings as UTF-8, where a lone surrogate
- * has no encoding: it becomes U+FFFD, so two different ill-formed names would be one item.
- *
- * @internal
- */
-export const isWellFormed = (value: string): boolean => !surrogate.test(value) || !loneSurrogate.test(value)
 
 const special = /[\\#]/
 const specials = /[\\#]/g
@@ -146,7 +130,7 @@ export const make = (options: {
   const invalid = (name: string): string | undefined => {
     if (typeof name !== "string") return `a lock name must be a string; got ${typeof name}`
     if (name.length === 0) return "a lock name must not be empty: DynamoDB rejects empty keys; use a non-empty name"
-    return isWellFormed(name) ? undefined : notWellFormed(name)
+    return Utf8.isWellFormed(name) ? undefined : notWellFormed(name)
   }
 
   if (sortKey === undefined) {
@@ -160,8 +144,8 @@ export const make = (options: {
           const problem = invalid(name)
           if (problem !== undefined) return Either.left(problem)
           const key = escape(name)
-          if (!fits(key, partitionKeyMaxBytes)) {
-            const bytes = utf8Bytes(key)
+          if (!Utf8.fits(key, partitionKeyMaxBytes)) {
+            const bytes = Utf8.byteLength(key)
             return Either.left(
               `lock name ${quote(name)} takes ${bytes} UTF-8 bytes as a key, over this store's limit of ` +
                 `${partitionKeyMaxBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, this ` +
@@ -181,7 +165,7 @@ export const make = (options: {
       }
     }
     const familyKey = escape(prefix) + separator
-    const maxNameBytes = partitionKeyMaxBytes - utf8Bytes(familyKey)
+    const maxNameBytes = partitionKeyMaxBytes - Utf8.byteLength(familyKey)
     return {
       partitionKey,
       sortKey,
@@ -190,9 +174,9 @@ export const make = (options: {
       keyOf: (name) => {
         const problem = invalid(name)
         if (problem !== undefined) return Either.left(problem)
-        if (!fits(name, maxNameBytes)) {
+        if (!Utf8.fits(name, maxNameBytes)) {
           return Either.left(
-            `lock name ${quote(name)} is ${utf8Bytes(name)} UTF-8 bytes, over this store's limit of ` +
+            `lock name ${quote(name)} is ${Utf8.byteLength(name)} UTF-8 bytes, over this store's limit of ` +
               `${maxNameBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, and the prefix ` +
               `${quote(prefix)} takes ${partitionKeyMaxBytes - maxNameBytes} of them (as ${quote(familyKey)}); use ` +
               `a shorter name`
@@ -218,9 +202,9 @@ export const make = (options: {
     keyOf: (name) => {
       const problem = invalid(name)
       if (problem !== undefined) return Either.left(problem)
-      if (!fits(name, sortKeyMaxBytes)) {
+      if (!Utf8.fits(name, sortKeyMaxBytes)) {
         return Either.left(
-          `lock name ${quote(name)} is ${utf8Bytes(name)} UTF-8 bytes, over this store's limit of ` +
+          `lock name ${quote(name)} is ${Utf8.byteLength(name)} UTF-8 bytes, over this store's limit of ` +
             `${sortKeyMaxBytes}: names are DynamoDB sort keys, which hold at most ${sortKeyMaxBytes} bytes (the ` +
             `prefix ${quote(prefix)} is the partition key value and does not count); use a shorter name`
         )

@@ -14,8 +14,9 @@ import {
   type UpdateItemCommandInput
 } from "@aws-sdk/client-dynamodb"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
-import type { LockRecord } from "@leasehold/lock/LockRecord"
+import { type LockRecord, payloadProblem } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
+import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -24,7 +25,6 @@ import * as ClockSkew from "./clockSkew.js"
 import * as Cursor from "./cursor.js"
 import * as Item from "./item.js"
 import * as Keys from "./keys.js"
-import * as Payload from "./payload.js"
 import * as Transport from "./transport.js"
 
 /** DynamoDB's `Limit` is a 32-bit integer; a larger page (an infinite one: no limit) is read in requests this big. */
@@ -322,9 +322,9 @@ export const make = (config: Config): LockStore.Operations => {
 
   const tryAcquire = (request: LockStore.AcquireRequest): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
     keyed("tryAcquire", request.name, (key, clock) => {
-      const oversized = Payload.check(request)
-      if (oversized !== undefined) {
-        return Effect.fail(new LockStoreError({ operation: "tryAcquire", retryable: false, message: oversized }))
+      const payload = payloadProblem(request)
+      if (payload !== undefined) {
+        return Effect.fail(new LockStoreError({ operation: "tryAcquire", retryable: false, message: payload.message }))
       }
       const now = clock.unsafeCurrentTimeMillis()
       const takeover = request.takeover
@@ -507,7 +507,7 @@ export const make = (config: Config): LockStore.Operations => {
       const records: Array<LockRecord> = []
       if (cursor !== undefined) {
         const bytes = Buffer.byteLength(cursor, "utf8")
-        if (bytes === 0 || bytes > layout.maxNameBytes || !Keys.isWellFormed(cursor)) {
+        if (bytes === 0 || bytes > layout.maxNameBytes || !Utf8.isWellFormed(cursor)) {
           return yield* malformedCursor(cursor, `it is not a lock name of this store`)
         }
       }
@@ -625,13 +625,13 @@ export const make = (config: Config): LockStore.Operations => {
     // DynamoDB compares UTF-8, where a lone surrogate becomes U+FFFD. Names are well-formed, so a prefix can match
     // one only when it ends in the first half of a character the name completes: the server is asked for what comes
     // before that half, and the names it returns are checked against the whole prefix.
-    const serverPrefix = Keys.isWellFormed(prefix) ? prefix : prefix.slice(0, -1)
+    const serverPrefix = Utf8.isWellFormed(prefix) ? prefix : prefix.slice(0, -1)
     const matches = serverPrefix === prefix
       ? (_: string) => true
       : (name: string) => name.startsWith(prefix)
     // No record can match a prefix longer than any name, or one that is not well-formed in any other way.
     if (
-      Buffer.byteLength(prefix, "utf8") > layout.maxNameBytes || !Keys.isWellFormed(serverPrefix) ||
+      Utf8.byteLength(prefix) > layout.maxNameBytes || !Utf8.isWellFormed(serverPrefix) ||
       (serverPrefix !== prefix && !/[\uD800-\uDBFF]$/.test(prefix))
     ) {
       return Effect.succeed({ records: [], cursor: undefined })

@@ -10,10 +10,10 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
-import { type LockRecord, maxDataBytes, maxHolderBytes } from "../LockRecord.js"
+import { type LockRecord, payloadProblem } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
+import * as Utf8 from "../Utf8.js"
 import * as ListLimit from "./listLimit.js"
-import * as Utf8 from "./utf8.js"
 
 const isTakeoverAllowed = (record: LockRecord, takeover: LockStore.Takeover, now: number): boolean => {
   if (record.owner === undefined) return true
@@ -62,24 +62,11 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
       )
     })
 
-  /** The item size limit, as DynamoDB enforces it. */
+  /** What DynamoDB refuses in an item: see `payloadProblem`. */
   const checkAcquire = (request: LockStore.AcquireRequest, run: Effect.Effect<LockStore.AcquireResult>) =>
     Effect.suspend((): Effect.Effect<LockStore.AcquireResult, LockStoreError> => {
-      if (request.data !== undefined && !(Utf8.fits(request.data, maxDataBytes) && Utf8.isWellFormed(request.data))) {
-        return refuse(
-          "tryAcquire",
-          `lock data must be well-formed Unicode of at most ${maxDataBytes} UTF-8 bytes; got ` +
-            `${Utf8.byteLength(request.data)} bytes`
-        )
-      }
-      if (!(Utf8.fits(request.holder, maxHolderBytes) && Utf8.isWellFormed(request.holder))) {
-        return refuse(
-          "tryAcquire",
-          `holder must be well-formed Unicode of at most ${maxHolderBytes} UTF-8 bytes; got ` +
-            `${Utf8.byteLength(request.holder)} bytes`
-        )
-      }
-      return checkName("tryAcquire", request.name, run)
+      const problem = payloadProblem(request)
+      return problem === undefined ? checkName("tryAcquire", request.name, run) : refuse("tryAcquire", problem.message)
     })
 
   const withNow = <A>(f: (now: number) => A): Effect.Effect<A> =>

@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { LockOptions } from "../Lock.js"
 import { LockConfigError } from "../LockError.js"
-import { maxDataBytes, maxHolderBytes } from "../LockRecord.js"
-import * as Utf8 from "./utf8.js"
+import { payloadProblem } from "../LockRecord.js"
+import * as Utf8 from "../Utf8.js"
 
 /**
  * What a caller may pass: the public options.
@@ -223,32 +223,9 @@ const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolv
     if (typeof holder !== "string" || holder.length === 0) {
       return yield* fail("holder", `holder must be a non-empty string; got ${describe(holder)}`)
     }
-    if (!Utf8.isWellFormed(holder) || !Utf8.fits(holder, maxHolderBytes)) {
-      return yield* fail(
-        "holder",
-        `holder must be well-formed Unicode of at most ${maxHolderBytes} UTF-8 bytes; got ` +
-          `${Utf8.byteLength(holder)} bytes: ${JSON.stringify(holder.slice(0, 40))}`
-      )
-    }
     const data = input.data
-    if (data !== undefined) {
-      if (typeof data !== "string") {
-        return yield* fail("data", `data must be a string (encode it first, e.g. with Schema); got ${typeof data}`)
-      }
-      if (!Utf8.isWellFormed(data)) {
-        return yield* fail(
-          "data",
-          "data must be well-formed Unicode (it holds a lone surrogate, which has no UTF-8 form)"
-        )
-      }
-      if (!Utf8.fits(data, maxDataBytes)) {
-        return yield* fail(
-          "data",
-          `data is ${Utf8.byteLength(data)} UTF-8 bytes; a lock carries at most ${maxDataBytes} (DynamoDB's ` +
-            `400 KB item limit, less room for the key and the lease fields)`
-        )
-      }
-    }
+    const payload = payloadProblem({ holder, data })
+    if (payload !== undefined) return yield* fail(payload.field, payload.message)
     return {
       leaseMs,
       heartbeatMs,
