@@ -38,3 +38,10 @@ export * as LockStore from "./LockStore.js"
  * @since 0.1.0
  */
 export * as Utf8 from "./Utf8.js"
+
+/**
+ * Durations as every option takes them, checked on the raw value.
+ *
+ * @since 0.1.0
+ */
+export * as LockDuration from "./LockDuration.js"

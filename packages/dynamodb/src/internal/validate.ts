@@ -4,20 +4,15 @@
  *
  * @internal
  */
+import * as LockDuration from "@leasehold/lock/LockDuration"
 import { LockConfigError } from "@leasehold/lock/LockError"
-import * as Duration from "effect/Duration"
-import * as Option from "effect/Option"
+import * as Either from "effect/Either"
 import * as Item from "./item.js"
 
 const tableNamePattern = /^[a-zA-Z0-9_.-]{3,255}$/
 
-/** A value as a message quotes it: strings in quotes, so that "" and " " are visible. */
-export const describe = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value.length > 64 ? value.slice(0, 64) + "…" : value)
-  if (typeof value === "bigint") return `${value}n`
-  if (Array.isArray(value)) return `[${value.map(describe).join(", ")}]`
-  return String(value)
-}
+/** A value as a message quotes it. */
+export const describe = LockDuration.describe
 
 /** @internal */
 export const config = (option: string, message: string): LockConfigError => new LockConfigError({ option, message })
@@ -57,40 +52,21 @@ export const keyAttributes = (partitionKey: unknown, sortKey: unknown): LockConf
 }
 
 /**
- * Whether a raw duration input is negative or NaN. Effect's `Duration.decode` turns both into a zero duration, which
- * would hide the mistake (or, where zero is allowed, silently mean "none"), so they are caught before decoding.
- */
-const negativeOrNaN = (input: unknown): boolean => {
-  switch (typeof input) {
-    case "number":
-      return Number.isNaN(input) || input < 0
-    case "bigint":
-      return input < 0n
-    case "string":
-      return /^\s*-|nan/i.test(input)
-    default:
-      return Array.isArray(input) && input.some((part) => typeof part !== "number" || Number.isNaN(part) || part < 0)
-  }
-}
-
-/**
  * A duration in whole milliseconds, finite, positive (or zero where `allowZero`), or the error that says it is not.
+ * A fraction of a millisecond is refused rather than rounded: these are request and table timings, set by hand.
  *
  * @internal
  */
 export const duration = (option: string, input: unknown, allowZero: boolean): number | LockConfigError => {
-  const invalid = () =>
-    config(
-      option,
-      `${option} must be a finite duration ${allowZero ? "of 0 or more" : "over 0"} in whole milliseconds, such as ` +
-        `"3 seconds" or 3000 (ms); got ${describe(input)}`
-    )
-  if (negativeOrNaN(input)) return invalid()
-  const decoded = Duration.decodeUnknown(input)
-  if (Option.isNone(decoded) || !Duration.isFinite(decoded.value)) return invalid()
-  const millis = Duration.toMillis(decoded.value)
-  if (!Number.isSafeInteger(millis) || millis < 0 || (!allowZero && millis === 0)) return invalid()
-  return millis
+  const millis = LockDuration.toMillis(input)
+  if (Either.isRight(millis) && Number.isSafeInteger(millis.right) && (allowZero || millis.right > 0)) {
+    return millis.right
+  }
+  return config(
+    option,
+    `${option} must be a finite duration ${allowZero ? "of 0 or more" : "over 0"} in whole milliseconds, such as ` +
+      `"3 seconds" or 3000 (ms); got ${describe(input)}`
+  )
 }
 
 /** @internal */

@@ -7,6 +7,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { LockOptions } from "../Lock.js"
+import * as LockDuration from "../LockDuration.js"
 import { LockConfigError } from "../LockError.js"
 import { payloadProblem } from "../LockRecord.js"
 import * as Utf8 from "../Utf8.js"
@@ -56,56 +57,7 @@ export const maxDurationMs = 2 ** 31 - 1
 
 const fail = (option: string, message: string) => Either.left(new LockConfigError({ option, message }))
 
-const describe = (value: unknown): string => {
-  try {
-    if (typeof value === "string") return JSON.stringify(value)
-    if (typeof value === "bigint") return `${value}n`
-    if (Duration.isDuration(value)) return String(value)
-    if (Array.isArray(value)) return `[${value.map(describe).join(", ")}]`
-    return String(value)
-  } catch {
-    return typeof value
-  }
-}
-
-/** Effect's duration strings, with the sign kept: Effect itself turns "-10 seconds" into zero. */
-const durationString = /^(-?\d+(?:\.\d+)?)\s+(nanos?|micros?|millis?|seconds?|minutes?|hours?|days?|weeks?)$/
-
-/**
- * Why a raw duration input is not a finite, non-negative duration, or `undefined` if it is one. Effect's own decoding
- * maps NaN, negative numbers, "-10 seconds" and negative bigints to zero and so can not be used to tell.
- */
-const badDurationInput = (input: unknown): string | undefined => {
-  if (typeof input === "number") {
-    if (Number.isNaN(input)) return "is not a number"
-    if (input < 0) return "is negative"
-    if (!Number.isFinite(input)) return "is infinite"
-    return undefined
-  }
-  if (typeof input === "bigint") return input < 0n ? "is negative" : undefined
-  if (typeof input === "string") {
-    const match = durationString.exec(input)
-    if (match === null) return `is not a duration such as "30 seconds" or 30000 (ms)`
-    return match[1]!.startsWith("-") ? "is negative" : undefined
-  }
-  if (Array.isArray(input)) {
-    if (input.length !== 2 || !input.every((part) => typeof part === "number")) return "is not a duration"
-    if (input.some((part) => Number.isNaN(part))) return "is not a number"
-    if (input.some((part) => part < 0)) return "is negative"
-    if (input.some((part) => !Number.isFinite(part))) return "is infinite"
-    return undefined
-  }
-  if (Duration.isDuration(input)) {
-    if (!Duration.isFinite(input)) return "is infinite"
-    // Effect makes every negative or NaN Duration the same zero; only the `Duration.zero` constant surely means zero.
-    if (Duration.toMillis(input) === 0 && input !== Duration.zero) {
-      return "is a zero Duration, which is also what Effect makes of a negative or NaN one (Duration.millis(-5)); " +
-        "write 0, \"0 millis\" or Duration.zero for zero"
-    }
-    return undefined
-  }
-  return `is not a duration such as "30 seconds" or 30000 (ms)`
-}
+const describe = LockDuration.describe
 
 /**
  * Decodes one duration option into whole milliseconds. `allowZero` is for options where zero means "none" (wait,
@@ -119,12 +71,12 @@ const duration = (
 ): Either.Either<number, LockConfigError> => {
   if (input === undefined) return Either.right(Math.round(fallback))
   const wanted = `a finite, ${allowZero ? "non-negative" : "positive"} duration of at most ${maxDurationMs} ms`
-  const problem = badDurationInput(input)
-  if (problem !== undefined) {
-    return fail(option, `${option} must be ${wanted}; got ${describe(input)}, which ${problem}`)
+  const exact = LockDuration.toMillis(input)
+  if (Either.isLeft(exact)) {
+    return fail(option, `${option} must be ${wanted}; got ${describe(input)}, which ${exact.left}`)
   }
   // Whole milliseconds: the store keeps integers, and timers that wake a fraction of a millisecond early would spin.
-  const millis = Math.round(Duration.toMillis(Duration.decode(input)))
+  const millis = Math.round(exact.right)
   if (millis === 0 && !allowZero) {
     return fail(
       option,
