@@ -239,15 +239,17 @@ export const start = (args: {
     const releaseAttempt = () =>
       store.release({ name, owner, fence }).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
 
-    /** The attempts after the first, in a daemon fiber: the caller already has its answer. */
-    const releaseInBackground = (attempts: Effect.Effect<LockStore.ReleaseResult, unknown>) =>
+    const releaseSpan = (background: boolean) => ({
+      attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence, "lock.background": background },
+      captureStackTrace: false
+    })
+
+    /** `attempts` release attempts in a daemon fiber, bounded and logged: the caller already has its answer. */
+    const releaseInBackground = (attempts: number) =>
       Effect.asVoid(Effect.forkDaemon(
-        attempts.pipe(
+        Effect.retry(releaseAttempt(), releaseRetries(attempts - 1)).pipe(
           Effect.matchCauseEffect({ onSuccess: reportReleased, onFailure: logReleaseFailure }),
-          Effect.withSpan("Lock.release", {
-            attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence, "lock.background": true },
-            captureStackTrace: false
-          })
+          Effect.withSpan("Lock.release", releaseSpan(true))
         )
       ))
 
@@ -256,24 +258,18 @@ export const start = (args: {
       if (store.synchronous === true) {
         return store.release({ name, owner, fence }).pipe(
           Effect.matchCauseEffect({ onSuccess: reportReleased, onFailure: logReleaseFailure }),
-          Effect.withSpan("Lock.release", {
-            attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
-            captureStackTrace: false
-          })
+          Effect.withSpan("Lock.release", releaseSpan(false))
         )
       }
       // Nobody waits for the release of a lease that is already lost: the section has ended, the caller is owed its
       // LockLost, and a store that let the lease expire is likely slow right now.
-      if (alreadyLost) return releaseInBackground(Effect.retry(releaseAttempt(), releaseRetries(releaseAttempts - 1)))
+      if (alreadyLost) return releaseInBackground(releaseAttempts)
       return releaseAttempt().pipe(
         Effect.matchCauseEffect({
           onSuccess: reportReleased,
-          onFailure: () => releaseInBackground(Effect.retry(releaseAttempt(), releaseRetries(releaseAttempts - 2)))
+          onFailure: () => releaseInBackground(releaseAttempts - 1)
         }),
-        Effect.withSpan("Lock.release", {
-          attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
-          captureStackTrace: false
-        })
+        Effect.withSpan("Lock.release", releaseSpan(false))
       )
     }
 
