@@ -1,8 +1,14 @@
+import { defaultServerConditions } from "vite"
 import { defineProject } from "vitest/config"
+
+// Inside the repository the packages' `@leasehold/source` export condition points at their TypeScript sources, so tests
+// run what is in `src/` without a build; published packages resolve to the compiled `dist/`.
+export const sourceConditions = ["@leasehold/source", ...defaultServerConditions]
 
 // Settings every package's test project shares.
 export const sharedProject = (name: string) =>
   defineProject({
+    resolve: { conditions: sourceConditions },
     test: {
       name,
       include: ["test/**/*.test.ts"],

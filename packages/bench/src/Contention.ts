@@ -84,7 +84,11 @@ export const runWorkers = async (
   const script = fileURLToPath(new URL("./worker.ts", import.meta.url))
   const children = Array.from(
     { length: workers },
-    () => fork(script, [id], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] })
+    () =>
+      fork(script, [id], {
+        execArgv: ["--conditions=@leasehold/source", "--import", "tsx"],
+        stdio: ["ignore", "inherit", "inherit", "ipc"]
+      })
   )
   // Start together once every worker has loaded: process start-up is not part of the measure.
   await Promise.all(children.map((child) =>

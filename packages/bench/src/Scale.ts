@@ -99,7 +99,7 @@ const runOne = async (server: ServerProcess, n: number, options: Options): Promi
   const heartbeatMs = options.leaseMs / heartbeatsPerLease
   const endpoint = await server.writeLog()
   const child = fork(fileURLToPath(new URL("./scaleWorker.ts", import.meta.url)), [], {
-    execArgv: ["--import", "tsx", "--expose-gc"],
+    execArgv: ["--conditions=@leasehold/source", "--import", "tsx", "--expose-gc"],
     // The worker's logs (a loss is logged) go to stderr with the bench's progress, not into the document.
     stdio: ["ignore", 2, 2, "ipc"]
   })

@@ -37,7 +37,7 @@ interface Reply {
 export const start = (engine: Engine): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
     const child: ChildProcess = fork(fileURLToPath(new URL("./server.ts", import.meta.url)), [engine], {
-      execArgv: ["--import", "tsx"],
+      execArgv: ["--conditions=@leasehold/source", "--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
     let nextId = 1

@@ -29,7 +29,7 @@ const trial = async (
   hold: ContentionDriver.HoldOptions
 ): Promise<Trial> => {
   const child = fork(fileURLToPath(new URL("./worker.ts", import.meta.url)), [id], {
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--conditions=@leasehold/source", "--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"]
   })
   const died = new Promise<never>((_, reject) =>

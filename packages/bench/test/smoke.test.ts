@@ -27,7 +27,13 @@ const numeric = /^\d+(\.\d+)?( \(\d+(\.\d+)?–\d+(\.\d+)?\))?$/
 
 describe("bench --smoke", () => {
   it("prints every table with numeric cells", { timeout: 60_000 }, async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src/main.ts", "--smoke"], {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      "--conditions=@leasehold/source",
+      "--import",
+      "tsx",
+      "src/main.ts",
+      "--smoke"
+    ], {
       cwd: packageDir,
       maxBuffer: 16 * 1024 * 1024
     })

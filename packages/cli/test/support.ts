@@ -26,7 +26,12 @@ export const CliBundleLive = Layer.scoped(
       mkdirSync(directory, { recursive: true })
       const outfile = `${directory}/leasehold-${process.pid}-${Math.random().toString(36).slice(2, 8)}.mjs`
       await Effect.runPromise(
-        NodeProgram.bundle({ entry: `${packageDirectory}src/bin.ts`, outfile, workingDirectory: packageDirectory })
+        NodeProgram.bundle({
+          entry: `${packageDirectory}src/bin.ts`,
+          outfile,
+          workingDirectory: packageDirectory,
+          conditions: ["@leasehold/source"]
+        })
       )
       return outfile
     }).pipe(Effect.orDie),

@@ -54,10 +54,15 @@ export const workerCommand: Effect.Effect<
   const bundled = yield* Effect.gen(function*() {
     const directory = yield* fs.makeTempDirectoryScoped({ prefix: "leasehold-demo-" })
     const outfile = `${directory}/worker.mjs`
-    yield* NodeProgram.bundle({ entry: workerSource, outfile, workingDirectory: packageDirectory })
+    yield* NodeProgram.bundle({
+      entry: workerSource,
+      outfile,
+      workingDirectory: packageDirectory,
+      conditions: ["@leasehold/source"]
+    })
     return [outfile]
   }).pipe(Effect.option)
-  return Option.getOrElse(bundled, () => ["--import", "tsx", workerSource])
+  return Option.getOrElse(bundled, () => ["--conditions=@leasehold/source", "--import", "tsx", workerSource])
 })
 
 /**

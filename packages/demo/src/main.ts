@@ -90,7 +90,7 @@ const run = (options: Options.Options) =>
     const started = Date.now()
     const state = yield* SubscriptionRef.make(State.initial(options.workers, started, options.durationMs))
     const args = yield* Pool.workerCommand
-    yield* say(`starting ${options.workers} workers (${args[0] === "--import" ? "tsx" : "bundled with esbuild"})...`)
+    yield* say(`starting ${options.workers} workers (${args.includes("tsx") ? "tsx" : "bundled with esbuild"})...`)
     const workers = yield* Effect.forEach(
       Array.from({ length: options.workers }, (_, worker) => worker),
       (worker) =>

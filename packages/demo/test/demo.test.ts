@@ -12,7 +12,7 @@ const runDemo = (args: ReadonlyArray<string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "src/main.ts", ...args],
+      ["--conditions=@leasehold/source", "--import", "tsx", "src/main.ts", ...args],
       {
         cwd: packageDirectory,
         timeout: 150_000,

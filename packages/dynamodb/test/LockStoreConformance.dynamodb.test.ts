@@ -6,8 +6,8 @@
 import { DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import { afterAll, beforeAll, describe } from "@effect/vitest"
 import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
-import { LockStoreConformance } from "@leasehold/testing"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import * as LockStoreConformance from "@leasehold/testing/LockStoreConformance"
 import { Effect, Exit, Scope } from "effect"
 import { inject } from "vitest"
 

@@ -36,7 +36,14 @@ const WorkerBundleLive = Layer.scoped(
     const fs = yield* FileSystem.FileSystem
     const directory = yield* fs.makeTempDirectoryScoped({ prefix: "leasehold-worker-" })
     const outfile = `${directory}/lockWorker.mjs`
-    yield* Effect.orDie(NodeProgram.bundle({ entry: workerScript, outfile, workingDirectory: packageDirectory }))
+    yield* Effect.orDie(
+      NodeProgram.bundle({
+        entry: workerScript,
+        outfile,
+        workingDirectory: packageDirectory,
+        conditions: ["@leasehold/source"]
+      })
+    )
     return outfile
   })
 )

@@ -4,7 +4,7 @@
  *
  * ```ts
  * import { LockStore } from "@leasehold/lock"
- * import { LockStoreConformance } from "@leasehold/testing"
+ * import * as LockStoreConformance from "@leasehold/testing/LockStoreConformance"
  *
  * LockStoreConformance.suite("memory", () => LockStore.layerMemory)
  * ```

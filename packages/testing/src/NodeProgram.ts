@@ -31,6 +31,11 @@ export const bundle = (options: {
   readonly entry: string
   readonly outfile: string
   readonly workingDirectory: string
+  /**
+   * Extra package export conditions to resolve with, e.g. a workspace's condition that points packages at their
+   * TypeScript sources. Default: none, so installed packages resolve to their compiled files.
+   */
+  readonly conditions?: ReadonlyArray<string> | undefined
 }): Effect.Effect<string, BundleError> =>
   Effect.tryPromise({
     try: async () => {
@@ -43,6 +48,7 @@ export const bundle = (options: {
         platform: "node",
         format: "esm",
         target: "node20",
+        ...(options.conditions === undefined ? {} : { conditions: [...options.conditions] }),
         // The AWS SDK is CommonJS and requires Node's built-ins; an ESM bundle needs a `require` for that. The name
         // is unusual so that it cannot clash with a `createRequire` the sources import themselves.
         banner: {

@@ -7,13 +7,6 @@
 export * as DynamoServer from "./DynamoServer.js"
 
 /**
- * The `LockStore` conformance suite: one set of tests that every store runs.
- *
- * @since 0.1.0
- */
-export * as LockStoreConformance from "./LockStoreConformance.js"
-
-/**
  * A `LockStore` wrapper that injects faults per operation and per simulated process.
  *
  * @since 0.1.0

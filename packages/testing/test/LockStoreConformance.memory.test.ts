@@ -1,5 +1,5 @@
 import * as LockStore from "@leasehold/lock/LockStore"
-import { LockStoreConformance } from "@leasehold/testing"
+import * as LockStoreConformance from "@leasehold/testing/LockStoreConformance"
 
 // The reference store: a fresh, empty memory store per test.
 LockStoreConformance.suite("memory", () => LockStore.layerMemory)
