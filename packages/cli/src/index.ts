@@ -1,5 +1,5 @@
 /**
- * The operator CLI for Leasehold lock tables. The executable is `leasehold` (`bin/leasehold.mjs`); this entry point
+ * The operator CLI for Leasehold lock tables. The executable is `leasehold` (`bin/leasehold.js`); this entry point
  * exposes the command tree for embedding and tests.
  *
  * @since 0.1.0
