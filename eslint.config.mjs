@@ -31,8 +31,13 @@ export default tseslint.config(
   {
     files: ["packages/*/src/**/*.ts"],
     rules: {
-      // library code imports effect per module (STYLE.md); tests may use the barrel
+      // library code imports effect per module, so that bundlers keep only what it uses; tests may use the barrel
       "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect"] }]
     }
+  },
+  {
+    // CommonJS programs (the package check's) load packages the CommonJS way.
+    files: ["**/*.cjs"],
+    rules: { "@typescript-eslint/no-require-imports": "off" }
   }
 )

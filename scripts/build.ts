@@ -15,11 +15,9 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { publicPackages } from "./publicPackages.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-
-/** Public packages, each after the packages it imports. */
-export const publicPackages = ["lock", "dynamodb", "testing", "cli"] as const
 
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
 

@@ -27,5 +27,11 @@ const dynalite = Effect.gen(function*() {
 // An internal module is not part of the public surface.
 const internalImport = await import("@leasehold/lock/internal/keeper").then(() => "importable", (e) => e.code)
 
-const result = await Effect.runPromise(Effect.all({ memory, dynalite }))
+// AWS DynamoDB Local is an optional peer dependency the app did not install: starting it is a typed error.
+const dynamoDBLocal = Layer.build(DynamoServer.layerDynamoDBLocal).pipe(
+  Effect.scoped,
+  Effect.match({ onFailure: (error) => error.reason, onSuccess: () => "started" })
+)
+
+const result = await Effect.runPromise(Effect.all({ memory, dynalite, dynamoDBLocal }))
 console.log(JSON.stringify({ format: "esm", node: process.version, ...result, internalImport }))

