@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The compiled CLI (`npm run build` writes dist/). Node 22 and later can keep compiled code between runs, which takes
-// about a third off the start-up of a command that loads this many modules; older Node starts without it.
+// The compiled CLI (`npm run build` writes dist/). Node 22 and later can keep compiled code between runs, which
+// shortens the start-up of a command that loads this many modules; older Node starts without it.
 import * as Module from "node:module"
 
 Module.enableCompileCache?.()
