@@ -102,10 +102,11 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
   )
 
   it.effect(
-    "a missing table: table check says to create it, list fails with a clear message",
+    "a missing table: table check says to create it, list fails with a clear message, and the fix they name runs",
     () =>
       Effect.gen(function*() {
-        const flags = [...yield* endpoint, "--table", "no-such-table"]
+        const tableName = unique("no-such-table")
+        const flags = [...yield* endpoint, "--table", tableName]
         const [check, list] = yield* Effect.all([run(["table", "check", ...flags]), run(["list", ...flags])], {
           concurrency: 2
         })
@@ -115,6 +116,17 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         expect(list.code).toBe(1)
         expect(list.stderr).toMatch(/^leasehold: .*no-such-table/m)
         expect(list.stderr).not.toMatch(/\n\s+at /) // no stack trace
+
+        // Both messages quote the command to run; an operator copies it, so the CLI must accept it as it is.
+        const hints = [check.stdout, list.stderr].map((output) => /`(leasehold table create[^`]*)`/.exec(output)?.[1])
+        expect(hints).toEqual([
+          `leasehold table create --table ${tableName}`,
+          `leasehold table create --table ${tableName}`
+        ])
+        const created = yield* run([...(hints[0] ?? "").split(" ").slice(1), ...yield* endpoint])
+        expect(created.code, created.stderr).toBe(0)
+        expect(created.stdout).toContain(`created table "${tableName}"`)
+        expect((yield* run(["table", "check", "--ignore-ttl", ...flags])).code).toBe(0)
       }),
     timeout
   )
