@@ -76,6 +76,37 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
     }), timeout)
 
   it.effect(
+    "--help is plain text when stdout is not a terminal, unless FORCE_COLOR asks for styles",
+    () =>
+      Effect.gen(function*() {
+        const esc = "\x1b["
+        const [piped, forced, forcedOff] = yield* Effect.all([
+          run(["--help"]),
+          run(["list", "--help"], { FORCE_COLOR: "1" }),
+          run(["--help"], { FORCE_COLOR: "0" })
+        ], { concurrency: 2 })
+        expect(piped.code).toBe(0)
+        expect(piped.stdout).toContain("EXIT CODES")
+        expect(piped.stdout).not.toContain(esc)
+        expect(forced.stdout).toContain(esc)
+        expect(forcedOff.stdout).not.toContain(esc)
+      }),
+    timeout
+  )
+
+  it.effect.skipIf(!hasScript)("--help on a terminal is styled, and plain with NO_COLOR", () =>
+    Effect.gen(function*() {
+      const esc = "\x1b["
+      const styled = yield* runInTerminal(["--help"], "no prompt", "")
+      const plain = yield* runInTerminal(["--help"], "no prompt", "", { NO_COLOR: "1" })
+      expect(styled.code).toBe(0)
+      expect(styled.stdout).toContain(esc)
+      expect(plain.code).toBe(0)
+      expect(plain.stdout).toContain("EXIT CODES")
+      expect(plain.stdout).not.toContain(esc)
+    }), timeout)
+
+  it.effect(
     "table create makes an on-demand table, is a no-op the second time, and table check accepts it",
     () =>
       Effect.gen(function*() {
