@@ -10,8 +10,10 @@
  * Run as a script, the file plays Lambda locally: it invokes the handler concurrently with sample events (several
  * for one order) and prints what each returned (see the end of the file).
  *
- *   LEASEHOLD_TABLE=locks DYNAMODB_ENDPOINT=http://127.0.0.1:8000 AWS_REGION=us-east-1 \
+ *   LEASEHOLD_TABLE=leasehold-locks DYNAMODB_ENDPOINT=http://127.0.0.1:8000 AWS_REGION=us-east-1 \
  *     AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local node --import tsx examples/lambdaHandler.ts
+ *
+ * against a local server with the lock table (README, "Examples", shows how to start one).
  */
 import {
   CreateTableCommand,
