@@ -13,8 +13,9 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 
 /**
- * Colour on a stream: `FORCE_COLOR` decides when set (on unless "0" or "false", as Node and most tools read it);
- * otherwise a non-empty `NO_COLOR` turns it off (no-color.org); otherwise only a terminal gets colour.
+ * Colour on a stream: `FORCE_COLOR` decides when set (on unless "0" or "false", so that it can also turn colour off);
+ * otherwise a non-empty `NO_COLOR` turns it off (an empty one counts as unset, by its convention); otherwise only a
+ * terminal gets colour.
  *
  * @internal
  */
