@@ -6,11 +6,27 @@
  *
  * The Effect runtime (and with it the DynamoDB client) is built once per execution environment, outside the
  * handler, and reused by every invocation it serves.
+ *
+ * Run as a script, the file plays Lambda locally: it invokes the handler concurrently with sample events (several
+ * for one order) and prints what each returned (see the end of the file).
+ *
+ *   LEASEHOLD_TABLE=leasehold-locks DYNAMODB_ENDPOINT=http://127.0.0.1:8000 AWS_REGION=us-east-1 \
+ *     AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local node --import tsx examples/lambdaHandler.ts
+ *
+ * against a local server with the lock table (README, "Examples", shows how to start one).
  */
-import { DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb"
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  ResourceInUseException,
+  UpdateItemCommand,
+  waitUntilTableExists
+} from "@aws-sdk/client-dynamodb"
 import { DynamoLockStore } from "@leasehold/dynamodb"
 import { Lock } from "@leasehold/lock"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import { pathToFileURL } from "node:url"
 
 /** The part of Lambda's context this handler uses (the full types live in the `@types/aws-lambda` package). */
 interface LambdaContext {
@@ -34,7 +50,9 @@ interface OrderResult {
 
 const tableName = process.env["LEASEHOLD_TABLE"] ?? "locks"
 const ordersTable = process.env["ORDERS_TABLE"] ?? "orders"
-const client = new DynamoDBClient({})
+// DYNAMODB_ENDPOINT is for local servers only; on Lambda it is unset and the SDK finds the region's endpoint.
+const endpoint = process.env["DYNAMODB_ENDPOINT"]
+const client = new DynamoDBClient(endpoint === undefined ? {} : { endpoint })
 
 const runtime = ManagedRuntime.make(
   Layer.mergeAll(
@@ -81,3 +99,54 @@ export const handler: Handler<OrderEvent, OrderResult> = (event, context) =>
     ),
     runtime.runPromise
   )
+
+/**
+ * Local run: what Lambda does with a burst of events, five concurrent invocations, three of them for order A. They
+ * take turns on A's lock, each payment applies once, and every turn writes with a higher fence than the one before.
+ * Only when the file is run directly: on Lambda the runtime imports it and calls `handler`.
+ */
+const runLocally = async () => {
+  // The orders table stands in for the downstream system; on AWS it exists already.
+  await client.send(
+    new CreateTableCommand({
+      TableName: ordersTable,
+      AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
+      KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+      BillingMode: "PAY_PER_REQUEST"
+    })
+  ).catch((error) => {
+    if (!(error instanceof ResourceInUseException)) throw error
+  })
+  await waitUntilTableExists({ client, minDelay: 1, maxWaitTime: 30 }, { TableName: ordersTable })
+
+  const events: ReadonlyArray<OrderEvent> = [
+    { orderId: "A", amount: 10 },
+    { orderId: "A", amount: 20 },
+    { orderId: "B", amount: 5 },
+    { orderId: "A", amount: 30 },
+    { orderId: "B", amount: 7 }
+  ]
+  const results = await Promise.all(events.map((event, i) => {
+    // Lambda's default timeout is 3 s: each invocation may wait up to 1 s for its order's lock.
+    const deadline = Date.now() + 3_000
+    return handler(event, { awsRequestId: `local-${i + 1}`, getRemainingTimeInMillis: () => deadline - Date.now() })
+  }))
+  results.forEach((result, i) => console.log(`local-${i + 1}`, JSON.stringify(events[i]), "->", JSON.stringify(result)))
+
+  for (const orderId of new Set(events.map((event) => event.orderId))) {
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: ordersTable, Key: { id: { S: orderId } }, ConsistentRead: true })
+    )
+    console.log(`order ${orderId}: paid ${Item?.["paid"]?.N ?? 0} in total, last fence ${Item?.["fence"]?.N ?? "-"}`)
+  }
+  // Lambda freezes the environment instead; a script releases what the runtime holds so that the process can exit.
+  await runtime.dispose()
+  client.destroy()
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runLocally().catch((error) => {
+    console.error(error)
+    process.exitCode = 1
+  })
+}

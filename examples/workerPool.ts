@@ -4,8 +4,10 @@
  * jobs for different accounts run in parallel. Each job runs in a fiber of its own, which a lost lease interrupts (not
  * the worker); such a job is put back for another try.
  *
- *   LEASEHOLD_TABLE=locks DYNAMODB_ENDPOINT=http://127.0.0.1:8000 AWS_REGION=us-east-1 \
+ *   LEASEHOLD_TABLE=leasehold-locks DYNAMODB_ENDPOINT=http://127.0.0.1:8000 AWS_REGION=us-east-1 \
  *     AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local node --import tsx examples/workerPool.ts
+ *
+ * against a local server with the lock table (README, "Examples", shows how to start one).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { DynamoLockStore } from "@leasehold/dynamodb"

@@ -16,6 +16,7 @@ import * as CliError from "./CliError.js"
 import * as ExitCode from "./ExitCode.js"
 import * as Help from "./Help.js"
 import * as InspectCommand from "./InspectCommand.js"
+import * as Color from "./internal/color.js"
 import * as ListCommand from "./ListCommand.js"
 import * as ReleaseCommand from "./ReleaseCommand.js"
 import * as TableCommand from "./TableCommand.js"
@@ -66,7 +67,8 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 
 /**
  * Runs the CLI on `argv` (as `process.argv`: node, script, then arguments) and returns the exit code. Never fails:
- * every error has been printed by then, user errors as one line without a stack trace.
+ * every error has been printed by then, user errors as one line without a stack trace. Output is styled only where
+ * colour is on: on a terminal, unless `NO_COLOR` is set; `FORCE_COLOR` decides when set.
  *
  * @since 0.1.0
  * @category running
@@ -90,5 +92,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, 
       )
     ),
     Effect.provide(stderrLogger),
-    Logger.withMinimumLogLevel(LogLevel.Warning)
+    Logger.withMinimumLogLevel(LogLevel.Warning),
+    // Help and usage errors come styled from @effect/cli; plain text where colour is off (a pipe, a file, NO_COLOR).
+    Color.apply
   )

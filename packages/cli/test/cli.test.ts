@@ -76,6 +76,37 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
     }), timeout)
 
   it.effect(
+    "--help is plain text when stdout is not a terminal, unless FORCE_COLOR asks for styles",
+    () =>
+      Effect.gen(function*() {
+        const esc = "\x1b["
+        const [piped, forced, forcedOff] = yield* Effect.all([
+          run(["--help"]),
+          run(["list", "--help"], { FORCE_COLOR: "1" }),
+          run(["--help"], { FORCE_COLOR: "0" })
+        ], { concurrency: 2 })
+        expect(piped.code).toBe(0)
+        expect(piped.stdout).toContain("EXIT CODES")
+        expect(piped.stdout).not.toContain(esc)
+        expect(forced.stdout).toContain(esc)
+        expect(forcedOff.stdout).not.toContain(esc)
+      }),
+    timeout
+  )
+
+  it.effect.skipIf(!hasScript)("--help on a terminal is styled, and plain with NO_COLOR", () =>
+    Effect.gen(function*() {
+      const esc = "\x1b["
+      const styled = yield* runInTerminal(["--help"], "no prompt", "")
+      const plain = yield* runInTerminal(["--help"], "no prompt", "", { NO_COLOR: "1" })
+      expect(styled.code).toBe(0)
+      expect(styled.stdout).toContain(esc)
+      expect(plain.code).toBe(0)
+      expect(plain.stdout).toContain("EXIT CODES")
+      expect(plain.stdout).not.toContain(esc)
+    }), timeout)
+
+  it.effect(
     "table create makes an on-demand table, is a no-op the second time, and table check accepts it",
     () =>
       Effect.gen(function*() {
@@ -102,10 +133,11 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
   )
 
   it.effect(
-    "a missing table: table check says to create it, list fails with a clear message",
+    "a missing table: table check says to create it, list fails with a clear message, and the fix they name runs",
     () =>
       Effect.gen(function*() {
-        const flags = [...yield* endpoint, "--table", "no-such-table"]
+        const tableName = unique("no-such-table")
+        const flags = [...yield* endpoint, "--table", tableName]
         const [check, list] = yield* Effect.all([run(["table", "check", ...flags]), run(["list", ...flags])], {
           concurrency: 2
         })
@@ -115,6 +147,17 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         expect(list.code).toBe(1)
         expect(list.stderr).toMatch(/^leasehold: .*no-such-table/m)
         expect(list.stderr).not.toMatch(/\n\s+at /) // no stack trace
+
+        // Both messages quote the command to run; an operator copies it, so the CLI must accept it as it is.
+        const hints = [check.stdout, list.stderr].map((output) => /`(leasehold table create[^`]*)`/.exec(output)?.[1])
+        expect(hints).toEqual([
+          `leasehold table create --table ${tableName}`,
+          `leasehold table create --table ${tableName}`
+        ])
+        const created = yield* run([...(hints[0] ?? "").split(" ").slice(1), ...yield* endpoint])
+        expect(created.code, created.stderr).toBe(0)
+        expect(created.stdout).toContain(`created table "${tableName}"`)
+        expect((yield* run(["table", "check", "--ignore-ttl", ...flags])).code).toBe(0)
       }),
     timeout
   )

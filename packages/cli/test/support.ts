@@ -52,7 +52,9 @@ const cliEnvironment = [
   "DYNAMODB_ENDPOINT",
   "AWS_REGION",
   "AWS_DEFAULT_REGION",
-  "AWS_PROFILE"
+  "AWS_PROFILE",
+  "NO_COLOR",
+  "FORCE_COLOR"
 ]
 
 /**
@@ -128,16 +130,24 @@ export const hasScript = (() => {
 const shellQuote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`
 
 /**
- * Runs the bundled CLI on a pseudo-terminal (util-linux `script`), and types `answer` once `prompt` shows up in its
- * output. Returns the exit code and everything the terminal showed.
+ * Runs the bundled CLI on a pseudo-terminal (util-linux `script`), with `env` added to the environment, and types
+ * `answer` once `prompt` shows up in its output. Returns the exit code and everything the terminal showed.
  */
-export const runInTerminal = (args: ReadonlyArray<string>, prompt: string, answer: string) =>
+export const runInTerminal = (
+  args: ReadonlyArray<string>,
+  prompt: string,
+  answer: string,
+  env: Record<string, string> = {}
+) =>
   Effect.flatMap(CliBundle, (bundle) =>
     Effect.async<Result>((resume) => {
       const base = { ...process.env }
       for (const name of cliEnvironment) delete base[name]
       const command = [process.execPath, bundle, ...args].map(shellQuote).join(" ")
-      const child = spawn("script", ["-qec", command, "/dev/null"], { env: base, stdio: ["pipe", "pipe", "pipe"] })
+      const child = spawn("script", ["-qec", command, "/dev/null"], {
+        env: { ...base, ...env },
+        stdio: ["pipe", "pipe", "pipe"]
+      })
       let output = ""
       let answered = false
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => {

@@ -302,7 +302,7 @@ export const checkTable = (
       return [{
         _tag: "TableMissing",
         message: `table "${options.tableName}" does not exist: create it with DynamoLockStore.createTable(...) or ` +
-          `\`leasehold table create ${options.tableName}\``
+          `\`leasehold table create --table ${options.tableName}\``
       }] satisfies ReadonlyArray<TableProblem>
     }
     const problems: Array<TableProblem> = []

@@ -649,7 +649,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(error.message).toContain(`table "no-such-table-`)
       expect(error.message).toContain(`not found at ${server.clientConfig.endpoint}`)
       expect(error.message).toContain("DynamoLockStore.createTable")
-      expect(error.message).toContain("leasehold table create")
+      expect(error.message).toContain("`leasehold table create --table no-such-table-")
     }))
 
   it.scoped("a table with another key schema is reported as such", () =>

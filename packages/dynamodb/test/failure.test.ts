@@ -67,7 +67,7 @@ describe("failure classification", () => {
     const message = (error: unknown) => Failure.toStoreError(error, context).message
     expect(message(sdkError("ResourceNotFoundException", "Requested resource not found"))).toBe(
       `table "locks" not found at region eu-west-1: create it with DynamoLockStore.createTable({ tableName: "locks" }) ` +
-        "or `leasehold table create locks` (or fix the table name / region / endpoint)"
+        "or `leasehold table create --table locks` (or fix the table name / region / endpoint)"
     )
     expect(message(sdkError("ValidationException", "The provided key element does not match the schema"))).toContain(
       `table "locks"'s key schema is not {key: S}`

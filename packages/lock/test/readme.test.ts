@@ -35,3 +35,28 @@ it.effect("README: a lock as a scoped resource, with its fencing token", () =>
     yield* handle
     expect(fences).toEqual([1, 2])
   }).pipe(Effect.provide(LockStore.layerMemory)))
+
+it.effect("README: the first program, where the second caller runs once the first has released", () =>
+  Effect.gen(function*() {
+    const log: Array<string> = []
+    const report = (who: string) =>
+      Lock.withLock(
+        "nightly-report",
+        Effect.gen(function*() {
+          log.push(`${who}: holding the lock`)
+          yield* Effect.sleep("1 second")
+          log.push(`${who}: done, releasing`)
+        }),
+        { wait: "5 seconds" }
+      )
+    const program = Effect.all([report("first"), report("second")], { concurrency: "unbounded" })
+    const fiber = yield* Effect.fork(program)
+    yield* TestClock.adjust("5 seconds")
+    yield* Fiber.join(fiber)
+    expect(log).toEqual([
+      "first: holding the lock",
+      "first: done, releasing",
+      "second: holding the lock",
+      "second: done, releasing"
+    ])
+  }).pipe(Effect.provide(LockStore.layerMemory)))

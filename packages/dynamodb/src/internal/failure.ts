@@ -179,7 +179,7 @@ export const toStoreError = (error: unknown, context: Context): LockStoreError =
     return fail(
       false,
       `table "${tableName}" not found at ${location}: create it with ` +
-        `DynamoLockStore.createTable({ tableName: "${tableName}" }) or \`leasehold table create ${tableName}\`` +
+        `DynamoLockStore.createTable({ tableName: "${tableName}" }) or \`leasehold table create --table ${tableName}\`` +
         ` (or fix the table name / region / endpoint)`
     )
   }
