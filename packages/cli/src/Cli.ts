@@ -68,6 +68,21 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
  * Runs the CLI on `argv` (as `process.argv`: node, script, then arguments) and returns the exit code. Never fails:
  * every error has been printed by then, user errors as one line without a stack trace.
  *
+ * @example
+ * ```ts
+ * import * as NodeContext from "@effect/platform-node/NodeContext"
+ * import { Cli } from "@leasehold/cli"
+ * import { Effect } from "effect"
+ *
+ * // `leasehold list --local`, from a program: the embedded server starts with an empty lock table.
+ * const program = Cli.main(["node", "leasehold", "list", "--local"]).pipe(Effect.provide(NodeContext.layer))
+ *
+ * Effect.runPromise(program).then((exitCode) => console.log(`exit code ${exitCode}`))
+ * // Output:
+ * // no locks in table "leasehold-locks"
+ * // exit code 0
+ * ```
+ *
  * @since 0.1.0
  * @category running
  */
