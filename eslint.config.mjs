@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint"
 
 // Effect's own formatting (dprint through ESLint) plus typescript-eslint's recommended rules.
 export default tseslint.config(
-  { ignores: ["**/build/**", "**/dist/**", "**/node_modules/**", "**/coverage/**"] },
+  { ignores: ["**/build/**", "**/dist/**", "**/node_modules/**", "**/coverage/**", "packages/*/docs/**"] },
   ...tseslint.configs.recommended,
   ...effectEslint.configs.dprint,
   {

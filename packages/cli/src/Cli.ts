@@ -70,6 +70,21 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
  * every error has been printed by then, user errors as one line without a stack trace. Output is styled only where
  * colour is on: on a terminal, unless `NO_COLOR` is set; `FORCE_COLOR` decides when set.
  *
+ * @example
+ * ```ts
+ * import * as NodeContext from "@effect/platform-node/NodeContext"
+ * import { Cli } from "@leasehold/cli"
+ * import { Effect } from "effect"
+ *
+ * // `leasehold list --local`, from a program: the embedded server starts with an empty lock table.
+ * const program = Cli.main(["node", "leasehold", "list", "--local"]).pipe(Effect.provide(NodeContext.layer))
+ *
+ * Effect.runPromise(program).then((exitCode) => console.log(`exit code ${exitCode}`))
+ * // Output:
+ * // no locks in table "leasehold-locks"
+ * // exit code 0
+ * ```
+ *
  * @since 0.1.0
  * @category running
  */

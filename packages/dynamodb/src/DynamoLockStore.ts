@@ -241,6 +241,36 @@ export const make = (options: Options): Effect.Effect<LockStore.Service, LockCon
  * The store as a layer; invalid options fail its construction with a `LockConfigError`. A client built from
  * `clientConfig` lives as long as the layer; a given `client` is the caller's and outlives it.
  *
+ * @example
+ * ```ts
+ * import { DynamoLockStore } from "@leasehold/dynamodb"
+ * import { Lock } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * // The table must exist: create it once with `DynamoLockStore.createTable` or `leasehold table create locks`.
+ * const LockStoreLive = DynamoLockStore.layer({
+ *   tableName: "locks",
+ *   clientConfig: { region: "eu-west-1" },
+ *   // Several services can share the table, each seeing only its own locks.
+ *   prefix: "billing"
+ * })
+ *
+ * const closeBooks = Effect.log("closing the books")
+ *
+ * // Requires nothing more: the store's client is built with the layer and destroyed with it.
+ * const main = closeBooks.pipe(Lock.withLock("close-books", { wait: "1 minute" }), Effect.provide(LockStoreLive))
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
+ * import { DynamoLockStore } from "@leasehold/dynamodb"
+ *
+ * // A client of the application's own, shared with its other DynamoDB calls: the layer never destroys it.
+ * const client = new DynamoDBClient({ region: "eu-west-1" })
+ * const LockStoreLive = DynamoLockStore.layer({ tableName: "locks", client })
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -1,14 +1,27 @@
 /**
- * Distributed locks as scoped Effect resources.
+ * Distributed locks as scoped Effect resources: `withLock` runs a section while holding a lock, `acquire` holds one
+ * until the scope closes. Both need a `LockStore` (`LockStore.layerMemory` in one process, the DynamoDB store across
+ * processes).
  *
+ * @example
  * ```ts
- * Effect.scoped(Lock.withLock("nightly-report", program))
- * program.pipe(Lock.withLock("nightly-report", { wait: "30 seconds" }))
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
  *
- * Effect.gen(function*() {
+ * const sendReport = Effect.log("sending the nightly report")
+ * const writeOrder = (order: { readonly id: string; readonly fence: number }) =>
+ *   Effect.log(`order ${order.id} written with fence ${order.fence}`)
+ *
+ * // A section: the lock is released as soon as it ends.
+ * const nightly = sendReport.pipe(Lock.withLock("nightly-report", { wait: "30 seconds" }))
+ *
+ * // A scoped resource: held until the scope closes, with a fencing token for downstream writes.
+ * const order = Effect.gen(function*() {
  *   const lease = yield* Lock.acquire("orders/42", { wait: "30 seconds" })
- *   yield* writeSomewhere({ fence: lease.fence })
+ *   yield* writeOrder({ id: "42", fence: lease.fence })
  * }).pipe(Effect.scoped)
+ *
+ * Effect.runPromise(Effect.all([nightly, order]).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 0.1.0
@@ -291,6 +304,28 @@ const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown
  * releases it. The re-entering fiber is then interrupted when that lease ends, by loss or by release, if its own
  * scope is still open.
  *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * // A downstream write that refuses fences lower than the last one it accepted.
+ * const saveInvoice = (invoice: { readonly orderId: string; readonly fence: number }) =>
+ *   Effect.log(`invoice for order ${invoice.orderId}, fence ${invoice.fence}`)
+ *
+ * const program = Effect.gen(function*() {
+ *   const lease = yield* Lock.acquire("orders/42", { wait: "10 seconds", holder: "billing-worker-1" })
+ *   yield* saveInvoice({ orderId: "42", fence: lease.fence })
+ *   console.log(lease.holder, yield* lease.isHeld)
+ *   // Output: billing-worker-1 true
+ * }).pipe(
+ *   // The lock is released when the scope closes.
+ *   Effect.scoped
+ * )
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -320,6 +355,26 @@ export const acquire = (
  *
  * Inside a live lease of the same name (see `acquire`), it re-enters; the section then ends with that lease, and if
  * the outer acquisition releases it first, the result is a `LockLost` with reason "released".
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * const rotateKeys = Effect.log("rotating the signing keys")
+ *
+ * const program = rotateKeys.pipe(
+ *   // One instance at a time; `wait` is zero by default, so a held lock fails at once.
+ *   Lock.withLock("key-rotation"),
+ *   // Another instance is rotating: skip this run.
+ *   Effect.catchTag("LockNotAcquired", (error) => Effect.log(`skipped: ${error.message}`))
+ * )
+ *
+ * // The same, data-first, waiting up to a minute for the lock.
+ * const patient = Lock.withLock("key-rotation", rotateKeys, { wait: "1 minute" })
+ *
+ * Effect.runPromise(Effect.zipRight(program, patient).pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
  *
  * @since 0.1.0
  * @category combinators

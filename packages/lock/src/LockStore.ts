@@ -295,6 +295,25 @@ export const makeMemory = (options?: MemoryOptions): Service =>
 /**
  * The in-memory store as a layer with no requirements. Each build of the layer is a fresh, empty store.
  *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect, Option } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const first = yield* Effect.scoped(Lock.acquire("invoices"))
+ *   const second = yield* Effect.scoped(Lock.acquire("invoices"))
+ *   // A released lock keeps its record, so every acquisition gets a higher fence.
+ *   const store = yield* LockStore.LockStore
+ *   const record = Option.getOrThrow(yield* store.inspect("invoices"))
+ *   console.log(second.fence > first.fence, record.fence === second.fence, record.owner)
+ *   // Output: true true undefined
+ * })
+ *
+ * // One process, or a test: each run gets its own empty store.
+ * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

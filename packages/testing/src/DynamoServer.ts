@@ -230,6 +230,35 @@ export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Effect.f
  * In-memory dynalite (pure JavaScript, starts in milliseconds) behind the counting proxy. Each build is a fresh,
  * empty server. Tables are ACTIVE as soon as `CreateTable` returns.
  *
+ * @example
+ * ```ts
+ * import { DynamoLockStore } from "@leasehold/dynamodb"
+ * import { Lock } from "@leasehold/lock"
+ * import * as DynamoServer from "@leasehold/testing/DynamoServer"
+ * import { Effect, Layer } from "effect"
+ *
+ * // The DynamoDB store on a fresh server, its table created first.
+ * const StoreOnDynalite = Layer.unwrapEffect(
+ *   Effect.gen(function*() {
+ *     const server = yield* DynamoServer.DynamoServer
+ *     yield* DynamoLockStore.createTable({ tableName: "locks", clientConfig: server.clientConfig })
+ *     return DynamoLockStore.layer({ tableName: "locks", clientConfig: server.clientConfig })
+ *   })
+ * ).pipe(Layer.provideMerge(DynamoServer.layerDynalite))
+ *
+ * const program = Effect.gen(function*() {
+ *   const server = yield* DynamoServer.DynamoServer
+ *   yield* server.resetRequests
+ *   yield* Lock.withLock("reports", Effect.void)
+ *   // The server counts what reached it: one conditional write to acquire, one to release.
+ *   const requests = yield* server.requests
+ *   console.log(requests.get("UpdateItem"))
+ *   // Output: 2
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(StoreOnDynalite)))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -4,14 +4,6 @@
  * timeout: the ambiguous case). Delays go through `Clock`, so `TestClock` drives them; which call gets which fault
  * comes from a `Plan`, either an explicit list (replayable, shrinkable) or a seeded random plan.
  *
- * ```ts
- * const faulty = FaultyStore.layer({
- *   process: "a",
- *   plan: FaultyStore.fromList([{ operation: "renew", nth: 2, fault: { kind: "hang", ms: 60_000 } }])
- * })
- * program.pipe(Effect.provide(faulty), Effect.provide(LockStore.layerMemory))
- * ```
- *
  * @since 0.1.0
  */
 import { LockError, LockStore } from "@leasehold/lock"
@@ -228,6 +220,28 @@ export const make = (backing: LockStore.Operations, options: Options): LockStore
 
 /**
  * Wraps the `LockStore` in context. The result is a new process's view of the same data (its own local queues).
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import * as FaultyStore from "@leasehold/testing/FaultyStore"
+ * import { Effect } from "effect"
+ *
+ * // Process "a" loses the answer to its first acquire, although the write took effect: the ambiguous case.
+ * const faulty = FaultyStore.layer({
+ *   process: "a",
+ *   plan: FaultyStore.fromList([{ operation: "tryAcquire", nth: 0, fault: { kind: "lostResponse" } }])
+ * })
+ *
+ * // The retry finds its own record and goes on holding the lock.
+ * const program = Lock.withLock("jobs/cleanup", Effect.succeed("cleaned up"), {
+ *   wait: "5 seconds",
+ *   pollInterval: "20 millis"
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(faulty), Effect.provide(LockStore.layerMemory))).then(console.log)
+ * // Output: cleaned up
+ * ```
  *
  * @since 0.1.0
  * @category layers
