@@ -9,6 +9,7 @@ export const sourceConditions = ["@leasehold/source", ...defaultServerConditions
 export const sharedProject = (name: string) =>
   defineProject({
     resolve: { conditions: sourceConditions },
+    ssr: { resolve: { conditions: sourceConditions } },
     test: {
       name,
       include: ["test/**/*.test.ts"],
