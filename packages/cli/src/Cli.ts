@@ -74,12 +74,15 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
  * ```ts
  * import * as NodeContext from "@effect/platform-node/NodeContext"
  * import { Cli } from "@leasehold/cli"
- * import { Effect } from "effect"
+ * import { Console, Effect } from "effect"
  *
  * // `leasehold list --local`, from a program: the embedded server starts with an empty lock table.
- * const program = Cli.main(["node", "leasehold", "list", "--local"]).pipe(Effect.provide(NodeContext.layer))
+ * const program = Cli.main(["node", "leasehold", "list", "--local"]).pipe(
+ *   Effect.tap((exitCode) => Console.log(`exit code ${exitCode}`)),
+ *   Effect.provide(NodeContext.layer)
+ * )
  *
- * Effect.runPromise(program).then((exitCode) => console.log(`exit code ${exitCode}`))
+ * Effect.runPromise(program)
  * // Output:
  * // no locks in table "leasehold-locks"
  * // exit code 0

@@ -307,7 +307,7 @@ const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown
  * @example
  * ```ts
  * import { Lock, LockStore } from "@leasehold/lock"
- * import { Effect } from "effect"
+ * import { Console, Effect } from "effect"
  *
  * // A downstream write that refuses fences lower than the last one it accepted.
  * const saveInvoice = (invoice: { readonly orderId: string; readonly fence: number }) =>
@@ -316,7 +316,7 @@ const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown
  * const program = Effect.gen(function*() {
  *   const lease = yield* Lock.acquire("orders/42", { wait: "10 seconds", holder: "billing-worker-1" })
  *   yield* saveInvoice({ orderId: "42", fence: lease.fence })
- *   console.log(lease.holder, yield* lease.isHeld)
+ *   yield* Console.log(lease.holder, yield* lease.isHeld)
  *   // Output: billing-worker-1 true
  * }).pipe(
  *   // The lock is released when the scope closes.

@@ -298,7 +298,7 @@ export const makeMemory = (options?: MemoryOptions): Service =>
  * @example
  * ```ts
  * import { Lock, LockStore } from "@leasehold/lock"
- * import { Effect, Option } from "effect"
+ * import { Console, Effect, Option } from "effect"
  *
  * const program = Effect.gen(function*() {
  *   const first = yield* Effect.scoped(Lock.acquire("invoices"))
@@ -306,7 +306,7 @@ export const makeMemory = (options?: MemoryOptions): Service =>
  *   // A released lock keeps its record, so every acquisition gets a higher fence.
  *   const store = yield* LockStore.LockStore
  *   const record = Option.getOrThrow(yield* store.inspect("invoices"))
- *   console.log(second.fence > first.fence, record.fence === second.fence, record.owner)
+ *   yield* Console.log(second.fence > first.fence, record.fence === second.fence, record.owner)
  *   // Output: true true undefined
  * })
  *

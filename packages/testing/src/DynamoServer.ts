@@ -235,7 +235,7 @@ export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Effect.f
  * import { DynamoLockStore } from "@leasehold/dynamodb"
  * import { Lock } from "@leasehold/lock"
  * import * as DynamoServer from "@leasehold/testing/DynamoServer"
- * import { Effect, Layer } from "effect"
+ * import { Console, Effect, Layer } from "effect"
  *
  * // The DynamoDB store on a fresh server, its table created first.
  * const StoreOnDynalite = Layer.unwrapEffect(
@@ -252,7 +252,7 @@ export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Effect.f
  *   yield* Lock.withLock("reports", Effect.void)
  *   // The server counts what reached it: one conditional write to acquire, one to release.
  *   const requests = yield* server.requests
- *   console.log(requests.get("UpdateItem"))
+ *   yield* Console.log(requests.get("UpdateItem"))
  *   // Output: 2
  * })
  *

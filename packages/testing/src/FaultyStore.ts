@@ -225,7 +225,7 @@ export const make = (backing: LockStore.Operations, options: Options): LockStore
  * ```ts
  * import { Lock, LockStore } from "@leasehold/lock"
  * import * as FaultyStore from "@leasehold/testing/FaultyStore"
- * import { Effect } from "effect"
+ * import { Console, Effect } from "effect"
  *
  * // Process "a" loses the answer to its first acquire, although the write took effect: the ambiguous case.
  * const faulty = FaultyStore.layer({
@@ -239,7 +239,9 @@ export const make = (backing: LockStore.Operations, options: Options): LockStore
  *   pollInterval: "20 millis"
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(faulty), Effect.provide(LockStore.layerMemory))).then(console.log)
+ * Effect.runPromise(
+ *   program.pipe(Effect.tap(Console.log), Effect.provide(faulty), Effect.provide(LockStore.layerMemory))
+ * )
  * // Output: cleaned up
  * ```
  *
