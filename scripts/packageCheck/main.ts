@@ -250,7 +250,9 @@ const checkApp = (
     check(copies.length === 1, `${set}: expected one copy of ${name}, found ${copies.length}: ${copies.join(", ")}`)
   }
   npm(["ls", "--all"], app, `${set}: npm ls (every peer dependency satisfied)`)
-  for (const file of ["smoke.mjs", "smoke.cjs"]) Fs.copyFileSync(Path.join(here, file), Path.join(app, file))
+  for (const file of ["scenario.cjs", "smoke.mjs", "smoke.cjs"]) {
+    Fs.copyFileSync(Path.join(here, file), Path.join(app, file))
+  }
   const smokes: Array<string> = []
   for (const node of [process.execPath, ...nodes]) {
     step(`${set}: ESM and CommonJS programs under ${node === process.execPath ? "this Node" : node}`)
