@@ -101,6 +101,19 @@ const acquired = (result: { readonly _tag: string; readonly record?: LockRecord 
   return result.record!
 }
 
+/**
+ * A table and a store with the clock-skew guard, and a lease on it that ended a minute ago by the clock everyone
+ * agrees on; the TestClock is back at the wall clock's now.
+ */
+const guardedStoreWithEndedLease = Effect.gen(function*() {
+  const now = yield* clockNow
+  const { store, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
+  yield* TestClock.setTime(now - 60_000)
+  const ended = acquired(yield* store.tryAcquire(acquireRequest(unique("ended"), { leaseMs: 1_000 })))
+  yield* TestClock.setTime(now)
+  return { store, tableName, ended }
+})
+
 export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServer>, engine: Engine) => {
   it.scoped("acquire writes the item in one UpdateItem: holder, lease, fence from the clock, ttl in seconds", () =>
     Effect.gen(function*() {
@@ -809,12 +822,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
 
   it.scoped("clock-skew guard: after a wall-clock step, the skew is measured again before an absolute takeover", () =>
     Effect.gen(function*() {
-      const now = yield* clockNow
-      const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
-      // One lease that ended a minute ago by the clock everyone agrees on, and one live lease.
-      yield* TestClock.setTime(now - 60_000)
-      const ended = acquired(yield* a.tryAcquire(acquireRequest(unique("ended"), { leaseMs: 1_000 })))
-      yield* TestClock.setTime(now)
+      const { store: a, tableName, ended } = yield* guardedStoreWithEndedLease
+      // And one live lease.
       const name = unique("step")
       const held = acquired(yield* a.tryAcquire(acquireRequest(name, { leaseMs: 30_000 })))
       const b = yield* makeStore(tableName, { clockSkewGuard: true })
@@ -844,11 +853,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
 
   it.scoped("clock-skew guard: a stale estimate that can not be measured again refuses the takeover", () =>
     Effect.gen(function*() {
-      const now = yield* clockNow
-      const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
-      yield* TestClock.setTime(now - 60_000)
-      const ended = acquired(yield* a.tryAcquire(acquireRequest(unique("ended"), { leaseMs: 1_000 })))
-      yield* TestClock.setTime(now)
+      const { tableName, ended } = yield* guardedStoreWithEndedLease
       // A real client and server; only the responses' Date header goes missing once `withoutDate` is set.
       let withoutDate = false
       const server = yield* DynamoServer.DynamoServer
