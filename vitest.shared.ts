@@ -8,7 +8,6 @@ export const sourceConditions = ["@leasehold/source", ...defaultServerConditions
 // Settings every package's test project shares.
 export const sharedProject = (name: string) =>
   defineProject({
-    resolve: { conditions: sourceConditions },
     ssr: { resolve: { conditions: sourceConditions } },
     test: {
       name,
