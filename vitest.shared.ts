@@ -3,7 +3,7 @@ import { defineProject } from "vitest/config"
 
 // Inside the repository the packages' `@leasehold/source` export condition points at their TypeScript sources, so tests
 // run what is in `src/` without a build; published packages resolve to the compiled `dist/`.
-export const sourceConditions = ["@leasehold/source", ...defaultServerConditions]
+const sourceConditions = ["@leasehold/source", ...defaultServerConditions]
 
 // Settings every package's test project shares.
 export const sharedProject = (name: string) =>
