@@ -247,7 +247,7 @@ export const make = (options: Options): Effect.Effect<LockStore.Service, LockCon
  * import { Lock } from "@leasehold/lock"
  * import { Effect } from "effect"
  *
- * // The table must exist: create it once with `DynamoLockStore.createTable` or `leasehold table create locks`.
+ * // The table must exist: create it once with `DynamoLockStore.createTable` or `leasehold table create --table locks`.
  * const LockStoreLive = DynamoLockStore.layer({
  *   tableName: "locks",
  *   clientConfig: { region: "eu-west-1" },

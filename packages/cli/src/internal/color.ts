@@ -30,7 +30,6 @@ export const enabled = (env: Readonly<Record<string, string | undefined>>, isTTY
  * ANSI "select graphic rendition" sequences: colours and bold, nothing else. Cursor movement and screen clearing
  * (`watch`'s redraw, a prompt's) are kept: they are only written to terminals, and without them the output breaks.
  */
-
 const styles = /\x1b\[[0-9;]*m/g
 
 /**
