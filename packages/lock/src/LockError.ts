@@ -5,6 +5,7 @@
  */
 import * as Data from "effect/Data"
 import type { LockRecord } from "./LockRecord.js"
+import type { OperationName } from "./LockStore.js"
 
 const describeHolder = (record: LockRecord | undefined): string => {
   if (record === undefined || record.owner === undefined) return "an unknown holder"
@@ -89,20 +90,12 @@ export class LockLost extends Data.TaggedError("LockLost")<{
 }
 
 /**
- * The store operations, named for errors, spans and metrics.
+ * What a store error happened in: one of the store's operations, or a table helper.
  *
  * @since 0.1.0
  * @category models
  */
-export type StoreOperation =
-  | "tryAcquire"
-  | "renew"
-  | "release"
-  | "inspect"
-  | "list"
-  | "forceRelease"
-  | "createTable"
-  | "checkTable"
+export type StoreOperation = OperationName | "createTable" | "checkTable"
 
 /**
  * The store failed to answer: a network error, throttling that outlasted the retries, a missing table, bad

@@ -11,8 +11,8 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as ListLimit from "./internal/listLimit.js"
-import * as LocalQueue from "./internal/localQueue.js"
 import * as MemoryStore from "./internal/memoryStore.js"
+import * as StoreViews from "./internal/storeViews.js"
 import type { LockStoreError } from "./LockError.js"
 import type { LockRecord } from "./LockRecord.js"
 
@@ -159,13 +159,18 @@ export interface ListRequest {
 }
 
 /**
- * What a storage backend implements. Every operation is a single round trip; acquire, renew and release are
- * conditional writes. Time is read from the calling fiber's `Clock` at the start of the request.
+ * A store: what a storage backend implements, and the service `Lock` takes it from. Every operation is a single round
+ * trip; acquire, renew and release are conditional writes. Time is read from the calling fiber's `Clock` at the start
+ * of the request.
+ *
+ * A store is pure operations. What one process keeps locally (the queue of its fibers waiting for a name, the leases
+ * its fibers are inside) belongs to `Lock`, kept per store instance: a wrapped store is a store, and a process that
+ * provides one store instance everywhere is one process.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Operations {
+export interface LockStore {
   /**
    * Succeeds if the lock is free, or its holder's lease is over under `takeover`. Increments the fence in the same
    * write. Never a read before the write, never a blind retry of a conflict.
@@ -186,59 +191,6 @@ export interface Operations {
   readonly forceRelease: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
   /** The longest lock name (UTF-8 bytes) the store can key, after any prefix it adds. */
   readonly maxNameBytes: number
-  /**
-   * Whether every operation completes without waiting on I/O or timers (the memory store). Such a store can not hang,
-   * so `Lock` sets no timers around its calls. Absent means "may wait", which is always safe to say.
-   */
-  readonly synchronous?: boolean | undefined
-}
-
-/**
- * The operations a backend performs per call, by name.
- *
- * @since 0.1.0
- * @category models
- */
-export type OperationName = "tryAcquire" | "renew" | "release" | "inspect" | "list" | "forceRelease"
-
-/**
- * Runs around one store call: may count, delay, hold or replace it.
- *
- * @since 0.1.0
- * @category models
- */
-export type Interceptor = <A>(
-  operation: OperationName,
-  call: Effect.Effect<A, LockStoreError>
-) => Effect.Effect<A, LockStoreError>
-
-/**
- * Wraps every call of `backing` in `around`: the one way to build instrumented or fault-injecting stores. The result
- * is never `synchronous`, since `around` may wait.
- *
- * @since 0.1.0
- * @category combinators
- */
-export const intercept = (backing: Operations, around: Interceptor): Operations => ({
-  tryAcquire: (request) => around("tryAcquire", backing.tryAcquire(request)),
-  renew: (request) => around("renew", backing.renew(request)),
-  release: (request) => around("release", backing.release(request)),
-  inspect: (name) => around("inspect", backing.inspect(name)),
-  list: (request) => around("list", backing.list(request)),
-  forceRelease: (name) => around("forceRelease", backing.forceRelease(name)),
-  maxNameBytes: backing.maxNameBytes
-})
-
-/**
- * The service: a backend's operations plus the in-process coordination state that `Lock` keeps per store
- * (the local FIFO queues of fibers waiting for a name).
- *
- * @since 0.1.0
- * @category models
- */
-export interface Service extends Operations {
-  /** @internal */
-  readonly local: LocalQueue.LocalQueues
 }
 
 /**
@@ -247,16 +199,93 @@ export interface Service extends Operations {
  * @since 0.1.0
  * @category tags
  */
-export class LockStore extends Context.Tag("@leasehold/lock/LockStore")<LockStore, Service>() {}
+export const LockStore: Context.Tag<LockStore, LockStore> = Context.GenericTag<LockStore>("@leasehold/lock/LockStore")
 
 /**
- * Turns a backend's operations into a store service. Each call makes a store with its own local queues: one
- * service instance stands for one process's view of the store.
+ * The store's operations, by name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OperationName = Exclude<keyof LockStore, "maxNameBytes">
+
+/**
+ * Runs around one store call: may count, delay, hold or replace it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Interceptor = StoreViews.Interceptor
+
+/**
+ * Wraps every call of `backing` in `around`: the one way to build instrumented or fault-injecting stores. The result
+ * is a store instance of its own, so a process that uses it apart from `backing` is another process.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const intercept: (backing: LockStore, around: Interceptor) => LockStore = StoreViews.intercept
+
+/**
+ * Another process's view of `shared`: the same records, but its own local queues and leases, as if it ran on another
+ * host. Fibers that use different views compete through the store, as separate processes do; fibers that use one view
+ * queue locally and re-enter, as the fibers of one process do.
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Console, Effect } from "effect"
+ *
+ * // One storage, two processes: the second process sees the first one's lock through the store.
+ * const shared = LockStore.makeMemory()
+ * const first = LockStore.processView(shared)
+ * const second = LockStore.processView(shared)
+ *
+ * const program = Effect.gen(function*() {
+ *   const lease = yield* Lock.acquire("report").pipe(Effect.provideService(LockStore.LockStore, first))
+ *   const other = yield* Effect.either(
+ *     Effect.scoped(Lock.acquire("report")).pipe(Effect.provideService(LockStore.LockStore, second))
+ *   )
+ *   yield* Console.log(other._tag, other._tag === "Left" && other.left.holder?.owner === lease.owner)
+ *   // Output: Left true
+ * }).pipe(Effect.scoped)
+ *
+ * Effect.runPromise(program)
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (operations: Operations): Service => ({ ...operations, local: LocalQueue.make() })
+export const processView: (shared: LockStore) => LockStore = StoreViews.processView
+
+/**
+ * A new process over `shared`, as a layer: each build of the layer is another process (see `processView`). Tests use
+ * it to run several processes in one runtime over one memory store.
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Console, Effect } from "effect"
+ *
+ * const shared = LockStore.makeMemory()
+ * const tryReport = Effect.either(Effect.scoped(Lock.acquire("report")))
+ *
+ * const program = Effect.gen(function*() {
+ *   yield* Lock.acquire("report")
+ *   // Another process over the same store finds the lock held.
+ *   const other = yield* tryReport.pipe(Effect.provide(LockStore.layerProcess(shared)))
+ *   yield* Console.log(other._tag)
+ *   // Output: Left
+ * }).pipe(Effect.scoped, Effect.provide(LockStore.layerProcess(shared)))
+ *
+ * Effect.runPromise(program)
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerProcess = (shared: LockStore): Layer.Layer<LockStore> =>
+  Layer.sync(LockStore, () => processView(shared))
 
 /**
  * The longest name the memory store accepts by default, in UTF-8 bytes: DynamoDB's sort key limit, the smaller of its
@@ -289,8 +318,8 @@ export interface MemoryOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory = (options?: MemoryOptions): Service =>
-  make(MemoryStore.make(options?.maxNameBytes ?? memoryMaxNameBytes))
+export const makeMemory = (options?: MemoryOptions): LockStore =>
+  MemoryStore.make(options?.maxNameBytes ?? memoryMaxNameBytes)
 
 /**
  * The in-memory store as a layer with no requirements. Each build of the layer is a fresh, empty store.

@@ -12,6 +12,13 @@
 export * as Lock from "./Lock.js"
 
 /**
+ * The handle of a held lock and its status.
+ *
+ * @since 0.1.0
+ */
+export * as Lease from "./Lease.js"
+
+/**
  * The typed errors.
  *
  * @since 0.1.0

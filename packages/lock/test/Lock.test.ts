@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, LockError, LockStore } from "@leasehold/lock"
+import { type Lease, Lock, LockError, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { deadHolder, probe, sharedMemory } from "./support.js"
 
@@ -8,7 +8,7 @@ const now = Clock.currentTimeMillis
 /** Lets forked fibers run up to their next suspension. */
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
 
-const ownerOf = (store: LockStore.Operations, name: string) =>
+const ownerOf = (store: LockStore.LockStore, name: string) =>
   Effect.map(store.inspect(name), (record) => Option.getOrUndefined(record)?.owner)
 
 describe("Lock.withLock", () => {
@@ -152,7 +152,7 @@ describe("Lock.acquire: waiting and takeover", () => {
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       // The holder is a sibling, not the parent: a fiber forked by the holder would re-enter instead of waiting.
-      const acquired = yield* Deferred.make<Lock.Lease>()
+      const acquired = yield* Deferred.make<Lease.Lease>()
       yield* Effect.forkScoped(
         Lock.acquire("local").pipe(
           Effect.flatMap((lease) => Deferred.succeed(acquired, lease)),
@@ -281,7 +281,7 @@ describe("Lock.acquire: waiting and takeover", () => {
     Effect.gen(function*() {
       const backing = sharedMemory()
       let first = true
-      const lossy = LockStore.make({
+      const lossy: LockStore.LockStore = {
         ...backing,
         tryAcquire: (request) =>
           Effect.flatMap(backing.tryAcquire(request), (result) => {
@@ -291,7 +291,7 @@ describe("Lock.acquire: waiting and takeover", () => {
               new LockError.LockStoreError({ operation: "tryAcquire", retryable: true, message: "answer lost" })
             )
           })
-      })
+      }
       const fiber = yield* Effect.fork(
         Effect.scoped(Lock.acquire("lossy", { wait: "10 seconds" })).pipe(
           Effect.provide(Layer.succeed(LockStore.LockStore, lossy))
@@ -350,7 +350,7 @@ describe("Lock: holding, heartbeats and loss", () => {
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       yield* process.hold("renew", "before")
-      const acquired = yield* Deferred.make<Lock.Lease>()
+      const acquired = yield* Deferred.make<Lease.Lease>()
       yield* Effect.fork(
         Effect.scoped(
           Effect.flatMap(
@@ -376,7 +376,7 @@ describe("Lock: holding, heartbeats and loss", () => {
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       yield* process.hold("renew", "before")
-      const acquired = yield* Deferred.make<Lock.Lease>()
+      const acquired = yield* Deferred.make<Lease.Lease>()
       // Lock.acquire interrupts the fiber that acquired when the lease is lost, so hold it in a fiber of its own.
       const holder = yield* Effect.fork(
         Effect.scoped(

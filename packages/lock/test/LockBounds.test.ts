@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, LockStore } from "@leasehold/lock"
+import { type Lease, Lock, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { sharedMemory } from "./support.js"
 
@@ -10,16 +10,14 @@ const settle = Effect.repeatN(Effect.yieldNow(), 20)
  * A process over `backing` whose calls of the operations in `silent` never answer (a server that stopped answering),
  * and which records when each call was made.
  */
-const processOver = (backing: LockStore.Operations) => {
+const processOver = (backing: LockStore.LockStore) => {
   const silent = new Set<LockStore.OperationName>()
   const calls: Array<{ readonly operation: LockStore.OperationName; readonly at: number }> = []
-  const service = LockStore.make(
-    LockStore.intercept(backing, (operation, call) =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) => {
-        calls.push({ operation, at })
-        return silent.has(operation) ? Effect.never : call
-      }))
-  )
+  const service = LockStore.intercept(backing, (operation, call) =>
+    Effect.flatMap(Clock.currentTimeMillis, (at) => {
+      calls.push({ operation, at })
+      return silent.has(operation) ? Effect.never : call
+    }))
   return { silent, calls, layer: Layer.succeed(LockStore.LockStore, service) }
 }
 
@@ -119,7 +117,7 @@ describe("lease.changes", () => {
     Effect.gen(function*() {
       const backing = sharedMemory()
       const process = processOver(backing)
-      const acquired = yield* Deferred.make<Lock.Lease>()
+      const acquired = yield* Deferred.make<Lease.Lease>()
       yield* Effect.fork(
         Effect.scoped(Effect.flatMap(Lock.acquire("x", { lease: "3 seconds" }), (lease) =>
           Effect.zipRight(Deferred.succeed(acquired, lease), Effect.never))).pipe(Effect.provide(process.layer))

@@ -11,7 +11,7 @@ export type OperationName = LockStore.OperationName
 export type HoldPoint = "before" | "after"
 
 export interface Probe {
-  readonly service: LockStore.Service
+  readonly service: LockStore.LockStore
   readonly layer: Layer.Layer<LockStore.LockStore>
   readonly calls: Record<OperationName, number>
   /** Holds every following call of `operation` at `point` until `open` is called. */
@@ -24,7 +24,7 @@ export interface Probe {
 }
 
 /** Wraps the operations of `backing` (shared data) in a new "process" with its own local queues. */
-export const probe = (backing: LockStore.Operations): Effect.Effect<Probe> =>
+export const probe = (backing: LockStore.LockStore): Effect.Effect<Probe> =>
   Effect.gen(function*() {
     const calls: Record<OperationName, number> = {
       tryAcquire: 0,
@@ -55,7 +55,7 @@ export const probe = (backing: LockStore.Operations): Effect.Effect<Probe> =>
         return h.point === "before" ? Effect.zipRight(wait, run) : Effect.zipLeft(run, wait)
       })
 
-    const service = LockStore.make(LockStore.intercept(backing, wrap))
+    const service = LockStore.intercept(backing, wrap)
 
     return {
       service,
@@ -80,10 +80,10 @@ export const probe = (backing: LockStore.Operations): Effect.Effect<Probe> =>
   })
 
 /** A memory store's data, shared by the simulated processes of one test. */
-export const sharedMemory = (): LockStore.Operations => LockStore.makeMemory()
+export const sharedMemory = (): LockStore.LockStore => LockStore.makeMemory()
 
 /** A holder that wrote its lease and died: no heartbeat, no release. */
-export const deadHolder = (backing: LockStore.Operations, name: string, leaseMs: number) =>
+export const deadHolder = (backing: LockStore.LockStore, name: string, leaseMs: number) =>
   backing.tryAcquire({
     name,
     owner: "dead",

@@ -38,36 +38,55 @@ const released = (record: LockRecord): LockRecord => ({
   data: undefined
 })
 
+const refuse = (operation: StoreOperation, message: string) =>
+  Effect.fail(new LockStoreError({ operation, retryable: false, message }))
+
+/**
+ * The same key limits as DynamoDB, so that a name that works in tests works in production. `Lock` checks names
+ * first; this is for direct users of the store.
+ */
+const checkName = <A>(operation: StoreOperation, name: string, maxNameBytes: number, run: Effect.Effect<A>) =>
+  Effect.suspend((): Effect.Effect<A, LockStoreError> => {
+    if (name.length > 0 && Utf8.fits(name, maxNameBytes) && Utf8.isWellFormed(name)) return run
+    if (!Utf8.isWellFormed(name)) {
+      return refuse(operation, "lock name is not well-formed Unicode (a lone surrogate has no UTF-8 form)")
+    }
+    const bytes = Utf8.byteLength(name)
+    return refuse(
+      operation,
+      `lock name is ${bytes} UTF-8 bytes; this store takes names of 1 to ${maxNameBytes} bytes`
+    )
+  })
+
+/** What DynamoDB refuses in an item: see `payloadProblem`. */
+const checkAcquire = (
+  request: LockStore.AcquireRequest,
+  maxNameBytes: number,
+  run: Effect.Effect<LockStore.AcquireResult>
+) =>
+  Effect.suspend((): Effect.Effect<LockStore.AcquireResult, LockStoreError> => {
+    const problem = payloadProblem(request)
+    return problem === undefined
+      ? checkName("tryAcquire", request.name, maxNameBytes, run)
+      : refuse("tryAcquire", problem.message)
+  })
+
+/**
+ * Stores whose every operation completes without waiting on I/O or timers. Such a store can not hang, so `Lock` sets
+ * no timers around its calls and cleans up before it answers. Only this module's stores are in it: a wrapper may wait.
+ */
+const immediate = new WeakSet<LockStore.LockStore>()
+
+/**
+ * Whether `store` answers every call at once (a memory store, or a process's view of one).
+ *
+ * @internal
+ */
+export const answersAtOnce = (store: LockStore.LockStore): boolean => immediate.has(store)
+
 /** @internal */
-export const make = (maxNameBytes: number): LockStore.Operations => {
+export const make = (maxNameBytes: number): LockStore.LockStore => {
   const records = new Map<string, LockRecord>()
-
-  /**
-   * The same key limits as DynamoDB, so that a name that works in tests works in production. `Lock` checks names
-   * first; this is for direct users of the store.
-   */
-  const refuse = (operation: StoreOperation, message: string) =>
-    Effect.fail(new LockStoreError({ operation, retryable: false, message }))
-
-  const checkName = <A>(operation: StoreOperation, name: string, run: Effect.Effect<A>) =>
-    Effect.suspend((): Effect.Effect<A, LockStoreError> => {
-      if (name.length > 0 && Utf8.fits(name, maxNameBytes) && Utf8.isWellFormed(name)) return run
-      if (!Utf8.isWellFormed(name)) {
-        return refuse(operation, "lock name is not well-formed Unicode (a lone surrogate has no UTF-8 form)")
-      }
-      const bytes = Utf8.byteLength(name)
-      return refuse(
-        operation,
-        `lock name is ${bytes} UTF-8 bytes; this store takes names of 1 to ${maxNameBytes} bytes`
-      )
-    })
-
-  /** What DynamoDB refuses in an item: see `payloadProblem`. */
-  const checkAcquire = (request: LockStore.AcquireRequest, run: Effect.Effect<LockStore.AcquireResult>) =>
-    Effect.suspend((): Effect.Effect<LockStore.AcquireResult, LockStoreError> => {
-      const problem = payloadProblem(request)
-      return problem === undefined ? checkName("tryAcquire", request.name, run) : refuse("tryAcquire", problem.message)
-    })
 
   const withNow = <A>(f: (now: number) => A): Effect.Effect<A> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => f(now)))
@@ -150,14 +169,25 @@ export const make = (maxNameBytes: number): LockStore.Operations => {
       return Option.some(current)
     })
 
-  return {
-    tryAcquire: (request) => checkAcquire(request, tryAcquire(request)),
-    renew: (request) => checkName("renew", request.name, renew(request)),
-    release: (request) => checkName("release", request.name, release(request)),
-    inspect: (name) => checkName("inspect", name, inspect(name)),
+  const store: LockStore.LockStore = {
+    tryAcquire: (request) => checkAcquire(request, maxNameBytes, tryAcquire(request)),
+    renew: (request) => checkName("renew", request.name, maxNameBytes, renew(request)),
+    release: (request) => checkName("release", request.name, maxNameBytes, release(request)),
+    inspect: (name) => checkName("inspect", name, maxNameBytes, inspect(name)),
     list,
-    forceRelease: (name) => checkName("forceRelease", name, forceRelease(name)),
-    maxNameBytes,
-    synchronous: true
+    forceRelease: (name) => checkName("forceRelease", name, maxNameBytes, forceRelease(name)),
+    maxNameBytes
   }
+  immediate.add(store)
+  return store
+}
+
+/**
+ * Makes `view` answer at once when `backing` does: for views that add nothing that could wait.
+ *
+ * @internal
+ */
+export const sameTiming = (view: LockStore.LockStore, backing: LockStore.LockStore): LockStore.LockStore => {
+  if (immediate.has(backing)) immediate.add(view)
+  return view
 }

@@ -1,0 +1,243 @@
+/**
+ * The acquire loop of the fiber at the head of a name's local queue: one conditional write per attempt; on conflict,
+ * sleep until the holder's lease could be over or a jittered poll interval, whichever is sooner, until `wait` runs
+ * out. A store call still unanswered then gets `waitSlack` more, and is abandoned after that: `wait` bounds the
+ * acquire whatever the store does.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Random from "effect/Random"
+import { LockNotAcquired, type LockStoreError } from "../LockError.js"
+import type { LockRecord } from "../LockRecord.js"
+import type * as LockStore from "../LockStore.js"
+import { monotonicMillis } from "./clock.js"
+import * as MemoryStore from "./memoryStore.js"
+import * as Metrics from "./metrics.js"
+import type * as Options from "./options.js"
+
+/** A cleanup release after an interrupted or failed acquire gets this long; after that the lease just expires. */
+const cleanupTimeout = Duration.seconds(2)
+
+/**
+ * How long past `wait` an acquire may take while a store call is in flight: enough for a slow round trip, short
+ * enough for callers that size `wait` to a deadline.
+ *
+ * @internal
+ */
+export const waitSlack = Duration.seconds(1)
+
+/** @internal */
+export interface Acquired {
+  readonly record: LockRecord
+  /** Monotonic ms just before the write that set the current lease was sent (or an equally safe estimate). */
+  readonly sentAt: number
+}
+
+/** A holder as seen by an observed-mode waiter, with the monotonic time it was first seen in this state. */
+interface Observation {
+  readonly owner: string
+  readonly fence: number
+  readonly version: number
+  readonly leaseMs: number
+  readonly seenAt: number
+}
+
+const sameHolder = (observation: Observation | undefined, record: LockRecord) =>
+  observation !== undefined && observation.owner === record.owner && observation.fence === record.fence &&
+  observation.version === record.version
+
+/** @internal */
+export interface Args {
+  readonly store: LockStore.LockStore
+  readonly name: string
+  readonly owner: string
+  readonly options: Options.Resolved
+  /** Monotonic ms when the caller began to acquire: `wait` counts from here. */
+  readonly startedAt: number
+}
+
+/** What one acquire has learned so far. */
+interface Attempts {
+  /** The holder as an observed-mode waiter first saw it in its current state. */
+  observation: Observation | undefined
+  /** Whether a write since the last conflict may have applied without our knowing. */
+  mayHaveWritten: boolean
+  /**
+   * Monotonic ms just before the first attempt that may have applied without our knowing: a lease one of them set
+   * began no earlier. Measured on our own monotonic clock, so no wall clock (which may have jumped since) is involved.
+   */
+  unresolvedSince: number | undefined
+  /** The holder the last conflict named, for the answer when the wait runs out with a call in flight. */
+  lastHolder: LockRecord | undefined
+}
+
+const takeover = (options: Options.Resolved, attempts: Attempts, now: number): LockStore.Takeover => {
+  if (options.takeover === "absolute") return { _tag: "Absolute", maxClockSkewMs: options.maxClockSkewMs }
+  const seen = attempts.observation
+  return { _tag: "Observed", stale: seen !== undefined && now - seen.seenAt >= seen.leaseMs ? seen : undefined }
+}
+
+/** How long until the holder's lease could be taken over, on our clocks. */
+const untilTakeover = (options: Options.Resolved, attempts: Attempts, holder: LockRecord | undefined, now: number) =>
+  Effect.gen(function*() {
+    if (holder === undefined) return 0
+    if (options.takeover === "absolute") {
+      const wallNow = yield* Clock.currentTimeMillis
+      return holder.leaseUntil + options.maxClockSkewMs + 1 - wallNow
+    }
+    const seen = attempts.observation
+    return seen === undefined ? holder.leaseMs : seen.seenAt + seen.leaseMs - now
+  })
+
+/** Between half the poll interval and the whole of it: `pollInterval` is the longest sleep between attempts. */
+const jitteredPoll = (options: Options.Resolved) =>
+  Effect.map(Random.next, (r) => Math.max(1, Math.round(options.pollIntervalMs * (0.5 + r / 2))))
+
+const giveUp = (
+  args: Args,
+  holder: LockRecord | undefined,
+  now: number,
+  late?: { readonly answeredAfterMs?: number; readonly unansweredAfterMs?: number }
+) =>
+  Effect.zipRight(
+    Metric.increment(Metrics.notAcquired),
+    Effect.fail(
+      new LockNotAcquired({
+        name: args.name,
+        holder,
+        waitedMs: Math.max(0, now - args.startedAt),
+        answeredAfterMs: late?.answeredAfterMs,
+        unansweredAfterMs: late?.unansweredAfterMs
+      })
+    )
+  )
+
+/** Releases by owner whatever our writes may have left held. Also runs from `onExit`, which is uninterruptible. */
+const cleanup = ({ name, owner, store }: Args) =>
+  store.release({ name, owner, fence: undefined }).pipe(
+    // See release.ts for why `interruptible` precedes the timeout.
+    Effect.interruptible,
+    Effect.timeout(cleanupTimeout),
+    Effect.catchAllCause((cause) =>
+      Effect.logWarning(`could not clean up after an unfinished acquire of "${name}"; its lease will expire`, cause)
+    ),
+    Effect.asVoid
+  )
+
+/** Remembers a conflicting holder, for observed takeover: seen no later than `now`. */
+const observe = (attempts: Attempts, holder: LockRecord | undefined, now: number) => {
+  if (holder === undefined || holder.owner === undefined || sameHolder(attempts.observation, holder)) return
+  attempts.observation = {
+    owner: holder.owner,
+    fence: holder.fence,
+    version: holder.version,
+    leaseMs: holder.leaseMs,
+    seenAt: now
+  }
+}
+
+/**
+ * Tries until acquired or `wait` (from `startedAt`, monotonic ms) passes, plus `waitSlack` for a call in flight.
+ * Interruptible everywhere; if it ends without the lock after a write that may have applied (interrupted in flight,
+ * or a store error), it releases by owner so that nothing is left held: in the background, so that neither the
+ * caller's answer nor an interruption waits for a store that does not answer.
+ *
+ * @internal
+ */
+export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockStoreError> => {
+  const { name, options, owner, store } = args
+  const waitUntil = options.waitMs === undefined ? Infinity : args.startedAt + options.waitMs
+  const attempts: Attempts = {
+    observation: undefined,
+    mayHaveWritten: false,
+    unresolvedSince: undefined,
+    lastHolder: undefined
+  }
+  const answersAtOnce = MemoryStore.answersAtOnce(store)
+
+  const attempt = (sentAt: number) =>
+    Effect.suspend(() => {
+      if (!attempts.mayHaveWritten) attempts.unresolvedSince = sentAt
+      attempts.mayHaveWritten = true
+      return store.tryAcquire({
+        name,
+        owner,
+        holder: options.holder,
+        leaseMs: options.leaseMs,
+        data: options.data,
+        takeover: takeover(options, attempts, sentAt)
+      })
+    })
+
+  const sleepBeforeRetry = (now: number, atMost: number = Infinity) =>
+    Effect.flatMap(
+      jitteredPoll(options),
+      (poll) => Effect.sleep(Duration.millis(Math.max(0, Math.min(poll, atMost, waitUntil - now))))
+    )
+
+  const loop: Effect.Effect<Acquired, LockNotAcquired | LockStoreError> = Effect.gen(function*() {
+    while (true) {
+      const sentAt = yield* monotonicMillis
+      const result = yield* Effect.either(attempt(sentAt))
+      const now = yield* monotonicMillis
+      if (result._tag === "Left") {
+        // The write may or may not have applied: keep `mayHaveWritten`, and retry with the same owner, which
+        // recognises its own record below.
+        if (!result.left.retryable || now >= waitUntil) return yield* Effect.fail(result.left)
+        yield* sleepBeforeRetry(now)
+        continue
+      }
+      const outcome = result.right
+      const holder = outcome._tag === "Conflict" ? outcome.current : undefined
+      if (holder !== undefined) attempts.lastHolder = holder
+      let candidate: Acquired | undefined
+      if (outcome._tag === "Acquired") {
+        candidate = { record: outcome.record, sentAt }
+      } else if (holder !== undefined && holder.owner === owner) {
+        // An earlier attempt of ours applied but its answer was lost. Which one is unknown: count the lease from the
+        // earliest of them, which can only make the local deadline earlier than the lease's.
+        candidate = { record: holder, sentAt: attempts.unresolvedSince ?? sentAt }
+      }
+      if (candidate !== undefined) {
+        if (candidate.sentAt + options.leaseMs - options.safetyMarginMs > now) return candidate
+        // The answer came after the lease it granted could already be taken over: running the section now could
+        // overlap the next holder's. Give the write back and try again.
+        yield* cleanup(args)
+        yield* Effect.logWarning(`an acquire of "${name}" was answered too late to use; retrying`)
+        if (now >= waitUntil) return yield* giveUp(args, undefined, now, { answeredAfterMs: now - sentAt })
+        yield* sleepBeforeRetry(now)
+        continue
+      }
+      attempts.mayHaveWritten = false
+      attempts.unresolvedSince = undefined
+      yield* Metric.increment(Metrics.conflicts)
+      observe(attempts, holder, now)
+      if (now >= waitUntil) return yield* giveUp(args, holder, now)
+      yield* sleepBeforeRetry(now, yield* untilTakeover(options, attempts, holder, now))
+    }
+  })
+
+  // A store that answers at once is cleaned up before the caller hears back, as tests expect; any other in the
+  // background.
+  const cleanupAfterExit = answersAtOnce ? cleanup(args) : Effect.asVoid(Effect.forkDaemon(cleanup(args)))
+  const cleaned = loop.pipe(
+    Effect.onExit((exit) => exit._tag === "Failure" && attempts.mayHaveWritten ? cleanupAfterExit : Effect.void)
+  )
+  // A store that answers at once can not hold a call in flight, and the loop ends by itself at `wait`.
+  if (options.waitMs === undefined || answersAtOnce) return cleaned
+  return Effect.flatMap(monotonicMillis, (begun) =>
+    Effect.flatMap(
+      Effect.timeoutOption(cleaned, Duration.millis(Math.max(0, waitUntil + Duration.toMillis(waitSlack) - begun))),
+      (result) =>
+        result._tag === "Some"
+          ? Effect.succeed(result.value)
+          : Effect.flatMap(
+            monotonicMillis,
+            (now) => giveUp(args, attempts.lastHolder, now, { unansweredAfterMs: now - waitUntil })
+          )
+    ))
+}

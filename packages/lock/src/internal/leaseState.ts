@@ -1,0 +1,126 @@
+/**
+ * The state of one held lease, shared by its heartbeat, its watchdog and its release: where it stands, its local
+ * deadline, and whether it has ended. A plain mutable record: every change happens in one synchronous step of a fiber,
+ * which JavaScript runs without interleaving.
+ *
+ * The local deadline is the monotonic time just BEFORE the last successful renew (or the acquiring write) was sent,
+ * plus lease - safetyMargin. Any other holder can take over no earlier than leaseUntil + maxClockSkew (absolute) or a
+ * full unchanged lease after it first saw our last write (observed), both of which lie after this deadline.
+ *
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as Metric from "effect/Metric"
+import type { LeaseStatus } from "../Lease.js"
+import { LockLost } from "../LockError.js"
+import type { LockRecord } from "../LockRecord.js"
+import { monotonicMillis } from "./clock.js"
+import * as LeaseUsers from "./leaseUsers.js"
+import * as Metrics from "./metrics.js"
+import * as StatusCell from "./statusCell.js"
+
+/** @internal */
+export interface LeaseState {
+  readonly name: string
+  readonly owner: string
+  readonly fence: number
+  readonly status: StatusCell.StatusCell<LeaseStatus>
+  /** The fibers to interrupt when the lease ends. */
+  readonly users: LeaseUsers.LeaseUsers
+  /** Monotonic ms when keeping began, for the hold-time metric. */
+  readonly keptSince: number
+  /** Monotonic ms past which the lease may no longer be relied on; only a renew moves it, and only later. */
+  deadline: number
+  /** Set by a loss or by the release; from then on nothing renews and nothing changes the status but the release. */
+  finished: boolean
+  /** Set as the release begins: a lease being given back is no longer entered, though its status is still Held. */
+  releasing: boolean
+  /** Made on first use: few leases are ever awaited, and an Effect Deferred copies Effect's whole prototype. */
+  lost: Deferred.Deferred<never, LockLost> | undefined
+}
+
+const isFinal = (status: LeaseStatus) => status._tag === "Lost" || status._tag === "Released"
+
+/** @internal */
+export const make = (args: {
+  readonly record: LockRecord
+  readonly users: LeaseUsers.LeaseUsers
+  readonly deadline: number
+  readonly keptSince: number
+}): LeaseState => ({
+  name: args.record.name,
+  owner: args.record.owner!,
+  fence: args.record.fence,
+  status: StatusCell.make<LeaseStatus>({ _tag: "Held" }, isFinal),
+  users: args.users,
+  keptSince: args.keptSince,
+  deadline: args.deadline,
+  finished: false,
+  releasing: false,
+  lost: undefined
+})
+
+/**
+ * Whether the lease is held (possibly at risk) and not being released.
+ *
+ * @internal
+ */
+export const isLive = (state: LeaseState): boolean => {
+  if (state.releasing) return false
+  const tag = state.status.unsafeGet()._tag
+  return tag === "Held" || tag === "AtRisk"
+}
+
+/**
+ * The signal that fails once the lease is lost; made failed if it already is.
+ *
+ * @internal
+ */
+export const lostSignal = (state: LeaseState): Deferred.Deferred<never, LockLost> => {
+  if (state.lost === undefined) {
+    state.lost = Deferred.unsafeMake<never, LockLost>(FiberId.none)
+    const current = state.status.unsafeGet()
+    if (current._tag === "Lost") Deferred.unsafeDone(state.lost, Exit.fail(current.error))
+  }
+  return state.lost
+}
+
+/**
+ * The lock, owner and fence, as every log line about the lease is annotated.
+ *
+ * @internal
+ */
+export const annotations = (state: LeaseState) => ({ lock: state.name, owner: state.owner, fence: state.fence })
+
+/** @internal */
+export const recordHoldTime = (state: LeaseState): Effect.Effect<void> =>
+  Effect.flatMap(monotonicMillis, (now) => Metric.update(Metrics.holdTime, now - state.keptSince))
+
+/**
+ * The one way into the Lost state; later calls are ignored, so lost never turns back into held. Interrupts every
+ * fiber that relies on the lease.
+ *
+ * @internal
+ */
+export const declareLost = (
+  state: LeaseState,
+  reason: "expired" | "stolen",
+  by: LockRecord | undefined
+): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (state.finished) return Effect.void
+    state.finished = true
+    const error = new LockLost({ name: state.name, owner: state.owner, fence: state.fence, reason, by })
+    return Effect.all([
+      state.status.set({ _tag: "Lost", error }),
+      // After the status: a signal made from here on is made already failed.
+      Effect.suspend(() => state.lost === undefined ? Effect.void : Deferred.fail(state.lost, error)),
+      Metric.increment(Metric.tagged(Metrics.losses, "reason", reason)),
+      recordHoldTime(state),
+      Effect.logWarning(error.message).pipe(Effect.annotateLogs(annotations(state))),
+      LeaseUsers.interruptOnLoss(state.users)
+    ], { discard: true })
+  })

@@ -1,0 +1,198 @@
+/**
+ * `acquire` and `withLock`: validate, re-enter a live lease of the same store and name, queue behind the process's
+ * other fibers that want the name, run the acquire loop, start keeping the lease, and (for `withLock`) run the section
+ * in a fiber of its own that the end of the lease interrupts.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import { dual } from "effect/Function"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type { Lease } from "../Lease.js"
+import type { LockOptions } from "../Lock.js"
+import { type LockConfigError, LockLost, LockNotAcquired, type LockStoreError } from "../LockError.js"
+import { LockStore } from "../LockStore.js"
+import * as AcquireLoop from "./acquireLoop.js"
+import { monotonicMillis } from "./clock.js"
+import { LockDefaults } from "./defaults.js"
+import * as HeldLeases from "./heldLeases.js"
+import * as Keeper from "./keeper.js"
+import * as LeaseUsers from "./leaseUsers.js"
+import * as LocalQueue from "./localQueue.js"
+import * as Metrics from "./metrics.js"
+import * as Options from "./options.js"
+import { defaultHolder, randomOwner } from "./owner.js"
+import { queuesOf } from "./processLocal.js"
+
+type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+/** A lock this call acquired (and must release), or the live lease of an outer acquisition it re-entered. */
+type Acquisition =
+  | { readonly _tag: "Acquired"; readonly keeper: Keeper.Keeper; readonly entry: HeldLeases.Entry }
+  | { readonly _tag: "Reentered"; readonly entry: HeldLeases.Entry }
+
+/**
+ * Acquires `name` and starts keeping it, with `holder` (if given) as the first fiber to interrupt on loss. Must run
+ * uninterruptibly, with `restore` the caller's mask: it waits interruptibly, and once it succeeds with `Acquired` the
+ * caller must run `keeper.release` exactly once.
+ */
+const acquireKept = (
+  name: string,
+  options: LockOptions | undefined,
+  restore: Restore,
+  holder: Fiber.RuntimeFiber<unknown, unknown> | undefined
+): Effect.Effect<Acquisition, LockNotAcquired | LockStoreError | LockConfigError, LockStore> =>
+  Effect.gen(function*() {
+    const store = yield* LockStore
+    const validName = yield* Options.validateName(name, store.maxNameBytes)
+    const resolved = yield* Options.resolve(yield* LockDefaults, options, defaultHolder)
+
+    // Re-entry: the outer acquisition keeps governing the lease and releases it.
+    const outer = yield* HeldLeases.live(store, validName)
+    if (outer !== undefined) return { _tag: "Reentered", entry: outer } as const
+
+    const startedAt = yield* monotonicMillis
+    const owner = randomOwner()
+    yield* Effect.annotateCurrentSpan({ "lock.name": validName, "lock.owner": owner })
+
+    const queues = queuesOf(store)
+    const localWait = resolved.waitMs === undefined ? undefined : Duration.millis(resolved.waitMs)
+    const isHead = yield* restore(LocalQueue.enter(queues, validName, localWait))
+    if (!isHead) {
+      const now = yield* monotonicMillis
+      const holding = yield* LocalQueue.holding(queues, validName)
+      yield* Metric.increment(Metrics.notAcquired)
+      return yield* new LockNotAcquired({
+        name: validName,
+        holder: Option.getOrUndefined(holding),
+        waitedMs: now - startedAt
+      })
+    }
+    const acquired = yield* restore(
+      AcquireLoop.run({ store, name: validName, owner, options: resolved, startedAt })
+    ).pipe(Effect.onError(() => LocalQueue.leave(queues, validName)))
+    // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
+    yield* LocalQueue.setHolding(queues, validName, acquired.record)
+    const users = LeaseUsers.make()
+    if (holder !== undefined) users.holders.add(holder)
+    const keeper = yield* Keeper.start({
+      store,
+      record: acquired.record,
+      options: resolved,
+      sentAt: acquired.sentAt,
+      users,
+      onEnd: LocalQueue.leave(queues, validName)
+    })
+
+    const now = yield* monotonicMillis
+    yield* Metric.increment(Metrics.acquisitions)
+    yield* Metric.update(Metrics.waitTime, now - startedAt)
+    yield* Effect.annotateCurrentSpan({ "lock.fence": keeper.lease.fence })
+    const entry: HeldLeases.Entry = { store, name: validName, users, isLive: keeper.isLive, lease: keeper.lease }
+    return { _tag: "Acquired", keeper, entry } as const
+  }).pipe(Effect.withSpan("Lock.acquire", { attributes: { "lock.name": name }, captureStackTrace: false }))
+
+const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+
+/** @internal */
+export const acquire = (
+  name: string,
+  options?: LockOptions
+): Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError, LockStore | Scope.Scope> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const self = yield* currentFiber
+      const acquisition = yield* acquireKept(name, options, restore, self)
+      const { entry } = acquisition
+      if (acquisition._tag === "Reentered") {
+        entry.users.borrowers.add(self)
+        yield* Effect.addFinalizer(() => Effect.sync(() => entry.users.borrowers.delete(self)))
+        return entry.lease as Lease
+      }
+      yield* Effect.addFinalizer(() => acquisition.keeper.release)
+      yield* HeldLeases.enterScoped(entry)
+      return acquisition.keeper.lease
+    })
+  )
+
+const releasedUnderBorrower = (lease: Lease) =>
+  new LockLost({ name: lease.name, owner: lease.owner, fence: lease.fence, reason: "released", by: undefined })
+
+/**
+ * Runs a section in a fiber of its own, which the end of the lease interrupts: a fiber can not be un-interrupted, so
+ * only a child's interruption can be turned into a `LockLost` failure of this effect. A holder's section is stopped
+ * by a loss; a borrower's (a re-entered section) also by the outer acquisition's release.
+ */
+const runSection = <A, E, R>(
+  entry: HeldLeases.Entry,
+  section: Effect.Effect<A, E, R>,
+  role: "holder" | "borrower",
+  restore: Restore
+): Effect.Effect<A, E | LockLost, R> =>
+  Effect.gen(function*() {
+    const lease = entry.lease as Lease
+    const fibers = role === "holder" ? entry.users.holders : entry.users.borrowers
+    const fiber = yield* Effect.fork(section)
+    fibers.add(fiber)
+    // Ended before the section existed to be interrupted: stop it before it does anything.
+    if (!entry.isLive()) yield* Fiber.interruptFork(fiber)
+    const exit = yield* restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+    // The release stops borrowers by taking them out of the set before the lease's status says "Released".
+    const cutOff = !fibers.has(fiber)
+    fibers.delete(fiber)
+    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+      const status = yield* lease.status
+      if (status._tag === "Lost") return yield* status.error
+      if (role === "borrower" && (cutOff || status._tag === "Released")) return yield* releasedUnderBorrower(lease)
+    }
+    return yield* exit
+  })
+
+const withLockSection = <A, E, R>(
+  name: string,
+  self: Effect.Effect<A, E, R>,
+  options: LockOptions | undefined
+): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(acquireKept(name, options, restore, undefined), (acquisition) => {
+      if (acquisition._tag === "Reentered") return runSection(acquisition.entry, restore(self), "borrower", restore)
+      const { entry, keeper } = acquisition
+      return runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore).pipe(
+        Effect.ensuring(keeper.release)
+      )
+    })
+  )
+
+/** @internal */
+export const withLock: {
+  (name: string, options?: LockOptions): <A, E, R>(
+    self: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+  <A, E, R>(
+    name: string,
+    self: Effect.Effect<A, E, R>,
+    options?: LockOptions
+  ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+} = dual(
+  // Data-first when the second argument is the program: withLock(name, self, options?).
+  (args) => Effect.isEffect(args[1]),
+  <A, E, R>(
+    first: string | Effect.Effect<A, E, R>,
+    second: Effect.Effect<A, E, R> | string,
+    options?: LockOptions
+  ) =>
+    // The name comes first in both forms, so `dual` hands the pipeable form's program over as the first argument.
+    Effect.isEffect(second)
+      ? withLockSection(first as string, second, options)
+      : withLockSection(second, first as Effect.Effect<A, E, R>, options)
+)
+
+/** @internal */
+export const validateOptions = (options: LockOptions): Effect.Effect<void, LockConfigError> =>
+  Effect.asVoid(Options.resolve({}, options, defaultHolder))

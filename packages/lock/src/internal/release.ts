@@ -1,0 +1,125 @@
+/**
+ * Giving a lease back when its scope closes. The release stops the borrowers first, then the keeper's fiber, then
+ * releases in the store.
+ *
+ * - It does not wait for a renew in flight: it abandons it. A renew that the store applies after the release changes
+ *   nothing, being conditional on an owner the release cleared; one applied before is released with the rest.
+ * - The caller waits for one release attempt at most; retries, and the whole release of a lease that was already
+ *   lost, continue in the background, bounded and logged.
+ *
+ * @internal
+ */
+import type * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Metric from "effect/Metric"
+import * as Schedule from "effect/Schedule"
+import type * as LockStore from "../LockStore.js"
+import * as LeaseState from "./leaseState.js"
+import * as LeaseUsers from "./leaseUsers.js"
+import * as MemoryStore from "./memoryStore.js"
+import * as Metrics from "./metrics.js"
+
+/** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
+const releaseAttempts = 3
+/** Between release attempts: 50 ms, then doubling; `retries` more after the first. */
+const releaseRetries = (retries: number) =>
+  Schedule.intersect(Schedule.exponential(Duration.millis(50)), Schedule.recurs(retries))
+/** Each release attempt gets this long before it is abandoned: the longest a release holds up the caller. */
+const releaseAttemptTimeout = Duration.seconds(1)
+
+const logReleaseFailure = (state: LeaseState.LeaseState) => (cause: Cause.Cause<unknown>) =>
+  Effect.zipRight(
+    Metric.increment(Metrics.releaseFailures),
+    Effect.logWarning(`releasing lock "${state.name}" failed; its lease will expire on its own`, cause).pipe(
+      Effect.annotateLogs(LeaseState.annotations(state))
+    )
+  )
+
+const reportReleased = (state: LeaseState.LeaseState) => (result: LockStore.ReleaseResult) =>
+  result._tag === "Released" ? Effect.void : Effect.logInfo(
+    `lock "${state.name}" was no longer ours at release (fence ${state.fence})`
+  ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
+
+const releaseSpan = (state: LeaseState.LeaseState, background: boolean) => ({
+  attributes: {
+    "lock.name": state.name,
+    "lock.owner": state.owner,
+    "lock.fence": state.fence,
+    "lock.background": background
+  },
+  captureStackTrace: false
+})
+
+const releaseCall = (state: LeaseState.LeaseState, store: LockStore.LockStore) =>
+  store.release({ name: state.name, owner: state.owner, fence: state.fence })
+
+// The release runs in a finalizer, which is uninterruptible: `interruptible` lets the timeout (which runs the call in
+// a fiber of its own) abandon a call the store never answers.
+const releaseAttempt = (state: LeaseState.LeaseState, store: LockStore.LockStore) =>
+  releaseCall(state, store).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
+
+/** `attempts` release attempts in a daemon fiber, bounded and logged: the caller already has its answer. */
+const releaseInBackground = (state: LeaseState.LeaseState, store: LockStore.LockStore, attempts: number) =>
+  Effect.asVoid(Effect.forkDaemon(
+    Effect.retry(releaseAttempt(state, store), releaseRetries(attempts - 1)).pipe(
+      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
+      Effect.withSpan("Lock.release", releaseSpan(state, true))
+    )
+  ))
+
+const releaseInStore = (
+  state: LeaseState.LeaseState,
+  store: LockStore.LockStore,
+  alreadyLost: boolean
+): Effect.Effect<void> => {
+  // A store that answers at once can not hang, and a timeout's two fibers would cost more than the whole call.
+  if (MemoryStore.answersAtOnce(store)) {
+    return releaseCall(state, store).pipe(
+      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
+      Effect.withSpan("Lock.release", releaseSpan(state, false))
+    )
+  }
+  // Nobody waits for the release of a lease that is already lost: the section has ended, the caller is owed its
+  // LockLost, and a store that let the lease expire is likely slow right now.
+  if (alreadyLost) return releaseInBackground(state, store, releaseAttempts)
+  return releaseAttempt(state, store).pipe(
+    Effect.matchCauseEffect({
+      onSuccess: reportReleased(state),
+      onFailure: () => releaseInBackground(state, store, releaseAttempts - 1)
+    }),
+    Effect.withSpan("Lock.release", releaseSpan(state, false))
+  )
+}
+
+/**
+ * Ends the lease: stops its borrowers and its keeper's fiber, gives the lock back unless another owner took it, and
+ * runs `onEnd`. Never fails; must run exactly once.
+ *
+ * @internal
+ */
+export const release = (
+  state: LeaseState.LeaseState,
+  store: LockStore.LockStore,
+  keeper: Fiber.RuntimeFiber<void>,
+  onEnd: Effect.Effect<void>
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    state.releasing = true
+    // Borrowers first, while the lease is still kept alive: none of them may run once the lock is given back.
+    yield* LeaseUsers.stopBorrowers(state.users)
+    state.finished = true
+    yield* Fiber.interrupt(keeper)
+    const current = state.status.unsafeGet()
+    // A lock another owner took has nothing to release; one that expired locally may still be ours in the store,
+    // and releasing it lets the next holder in before leaseUntil + skew.
+    if (!(current._tag === "Lost" && current.error.reason === "stolen")) {
+      yield* releaseInStore(state, store, current._tag === "Lost")
+    }
+    if (current._tag !== "Lost") {
+      yield* LeaseState.recordHoldTime(state)
+      yield* state.status.set({ _tag: "Released" })
+    }
+    yield* onEnd
+  }).pipe(Effect.uninterruptible)

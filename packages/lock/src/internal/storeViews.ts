@@ -1,0 +1,37 @@
+/**
+ * Stores made from other stores: wrappers around every call, and another process's view of a shared store.
+ *
+ * @internal
+ */
+import type * as Effect from "effect/Effect"
+import type { LockStoreError } from "../LockError.js"
+import type * as LockStore from "../LockStore.js"
+import * as MemoryStore from "./memoryStore.js"
+
+/** @internal */
+export type Interceptor = <A>(
+  operation: LockStore.OperationName,
+  call: Effect.Effect<A, LockStoreError>
+) => Effect.Effect<A, LockStoreError>
+
+/** @internal */
+export const intercept = (backing: LockStore.LockStore, around: Interceptor): LockStore.LockStore => ({
+  tryAcquire: (request) => around("tryAcquire", backing.tryAcquire(request)),
+  renew: (request) => around("renew", backing.renew(request)),
+  release: (request) => around("release", backing.release(request)),
+  inspect: (name) => around("inspect", backing.inspect(name)),
+  list: (request) => around("list", backing.list(request)),
+  forceRelease: (name) => around("forceRelease", backing.forceRelease(name)),
+  maxNameBytes: backing.maxNameBytes
+})
+
+const passThrough: Interceptor = (_operation, call) => call
+
+/**
+ * A new store instance with `shared`'s operations: `Lock` keeps what is local to a process per store instance, so
+ * this is another process. It adds nothing that could wait, so it answers at once when `shared` does.
+ *
+ * @internal
+ */
+export const processView = (shared: LockStore.LockStore): LockStore.LockStore =>
+  MemoryStore.sameTiming(intercept(shared, passThrough), shared)
