@@ -15,6 +15,7 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { Lease } from "../Lease.js"
+import type * as Lock from "../Lock.js"
 import type { LockOptions } from "../Lock.js"
 import { type LockConfigError, LockLost, LockNotAcquired, type LockStoreError } from "../LockError.js"
 import { LockStore } from "../LockStore.js"
@@ -170,16 +171,7 @@ const withLockSection = <A, E, R>(
   )
 
 /** @internal */
-export const withLock: {
-  (name: string, options?: LockOptions): <A, E, R>(
-    self: Effect.Effect<A, E, R>
-  ) => Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
-  <A, E, R>(
-    name: string,
-    self: Effect.Effect<A, E, R>,
-    options?: LockOptions
-  ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
-} = dual(
+export const withLock: typeof Lock.withLock = dual(
   // Data-first when the second argument is the program: withLock(name, self, options?).
   (args) => Effect.isEffect(args[1]),
   <A, E, R>(
