@@ -243,11 +243,11 @@ export const intercept: (backing: LockStore, around: Interceptor) => LockStore =
  *
  * const program = Effect.gen(function*() {
  *   const lease = yield* Lock.acquire("report").pipe(Effect.provideService(LockStore.LockStore, first))
- *   const other = yield* Effect.either(
+ *   const refused = yield* Effect.flip(
  *     Effect.scoped(Lock.acquire("report")).pipe(Effect.provideService(LockStore.LockStore, second))
  *   )
- *   yield* Console.log(other._tag, other._tag === "Left" && other.left.holder?.owner === lease.owner)
- *   // Output: Left true
+ *   yield* Console.log(refused._tag, refused._tag === "LockNotAcquired" && refused.holder?.owner === lease.owner)
+ *   // Output: LockNotAcquired true
  * }).pipe(Effect.scoped)
  *
  * Effect.runPromise(program)

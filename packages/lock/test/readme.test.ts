@@ -60,3 +60,16 @@ it.effect("README: the first program, where the second caller runs once the firs
       "second: done, releasing"
     ])
   }).pipe(Effect.provide(LockStore.layerMemory)))
+
+it.effect("README: another process finds the lock held until it is released", () =>
+  Effect.gen(function*() {
+    const shared = LockStore.makeMemory()
+    const otherProcess = LockStore.layerProcess(shared)
+    const tryJob = Lock.withLock("job", Effect.succeed("ran")).pipe(Effect.provide(otherProcess))
+    yield* Effect.gen(function*() {
+      yield* Lock.acquire("job")
+      const refused = yield* Effect.flip(tryJob)
+      expect(refused._tag).toBe("LockNotAcquired")
+    }).pipe(Effect.scoped, Effect.provide(LockStore.layerProcess(shared)))
+    expect(yield* tryJob).toBe("ran")
+  }))
