@@ -12,8 +12,8 @@ import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
 import { type LockRecord, payloadProblem } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
-import * as Utf8 from "../Utf8.js"
 import * as ListLimit from "./listLimit.js"
+import * as LockName from "./lockName.js"
 
 const isTakeoverAllowed = (record: LockRecord, takeover: LockStore.Takeover, now: number): boolean => {
   if (record.owner === undefined) return true
@@ -47,15 +47,13 @@ const refuse = (operation: StoreOperation, message: string) =>
  */
 const checkName = <A>(operation: StoreOperation, name: string, maxNameBytes: number, run: Effect.Effect<A>) =>
   Effect.suspend((): Effect.Effect<A, LockStoreError> => {
-    if (name.length > 0 && Utf8.fits(name, maxNameBytes) && Utf8.isWellFormed(name)) return run
-    if (!Utf8.isWellFormed(name)) {
+    const problem = LockName.problem(name, maxNameBytes)
+    if (problem === undefined) return run
+    if (problem._tag === "NotWellFormed") {
       return refuse(operation, "lock name is not well-formed Unicode (a lone surrogate has no UTF-8 form)")
     }
-    const bytes = Utf8.byteLength(name)
-    return refuse(
-      operation,
-      `lock name is ${bytes} UTF-8 bytes; this store takes names of 1 to ${maxNameBytes} bytes`
-    )
+    const bytes = problem._tag === "TooLong" ? problem.bytes : 0
+    return refuse(operation, `lock name is ${bytes} UTF-8 bytes; this store takes names of 1 to ${maxNameBytes} bytes`)
   })
 
 /** What DynamoDB refuses in an item: see `payloadProblem`. */

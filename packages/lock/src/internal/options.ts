@@ -10,7 +10,7 @@ import type { LockOptions } from "../Lock.js"
 import * as LockDuration from "../LockDuration.js"
 import { LockConfigError } from "../LockError.js"
 import { payloadProblem } from "../LockRecord.js"
-import * as Utf8 from "../Utf8.js"
+import * as LockName from "./lockName.js"
 
 /**
  * What a caller may pass: the public options.
@@ -99,24 +99,27 @@ const duration = (
  * @internal
  */
 export const validateName = (name: unknown, maxNameBytes: number): Effect.Effect<string, LockConfigError> => {
-  if (typeof name !== "string" || name.length === 0) {
+  if (typeof name !== "string") {
     return fail("name", `a lock name must be a non-empty string; got ${describe(name)}`)
   }
-  if (!Utf8.isWellFormed(name)) {
-    return fail(
-      "name",
-      `lock name ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (it holds a lone surrogate), so it ` +
-        `has no UTF-8 form and two such names could become one key; use a well-formed string`
-    )
+  const problem = LockName.problem(name, maxNameBytes)
+  if (problem === undefined) return Effect.succeed(name)
+  switch (problem._tag) {
+    case "Empty":
+      return fail("name", `a lock name must be a non-empty string; got ${describe(name)}`)
+    case "NotWellFormed":
+      return fail(
+        "name",
+        `lock name ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (it holds a lone surrogate), so ` +
+          `it has no UTF-8 form and two such names could become one key; use a well-formed string`
+      )
+    case "TooLong":
+      return fail(
+        "name",
+        `lock name is ${problem.bytes} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its ` +
+          `prefix): "${name.slice(0, 40)}…"`
+      )
   }
-  if (!Utf8.fits(name, maxNameBytes)) {
-    return fail(
-      "name",
-      `lock name is ${Utf8.byteLength(name)} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its ` +
-        `prefix): "${name.slice(0, 40)}…"`
-    )
-  }
-  return Effect.succeed(name)
 }
 
 /** Validates and fills in defaults. Relations are checked after every value is known. */
