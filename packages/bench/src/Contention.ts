@@ -5,9 +5,10 @@
 import * as Effect from "effect/Effect"
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import type * as ContentionDriver from "./ContentionDriver.js"
 import type { Acquisition } from "./ContentionDriver.js"
-import * as ContentionDriver from "./ContentionDriver.js"
 import * as ContentionLoop from "./ContentionLoop.js"
+import * as Drivers from "./Drivers.js"
 import type { ClientConfig, ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
 import type { EventLoopDelay, Message } from "./worker.js"
@@ -76,7 +77,7 @@ export interface Run {
  */
 export const runWorkers = async (
   server: ServerProcess,
-  id: ContentionDriver.Id,
+  id: Drivers.Id,
   workers: number,
   options: Options,
   trace?: { readonly configFor: (worker: number) => ClientConfig; readonly eventLoop: boolean }
@@ -133,11 +134,11 @@ export const runWorkers = async (
 
 export const processes = async (
   server: ServerProcess,
-  id: ContentionDriver.Id,
+  id: Drivers.Id,
   workers: number,
   options: Options
 ): Promise<Result> => {
-  const driver = await ContentionDriver.load(id)
+  const driver = await Drivers.load(id)
   const leaseMs = driver.leaseMs(options.leaseMs)
   const run = await runWorkers(server, id, workers, { ...options, leaseMs })
   return {
@@ -187,6 +188,6 @@ export const render = (results: ReadonlyArray<Result>): string =>
 
 /** Each contender's waiting settings, as a markdown list for the text above the table. */
 export const settings = async (): Promise<string> =>
-  (await Promise.all(ContentionDriver.ids.map(ContentionDriver.load)))
+  (await Promise.all(Drivers.ids.map(Drivers.load)))
     .map((driver) => `- ${driver.name}: ${driver.contentionSettings}.`)
     .join("\n")

@@ -1,7 +1,8 @@
 /**
  * What a contender provides for the contention and takeover tables, run inside worker processes (and, for takeover,
  * in the bench process): a loop on one key that waits for the lock as the library waits, a holder that heartbeats
- * until killed, and a takeover that waits for a dead holder's lock. Each library's driver is in `contenders/`.
+ * until killed, and a takeover that waits for a dead holder's lock; with the pieces the drivers share. Each library's
+ * driver is in `contenders/`, and `Drivers.ts` picks one by id: a driver imports this module, never that one.
  */
 import type { ClientConfig } from "./ServerProcess.js"
 
@@ -76,20 +77,3 @@ export const timedContention = async (
   }
   return acquisitions
 }
-
-/** The drivers by id, loaded on demand so that a worker process loads one library only. */
-const loaders = {
-  leasehold: () => import("./contenders/LeaseholdDriver.js"),
-  "dynamodb-lock-client": () => import("./contenders/DynamodbLockClientDriver.js"),
-  deliveryhero: () => import("./contenders/DeliveryheroDriver.js"),
-  "effect-distributed-lock": () => import("./contenders/EffectDistributedLockDriver.js")
-} as const
-
-export type Id = keyof typeof loaders
-
-/** Leasehold first, then the peers in the order of the uncontended table. */
-export const ids: ReadonlyArray<Id> = ["leasehold", "dynamodb-lock-client", "deliveryhero", "effect-distributed-lock"]
-
-export const isId = (id: string): id is Id => Object.hasOwn(loaders, id)
-
-export const load = async (id: Id): Promise<Driver> => (await loaders[id]()).driver

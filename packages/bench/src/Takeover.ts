@@ -5,7 +5,8 @@
  */
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as ContentionDriver from "./ContentionDriver.js"
+import type * as ContentionDriver from "./ContentionDriver.js"
+import * as Drivers from "./Drivers.js"
 import type { ServerProcess } from "./ServerProcess.js"
 import { fixed, median, spread, table } from "./Stats.js"
 import type { Message } from "./worker.js"
@@ -24,7 +25,7 @@ export interface Result {
 
 const trial = async (
   server: ServerProcess,
-  id: ContentionDriver.Id,
+  id: Drivers.Id,
   driver: ContentionDriver.Driver,
   hold: ContentionDriver.HoldOptions
 ): Promise<Trial> => {
@@ -58,14 +59,14 @@ const trial = async (
 /** `trials` trials of every takeover mode of each contender (`firstModeOnly`: its first mode), one after the other. */
 export const run = async (
   server: ServerProcess,
-  ids: ReadonlyArray<ContentionDriver.Id>,
+  ids: ReadonlyArray<Drivers.Id>,
   trials: number,
   leaseMs: number,
   firstModeOnly = false
 ): Promise<Array<Result>> => {
   const results: Array<Result> = []
   for (const id of ids) {
-    const driver = await ContentionDriver.load(id)
+    const driver = await Drivers.load(id)
     for (const mode of firstModeOnly ? driver.takeoverModes.slice(0, 1) : driver.takeoverModes) {
       const done: Array<Trial> = []
       for (let i = 0; i < trials; i++) {

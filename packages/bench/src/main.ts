@@ -17,8 +17,8 @@ import * as EffectDistributedLock from "./contenders/EffectDistributedLock.js"
 import * as Leasehold from "./contenders/Leasehold.js"
 import * as RawFloor from "./contenders/RawFloor.js"
 import * as Contention from "./Contention.js"
-import * as ContentionDriver from "./ContentionDriver.js"
-import * as MemoryStore from "./MemoryStore.js"
+import * as Drivers from "./Drivers.js"
+import * as MemoryCycle from "./MemoryCycle.js"
 import * as Scale from "./Scale.js"
 import * as ServerProcess from "./ServerProcess.js"
 import { fixed } from "./Stats.js"
@@ -149,7 +149,7 @@ const main = async () => {
     const contended: Array<Contention.Result> = []
     if (runs("contention")) {
       const options = { holdMs: contention.holdMs, leaseMs: contention.leaseMs, durationMs: settings.contentionMs }
-      for (const id of ContentionDriver.ids) {
+      for (const id of Drivers.ids) {
         log(`contention: ${id}, ${settings.workers} processes`)
         contended.push(await Contention.processes(server, id, settings.workers, options))
       }
@@ -159,7 +159,7 @@ const main = async () => {
     if (runs("takeover")) log("takeover after SIGKILL")
     const takeover = runs("takeover")
       // Smoke: each contender's first mode, to stay short.
-      ? await Takeover.run(server, ContentionDriver.ids, settings.takeoverTrials, settings.takeoverLeaseMs, smoke)
+      ? await Takeover.run(server, Drivers.ids, settings.takeoverTrials, settings.takeoverLeaseMs, smoke)
       : undefined
     return { dynalite, contended, takeover }
   })
@@ -238,14 +238,14 @@ const main = async () => {
 
   if (runs("memory")) {
     log("memory store")
-    const memory = await MemoryStore.run(settings.memoryRounds, settings.memoryRoundMs)
-    const calibration = await MemoryStore.calibrate()
+    const memory = await MemoryCycle.run(settings.memoryRounds, settings.memoryRoundMs)
+    const calibration = await MemoryCycle.calibrate()
     sections.push(
       `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
         `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`.\n\n` +
-        MemoryStore.render(memory) + `\n\nTarget: >= 50,000 cycles/s (20 µs per cycle). For scale, on this ` +
+        MemoryCycle.render(memory) + `\n\nTarget: >= 50,000 cycles/s (20 µs per cycle). For scale, on this ` +
         `machine (CPU µs): one \`Effect.fork\` + \`Fiber.await\` of an empty effect costs ` +
-        `${fixed(calibration.forkMicros, 1)}; the floor of the design's shape (the memory store's two calls, a ` +
+        `${fixed(calibration.forkMicros, 1)}; the floor of \`withLock\`'s shape (the memory store's two calls, a ` +
         `heartbeat fiber forked and interrupted, the section forked and awaited, two spans, and no lock logic) costs ` +
         `${fixed(calibration.shapeFloorMicros, 1)}.`
     )

@@ -1,11 +1,12 @@
 /**
  * A worker process for the contention and takeover tables, running one contender's driver (argv[2], a
- * `ContentionDriver.Id`; loaded before the worker says it is ready). It waits for one IPC message:
+ * `Drivers.Id`; loaded before the worker says it is ready). It waits for one IPC message:
  * - `{ config, contend }`: runs the driver's contention loop and sends back `{ acquisitions, eventLoop }`;
  * - `{ config, hold }`: acquires `hold.key`, says `{ held: true }`, and holds it (heartbeating) until killed.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import * as ContentionDriver from "./ContentionDriver.js"
+import type * as ContentionDriver from "./ContentionDriver.js"
+import * as Drivers from "./Drivers.js"
 import type { ClientConfig } from "./ServerProcess.js"
 
 export type Message =
@@ -26,8 +27,8 @@ export interface EventLoopDelay {
 }
 
 const id = process.argv[2] ?? "leasehold"
-if (!ContentionDriver.isId(id)) throw new Error(`unknown contender ${id}`)
-const driver = await ContentionDriver.load(id)
+if (!Drivers.isId(id)) throw new Error(`unknown contender ${id}`)
+const driver = await Drivers.load(id)
 
 const fail = (error: unknown) => {
   console.error(error)

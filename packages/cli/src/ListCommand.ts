@@ -4,15 +4,14 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
-import * as ValidationError from "@effect/cli/ValidationError"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
+import * as CountOption from "./CountOption.js"
 import * as Help from "./Help.js"
 import * as Run from "./internal/run.js"
 import * as Render from "./Render.js"
@@ -29,15 +28,7 @@ export const command = Command.make(
       Options.withDescription("Print {table, locks: [...], cursor} as JSON (times in ms and ISO strings).")
     ),
     held: Options.boolean("held").pipe(Options.withDescription("Only locks that someone holds.")),
-    limit: Options.integer("limit").pipe(
-      Options.withDescription("Read at most this many locks, then print the cursor to resume from."),
-      Options.optional,
-      Options.mapEffect((limit) =>
-        Option.isSome(limit) && limit.value < 1
-          ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--limit must be 1 or more, got ${limit.value}`)))
-          : Effect.succeed(limit)
-      )
-    ),
+    limit: CountOption.make("limit", "Read at most this many locks, then print the cursor to resume from."),
     cursor: Options.text("cursor").pipe(
       Options.withDescription("Resume a listing where an earlier --limit stopped."),
       Options.optional

@@ -6,6 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
+import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as CliError from "./CliError.js"
@@ -13,6 +14,13 @@ import * as Connection from "./Connection.js"
 import * as ExitCode from "./ExitCode.js"
 import * as Help from "./Help.js"
 import * as Run from "./internal/run.js"
+
+/** A table helper's call on the resolved table, its failure as an operator message. */
+const onTable = <A>(
+  resolved: Connection.Connection,
+  call: (options: DynamoLockTable.TableOptions) => Effect.Effect<A, LockStoreError | LockConfigError>
+): Effect.Effect<A, CliError.CliError> =>
+  Effect.mapError(call({ tableName: resolved.tableName, clientConfig: resolved.clientConfig }), Run.tableError)
 
 const ttlNote = (ttl: DynamoLockTable.TtlStatus): string => {
   switch (ttl) {
@@ -38,10 +46,7 @@ export const create = Command.make(
   ({ connection }) =>
     Run.withConnection(connection, (resolved) =>
       Effect.gen(function*() {
-        const result = yield* DynamoLockTable.createTable({
-          tableName: resolved.tableName,
-          clientConfig: resolved.clientConfig
-        }).pipe(Effect.mapError(Run.tableError))
+        const result = yield* onTable(resolved, DynamoLockTable.createTable)
         yield* Console.log(
           result.created
             ? `created table "${result.tableName}" at ${resolved.location} (on-demand billing)`
@@ -78,10 +83,7 @@ export const check = Command.make(
   ({ connection, ignoreTtl, json }) =>
     Run.withConnection(connection, (resolved) =>
       Effect.gen(function*() {
-        const found = yield* DynamoLockTable.checkTable({
-          tableName: resolved.tableName,
-          clientConfig: resolved.clientConfig
-        }).pipe(Effect.mapError(Run.tableError))
+        const found = yield* onTable(resolved, DynamoLockTable.checkTable)
         const problems = ignoreTtl ? found.filter((problem) => problem._tag !== "TtlDisabled") : found
         if (json) {
           yield* Console.log(JSON.stringify(

@@ -13,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Connection from "./Connection.js"
+import * as CountOption from "./CountOption.js"
 import * as Help from "./Help.js"
 import * as Run from "./internal/run.js"
 import * as LockEvents from "./LockEvents.js"
@@ -61,15 +62,7 @@ const interval = Options.text("interval").pipe(
   )
 )
 
-const count = Options.integer("count").pipe(
-  Options.withDescription("Stop after this many refreshes (default: run until Ctrl-C)."),
-  Options.optional,
-  Options.mapEffect((n) =>
-    Option.isSome(n) && n.value < 1
-      ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--count must be 1 or more, got ${n.value}`)))
-      : Effect.succeed(n)
-  )
-)
+const count = CountOption.make("count", "Stop after this many refreshes (default: run until Ctrl-C).")
 
 const clearScreen = "\x1b[H\x1b[2J"
 

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as NodeProgram from "@leasehold/testing/NodeProgram"
 import * as Schema from "effect/Schema"
 
 /**
@@ -20,27 +21,11 @@ export const settingsVariable = "LEASEHOLD_DEMO_WORKER"
  * @category models
  */
 export const WorkerSettings = Schema.Struct({
-  worker: Schema.Int,
-  /** Plain `DynamoDBClient` settings; no credentials means the SDK's default chain (a real AWS endpoint). */
-  clientConfig: Schema.Struct({
-    endpoint: Schema.String,
-    region: Schema.String,
-    credentials: Schema.optionalWith(Schema.Struct({ accessKeyId: Schema.String, secretAccessKey: Schema.String }), {
-      exact: true
-    })
-  }),
-  tableName: Schema.String,
-  lockName: Schema.String,
-  /** The ledger item's key, in the lock table. */
+  ...NodeProgram.LockWorkerSettings.fields,
+  /** The ledger item's key, in the lock table: the shared state of the sections. */
   ledgerKey: Schema.String,
-  leaseMs: Schema.Int,
-  maxClockSkewMs: Schema.Int,
-  /** The "work" between reading the ledger and writing it back: the window in which an unguarded section races. */
-  holdMs: Schema.Int,
   /** How long a write ordered slow by the parent ("slow-write") stays in flight before it reaches the ledger. */
-  slowWriteMs: Schema.Int,
-  /** false only for `--unsafe`: the same sections without the lock, to show what the lock prevents. */
-  useLock: Schema.Boolean
+  slowWriteMs: Schema.Int
 })
 
 /**
@@ -126,12 +111,6 @@ export type WorkerEvent = typeof WorkerEvent.Type
  * @category codecs
  */
 export const encodeSettings = Schema.encodeSync(Schema.parseJson(WorkerSettings))
-
-/**
- * @since 0.1.0
- * @category codecs
- */
-export const decodeSettings = Schema.decode(Schema.parseJson(WorkerSettings))
 
 /**
  * @since 0.1.0

@@ -14,22 +14,20 @@
  * @since 0.1.0
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
 import * as Lock from "@leasehold/lock/Lock"
-import * as Cause from "effect/Cause"
+import * as NodeProgram from "@leasehold/testing/NodeProgram"
 import * as Clock from "effect/Clock"
-import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Ledger from "./Ledger.js"
 import * as Protocol from "./Protocol.js"
@@ -49,56 +47,31 @@ interface Commands {
   readonly gone: Effect.Effect<void>
 }
 
-const watchStdin: Effect.Effect<Commands, never, import("effect/Scope").Scope> = Effect.gen(function*() {
+const watchCommands: Effect.Effect<Commands, never, Scope.Scope> = Effect.gen(function*() {
   const go = yield* Deferred.make<void>()
   const stop = yield* Deferred.make<void>()
-  const gone = yield* Deferred.make<void>()
   const slow = yield* Ref.make(false)
-  yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      let buffered = ""
-      const onData = (chunk: Buffer) => {
-        buffered += chunk.toString("utf8")
-        let newline = buffered.indexOf("\n")
-        while (newline >= 0) {
-          const line = buffered.slice(0, newline).trim() as Protocol.WorkerCommand
-          buffered = buffered.slice(newline + 1)
-          if (line === "go") Deferred.unsafeDone(go, Exit.void)
-          if (line === "stop") Deferred.unsafeDone(stop, Exit.void)
-          if (line === "slow-write") Effect.runSync(Ref.set(slow, true))
-          newline = buffered.indexOf("\n")
-        }
-      }
-      const onEnd = () => Deferred.unsafeDone(gone, Exit.void)
-      process.stdin.on("data", onData)
-      process.stdin.once("end", onEnd)
-      process.stdin.once("close", onEnd)
-      return { onData, onEnd }
-    }),
-    ({ onData, onEnd }) =>
-      Effect.sync(() => {
-        process.stdin.off("data", onData)
-        process.stdin.off("end", onEnd)
-        process.stdin.off("close", onEnd)
-        process.stdin.pause()
-      })
+  const commands: Record<Protocol.WorkerCommand, Effect.Effect<unknown>> = {
+    go: Deferred.succeed(go, undefined),
+    stop: Deferred.succeed(stop, undefined),
+    "slow-write": Ref.set(slow, true)
+  }
+  const gone = yield* NodeProgram.watchStdin((line) =>
+    Object.hasOwn(commands, line) ? commands[line as Protocol.WorkerCommand] : Effect.void
   )
   return {
     go: Deferred.await(go),
     stop: Deferred.await(stop),
     stopped: Deferred.isDone(stop),
     takeSlowWrite: Ref.getAndSet(slow, false),
-    gone: Deferred.await(gone)
+    gone
   }
 })
 
 const program = Effect.gen(function*() {
-  const settings = yield* Config.string(Protocol.settingsVariable).pipe(
-    Effect.flatMap(Protocol.decodeSettings),
-    Effect.orDie
-  )
+  const settings = yield* NodeProgram.readSettings(Protocol.settingsVariable, Protocol.WorkerSettings)
   const { worker } = settings
-  const commands = yield* watchStdin
+  const commands = yield* watchCommands
   const client = yield* Effect.acquireRelease(
     Effect.sync(() => new DynamoDBClient({ ...settings.clientConfig, maxAttempts: 1 })),
     (client) => Effect.sync(() => client.destroy())
@@ -209,18 +182,4 @@ const program = Effect.gen(function*() {
   yield* Effect.raceFirst(Fiber.join(fiber), parentGone)
 }).pipe(Effect.scoped)
 
-const main = program.pipe(
-  // stdout carries the protocol; logs (and runMain's report of a failure) go to stderr.
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-  Logger.withMinimumLogLevel(LogLevel.Warning)
-)
-
-NodeRuntime.runMain(main, {
-  disableErrorReporting: false,
-  // stdin keeps the event loop alive; exit explicitly once the program is over.
-  teardown: (exit, onExit) => {
-    const code = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0
-    onExit(code)
-    process.exit(code)
-  }
-})
+NodeProgram.runMain(Logger.withMinimumLogLevel(program, LogLevel.Warning))

@@ -216,7 +216,8 @@ const run = (options: Options.Options) =>
     const verdict = Verdict.compute({
       leaseMs: options.leaseMs,
       maxClockSkewMs: options.maxClockSkewMs,
-      // A waiter polls at most every lease / 10 (at most 1 s), jittered up to 1.5x; plus scheduling on a busy machine.
+      // A waiter sleeps 0.5 to 1 poll interval (lease / 10, at most 1 s) between tries: 1.5 intervals leave it room,
+      // plus scheduling on a busy machine.
       takeoverAllowanceMs: Math.min(1000, options.leaseMs / 10) * 1.5 + 750,
       events: (yield* SubscriptionRef.get(state)).events,
       ledger: snapshot,

@@ -3,10 +3,17 @@
  * starts quickly. Under `node --import tsx`, each process spends seconds of CPU loading hundreds of modules through
  * loader hooks; several worker processes started together on two cores would spend most of a test run doing that.
  *
+ * Inside such a program, run as a child of a test or a demo: its settings, passed as one JSON environment variable;
+ * the parent's commands, lines on its stdin, whose end means the parent is gone, so that a dead parent leaves no
+ * orphans; and its exit.
+ *
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/nodeProgramChild.js"
 
 /**
  * @since 0.1.0
@@ -61,3 +68,69 @@ export const bundle = (options: {
     },
     catch: (cause) => new BundleError({ entry: options.entry, cause })
   })
+
+/**
+ * The settings every lock worker takes: a child process that contends for one lock on a DynamoDB table with its
+ * siblings, running a section that reads shared state, pauses, and writes it back. A program extends it with its
+ * own fields (`Schema.Struct({ ...LockWorkerSettings.fields, ... })`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LockWorkerSettings = Schema.Struct({
+  /** The worker's number among its siblings. */
+  worker: Schema.Int,
+  /** Plain `DynamoDBClient` settings; no credentials means the SDK's default chain (a real AWS endpoint). */
+  clientConfig: Schema.Struct({
+    endpoint: Schema.String,
+    region: Schema.String,
+    credentials: Schema.optionalWith(Schema.Struct({ accessKeyId: Schema.String, secretAccessKey: Schema.String }), {
+      exact: true
+    })
+  }),
+  tableName: Schema.String,
+  lockName: Schema.String,
+  leaseMs: Schema.Int,
+  maxClockSkewMs: Schema.Int,
+  /** The pause between reading the shared state and writing it back: the window in which an unguarded section races. */
+  holdMs: Schema.Int,
+  /** false for the control run: the same sections without the lock, to show what the lock prevents. */
+  useLock: Schema.Boolean
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LockWorkerSettings = typeof LockWorkerSettings.Type
+
+/**
+ * A child program's settings: the JSON in the environment variable `variable`, decoded with `schema`. Dies when it is
+ * missing or does not decode: a child started wrongly has no one to report to but its stderr.
+ *
+ * @since 0.1.0
+ * @category child process
+ */
+export const readSettings: <A, I>(variable: string, schema: Schema.Schema<A, I>) => Effect.Effect<A> =
+  internal.readSettings
+
+/**
+ * Watches this process's stdin, where the parent writes its commands: calls `onLine` with each line (trimmed), and
+ * returns an effect that completes once stdin ends, that is once the parent is gone or has let the child go. The
+ * watch ends with the scope.
+ *
+ * @since 0.1.0
+ * @category child process
+ */
+export const watchStdin: (
+  onLine: (line: string) => Effect.Effect<unknown>
+) => Effect.Effect<Effect.Effect<void>, never, Scope.Scope> = internal.watchStdin
+
+/**
+ * Runs a child program with `NodeRuntime.runMain`, its logs on stderr (stdout is for what it reports to the parent),
+ * and exits the process once the program is over (stdin would keep it alive): with 1 on a failure, 0 otherwise.
+ *
+ * @since 0.1.0
+ * @category child process
+ */
+export const runMain: <A, E>(program: Effect.Effect<A, E>) => void = internal.runMain

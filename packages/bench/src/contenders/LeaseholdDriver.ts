@@ -16,7 +16,7 @@ const takeoverOptions = (mode: string, leaseMs: number): Lock.LockOptions => ({
 
 export const driver: Driver = {
   name: "Leasehold",
-  contentionSettings: "defaults: poll interval lease / 10 (30 ms) jittered ×0.5–1.5, maxClockSkew 10 s",
+  contentionSettings: "defaults: poll interval lease / 10 (30 ms) jittered ×0.5–1.0, maxClockSkew 10 s",
   leaseMs: (asked) => asked,
   takeoverModes: [
     {

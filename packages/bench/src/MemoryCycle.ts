@@ -1,5 +1,5 @@
 /**
- * Leasehold on its memory store: the library's own cost per cycle, with no network.
+ * A `withLock` cycle on the memory store: the library's own cost per cycle, with no network.
  */
 import * as Lock from "@leasehold/lock/Lock"
 import * as LockStore from "@leasehold/lock/LockStore"
@@ -43,7 +43,7 @@ export interface Calibration {
   /** One `Effect.fork` + `Fiber.await` of an empty effect. */
   readonly forkMicros: number
   /**
-   * The least a `withLock` cycle of the design's shape can cost with no lock logic at all: the store's two calls, a
+   * The least a cycle of `withLock`'s shape can cost with no lock logic at all: the store's two calls, a
    * heartbeat fiber forked and interrupted, the section forked and awaited, and two spans (acquire, release).
    */
   readonly shapeFloorMicros: number
@@ -63,14 +63,10 @@ const cpuMicrosPer = (iterations: number, once: Effect.Effect<unknown, unknown>)
  */
 export const calibrate = (): Promise<Calibration> => {
   const store = LockStore.makeMemory()
-  const request = {
-    name: "calibrate",
-    owner: "calibrate",
-    holder: "calibrate",
-    leaseMs: 30_000,
-    data: undefined,
-    takeover: { _tag: "Absolute", maxClockSkewMs: 10_000 }
-  } as const
+  const name = "calibrate"
+  // The lock's defaults: a 30 s lease, absolute takeover with 10 s of clock skew.
+  const takeover = { _tag: "Absolute", maxClockSkewMs: 10_000 } as const
+  const request = { name, owner: name, holder: name, leaseMs: 30_000, data: undefined, takeover }
   const span = <A, E>(name: string, effect: Effect.Effect<A, E>) =>
     Effect.withSpan(effect, name, { captureStackTrace: false })
   const shape = span("acquire", store.tryAcquire(request)).pipe(

@@ -1,0 +1,27 @@
+/**
+ * Optional whole-number flags that count something, `--limit` and `--count`: 1 or more when given.
+ *
+ * @since 0.1.0
+ */
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+
+/**
+ * `--name N`, optional; a value below 1 is a usage error that names the flag.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const make = (name: string, description: string): Options.Options<Option.Option<number>> =>
+  Options.integer(name).pipe(
+    Options.withDescription(description),
+    Options.optional,
+    Options.mapEffect((n) =>
+      Option.isSome(n) && n.value < 1
+        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} must be 1 or more, got ${n.value}`)))
+        : Effect.succeed(n)
+    )
+  )
