@@ -1,7 +1,7 @@
 /**
  * Optional whole-number flags that count something, `--limit` and `--count`: 1 or more when given.
  *
- * @since 0.1.0
+ * @internal
  */
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
@@ -12,8 +12,7 @@ import * as Option from "effect/Option"
 /**
  * `--name N`, optional; a value below 1 is a usage error that names the flag.
  *
- * @since 0.1.0
- * @category options
+ * @internal
  */
 export const make = (name: string, description: string): Options.Options<Option.Option<number>> =>
   Options.integer(name).pipe(
