@@ -11,7 +11,7 @@ import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as ClockSkew from "./clockSkew.js"
 import * as Expressions from "./expressions.js"
-import type { StoreContext } from "./storeContext.js"
+import * as StoreContext from "./storeContext.js"
 
 type ItemMap = Expressions.ItemMap
 
@@ -103,20 +103,18 @@ const staleRefusal = (
   })
 
 /** @internal */
-export const make = (context: StoreContext): LockStore.Operations["tryAcquire"] => {
+export const make = (context: StoreContext.StoreContext): LockStore.Operations["tryAcquire"] => {
   const { layout, tableName, ttlRetentionMs } = context
 
   // The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name.
   const malformedFence = (key: ItemMap) => (error: LockStoreError) =>
     /incorrect data type/i.test(error.message)
-      ? new LockStoreError({
-        operation: "tryAcquire",
-        retryable: false,
-        message: `table "${tableName}" holds a malformed lock item ${layout.describeKey(key)}: its "fence" ` +
-          `attribute is not a number (DynamoDB said: ${error.message}); it was not written by Leasehold or was ` +
-          `edited by hand: fix or delete that item`,
-        cause: error.cause
-      })
+      ? context.malformedItem(
+        "tryAcquire",
+        layout.describeKey(key),
+        `its "fence" attribute is not a number (DynamoDB said: ${error.message})`,
+        error.cause
+      )
       : error
 
   const write = (
@@ -162,7 +160,7 @@ export const make = (context: StoreContext): LockStore.Operations["tryAcquire"] 
         if (response.attempts > 1 && current !== undefined && current.owner === request.owner) {
           return { result: { _tag: "Acquired", record: current }, holder: undefined }
         }
-        const held = current?.owner === undefined ? undefined : current
+        const held = StoreContext.heldOrUndefined(current)
         return { result: { _tag: "Conflict", current: held }, holder: held }
       })
     })

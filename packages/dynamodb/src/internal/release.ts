@@ -17,9 +17,6 @@ const { num, one, str, ttlAt, zero } = Expressions
 const releasedResult: LockStore.ReleaseResult = { _tag: "Released" }
 const released = Effect.succeed(releasedResult)
 
-/** A record that is not held reads as no holder. */
-const heldOrUndefined = (record: LockRecord | undefined) => record?.owner === undefined ? undefined : record
-
 /** @internal */
 export const make = (
   context: StoreContext.StoreContext
@@ -56,7 +53,7 @@ export const make = (
             )
             : Effect.map(
               context.conflicting("renew", key, response.item, true, clock),
-              (current) => ({ _tag: "Lost", current: heldOrUndefined(current) }) as const
+              (current) => ({ _tag: "Lost", current: StoreContext.heldOrUndefined(current) }) as const
             )
       )
     })
@@ -89,7 +86,7 @@ export const make = (
           return Effect.map(context.conflicting("release", key, response.item, true, clock), (current) => {
             // A free record after a retried request: the earlier attempt was applied and its response lost.
             if (response.attempts > 1 && current !== undefined && current.owner === undefined) return releasedResult
-            return { _tag: "NotHeld", current: heldOrUndefined(current) } as const
+            return { _tag: "NotHeld", current: StoreContext.heldOrUndefined(current) } as const
           })
         }
       )

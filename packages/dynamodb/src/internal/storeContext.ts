@@ -43,6 +43,8 @@ export interface Config {
 /** @internal */
 export interface StoreContext extends Config {
   readonly client: DynamoDBClient
+  /** The error for an item of this table that Leasehold did not write: `problem` says what is wrong with it. */
+  readonly malformedItem: (operation: StoreOperation, key: string, problem: string, cause?: unknown) => LockStoreError
   /** An item as a record, or a non-retryable error that names the table and what is malformed. */
   readonly decode: (operation: StoreOperation, item: ItemMap) => Effect.Effect<LockRecord, LockStoreError>
   /** One consistent read of a key: its record, or `undefined` for no item. */
@@ -93,6 +95,14 @@ export interface StoreContext extends Config {
  */
 export const operatorSpan = (name: string) => ({ attributes: { "lock.name": name }, captureStackTrace: false })
 
+/**
+ * A record that is not held reads as no holder.
+ *
+ * @internal
+ */
+export const heldOrUndefined = (record: LockRecord | undefined): LockRecord | undefined =>
+  record?.owner === undefined ? undefined : record
+
 /** @internal */
 export const make = (config: Config): StoreContext => {
   const { layout, tableName, transport } = config
@@ -101,17 +111,20 @@ export const make = (config: Config): StoreContext => {
   // item", and needs no read. Servers without ReturnValuesOnConditionCheckFailure (dynalite) never teach it.
   let returnsOldItems = false
 
-  const malformed = (operation: StoreOperation, m: Item.Malformed) =>
+  const malformedItem: StoreContext["malformedItem"] = (operation, key, problem, cause) =>
     new LockStoreError({
       operation,
       retryable: false,
-      message: `table "${tableName}" holds a malformed lock item ${m.key}: attribute "${m.attribute}" ${m.problem}; ` +
-        `it was not written by Leasehold or was edited by hand: fix or delete that item`
+      message: `table "${tableName}" holds a malformed lock item ${key}: ${problem}; it was not written by Leasehold ` +
+        `or was edited by hand: fix or delete that item`,
+      ...(cause === undefined ? {} : { cause })
     })
 
   const decode = (operation: StoreOperation, item: ItemMap): Effect.Effect<LockRecord, LockStoreError> => {
     const decoded = Item.decode(layout, item)
-    return Either.isRight(decoded) ? Effect.succeed(decoded.right) : Effect.fail(malformed(operation, decoded.left))
+    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+    const { attribute, key, problem } = decoded.left
+    return Effect.fail(malformedItem(operation, key, `attribute "${attribute}" ${problem}`))
   }
 
   const getItem: StoreContext["getItem"] = (operation, key, clock) =>
@@ -175,5 +188,5 @@ export const make = (config: Config): StoreContext => {
         : Effect.fail(new LockStoreError({ operation, retryable: false, message: key.left }))
     })
 
-  return { ...config, client, decode, getItem, conflicting, update, query, scan, keyed }
+  return { ...config, client, malformedItem, decode, getItem, conflicting, update, query, scan, keyed }
 }
