@@ -20,7 +20,6 @@
 import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as LockStore from "@leasehold/lock/LockStore"
-import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -147,41 +146,12 @@ interface Resolved {
 const resolve = (options: Options): Resolved | LockConfigError => {
   const partitionKey = options.partitionKey ?? defaultPartitionKey
   const sortKey = options.sortKey
-  const prefix: unknown = options.prefix ?? (sortKey === undefined ? "" : defaultFamily)
   const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, sortKey) ??
     Validate.boolean("clockSkewGuard", options.clockSkewGuard)
   if (invalid !== undefined) return invalid
-  if (typeof prefix !== "string") {
-    return Validate.config("prefix", `prefix must be a string; got ${Validate.describe(prefix)}`)
-  }
-  if (!Utf8.isWellFormed(prefix)) {
-    return Validate.config(
-      "prefix",
-      `prefix ${Validate.describe(prefix)} is not well-formed UTF-16 (it has a lone surrogate): DynamoDB would store ` +
-        `it as U+FFFD, so other prefixes would share its keys; use a well-formed prefix`
-    )
-  }
-  const prefixBytes = Utf8.byteLength(prefix)
-  if (sortKey !== undefined && prefixBytes > Keys.partitionKeyMaxBytes) {
-    return Validate.config(
-      "prefix",
-      `prefix is ${prefixBytes} UTF-8 bytes; DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}`
-    )
-  }
-  if (sortKey !== undefined && prefixBytes === 0) {
-    return Validate.config("prefix", "with a sortKey, prefix is the partition key value and must not be empty")
-  }
+  const prefix = Validate.prefix(options.prefix ?? (sortKey === undefined ? "" : defaultFamily), sortKey)
+  if (typeof prefix !== "string") return prefix
   const layout = Keys.make({ partitionKey, sortKey, prefix })
-  if (layout.maxNameBytes < 1) {
-    return Validate.config(
-      "prefix",
-      `prefix is ${prefixBytes} UTF-8 bytes (${
-        Utf8.byteLength(Keys.escape(prefix))
-      } escaped, with "${Keys.separator}" ` +
-        `after it in every key); DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}, and a lock name ` +
-        `must fit after it`
-    )
-  }
   const maxRetries: unknown = options.maxRetries ?? defaultMaxRetries
   if (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0) {
     return Validate.config(

@@ -6,7 +6,7 @@
  */
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
-import type * as LockStore from "@leasehold/lock/LockStore"
+import * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as CliError from "../CliError.js"
@@ -48,9 +48,6 @@ export const withStore = <A, E, R>(
       ) as Effect.Effect<A, E | CliError.CliError, R | Scope.Scope>
   )
 
-/** The store's page size for listings: one request stays small, and a busy table still takes few round trips. */
-const pageSize = 100
-
 /**
  * Records from `cursor` on, page by page, until `limit` records or the end; returns where to resume.
  *
@@ -67,7 +64,9 @@ export const readLocks = (
     const records: Array<LockRecord> = []
     let cursor = options.cursor
     do {
-      const want = options.limit === undefined ? pageSize : Math.min(pageSize, options.limit - records.length)
+      const want = options.limit === undefined
+        ? LockStore.defaultListLimit
+        : Math.min(LockStore.defaultListLimit, options.limit - records.length)
       if (want <= 0) break
       const page = yield* store.list({ cursor, limit: want })
       records.push(...page.records)

@@ -69,6 +69,8 @@ export const parse = (key: string): { readonly prefix: string; readonly name: st
  *   Scan.
  * - with a sort key: `{ [partitionKey]: family, [sortKey]: name }`; one family is one partition, listing is a Query.
  *
+ * The layout is the one judge of lock names: whether DynamoDB can key a name is a question about these keys.
+ *
  * @internal
  */
 export interface KeyLayout {
@@ -85,17 +87,21 @@ export interface KeyLayout {
    * The item key of a name, or, for a name that can not be a DynamoDB key (too long, empty, not well-formed UTF-16),
    * what is wrong with it: a sentence naming the byte length, the limit and the prefix.
    */
-  readonly keyOf: (name: string) => Either.Either<Record<string, AttributeValue>, string>
+  readonly keyOf: (name: string) => Either.Either<Key, string>
+  /** What `keyOf` finds wrong with a name, without building its key: `undefined` for a name this layout can key. */
+  readonly nameProblem: (name: string) => string | undefined
   /** The name an item stands for, or `undefined` if the item is not keyed as this layout keys names. */
-  readonly nameOf: (item: Record<string, AttributeValue>) => string | undefined
+  readonly nameOf: (item: Key) => string | undefined
   /**
    * Partition-key-only mode: what the keys of names starting with `namePrefix` start with (every such key does, and
    * every key of this family that does stands for such a name).
    */
   readonly keyPrefixOf: (namePrefix: string) => string
   /** A readable rendering of an item's key, for error messages. */
-  readonly describeKey: (item: Record<string, AttributeValue>) => string
+  readonly describeKey: (item: Key) => string
 }
+
+type Key = Record<string, AttributeValue>
 
 /** A name as error messages quote it: the first 64 characters (whole code points), so a huge name stays readable. */
 const quote = (name: string): string => {
@@ -107,10 +113,100 @@ const notWellFormed = (name: string) =>
   `lock name ${quote(name)} is not well-formed UTF-16 (it has a lone surrogate, half of a character such as an ` +
   `emoji): DynamoDB would store it as U+FFFD, the same item as other such names; use a well-formed name`
 
-const stringAt = (item: Record<string, AttributeValue>, attribute: string): string | undefined => {
+/** What every layout finds wrong with a name before it looks at lengths. */
+const shapeProblem = (name: string): string | undefined => {
+  if (typeof name !== "string") return `a lock name must be a string; got ${typeof name}`
+  if (name.length === 0) return "a lock name must not be empty: DynamoDB rejects empty keys; use a non-empty name"
+  return Utf8.isWellFormed(name) ? undefined : notWellFormed(name)
+}
+
+const stringAt = (item: Key, attribute: string): string | undefined => {
   const value = item[attribute]
   return value !== undefined && "S" in value && typeof value.S === "string" ? value.S : undefined
 }
+
+/** What tells the three layouts apart: where a name goes in the key, and which key attribute limits its length. */
+interface Mode {
+  readonly maxNameBytes: number
+  /** The key attribute value a name's length counts against (the name itself, or its escaped form). */
+  readonly measured: (name: string) => string
+  /** The byte limit of `measured`. */
+  readonly maxMeasuredBytes: number
+  /** The message for a name whose measured value is `bytes` long, over the limit. */
+  readonly tooLong: (name: string, bytes: number) => string
+  readonly keyOf: (name: string, measured: string) => Key
+  readonly nameOf: (item: Key) => string | undefined
+  readonly keyPrefixOf: (namePrefix: string) => string
+}
+
+/** Partition-key-only mode without a prefix: the key is the escaped name. */
+const unprefixedMode = (partitionKey: string): Mode => ({
+  maxNameBytes: partitionKeyMaxBytes,
+  measured: escape,
+  maxMeasuredBytes: partitionKeyMaxBytes,
+  tooLong: (name, bytes) =>
+    `lock name ${quote(name)} takes ${bytes} UTF-8 bytes as a key, over this store's limit of ` +
+    `${partitionKeyMaxBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, this ` +
+    `store has no prefix, and "#" and "\\" in a name take two bytes each (they are escaped); use a ` +
+    `shorter name`,
+  keyOf: (_, key) => ({ [partitionKey]: { S: key } }),
+  nameOf: (item) => {
+    const key = stringAt(item, partitionKey)
+    const parsed = key === undefined ? undefined : parse(key)
+    return parsed !== undefined && parsed.prefix === "" && parsed.name !== "" ? parsed.name : undefined
+  },
+  keyPrefixOf: escape
+})
+
+/**
+ * Partition-key-only mode: the room a prefix leaves for a name in the partition key (below 1 for a prefix too long to
+ * key any name).
+ *
+ * @internal
+ */
+export const maxNameBytesAfter = (prefix: string): number =>
+  partitionKeyMaxBytes - Utf8.byteLength(escape(prefix) + separator)
+
+/** Partition-key-only mode with a prefix: the key is the escaped prefix, `#`, and the name. */
+const prefixedMode = (partitionKey: string, prefix: string): Mode => {
+  const familyKey = escape(prefix) + separator
+  const maxNameBytes = maxNameBytesAfter(prefix)
+  return {
+    maxNameBytes,
+    measured: (name) => name,
+    maxMeasuredBytes: maxNameBytes,
+    tooLong: (name, bytes) =>
+      `lock name ${quote(name)} is ${bytes} UTF-8 bytes, over this store's limit of ` +
+      `${maxNameBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, and the prefix ` +
+      `${quote(prefix)} takes ${partitionKeyMaxBytes - maxNameBytes} of them (as ${quote(familyKey)}); use ` +
+      `a shorter name`,
+    keyOf: (name) => ({ [partitionKey]: { S: familyKey + name } }),
+    nameOf: (item) => {
+      const key = stringAt(item, partitionKey)
+      return key !== undefined && key.length > familyKey.length && key.startsWith(familyKey)
+        ? key.slice(familyKey.length)
+        : undefined
+    },
+    keyPrefixOf: (namePrefix) => familyKey + namePrefix
+  }
+}
+
+/** Sort-key mode: the prefix is the partition key value, the name the sort key value. */
+const sortKeyMode = (partitionKey: string, sortKey: string, prefix: string): Mode => ({
+  maxNameBytes: sortKeyMaxBytes,
+  measured: (name) => name,
+  maxMeasuredBytes: sortKeyMaxBytes,
+  tooLong: (name, bytes) =>
+    `lock name ${quote(name)} is ${bytes} UTF-8 bytes, over this store's limit of ` +
+    `${sortKeyMaxBytes}: names are DynamoDB sort keys, which hold at most ${sortKeyMaxBytes} bytes (the ` +
+    `prefix ${quote(prefix)} is the partition key value and does not count); use a shorter name`,
+  keyOf: (name) => ({ [partitionKey]: { S: prefix }, [sortKey]: { S: name } }),
+  nameOf: (item) => {
+    const name = stringAt(item, sortKey)
+    return stringAt(item, partitionKey) === prefix && name !== undefined && name !== "" ? name : undefined
+  },
+  keyPrefixOf: (namePrefix) => namePrefix
+})
 
 /** @internal */
 export const make = (options: {
@@ -119,103 +215,34 @@ export const make = (options: {
   readonly prefix: string
 }): KeyLayout => {
   const { partitionKey, prefix, sortKey } = options
-  const describeKey = (item: Record<string, AttributeValue>): string =>
-    sortKey === undefined
-      ? JSON.stringify({ [partitionKey]: stringAt(item, partitionKey) ?? "?" })
-      : JSON.stringify({
-        [partitionKey]: stringAt(item, partitionKey) ?? "?",
-        [sortKey]: stringAt(item, sortKey) ?? "?"
-      })
-  // Checks every layout makes before it looks at lengths.
-  const invalid = (name: string): string | undefined => {
-    if (typeof name !== "string") return `a lock name must be a string; got ${typeof name}`
-    if (name.length === 0) return "a lock name must not be empty: DynamoDB rejects empty keys; use a non-empty name"
-    return Utf8.isWellFormed(name) ? undefined : notWellFormed(name)
-  }
-
-  if (sortKey === undefined) {
-    if (prefix === "") {
-      return {
-        partitionKey,
-        sortKey,
-        prefix,
-        maxNameBytes: partitionKeyMaxBytes,
-        keyOf: (name) => {
-          const problem = invalid(name)
-          if (problem !== undefined) return Either.left(problem)
-          const key = escape(name)
-          if (!Utf8.fits(key, partitionKeyMaxBytes)) {
-            const bytes = Utf8.byteLength(key)
-            return Either.left(
-              `lock name ${quote(name)} takes ${bytes} UTF-8 bytes as a key, over this store's limit of ` +
-                `${partitionKeyMaxBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, this ` +
-                `store has no prefix, and "#" and "\\" in a name take two bytes each (they are escaped); use a ` +
-                `shorter name`
-            )
-          }
-          return Either.right({ [partitionKey]: { S: key } })
-        },
-        nameOf: (item) => {
-          const key = stringAt(item, partitionKey)
-          const parsed = key === undefined ? undefined : parse(key)
-          return parsed !== undefined && parsed.prefix === "" && parsed.name !== "" ? parsed.name : undefined
-        },
-        keyPrefixOf: escape,
-        describeKey
-      }
-    }
-    const familyKey = escape(prefix) + separator
-    const maxNameBytes = partitionKeyMaxBytes - Utf8.byteLength(familyKey)
-    return {
-      partitionKey,
-      sortKey,
-      prefix,
-      maxNameBytes,
-      keyOf: (name) => {
-        const problem = invalid(name)
-        if (problem !== undefined) return Either.left(problem)
-        if (!Utf8.fits(name, maxNameBytes)) {
-          return Either.left(
-            `lock name ${quote(name)} is ${Utf8.byteLength(name)} UTF-8 bytes, over this store's limit of ` +
-              `${maxNameBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, and the prefix ` +
-              `${quote(prefix)} takes ${partitionKeyMaxBytes - maxNameBytes} of them (as ${quote(familyKey)}); use ` +
-              `a shorter name`
-          )
-        }
-        return Either.right({ [partitionKey]: { S: familyKey + name } })
-      },
-      nameOf: (item) => {
-        const key = stringAt(item, partitionKey)
-        return key !== undefined && key.length > familyKey.length && key.startsWith(familyKey)
-          ? key.slice(familyKey.length)
-          : undefined
-      },
-      keyPrefixOf: (namePrefix) => familyKey + namePrefix,
-      describeKey
-    }
-  }
+  const mode = sortKey !== undefined
+    ? sortKeyMode(partitionKey, sortKey, prefix)
+    : prefix === ""
+    ? unprefixedMode(partitionKey)
+    : prefixedMode(partitionKey, prefix)
+  const problemOf = (name: string, measured: string): string | undefined =>
+    Utf8.fits(measured, mode.maxMeasuredBytes) ? undefined : mode.tooLong(name, Utf8.byteLength(measured))
   return {
     partitionKey,
     sortKey,
     prefix,
-    maxNameBytes: sortKeyMaxBytes,
+    maxNameBytes: mode.maxNameBytes,
     keyOf: (name) => {
-      const problem = invalid(name)
+      const problem = shapeProblem(name)
       if (problem !== undefined) return Either.left(problem)
-      if (!Utf8.fits(name, sortKeyMaxBytes)) {
-        return Either.left(
-          `lock name ${quote(name)} is ${Utf8.byteLength(name)} UTF-8 bytes, over this store's limit of ` +
-            `${sortKeyMaxBytes}: names are DynamoDB sort keys, which hold at most ${sortKeyMaxBytes} bytes (the ` +
-            `prefix ${quote(prefix)} is the partition key value and does not count); use a shorter name`
-        )
-      }
-      return Either.right({ [partitionKey]: { S: prefix }, [sortKey]: { S: name } })
+      const measured = mode.measured(name)
+      const tooLong = problemOf(name, measured)
+      return tooLong === undefined ? Either.right(mode.keyOf(name, measured)) : Either.left(tooLong)
     },
-    nameOf: (item) => {
-      const name = stringAt(item, sortKey)
-      return stringAt(item, partitionKey) === prefix && name !== undefined && name !== "" ? name : undefined
-    },
-    keyPrefixOf: (namePrefix) => namePrefix,
-    describeKey
+    nameProblem: (name) => shapeProblem(name) ?? problemOf(name, mode.measured(name)),
+    nameOf: mode.nameOf,
+    keyPrefixOf: mode.keyPrefixOf,
+    describeKey: (item) =>
+      sortKey === undefined
+        ? JSON.stringify({ [partitionKey]: stringAt(item, partitionKey) ?? "?" })
+        : JSON.stringify({
+          [partitionKey]: stringAt(item, partitionKey) ?? "?",
+          [sortKey]: stringAt(item, sortKey) ?? "?"
+        })
   }
 }

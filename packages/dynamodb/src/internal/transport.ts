@@ -47,7 +47,16 @@ export type Response<Out> =
     readonly attempts: number
   }
 
-type Handler = (args: any) => Promise<any>
+/**
+ * A handler of the SDK's deserialize step, as the probe sees it: it passes the arguments on untouched, and reads
+ * only the raw HTTP response of the result (see `DeserializeResult`).
+ */
+type Handler = (args: never) => Promise<unknown>
+
+/** What the probe reads of a deserialize step's result: the raw response, when the step produced one. */
+interface DeserializeResult {
+  readonly response?: { readonly headers?: unknown } | undefined
+}
 
 /**
  * The structural part of an SDK command we touch: its own middleware stack, which the SDK merges with the client's
@@ -58,7 +67,7 @@ type Handler = (args: any) => Promise<any>
 export interface Probeable {
   readonly middlewareStack: {
     add(
-      middleware: (next: Handler, context: any) => Handler,
+      middleware: (next: Handler, context: unknown) => Handler,
       options: { readonly step: "deserialize"; readonly name: string; readonly priority: "low" }
     ): void
   }
@@ -99,7 +108,7 @@ const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => <C extends
         sentAt,
         clock.unsafeCurrentTimeMillis(),
         ClockSkew.monotonicMillis(clock),
-        headerOf(result?.response?.headers, "date")
+        headerOf((result as DeserializeResult | undefined)?.response?.headers, "date")
       )
       return result
     },

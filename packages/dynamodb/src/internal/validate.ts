@@ -6,8 +6,10 @@
  */
 import * as LockDuration from "@leasehold/lock/LockDuration"
 import { LockConfigError } from "@leasehold/lock/LockError"
+import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Either from "effect/Either"
 import * as Item from "./item.js"
+import * as Keys from "./keys.js"
 
 const tableNamePattern = /^[a-zA-Z0-9_.-]{3,255}$/
 
@@ -32,7 +34,7 @@ export const keyAttributes = (partitionKey: unknown, sortKey: unknown): LockConf
     if (typeof name !== "string") {
       return config(option, `${option} must be an attribute name (a string); got ${describe(name)}`)
     }
-    const bytes = Buffer.byteLength(name, "utf8")
+    const bytes = Utf8.byteLength(name)
     if (bytes === 0 || bytes > 255) {
       return config(option, `${option} must be an attribute name of 1 to 255 bytes; got ${describe(name)}`)
     }
@@ -49,6 +51,42 @@ export const keyAttributes = (partitionKey: unknown, sortKey: unknown): LockConf
     return config("sortKey", `sortKey must differ from partitionKey ("${sortKey}")`)
   }
   return undefined
+}
+
+/**
+ * The store's `prefix`, or the error that says why it is not one: it must be well-formed and leave room in the
+ * partition key for a name after it; with a sort key it is the partition key value itself, which must not be empty.
+ *
+ * @internal
+ */
+export const prefix = (prefix: unknown, sortKey: string | undefined): string | LockConfigError => {
+  if (typeof prefix !== "string") return config("prefix", `prefix must be a string; got ${describe(prefix)}`)
+  if (!Utf8.isWellFormed(prefix)) {
+    return config(
+      "prefix",
+      `prefix ${describe(prefix)} is not well-formed UTF-16 (it has a lone surrogate): DynamoDB would store it as ` +
+        `U+FFFD, so other prefixes would share its keys; use a well-formed prefix`
+    )
+  }
+  const prefixBytes = Utf8.byteLength(prefix)
+  if (sortKey !== undefined) {
+    if (prefixBytes > Keys.partitionKeyMaxBytes) {
+      return config(
+        "prefix",
+        `prefix is ${prefixBytes} UTF-8 bytes; DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}`
+      )
+    }
+    return prefixBytes === 0
+      ? config("prefix", "with a sortKey, prefix is the partition key value and must not be empty")
+      : prefix
+  }
+  if (prefix === "" || Keys.maxNameBytesAfter(prefix) >= 1) return prefix
+  return config(
+    "prefix",
+    `prefix is ${prefixBytes} UTF-8 bytes (${Utf8.byteLength(Keys.escape(prefix))} escaped, with ` +
+      `"${Keys.separator}" after it in every key); DynamoDB partition keys hold at most ${Keys.partitionKeyMaxBytes}, ` +
+      `and a lock name must fit after it`
+  )
 }
 
 /**

@@ -1,0 +1,146 @@
+/**
+ * The parts of every store request that do not depend on the request, built once: a lock operation is on the hot
+ * path of every acquisition and heartbeat. The SDK only reads its input, so one object serves every request (frozen:
+ * an SDK that wrote to it would fail loudly instead of changing other requests).
+ *
+ * @internal
+ */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb"
+import type { StoreOperation } from "@leasehold/lock/LockError"
+import * as Item from "./item.js"
+import type * as Transport from "./transport.js"
+
+/** @internal */
+export type ItemMap = Record<string, AttributeValue>
+
+const a = Item.attributes
+
+/** `#owner` for `owner`: every attribute goes through a placeholder (owner and ttl are reserved words). */
+const names = (...attributes: ReadonlyArray<string>): Readonly<Record<string, string>> =>
+  Object.freeze(Object.fromEntries(attributes.map((attribute) => [`#${attribute}`, attribute])))
+
+/** @internal */
+export const num = (n: number): AttributeValue => ({ N: String(n) })
+
+/** @internal */
+export const str = (s: string): AttributeValue => ({ S: s })
+
+/**
+ * DynamoDB TTL wants epoch seconds; rounding up keeps the row at least the full retention.
+ *
+ * @internal
+ */
+export const ttlAt = (epochMs: number, retentionMs: number): number => Math.ceil((epochMs + retentionMs) / 1000)
+
+/** @internal */
+export const one = Object.freeze(num(1))
+
+/** @internal */
+export const zero = Object.freeze(num(0))
+
+/** Every write changes the version, whatever the clocks say: observed takeover watches it. */
+const nextVersion = `#${a.version} = if_not_exists(#${a.version}, :zero) + :one`
+
+const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.leaseUntil} = :leaseUntil, ` +
+  `#${a.leaseMs} = :leaseMs, #${a.acquiredAt} = :now, #${a.ttl} = :ttl, ${nextVersion}, ` +
+  // A new name, or a row deleted by TTL, restarts its fence from the writer's clock, as the memory store does: above
+  // every earlier token as long as TTL retention is far longer than clock skew.
+  `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
+
+/** @internal */
+export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data`
+
+/** @internal */
+export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}`
+
+/** @internal */
+export const acquireNames = names(
+  a.owner,
+  a.holder,
+  a.leaseUntil,
+  a.leaseMs,
+  a.acquiredAt,
+  a.ttl,
+  a.fence,
+  a.data,
+  a.version
+)
+
+/** @internal */
+export const freeOnlyExpression = `attribute_not_exists(#${a.owner})`
+
+/** @internal */
+export const freeOrExpiredExpression = `attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff`
+
+/** @internal */
+export const freeOrStaleExpression = `attribute_not_exists(#${a.owner}) OR ` +
+  `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND ` +
+  `(#${a.version} = :staleVersion OR (attribute_not_exists(#${a.version}) AND :staleVersion = :zero)))`
+
+/** @internal */
+export const renewUpdate =
+  `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl, ${nextVersion}`
+
+/** @internal */
+export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
+
+/** @internal */
+export const renewNames = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version)
+
+/**
+ * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
+ *
+ * @internal
+ */
+export const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
+  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}`
+
+/** @internal */
+export const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version)
+
+/** @internal */
+export const clearNamesWithFence = names(
+  a.leaseUntil,
+  a.ttl,
+  a.owner,
+  a.holder,
+  a.acquiredAt,
+  a.data,
+  a.version,
+  a.fence
+)
+
+/** @internal */
+export const releaseByOwner = `#${a.owner} = :owner`
+
+/** @internal */
+export const releaseByOwnerAndFence = `#${a.owner} = :owner AND #${a.fence} = :fence`
+
+/** @internal */
+export const forceReleaseCondition = `attribute_exists(#${a.owner})`
+
+/**
+ * The calls of each operation, as errors name them.
+ *
+ * @internal
+ */
+export const calls = {
+  tryAcquire: { operation: "tryAcquire", action: "UpdateItem" },
+  renew: { operation: "renew", action: "UpdateItem" },
+  release: { operation: "release", action: "UpdateItem" },
+  forceRelease: { operation: "forceRelease", action: "UpdateItem" },
+  query: { operation: "list", action: "Query" },
+  scan: { operation: "list", action: "Scan" }
+} as const satisfies Record<string, Transport.Call>
+
+/**
+ * The consistent reads, of `inspect` and of the operations that read the holder after a failed condition.
+ *
+ * @internal
+ */
+export const getItemCalls = {
+  tryAcquire: { operation: "tryAcquire", action: "GetItem" },
+  renew: { operation: "renew", action: "GetItem" },
+  release: { operation: "release", action: "GetItem" },
+  inspect: { operation: "inspect", action: "GetItem" }
+} as const satisfies Partial<Record<StoreOperation, Transport.Call>>

@@ -1,0 +1,118 @@
+/**
+ * The writes on a held lock: `renew` extends the lease, `release` frees it for its owner, `forceRelease` frees it for
+ * an operator, whoever holds it. Each is one conditional write; a failed condition answers with the current holder.
+ *
+ * @internal
+ */
+import type { LockStoreError } from "@leasehold/lock/LockError"
+import type { LockRecord } from "@leasehold/lock/LockRecord"
+import type * as LockStore from "@leasehold/lock/LockStore"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Expressions from "./expressions.js"
+import * as StoreContext from "./storeContext.js"
+
+const { num, one, str, ttlAt, zero } = Expressions
+
+const releasedResult: LockStore.ReleaseResult = { _tag: "Released" }
+const released = Effect.succeed(releasedResult)
+
+/** @internal */
+export const make = (
+  context: StoreContext.StoreContext
+): Pick<LockStore.Operations, "renew" | "release" | "forceRelease"> => {
+  const { tableName, ttlRetentionMs } = context
+
+  const renew = (request: LockStore.RenewRequest): Effect.Effect<LockStore.RenewResult, LockStoreError> =>
+    context.keyed("renew", request.name, (key, clock) => {
+      const leaseUntil = clock.unsafeCurrentTimeMillis() + request.leaseMs
+      return Effect.flatMap(
+        context.update(Expressions.calls.renew, {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: Expressions.renewUpdate,
+          ConditionExpression: Expressions.renewCondition,
+          ExpressionAttributeNames: Expressions.renewNames,
+          ExpressionAttributeValues: {
+            ":leaseUntil": num(leaseUntil),
+            ":leaseMs": num(request.leaseMs),
+            ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
+            ":owner": str(request.owner),
+            ":fence": num(request.fence),
+            ":zero": zero,
+            ":one": one
+          },
+          ReturnValues: "ALL_NEW",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+        }, clock),
+        (response): Effect.Effect<LockStore.RenewResult, LockStoreError> =>
+          response._tag === "Ok"
+            ? Effect.map(
+              context.decode("renew", response.output.Attributes ?? {}),
+              (record) => ({ _tag: "Renewed", record }) as const
+            )
+            : Effect.map(
+              context.conflicting("renew", key, response.item, true, clock),
+              (current) => ({ _tag: "Lost", current: StoreContext.heldOrUndefined(current) }) as const
+            )
+      )
+    })
+
+  const release = (request: LockStore.ReleaseRequest): Effect.Effect<LockStore.ReleaseResult, LockStoreError> =>
+    context.keyed("release", request.name, (key, clock) => {
+      const values: Expressions.ItemMap = {
+        ":zero": zero,
+        ":one": one,
+        ":ttl": num(ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs)),
+        ":owner": str(request.owner)
+      }
+      if (request.fence !== undefined) values[":fence"] = num(request.fence)
+      return Effect.flatMap(
+        context.update(Expressions.calls.release, {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: Expressions.clearUpdate,
+          ConditionExpression: request.fence === undefined
+            ? Expressions.releaseByOwner
+            : Expressions.releaseByOwnerAndFence,
+          ExpressionAttributeNames: request.fence === undefined
+            ? Expressions.clearNames
+            : Expressions.clearNamesWithFence,
+          ExpressionAttributeValues: values,
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+        }, clock),
+        (response): Effect.Effect<LockStore.ReleaseResult, LockStoreError> => {
+          if (response._tag === "Ok") return released
+          return Effect.map(context.conflicting("release", key, response.item, true, clock), (current) => {
+            // A free record after a retried request: the earlier attempt was applied and its response lost.
+            if (response.attempts > 1 && current !== undefined && current.owner === undefined) return releasedResult
+            return { _tag: "NotHeld", current: StoreContext.heldOrUndefined(current) } as const
+          })
+        }
+      )
+    })
+
+  const forceRelease = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>
+    context.keyed("forceRelease", name, (key, clock) =>
+      Effect.flatMap(
+        context.update(Expressions.calls.forceRelease, {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: Expressions.clearUpdate,
+          ConditionExpression: Expressions.forceReleaseCondition,
+          ExpressionAttributeNames: Expressions.clearNames,
+          ExpressionAttributeValues: {
+            ":zero": zero,
+            ":one": one,
+            ":ttl": num(ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs))
+          },
+          ReturnValues: "ALL_OLD"
+        }, clock),
+        (response) =>
+          response._tag === "ConditionFailed"
+            ? Effect.succeedNone
+            : Effect.map(context.decode("forceRelease", response.output.Attributes ?? {}), Option.some)
+      )).pipe(Effect.withSpan("DynamoLockStore.forceRelease", StoreContext.operatorSpan(name)))
+
+  return { renew, release, forceRelease }
+}

@@ -1,0 +1,192 @@
+/**
+ * What every operation of one store shares: its table, key layout and transport, and the requests and decoding they
+ * all make. Built once per store; each operation's module takes it and closes over it.
+ *
+ * @internal
+ */
+import {
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
+  UpdateItemCommand,
+  type UpdateItemCommandInput,
+  type UpdateItemCommandOutput
+} from "@aws-sdk/client-dynamodb"
+import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
+import type { LockRecord } from "@leasehold/lock/LockRecord"
+import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as ClockSkew from "./clockSkew.js"
+import * as Expressions from "./expressions.js"
+import * as Item from "./item.js"
+import type * as Keys from "./keys.js"
+import * as Transport from "./transport.js"
+
+type ItemMap = Expressions.ItemMap
+
+/** @internal */
+export interface Config {
+  readonly transport: Transport.Transport
+  readonly layout: Keys.KeyLayout
+  readonly tableName: string
+  readonly ttlRetentionMs: number
+  /** Set when the clock-skew guard is on. */
+  readonly skew: ClockSkew.Monitor | undefined
+}
+
+/** @internal */
+export interface StoreContext extends Config {
+  readonly client: DynamoDBClient
+  /** The error for an item of this table that Leasehold did not write: `problem` says what is wrong with it. */
+  readonly malformedItem: (operation: StoreOperation, key: string, problem: string, cause?: unknown) => LockStoreError
+  /** An item as a record, or a non-retryable error that names the table and what is malformed. */
+  readonly decode: (operation: StoreOperation, item: ItemMap) => Effect.Effect<LockRecord, LockStoreError>
+  /** One consistent read of a key: its record, or `undefined` for no item. */
+  readonly getItem: (
+    operation: keyof typeof Expressions.getItemCalls,
+    key: ItemMap,
+    clock?: Clock.Clock
+  ) => Effect.Effect<LockRecord | undefined, LockStoreError>
+  /**
+   * The record that made a condition fail: the old item when the server returned it, else one consistent read
+   * (only where the server does not return old items; `mayBeAbsent` says whether "no item" is a possible answer).
+   */
+  readonly conflicting: (
+    operation: "tryAcquire" | "renew" | "release",
+    key: ItemMap,
+    item: ItemMap | undefined,
+    mayBeAbsent: boolean,
+    clock: Clock.Clock
+  ) => Effect.Effect<LockRecord | undefined, LockStoreError>
+  readonly update: (
+    call: Transport.Call,
+    input: UpdateItemCommandInput,
+    clock: Clock.Clock
+  ) => Effect.Effect<Transport.Response<UpdateItemCommandOutput>, LockStoreError>
+  readonly query: (input: QueryCommandInput) => Effect.Effect<Transport.Response<QueryCommandOutput>, LockStoreError>
+  readonly scan: (input: ScanCommandInput) => Effect.Effect<Transport.Response<ScanCommandOutput>, LockStoreError>
+  /**
+   * Runs `f` with the key of a name and the fiber's clock, or fails with a non-retryable error before any request if
+   * DynamoDB can not key the name. Every operation fails alike: a renew or an inspect that answered "absent" would
+   * make a bad name look like a free lock. (`Lock` checks names against `maxNameBytes` first; this is for direct
+   * users of the store.)
+   */
+  readonly keyed: <A>(
+    operation: StoreOperation,
+    name: string,
+    f: (key: ItemMap, clock: Clock.Clock) => Effect.Effect<A, LockStoreError>
+  ) => Effect.Effect<A, LockStoreError>
+}
+
+/**
+ * Spans of this store: the operator calls (inspect, list, forceRelease) have their own, which name the lock. The
+ * lock's own calls (tryAcquire, renew, release) have none: each runs under `Lock`'s span of the same call
+ * (`Lock.acquire`, `Lock.renew`, `Lock.release`, with name, owner and fence), and a second span per request would add
+ * a noticeable share of the client's CPU to every acquire and release. No stack capture: it costs more than the rest
+ * of the span and would point into this store, not at the caller.
+ *
+ * @internal
+ */
+export const operatorSpan = (name: string) => ({ attributes: { "lock.name": name }, captureStackTrace: false })
+
+/**
+ * A record that is not held reads as no holder.
+ *
+ * @internal
+ */
+export const heldOrUndefined = (record: LockRecord | undefined): LockRecord | undefined =>
+  record?.owner === undefined ? undefined : record
+
+/** @internal */
+export const make = (config: Config): StoreContext => {
+  const { layout, tableName, transport } = config
+  const client = transport.client
+  // Learned from the first conflict that carries the old item: after that, a conflict without an item means "no
+  // item", and needs no read. Servers without ReturnValuesOnConditionCheckFailure (dynalite) never teach it.
+  let returnsOldItems = false
+
+  const malformedItem: StoreContext["malformedItem"] = (operation, key, problem, cause) =>
+    new LockStoreError({
+      operation,
+      retryable: false,
+      message: `table "${tableName}" holds a malformed lock item ${key}: ${problem}; it was not written by Leasehold ` +
+        `or was edited by hand: fix or delete that item`,
+      ...(cause === undefined ? {} : { cause })
+    })
+
+  const decode = (operation: StoreOperation, item: ItemMap): Effect.Effect<LockRecord, LockStoreError> => {
+    const decoded = Item.decode(layout, item)
+    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+    const { attribute, key, problem } = decoded.left
+    return Effect.fail(malformedItem(operation, key, `attribute "${attribute}" ${problem}`))
+  }
+
+  const getItem: StoreContext["getItem"] = (operation, key, clock) =>
+    Effect.flatMap(
+      Transport.send(
+        transport,
+        Expressions.getItemCalls[operation],
+        (probe, abortSignal) =>
+          client.send(
+            probe(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true })),
+            { abortSignal }
+          ),
+        clock
+      ),
+      (response) => {
+        const item = response._tag === "Ok" ? response.output.Item : undefined
+        return item === undefined ? Effect.succeed(undefined) : decode(operation, item)
+      }
+    )
+
+  const conflicting: StoreContext["conflicting"] = (operation, key, item, mayBeAbsent, clock) => {
+    if (item !== undefined) {
+      returnsOldItems = true
+      return decode(operation, item)
+    }
+    if (returnsOldItems && mayBeAbsent) return Effect.succeed(undefined)
+    return getItem(operation, key, clock)
+  }
+
+  const update: StoreContext["update"] = (call, input, clock) =>
+    Transport.send(
+      transport,
+      call,
+      (probe, abortSignal) => client.send(probe(new UpdateItemCommand(input)), { abortSignal }),
+      clock
+    )
+
+  const query: StoreContext["query"] = (input) =>
+    Transport.send(
+      transport,
+      Expressions.calls.query,
+      (probe, abortSignal) => client.send(probe(new QueryCommand(input)), { abortSignal })
+    )
+
+  const scan: StoreContext["scan"] = (input) =>
+    Transport.send(
+      transport,
+      Expressions.calls.scan,
+      (probe, abortSignal) => client.send(probe(new ScanCommand(input)), { abortSignal })
+    )
+
+  const keyed = <A>(
+    operation: StoreOperation,
+    name: string,
+    f: (key: ItemMap, clock: Clock.Clock) => Effect.Effect<A, LockStoreError>
+  ): Effect.Effect<A, LockStoreError> =>
+    Effect.clockWith((clock) => {
+      const key = layout.keyOf(name)
+      return Either.isRight(key)
+        ? f(key.right, clock)
+        : Effect.fail(new LockStoreError({ operation, retryable: false, message: key.left }))
+    })
+
+  return { ...config, client, malformedItem, decode, getItem, conflicting, update, query, scan, keyed }
+}
