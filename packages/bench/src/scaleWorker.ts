@@ -8,6 +8,7 @@
  * the table, while thousands of releases would take minutes of a shared machine and measure nothing here.
  */
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
+import type * as Lease from "@leasehold/lock/Lease"
 import * as Lock from "@leasehold/lock/Lock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -107,7 +108,7 @@ const hold = (start: Start) =>
 
     const heapHarness = heapBaseline + (yield* harnessBytesPerLock(heapBaseline)) * start.n
 
-    const leases: Array<Lock.Lease> = []
+    const leases: Array<Lease.Lease> = []
     const failedKeys: Array<string> = []
 
     // A holder: acquires, says so through `settled`, and keeps its scope open. A loss interrupts it (the fiber that

@@ -225,7 +225,7 @@ export const resolve = (
  */
 export const makeStore = (
   connection: Connection
-): Effect.Effect<LockStore.Service, CliError.CliError, Scope.Scope> =>
+): Effect.Effect<LockStore.LockStore, CliError.CliError, Scope.Scope> =>
   DynamoLockStore.make({
     tableName: connection.tableName,
     clientConfig: connection.clientConfig,

@@ -7,7 +7,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
-import { Lock, LockStore } from "@leasehold/lock"
+import { type Lease, Lock, LockStore } from "@leasehold/lock"
 import type { LockLost } from "@leasehold/lock/LockError"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
@@ -39,7 +39,7 @@ const hold = (tableName: string, name: string, options: Lock.LockOptions = {}, p
       clockSkewGuard: false,
       ...(prefix === undefined ? {} : { prefix })
     })
-    const acquired = yield* Deferred.make<Lock.Lease, unknown>()
+    const acquired = yield* Deferred.make<Lease.Lease, unknown>()
     const fiber = yield* Effect.scoped(
       Effect.gen(function*() {
         const lease = yield* Lock.acquire(name, { lease: "1 second", ...options })

@@ -183,13 +183,13 @@ const resolve = (options: Options): Resolved | LockConfigError => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<LockStore.Service, LockConfigError, Scope.Scope> =>
+export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockConfigError, Scope.Scope> =>
   Effect.gen(function*() {
     const resolved = resolve(options)
     if (!("layout" in resolved)) return yield* Effect.fail(resolved)
     const client = yield* ClientInternal.acquire(options)
     const skew = (options.clockSkewGuard ?? defaultClockSkewGuard) ? ClockSkew.makeMonitor() : undefined
-    const operations = Store.make({
+    return Store.make({
       transport: {
         client,
         tableName: options.tableName,
@@ -204,7 +204,6 @@ export const make = (options: Options): Effect.Effect<LockStore.Service, LockCon
       ttlRetentionMs: resolved.ttlRetentionMs,
       skew
     })
-    return LockStore.make(operations)
   })
 
 /**

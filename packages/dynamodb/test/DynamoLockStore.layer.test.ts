@@ -23,7 +23,7 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
         DynamoLockStore.layer({ tableName, client, clockSkewGuard: true }),
         scope
       )
-      const store = context.pipe((ctx) => ctx.unsafeMap.get(LockStore.LockStore.key) as LockStore.Service)
+      const store = context.pipe((ctx) => ctx.unsafeMap.get(LockStore.LockStore.key) as LockStore.LockStore)
       expect((yield* store.tryAcquire(acquireRequest(unique("owned"))))._tag).toBe("Acquired")
       yield* Scope.close(scope, Exit.void)
 

@@ -83,7 +83,7 @@ const scanSpy = (scans: Array<ScanSeen>) =>
 const names = (records: ReadonlyArray<LockRecord>): Array<string> => records.map((record) => record.name)
 
 /** Follows cursors from `request` to the end; the pages' records, at most 100 pages. */
-const listPages = (store: LockStore.Service, request: LockStore.ListRequest) =>
+const listPages = (store: LockStore.LockStore, request: LockStore.ListRequest) =>
   Effect.gen(function*() {
     const pages: Array<ReadonlyArray<LockRecord>> = []
     let cursor = request.cursor
@@ -493,7 +493,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(prefixed.maxNameBytes).toBe(2043)
       expect(sorted.store.maxNameBytes).toBe(1024)
 
-      const rejects = (target: LockStore.Service, name: string, expected: ReadonlyArray<string>) =>
+      const rejects = (target: LockStore.LockStore, name: string, expected: ReadonlyArray<string>) =>
         Effect.gen(function*() {
           const operations: ReadonlyArray<readonly [StoreOperation, Effect.Effect<unknown, LockStoreError>]> = [
             ["tryAcquire", target.tryAcquire(acquireRequest(name))],
@@ -561,7 +561,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect((yield* getRaw(tableName, key("a\\##bc"))).Item?.owner).toEqual({ S: records[5]!.owner })
 
       // Each family lists its own names only, whatever the list prefix; items of other families are skipped.
-      const listed = (store: LockStore.Service, prefix?: string) =>
+      const listed = (store: LockStore.LockStore, prefix?: string) =>
         Effect.map(
           listPages(store, prefix === undefined ? { limit: 2 } : { prefix, limit: 2 }),
           (pages) => names(pages.flat()).sort()

@@ -52,7 +52,7 @@ const WorkerBundleLive = Layer.scoped(
 const leaseMs = 1000
 const maxClockSkewMs = 200
 const pollIntervalMs = 100
-/** Waiters poll at a jittered interval of up to 1.5 x pollInterval. */
+/** Waiters sleep 0.5 to 1 x pollInterval between polls; the bound allows half an interval more for a busy machine. */
 const maxPollMs = pollIntervalMs * 1.5
 /**
  * The one allowance that is not a lock parameter: the acquiring round trip to dynalite and the scheduling of a

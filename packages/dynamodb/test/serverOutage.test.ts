@@ -10,6 +10,7 @@
  * with it is what the lock sees.
  */
 import { describe, expect, it } from "@effect/vitest"
+import type * as Lease from "@leasehold/lock/Lease"
 import * as Lock from "@leasehold/lock/Lock"
 import { LockLost } from "@leasehold/lock/LockError"
 import * as LockStore from "@leasehold/lock/LockStore"
@@ -87,7 +88,7 @@ const makeInstrumentedStore = (t0: number) =>
           })
         )
       })
-    const instrumented: LockStore.Service = {
+    const instrumented: LockStore.LockStore = {
       ...store,
       tryAcquire: (request) => track("tryAcquire", store.tryAcquire(request)),
       renew: (request) => track("renew", store.renew(request)),
@@ -147,7 +148,7 @@ const startHolder = (instrumented: Instrumented, t0: number) =>
   Effect.gen(function*() {
     const server = yield* DynamoServer.DynamoServer
     const name = unique("outage")
-    const leaseOf = yield* Deferred.make<Lock.Lease>()
+    const leaseOf = yield* Deferred.make<Lease.Lease>()
     const finish = yield* Deferred.make<string>()
     const interruptedAt = yield* Deferred.make<number>()
     const section = Effect.gen(function*() {
@@ -186,7 +187,7 @@ const startHolder = (instrumented: Instrumented, t0: number) =>
 const isDone = <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.map(Fiber.poll(fiber), Option.isSome)
 
 /** Waits (real time, no clock involved) until the lease reports `tag`. */
-const awaitStatus = (lease: Lock.Lease, tag: Lock.LeaseStatus["_tag"]) =>
+const awaitStatus = (lease: Lease.Lease, tag: Lease.LeaseStatus["_tag"]) =>
   lease.changes.pipe(
     Stream.filter((status) => status._tag === tag),
     Stream.runHead,
@@ -199,7 +200,7 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>) =>
 
 const renewsOf = (calls: ReadonlyArray<StoreCall>) => calls.filter((call) => call.operation === "renew")
 const releasesOf = (calls: ReadonlyArray<StoreCall>) => calls.filter((call) => call.operation === "release")
-const tagsOf = (statuses: ReadonlyArray<Lock.LeaseStatus>) => statuses.map((status) => status._tag)
+const tagsOf = (statuses: ReadonlyArray<Lease.LeaseStatus>) => statuses.map((status) => status._tag)
 
 /** A fresh dynalite for the test, built in the test's scope so that it outlives everything the test starts. */
 const withServer = <A, E>(self: Effect.Effect<A, E, DynamoServer.DynamoServer | Scope.Scope>) =>

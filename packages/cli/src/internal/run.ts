@@ -34,7 +34,7 @@ export const withConnection = <A, E, R>(
 /** @internal */
 export const withStore = <A, E, R>(
   flags: Connection.Flags,
-  f: (store: LockStore.Service, connection: Connection.Connection) => Effect.Effect<A, E | LockStoreError, R>
+  f: (store: LockStore.LockStore, connection: Connection.Connection) => Effect.Effect<A, E | LockStoreError, R>
 ): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
   withConnection(
     flags,
@@ -54,7 +54,7 @@ export const withStore = <A, E, R>(
  * @internal
  */
 export const readLocks = (
-  store: LockStore.Service,
+  store: LockStore.LockStore,
   options: { readonly limit?: number | undefined; readonly cursor?: string | undefined } = {}
 ): Effect.Effect<
   { readonly records: ReadonlyArray<LockRecord>; readonly cursor: string | undefined },

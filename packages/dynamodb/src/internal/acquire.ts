@@ -103,7 +103,7 @@ const staleRefusal = (
   })
 
 /** @internal */
-export const make = (context: StoreContext.StoreContext): LockStore.Operations["tryAcquire"] => {
+export const make = (context: StoreContext.StoreContext): LockStore.LockStore["tryAcquire"] => {
   const { layout, tableName, ttlRetentionMs } = context
 
   // The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name.

@@ -145,7 +145,7 @@ const listByScan = (context: StoreContext.StoreContext, page: PageRequest) =>
   })
 
 /** @internal */
-export const make = (context: StoreContext.StoreContext): Pick<LockStore.Operations, "inspect" | "list"> => {
+export const make = (context: StoreContext.StoreContext): Pick<LockStore.LockStore, "inspect" | "list"> => {
   const { layout } = context
 
   const inspect = (name: string): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>

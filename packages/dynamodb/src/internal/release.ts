@@ -20,7 +20,7 @@ const released = Effect.succeed(releasedResult)
 /** @internal */
 export const make = (
   context: StoreContext.StoreContext
-): Pick<LockStore.Operations, "renew" | "release" | "forceRelease"> => {
+): Pick<LockStore.LockStore, "renew" | "release" | "forceRelease"> => {
   const { tableName, ttlRetentionMs } = context
 
   const renew = (request: LockStore.RenewRequest): Effect.Effect<LockStore.RenewResult, LockStoreError> =>

@@ -14,7 +14,7 @@ import * as StoreContext from "./storeContext.js"
 export type Config = StoreContext.Config
 
 /** @internal */
-export const make = (config: Config): LockStore.Operations => {
+export const make = (config: Config): LockStore.LockStore => {
   const context = StoreContext.make(config)
   return {
     tryAcquire: Acquire.make(context),
