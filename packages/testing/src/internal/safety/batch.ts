@@ -69,14 +69,7 @@ const tallyClass = (tally: MutableClassSummary, report: SafetyChecker.Report) =>
 }
 
 /** @internal */
-export const runMany = (options: {
-  readonly from: number
-  readonly count: number
-  readonly mode?: Simulation.Mode | undefined
-  readonly shrink?: boolean | undefined
-  readonly maxShrinks?: number | undefined
-  readonly onProgress?: ((done: number) => void) | undefined
-}): SafetyChecker.Summary => {
+export const runMany = (options: Parameters<typeof SafetyChecker.runMany>[0]): SafetyChecker.Summary => {
   const started = Date.now()
   const faultsByKind: Record<FaultyStore.FaultKind, number> = {
     retryable: 0,
