@@ -5,7 +5,7 @@
  * records every critical section on the true timeline and every write to a fenced resource.
  *
  * A run is a discrete-event simulation: fibers run on a synchronous scheduler and time jumps from one timer to the
- * next, so a schedule replays exactly from its description and thousands of schedules run in seconds.
+ * next, so a schedule replays exactly from its description and no real time passes while it runs.
  *
  * @since 0.1.0
  */

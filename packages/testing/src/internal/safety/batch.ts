@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import type * as FaultyStore from "../../FaultyStore.js"
+import * as FaultyStore from "../../FaultyStore.js"
 import type * as SafetyChecker from "../../SafetyChecker.js"
 import * as Simulation from "../../Simulation.js"
 import { checkSchedule } from "./invariants.js"
@@ -71,15 +71,8 @@ const tallyClass = (tally: MutableClassSummary, report: SafetyChecker.Report) =>
 /** @internal */
 export const runMany = (options: Parameters<typeof SafetyChecker.runMany>[0]): SafetyChecker.Summary => {
   const started = Date.now()
-  const faultsByKind: Record<FaultyStore.FaultKind, number> = {
-    retryable: 0,
-    fatal: 0,
-    latency: 0,
-    hang: 0,
-    slowResponse: 0,
-    lostResponse: 0,
-    lostTimeout: 0
-  }
+  const faultsByKind = {} as Record<FaultyStore.FaultKind, number>
+  for (const kind of FaultyStore.faultKinds) faultsByKind[kind] = 0
   const byMode: Record<string, number> = {}
   const byClass: Partial<Record<Simulation.Mode, MutableClassSummary>> = {}
   const anomalies: Record<string, Partial<Record<SafetyChecker.Invariant, number>>> = {}
