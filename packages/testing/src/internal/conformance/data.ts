@@ -14,7 +14,7 @@ import { absolute, leaseMs, maxClockSkewMs, type Test, utf8Bytes } from "./fixtu
 import { acquireNew, attempt, expectTag, inspectSome, listAll, releaseOf, renewOf } from "./helpers.js"
 
 /** An attempt with `overrides` fails with a non-retryable `LockStoreError`. */
-const expectRefused = (
+const expectPayloadRefused = (
   store: LockStore.Service,
   lockName: string,
   overrides: Partial<Omit<LockStore.AcquireRequest, "name" | "takeover">>
@@ -64,7 +64,7 @@ export const data = (test: Test): void => {
         expectTag(yield* releaseOf(store, held), "Released")
 
         for (const overrides of [{ data: data + "x" }, { holder: holder + "x" }, { data, holder: holder + "x" }]) {
-          yield* expectRefused(store, lockName, overrides)
+          yield* expectPayloadRefused(store, lockName, overrides)
         }
         // Refused before anything was written: the lock is still free, with the fence it had.
         const record = yield* inspectSome(store, lockName)
@@ -75,7 +75,7 @@ export const data = (test: Test): void => {
       Effect.gen(function*() {
         const lockName = name("ill-formed-payload")
         for (const overrides of [{ data: "ab\uD83D" }, { holder: "worker \uDC00" }]) {
-          yield* expectRefused(store, lockName, overrides)
+          yield* expectPayloadRefused(store, lockName, overrides)
         }
         expect(Option.isNone(yield* store.inspect(lockName))).toBe(true)
       }))
