@@ -13,22 +13,18 @@
  *
  * @since 0.1.0
  */
-import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
-import * as Dynalite from "./internal/dynalite.js"
+import type * as Scope from "effect/Scope"
 import * as DynamoDBLocal from "./internal/dynamoDBLocal.js"
-import * as Proxy from "./internal/proxy.js"
+import * as Engines from "./internal/dynamoServer/engines.js"
+import * as GlobalSetup from "./internal/dynamoServer/globalSetup.js"
+import * as ServerService from "./internal/dynamoServer/service.js"
 import type * as StartError from "./internal/startError.js"
 
 /**
@@ -147,7 +143,7 @@ export class DynamoServerError extends Data.TaggedError("DynamoServerError")<{
  * @since 0.1.0
  * @category constants
  */
-export const defaultRegion = "us-east-1"
+export const defaultRegion: "us-east-1" = ServerService.defaultRegion
 
 /**
  * The static credentials given to clients of local servers; any non-empty key works with the emulators, and a fixed
@@ -156,64 +152,10 @@ export const defaultRegion = "us-east-1"
  * @since 0.1.0
  * @category constants
  */
-export const localCredentials = { accessKeyId: "leasehold", secretAccessKey: "leasehold" } as const
+export const localCredentials: { readonly accessKeyId: "leasehold"; readonly secretAccessKey: "leasehold" } =
+  ServerService.localCredentials
 
-const toPublic = (engine: Engine) => (error: StartError.StartError) =>
-  new DynamoServerError({
-    engine,
-    reason: error.reason,
-    detail: error.detail,
-    ...(error.cause === undefined ? {} : { cause: error.cause })
-  })
-
-// Commands run on Node; the layers need nothing from the caller.
-const NodeCommands = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))
-
-const proxiedService = (
-  engine: Engine,
-  serverEndpoint: string,
-  credentials: ClientConfig["credentials"],
-  region: string
-): Effect.Effect<Service, DynamoServerError, Scope.Scope> =>
-  Effect.map(
-    Effect.mapError(Proxy.make(new URL(serverEndpoint)), toPublic(engine)),
-    (proxy): Service => ({
-      engine,
-      clientConfig: { endpoint: proxy.url, region, ...(credentials === undefined ? {} : { credentials }) },
-      serverEndpoint,
-      proxied: true,
-      requests: proxy.requests,
-      resetRequests: proxy.resetRequests,
-      pause: proxy.pause("hold"),
-      pauseWith: proxy.pause,
-      resume: proxy.resume,
-      pending: proxy.pending,
-      awaitPending: proxy.awaitPending
-    })
-  )
-
-const unproxied = (endpoint: string) => (operation: string) =>
-  Effect.dieMessage(
-    `DynamoServer.${operation}: requests to ${endpoint} do not pass through the test proxy (https endpoint); ` +
-      `check "proxied" before counting or pausing`
-  )
-
-const unproxiedService = (endpoint: string, credentials: ClientConfig["credentials"], region: string): Service => {
-  const unsupported = unproxied(endpoint)
-  return {
-    engine: "endpoint",
-    clientConfig: { endpoint, region, ...(credentials === undefined ? {} : { credentials }) },
-    serverEndpoint: endpoint,
-    proxied: false,
-    requests: unsupported("requests"),
-    resetRequests: unsupported("resetRequests"),
-    pause: unsupported("pause"),
-    pauseWith: () => unsupported("pauseWith"),
-    resume: unsupported("resume"),
-    pending: unsupported("pending"),
-    awaitPending: () => unsupported("awaitPending")
-  }
-}
+const toPublic = (failure: ServerService.Failure) => new DynamoServerError(failure)
 
 /**
  * dynalite on a free loopback port, behind the proxy; both stop when the scope closes.
@@ -221,10 +163,10 @@ const unproxiedService = (endpoint: string, credentials: ClientConfig["credentia
  * @since 0.1.0
  * @category constructors
  */
-export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Effect.flatMap(
-  Effect.mapError(Dynalite.start, toPublic("dynalite")),
-  (endpoint) => proxiedService("dynalite", endpoint, localCredentials, defaultRegion)
-).pipe(Effect.orDie)
+export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Engines.makeDynalite.pipe(
+  Effect.mapError(toPublic),
+  Effect.orDie
+)
 
 /**
  * In-memory dynalite (pure JavaScript, starts in milliseconds) behind the counting proxy. Each build is a fresh,
@@ -269,7 +211,7 @@ export const layerDynalite: Layer.Layer<DynamoServer> = Layer.scoped(DynamoServe
  * @category models
  */
 export interface DynamoDBLocalOptions {
-  /** How long to wait for DynamoDB Local to answer HTTP; default 60 seconds (it takes ~4 s on a laptop). */
+  /** How long to wait for DynamoDB Local to answer HTTP; default 60 seconds (it takes seconds). */
   readonly startTimeout?: Duration.DurationInput | undefined
 }
 
@@ -283,11 +225,7 @@ export interface DynamoDBLocalOptions {
 export const makeDynamoDBLocal = (
   options: DynamoDBLocalOptions = {}
 ): Effect.Effect<Service, DynamoServerError, Scope.Scope> =>
-  DynamoDBLocal.start(options).pipe(
-    Effect.mapError(toPublic("dynamodb-local")),
-    Effect.flatMap((endpoint) => proxiedService("dynamodb-local", endpoint, localCredentials, defaultRegion)),
-    Effect.provide(NodeCommands)
-  )
+  Effect.mapError(Engines.makeDynamoDBLocal(options), toPublic)
 
 /**
  * AWS DynamoDB Local behind the counting proxy. It needs Java >= 17 and takes seconds to start, so start it once per
@@ -313,9 +251,6 @@ export interface EndpointOptions {
   readonly credentials?: ClientConfig["credentials"] | undefined
 }
 
-const isLoopback = (hostname: string) =>
-  hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || /^127\.\d+\.\d+\.\d+$/.test(hostname)
-
 /**
  * A server someone else runs (DynamoDB Local started by a vitest globalSetup, a container, AWS itself). `http:`
  * endpoints get the counting proxy in front, `https:` ones are used directly (`proxied: false`: `requests`, `pause`
@@ -328,31 +263,7 @@ export const makeEndpoint = (
   url: string,
   options: EndpointOptions = {}
 ): Effect.Effect<Service, DynamoServerError, Scope.Scope> =>
-  Effect.gen(function*() {
-    const parsed = yield* Effect.try({
-      try: () => new URL(url),
-      catch: (cause) =>
-        new DynamoServerError({
-          engine: "endpoint",
-          reason: "InvalidEndpoint",
-          detail: `"${url}" is not a URL (expected e.g. http://127.0.0.1:8000)`,
-          cause
-        })
-    })
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      return yield* new DynamoServerError({
-        engine: "endpoint",
-        reason: "InvalidEndpoint",
-        detail: `"${url}" must start with http:// or https://`
-      })
-    }
-    const endpoint = parsed.origin
-    const region = options.region ?? defaultRegion
-    const credentials = options.credentials ?? (isLoopback(parsed.hostname) ? localCredentials : undefined)
-    return parsed.protocol === "https:"
-      ? unproxiedService(endpoint, credentials, region)
-      : yield* proxiedService("endpoint", endpoint, credentials, region)
-  })
+  Effect.mapError(Engines.makeEndpoint(url, options), toPublic)
 
 /**
  * A server at `url`; see {@link makeEndpoint}.
@@ -398,10 +309,7 @@ export const layerFromEnv: Layer.Layer<DynamoServer, DynamoServerError | ConfigE
  * @since 0.1.0
  * @category java
  */
-export const javaAvailable: Effect.Effect<boolean> = DynamoDBLocal.probeJava.pipe(
-  Effect.map((java) => java._tag === "Found" && java.major >= DynamoDBLocal.minimumJava),
-  Effect.provide(NodeCommands)
-)
+export const javaAvailable: Effect.Effect<boolean> = Engines.javaAvailable
 
 /**
  * Whether to run DynamoDB Local tests, and a sentence saying why, for a visible skip message.
@@ -428,12 +336,7 @@ export interface Availability {
  * @since 0.1.0
  * @category java
  */
-export const dynamoDBLocalAvailability: Effect.Effect<Availability> = Effect.gen(function*() {
-  const java = yield* DynamoDBLocal.probeJava
-  const ci = yield* Config.string("CI").pipe(Config.option, Effect.orElseSucceed(() => Option.none()))
-  const installed = yield* DynamoDBLocal.installed
-  return DynamoDBLocal.availabilityOf(java, Option.getOrUndefined(ci) === "true", installed)
-}).pipe(Effect.provide(NodeCommands))
+export const dynamoDBLocalAvailability: Effect.Effect<Availability> = Engines.dynamoDBLocalAvailability
 
 /**
  * A server started outside Effect for the length of a test run.
@@ -490,41 +393,7 @@ export interface GlobalSetupOptions extends DynamoDBLocalOptions {
  * @since 0.1.0
  * @category global setup
  */
-export const startForGlobalSetup = async (
+export const startForGlobalSetup = (
   engine: "dynalite" | "dynamodb-local",
   options: GlobalSetupOptions = {}
-): Promise<GlobalServer> => {
-  const preset = process.env.DYNAMODB_ENDPOINT
-  if (preset !== undefined && preset !== "") {
-    return { engine: "endpoint", endpoint: preset, stop: () => Promise.resolve() }
-  }
-  const scope = Effect.runSync(Scope.make())
-  const start = Effect.gen(function*() {
-    if (engine === "dynamodb-local") {
-      const availability = yield* dynamoDBLocalAvailability
-      if (availability.run) {
-        const endpoint = yield* DynamoDBLocal.start(options).pipe(
-          Effect.mapError(toPublic("dynamodb-local")),
-          Effect.provide(NodeCommands)
-        )
-        return { engine: "dynamodb-local" as const, endpoint }
-      }
-      if (options.whenJavaMissing === "fail") {
-        return yield* new DynamoServerError({ engine, reason: "JavaNotFound", detail: availability.reason })
-      }
-      yield* Effect.logWarning(`${availability.reason}; using dynalite instead`)
-    }
-    const endpoint = yield* Effect.orDie(Effect.mapError(Dynalite.start, toPublic("dynalite")))
-    return { engine: "dynalite" as const, endpoint }
-  })
-  const exit = await Effect.runPromiseExit(Scope.extend(start, scope))
-  if (Exit.isFailure(exit)) {
-    await Effect.runPromise(Scope.close(scope, exit))
-    throw Cause.squash(exit.cause)
-  }
-  let stopped: Promise<void> | undefined
-  return {
-    ...exit.value,
-    stop: () => (stopped ??= Effect.runPromise(Scope.close(scope, Exit.void)))
-  }
-}
+): Promise<GlobalServer> => GlobalSetup.run(GlobalSetup.start(engine, options, toPublic))

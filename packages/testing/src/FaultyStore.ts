@@ -6,11 +6,10 @@
  *
  * @since 0.1.0
  */
-import { LockError, LockStore } from "@leasehold/lock"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { prng } from "./internal/prng.js"
+import type { LockStore } from "@leasehold/lock"
+import type * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as internal from "./internal/faultyStore.js"
 
 /**
  * The operations a fault can be injected into.
@@ -41,15 +40,7 @@ export type FaultKind = "retryable" | "fatal" | "latency" | "hang" | "slowRespon
  * @since 0.1.0
  * @category constants
  */
-export const faultKinds: ReadonlyArray<FaultKind> = [
-  "retryable",
-  "fatal",
-  "latency",
-  "hang",
-  "slowResponse",
-  "lostResponse",
-  "lostTimeout"
-]
+export const faultKinds: ReadonlyArray<FaultKind> = internal.faultKinds
 
 /**
  * @since 0.1.0
@@ -102,10 +93,7 @@ export interface ScheduledFault {
  * @since 0.1.0
  * @category constructors
  */
-export const fromList = (faults: ReadonlyArray<ScheduledFault>): Plan => (call) =>
-  faults.find((f) =>
-    (f.process === undefined || f.process === call.process) && f.operation === call.operation && f.nth === call.nth
-  )?.fault
+export const fromList: (faults: ReadonlyArray<ScheduledFault>) => Plan = internal.fromList
 
 /**
  * A seeded random plan: each call gets a fault with probability `rate`, of a kind drawn from `kinds`, with a delay up
@@ -114,30 +102,12 @@ export const fromList = (faults: ReadonlyArray<ScheduledFault>): Plan => (call) 
  * @since 0.1.0
  * @category constructors
  */
-export const random = (options: {
+export const random: (options: {
   readonly seed: number
   readonly rate: number
   readonly kinds?: ReadonlyArray<FaultKind> | undefined
   readonly maxMs?: number | undefined
-}): Plan => {
-  const kinds = options.kinds ?? faultKinds
-  const maxMs = options.maxMs ?? 1_000
-  return (call) => {
-    const next = prng(hash(`${options.seed}/${call.process}/${call.operation}/${call.nth}`))
-    if (next() >= options.rate || kinds.length === 0) return undefined
-    const kind = kinds[Math.floor(next() * kinds.length)]!
-    return { kind, ms: 1 + Math.floor(next() * maxMs) }
-  }
-}
-
-const hash = (text: string): number => {
-  let h = 2166136261
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 16777619)
-  }
-  return h >>> 0
-}
+}) => Plan = internal.random
 
 /**
  * @since 0.1.0
@@ -155,68 +125,13 @@ export interface Options {
   readonly onFault?: ((call: Call, fault: Fault) => void) | undefined
 }
 
-const delay = (ms: number | undefined): Effect.Effect<void> =>
-  ms === undefined ? Effect.never : Effect.sleep(Duration.millis(ms))
-
 /**
  * Wraps a backend's operations. Each call is numbered per operation; the plan decides its fault.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (backing: LockStore.Operations, options: Options): LockStore.Operations => {
-  const counts = new Map<Operation, number>()
-  const gate = options.gate ?? Effect.void
-
-  const wrap = <A>(
-    operation: Operation,
-    run: Effect.Effect<A, LockError.LockStoreError>
-  ): Effect.Effect<A, LockError.LockStoreError> =>
-    Effect.suspend(() => {
-      const nth = counts.get(operation) ?? 0
-      counts.set(operation, nth + 1)
-      const call: Call = { process: options.process, operation, nth }
-      const fault = options.plan(call)
-      if (fault !== undefined) options.onFault?.(call, fault)
-      const error = (retryable: boolean, what: string) =>
-        new LockError.LockStoreError({
-          operation,
-          retryable,
-          message: `injected fault: ${what} (${options.process} ${operation} #${nth})`
-        })
-      const applied = (after: Effect.Effect<void>) => Effect.zipLeft(Effect.zipRight(gate, run), after)
-      let effect: Effect.Effect<A, LockError.LockStoreError>
-      switch (fault?.kind) {
-        case undefined:
-          effect = Effect.zipRight(gate, run)
-          break
-        case "retryable":
-        case "fatal":
-          effect = Effect.zipRight(gate, Effect.fail(error(fault.kind === "retryable", fault.kind)))
-          break
-        case "latency":
-        case "hang":
-          effect = Effect.zipRight(delay(fault.ms), Effect.zipRight(gate, run))
-          break
-        case "slowResponse":
-          effect = applied(delay(fault.ms))
-          break
-        case "lostResponse":
-          effect = Effect.zipRight(applied(Effect.void), Effect.fail(error(true, "response lost after the write")))
-          break
-        case "lostTimeout":
-          effect = Effect.zipRight(
-            applied(delay(fault.ms)),
-            Effect.fail(error(true, "timed out after the write applied"))
-          )
-          break
-      }
-      // The answer reaches a paused process only when it resumes.
-      return Effect.zipLeft(effect, gate)
-    })
-
-  return LockStore.intercept(backing, wrap)
-}
+export const make: (backing: LockStore.Operations, options: Options) => LockStore.Operations = internal.make
 
 /**
  * Wraps the `LockStore` in context. The result is a new process's view of the same data (its own local queues).
@@ -248,8 +163,4 @@ export const make = (backing: LockStore.Operations, options: Options): LockStore
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<LockStore.LockStore, never, LockStore.LockStore> =>
-  Layer.effect(
-    LockStore.LockStore,
-    Effect.map(LockStore.LockStore, (store) => LockStore.make(make(store, options)))
-  )
+export const layer: (options: Options) => Layer.Layer<LockStore.LockStore, never, LockStore.LockStore> = internal.layer

@@ -27,13 +27,13 @@ import * as StartError from "./startError.js"
  */
 export const minimumJava = 17
 
-/** How long DynamoDB Local may take to answer HTTP: ~4 s on a laptop, much more on a busy CI runner. */
+/** How long DynamoDB Local may take to answer HTTP: seconds on a laptop, much more on a busy CI runner. */
 const defaultStartTimeout = Duration.seconds(60)
 
 /** Readiness poll interval; each poll is one loopback connection attempt. */
 const pollInterval = Duration.millis(100)
 
-/** How long a SIGTERM'd JVM gets to exit before SIGKILL (it usually takes ~0.3 s). */
+/** How long a SIGTERM'd JVM gets to exit before SIGKILL (it usually exits well within a second). */
 const stopGrace = Duration.seconds(10)
 
 /** Output lines kept for error messages. */

@@ -65,6 +65,88 @@ interface Waiter {
   readonly socket: Net.Socket
 }
 
+/** What a pause does right now, the requests and responses it holds, and who waits for a count of them. */
+interface Hold {
+  mode: PauseMode | undefined
+  waiters: Array<Waiter>
+  readonly pendingListeners: Set<() => boolean>
+}
+
+const notify = (hold: Hold) => {
+  for (const listener of hold.pendingListeners) {
+    if (listener()) hold.pendingListeners.delete(listener)
+  }
+}
+
+const drop = (hold: Hold, waiter: Waiter) => {
+  const before = hold.waiters.length
+  hold.waiters = hold.waiters.filter((w) => w !== waiter)
+  if (hold.waiters.length !== before) notify(hold)
+}
+
+// Both directions pass this gate, so a pause also holds responses to requests already forwarded, as a stopped
+// server would not answer them either.
+const gate = (hold: Hold, socket: Net.Socket, run: () => void) => {
+  if (hold.mode === undefined) return run()
+  if (hold.mode === "refuse") return socket.resetAndDestroy()
+  // A client that gives up while held (timeout, interruption) takes its request back: a held request never
+  // reaches the server, a held response is dropped.
+  const onClose = () => drop(hold, waiter)
+  const waiter: Waiter = {
+    socket,
+    run: () => {
+      socket.off("close", onClose)
+      run()
+    }
+  }
+  socket.once("close", onClose)
+  hold.waiters.push(waiter)
+  notify(hold)
+}
+
+/** Counts the request's operation, then forwards it upstream and its response back, each through the gate. */
+const forward = (upstream: URL, agent: Http.Agent, counts: Map<string, number>, hold: Hold) => {
+  const upstreamPort = upstream.port === "" ? 80 : Number(upstream.port)
+  // URL keeps the brackets of an IPv6 literal ("[::1]"); sockets want the bare address.
+  const upstreamHost = upstream.hostname.replace(/^\[(.*)\]$/, "$1")
+  return (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+    if (hold.mode === "refuse") return req.socket.resetAndDestroy()
+    const operation = operationOf(req.headers["x-amz-target"])
+    if (operation !== undefined) counts.set(operation, (counts.get(operation) ?? 0) + 1)
+    let upstreamRequest: Http.ClientRequest | undefined
+    res.once("close", () => {
+      if (!res.writableFinished) upstreamRequest?.destroy()
+    })
+    gate(hold, req.socket, () => {
+      const forwarded = Http.request({
+        host: upstreamHost,
+        port: upstreamPort,
+        method: req.method,
+        path: req.url,
+        headers: endToEnd(req.headers),
+        agent
+      })
+      upstreamRequest = forwarded
+      forwarded.once("response", (upstreamResponse) =>
+        gate(hold, req.socket, () => {
+          res.writeHead(
+            upstreamResponse.statusCode ?? 502,
+            upstreamResponse.statusMessage,
+            endToEnd(upstreamResponse.headers)
+          )
+          upstreamResponse.once("error", () => res.destroy())
+          upstreamResponse.pipe(res)
+        }))
+      forwarded.once("error", (error) => {
+        if (res.headersSent) return res.destroy()
+        res.writeHead(502, { "content-type": "text/plain" })
+        res.end(`leasehold test proxy: upstream ${upstream.origin} failed: ${error.message}`)
+      })
+      req.pipe(forwarded)
+    })
+  }
+}
+
 /**
  * Starts the proxy in front of an `http:` upstream; it stops (dropping every connection) when the scope closes.
  *
@@ -74,82 +156,12 @@ export const make = (upstream: URL): Effect.Effect<Proxy, StartError.StartError,
   Effect.gen(function*() {
     const counts = new Map<string, number>()
     const sockets = new Set<Net.Socket>()
-    let mode: PauseMode | undefined = undefined
-    let waiters: Array<Waiter> = []
-    const pendingListeners = new Set<() => boolean>()
+    const hold: Hold = { mode: undefined, waiters: [], pendingListeners: new Set() }
     const agent = new Http.Agent({ keepAlive: true })
-    const upstreamPort = upstream.port === "" ? 80 : Number(upstream.port)
-    // URL keeps the brackets of an IPv6 literal ("[::1]"); sockets want the bare address.
-    const upstreamHost = upstream.hostname.replace(/^\[(.*)\]$/, "$1")
 
-    const notify = () => {
-      for (const listener of pendingListeners) {
-        if (listener()) pendingListeners.delete(listener)
-      }
-    }
-    const drop = (waiter: Waiter) => {
-      const before = waiters.length
-      waiters = waiters.filter((w) => w !== waiter)
-      if (waiters.length !== before) notify()
-    }
-    // Both directions pass this gate, so a pause also holds responses to requests already forwarded, as a stopped
-    // server would not answer them either.
-    const gate = (socket: Net.Socket, run: () => void) => {
-      if (mode === undefined) return run()
-      if (mode === "refuse") return socket.resetAndDestroy()
-      // A client that gives up while held (timeout, interruption) takes its request back: a held request never
-      // reaches the server, a held response is dropped.
-      const onClose = () => drop(waiter)
-      const waiter: Waiter = {
-        socket,
-        run: () => {
-          socket.off("close", onClose)
-          run()
-        }
-      }
-      socket.once("close", onClose)
-      waiters.push(waiter)
-      notify()
-    }
-
-    const server = Http.createServer({ keepAlive: true }, (req, res) => {
-      if (mode === "refuse") return req.socket.resetAndDestroy()
-      const operation = operationOf(req.headers["x-amz-target"])
-      if (operation !== undefined) counts.set(operation, (counts.get(operation) ?? 0) + 1)
-      let upstreamRequest: Http.ClientRequest | undefined
-      res.once("close", () => {
-        if (!res.writableFinished) upstreamRequest?.destroy()
-      })
-      gate(req.socket, () => {
-        const forwarded = Http.request({
-          host: upstreamHost,
-          port: upstreamPort,
-          method: req.method,
-          path: req.url,
-          headers: endToEnd(req.headers),
-          agent
-        })
-        upstreamRequest = forwarded
-        forwarded.once("response", (upstreamResponse) =>
-          gate(req.socket, () => {
-            res.writeHead(
-              upstreamResponse.statusCode ?? 502,
-              upstreamResponse.statusMessage,
-              endToEnd(upstreamResponse.headers)
-            )
-            upstreamResponse.once("error", () => res.destroy())
-            upstreamResponse.pipe(res)
-          }))
-        forwarded.once("error", (error) => {
-          if (res.headersSent) return res.destroy()
-          res.writeHead(502, { "content-type": "text/plain" })
-          res.end(`leasehold test proxy: upstream ${upstream.origin} failed: ${error.message}`)
-        })
-        req.pipe(forwarded)
-      })
-    })
+    const server = Http.createServer({ keepAlive: true }, forward(upstream, agent, counts, hold))
     server.on("connection", (socket: Net.Socket) => {
-      if (mode === "refuse") return socket.resetAndDestroy()
+      if (hold.mode === "refuse") return socket.resetAndDestroy()
       sockets.add(socket)
       socket.once("close", () => sockets.delete(socket))
     })
@@ -167,9 +179,9 @@ export const make = (upstream: URL): Effect.Effect<Proxy, StartError.StartError,
       }),
       () =>
         Effect.async<void>((resume) => {
-          mode = undefined
-          waiters = []
-          notify()
+          hold.mode = undefined
+          hold.waiters = []
+          notify(hold)
           agent.destroy()
           for (const socket of sockets) socket.destroy()
           server.closeAllConnections()
@@ -183,33 +195,33 @@ export const make = (upstream: URL): Effect.Effect<Proxy, StartError.StartError,
       url: `http://127.0.0.1:${address.port}`,
       requests: Effect.sync(() => new Map(counts)),
       resetRequests: Effect.sync(() => counts.clear()),
-      pending: Effect.sync(() => waiters.length),
+      pending: Effect.sync(() => hold.waiters.length),
       awaitPending: (count) =>
         Effect.async<void>((resume) => {
           const check = () => {
-            if (waiters.length < count) return false
+            if (hold.waiters.length < count) return false
             resume(Effect.void)
             return true
           }
           if (check()) return
-          pendingListeners.add(check)
-          return Effect.sync(() => pendingListeners.delete(check))
+          hold.pendingListeners.add(check)
+          return Effect.sync(() => hold.pendingListeners.delete(check))
         }),
       pause: (next) =>
         Effect.sync(() => {
-          mode = next
+          hold.mode = next
           if (next === "refuse") {
             // A server that went away resets every open connection, including those with held requests.
-            waiters = []
-            notify()
+            hold.waiters = []
+            notify(hold)
             for (const socket of sockets) socket.resetAndDestroy()
           }
         }),
       resume: Effect.sync(() => {
-        mode = undefined
-        const held = waiters
-        waiters = []
-        notify()
+        hold.mode = undefined
+        const held = hold.waiters
+        hold.waiters = []
+        notify(hold)
         for (const waiter of held) {
           if (!waiter.socket.destroyed) waiter.run()
         }

@@ -1,0 +1,110 @@
+/**
+ * A history as text: the schedule, then every event on the true timeline.
+ *
+ * @internal
+ */
+import type * as FaultyStore from "../../FaultyStore.js"
+import * as Simulation from "../../Simulation.js"
+
+/** The duration of a fault, if it has one. */
+const ms = (f: FaultyStore.Fault) => f.ms === undefined ? "" : ` ${f.ms}ms`
+
+/** How a wall clock steps, in words. */
+const clockStep = (x: Simulation.ClockStep) =>
+  x.kind === "freeze" ? `freezes for ${x.ms} ms` : `jumps ${x.ms > 0 ? "+" : ""}${x.ms} ms`
+
+/** The schedule: timings, processes, planned sections, faults and force releases. */
+const scheduleLines = (s: Simulation.Schedule): Array<string> => {
+  const lines: Array<string> = [
+    `schedule seed=${s.seed} mode=${s.mode} takeover=${s.takeover} lease=${s.timings.leaseMs}ms ` +
+    `heartbeat=${s.timings.heartbeatMs}ms safetyMargin=${s.timings.safetyMarginMs}ms ` +
+    `maxClockSkew=${s.timings.maxClockSkewMs}ms`
+  ]
+  for (const p of s.processes) {
+    const pauses = p.pauses.map((x) => `${x.at}+${x.ms}ms`).join(", ") || "none"
+    const steps = (p.clockSteps ?? []).map((x) => `; wall clock ${clockStep(x)} at ${x.at}`).join("")
+    lines.push(`  process ${p.id}: clock offset ${p.offsetMs} ms; pauses ${pauses}${steps}`)
+  }
+  s.sections.forEach((x, i) => {
+    const api = x.api === "acquireInTimeout" ? `${x.api}(${x.timeoutMs} ms)` : x.api
+    const bad = x.badOption === undefined
+      ? ""
+      : `, bad option ${Simulation.badOptionValue(x.badOption, s.timings).show}`
+    const child = x.child === undefined
+      ? ""
+      : `; forks child #${s.sections.length + i}: ${x.child.afterMs} ms in, ${
+        x.child.nested ? "withLock(withLock(...))" : "withLock(...)"
+      }, ${x.child.steps} x ${x.child.stepMs} ms`
+    lines.push(
+      `  section #${i}: ${x.process} "${x.name}" at ${x.at} via ${api}, wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
+        bad + child
+    )
+  })
+  for (const f of s.faults) {
+    lines.push(`  fault: ${f.process ?? "any"} ${f.operation} #${f.nth}: ${f.fault.kind}${ms(f.fault)}`)
+  }
+  for (const x of s.steals ?? []) lines.push(`  operator: force release of "${x.name}" at ${x.at}`)
+  return lines
+}
+
+/** Every event of the history as [true time, order of discovery, text]. */
+const eventsOf = (history: Simulation.History): Array<[number, number, string]> => {
+  const s = history.schedule
+  const events: Array<[number, number, string]> = []
+  let order = 0
+  for (const p of s.processes) {
+    for (const x of p.pauses) {
+      events.push([x.at, order++, `${p.id} pauses for ${x.ms} ms`])
+      events.push([x.at + x.ms, order++, `${p.id} resumes`])
+    }
+    for (const x of p.clockSteps ?? []) events.push([x.at, order++, `${p.id}'s wall clock ${clockStep(x)}`])
+  }
+  for (const x of history.steals ?? []) {
+    const cleared = x.fence === undefined ? "nothing held" : `cleared ${x.holder} (fence ${x.fence})`
+    events.push([x.at, order++, `operator force-releases "${x.name}": ${cleared}`])
+  }
+  for (const x of history.sections) {
+    if (x.lostAt !== undefined) events.push([x.lostAt, order++, `${x.process}#${x.index}'s lease is lost`])
+    if (x.outerEnteredAt !== undefined) {
+      events.push([x.outerEnteredAt, order++, `${x.process}#${x.index} holds "${x.name}" in its outer withLock`])
+    }
+  }
+  for (const f of history.faults) {
+    events.push([
+      f.at,
+      order++,
+      `${f.call.process} ${f.call.operation} #${f.call.nth}: fault ${f.fault.kind}${ms(f.fault)}`
+    ])
+  }
+  for (const x of history.sections) {
+    if (x.start !== undefined) {
+      const borrowed = x.borrowedFrom === undefined ? "" : ` (the lease of #${x.borrowedFrom})`
+      events.push([x.start, order++, `${x.process}#${x.index} enters "${x.name}" with fence ${x.fence}${borrowed}`])
+    }
+  }
+  for (const w of history.writes) {
+    const verdict = w.accepted ? "accepted" : "REJECTED (stale)"
+    const writer = w.by === undefined ? `section #${w.section}` : `child #${w.by} (for section #${w.section})`
+    events.push([w.at, order++, `${writer} writes "${w.name}" fence ${w.fence}: ${verdict}`])
+  }
+  for (const x of history.sections) {
+    const status = x.leaseStatus === undefined ? "" : ` (lease ${x.leaseStatus})`
+    const detail = x.detail === undefined ? "" : ` - ${x.detail.split("\n")[0]}`
+    const verb = x.start === undefined ? "gives up on" : "leaves"
+    events.push([
+      x.end ?? x.finishedAt ?? history.endedAt,
+      order++,
+      `${x.process}#${x.index} ${verb} "${x.name}": ${x.outcome}${status}${detail}`
+    ])
+  }
+  return events
+}
+
+/** @internal */
+export const formatHistory = (history: Simulation.History): string => {
+  const lines = scheduleLines(history.schedule)
+  const timeline = eventsOf(history).sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  lines.push("history (true ms):")
+  for (const [at, , text] of timeline) lines.push(`  ${String(at).padStart(6)}  ${text}`)
+  return lines.join("\n")
+}

@@ -1,0 +1,234 @@
+/**
+ * Random schedules from a seed: a base of processes, sections and store faults drawn from one stream, and what each
+ * class adds on top drawn from another.
+ *
+ * @internal
+ */
+import * as FaultyStore from "../../FaultyStore.js"
+import type * as Simulation from "../../Simulation.js"
+import { prng } from "../prng.js"
+import { badOptions } from "./badOptions.js"
+
+/** @internal */
+export const defaultTimings: Simulation.LockTimings = {
+  leaseMs: 2_000,
+  heartbeatMs: 600,
+  safetyMarginMs: 400,
+  maxClockSkewMs: 1_000,
+  pollIntervalMs: 200
+}
+
+/** @internal */
+export const modes: ReadonlyArray<Simulation.Mode> = [
+  "safe",
+  "skew",
+  "longPause",
+  "wrapped",
+  "reentry",
+  "steal",
+  "clockStep",
+  "badOptions"
+]
+
+/** @internal */
+export const wrappedApis: ReadonlyArray<Simulation.Api> = [
+  "acquireInTimeout",
+  "acquireInRace",
+  "acquireInAll",
+  "acquireInLayer"
+]
+
+const storeOperations: ReadonlyArray<FaultyStore.Operation> = ["tryAcquire", "renew", "renew", "release"]
+
+/** Seeded share of each class when no mode is asked for: mostly `safe`. */
+const modeShares: ReadonlyArray<readonly [Simulation.Mode, number]> = [
+  ["safe", 0.45],
+  ["skew", 0.1],
+  ["longPause", 0.1],
+  ["wrapped", 0.07],
+  ["reentry", 0.07],
+  ["steal", 0.07],
+  ["clockStep", 0.07],
+  ["badOptions", 0.07]
+]
+
+const hour = 3_600_000
+
+/** A seeded draw of integers in `[lo, hi]` and of items, from `next`. */
+const draws = (next: () => number) => ({
+  int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+  pick: <A>(items: ReadonlyArray<A>): A => items[Math.floor(next() * items.length)]!
+})
+
+/** @internal */
+export const generate = (
+  seed: number,
+  options?: { readonly mode?: Simulation.Mode | undefined }
+): Simulation.Schedule => {
+  const next = prng(seed)
+  const { int, pick } = draws(next)
+  const timings = defaultTimings
+  const modeDraw = next()
+  let mode: Simulation.Mode = options?.mode ?? "safe"
+  if (options?.mode === undefined) {
+    let share = 0
+    for (const [m, p] of modeShares) {
+      share += p
+      mode = m
+      if (modeDraw < share) break
+    }
+  }
+  const takeover = next() < 0.5 ? "absolute" : "observed"
+  const horizonMs = 15_000
+  const processCount = int(2, 4)
+  // Within the bound: any two offsets differ by less than maxClockSkew.
+  const withinSkew = () => Math.round((next() - 0.5) * 0.98 * timings.maxClockSkewMs)
+  const skewed = mode === "skew" ? int(0, processCount - 1) : -1
+  const paused = mode === "longPause" ? int(0, processCount - 1) : -1
+  const processes: Array<Simulation.ProcessSpec> = []
+  for (let i = 0; i < processCount; i++) {
+    const offsetMs = i === skewed
+      ? (next() < 0.5 ? -1 : 1) * Math.round(timings.maxClockSkewMs * (1.5 + next() * 1.5))
+      : withinSkew()
+    const pauses: Array<Simulation.Pause> = []
+    let at = int(0, 3_000)
+    const count = i === paused ? 1 : int(0, 3)
+    for (let k = 0; k < count && at < horizonMs; k++) {
+      const ms = i === paused
+        ? int(Math.round(timings.leaseMs * 1.2), timings.leaseMs * 3)
+        : int(10, timings.safetyMarginMs - 20)
+      pauses.push({ at, ms })
+      at += ms + int(timings.leaseMs, timings.leaseMs * 3)
+    }
+    processes.push({ id: `p${i + 1}`, offsetMs, pauses })
+  }
+  const names = ["a", "b"].slice(0, int(1, 2))
+  const sections: Array<Simulation.SectionSpec> = []
+  const sectionCount = int(3, 8)
+  for (let i = 0; i < sectionCount; i++) {
+    sections.push({
+      process: pick(processes).id,
+      name: pick(names),
+      at: int(0, 9_000),
+      steps: int(1, 6),
+      stepMs: int(50, 700),
+      wait: next() < 0.5 ? "forever" : int(0, 4_000),
+      api: next() < 0.5 ? "withLock" : "acquire"
+    })
+  }
+  sections.sort((x, y) => x.at - y.at)
+  const faults: Array<FaultyStore.ScheduledFault> = []
+  const faultCount = int(0, 10)
+  for (let i = 0; i < faultCount; i++) {
+    const operation = pick(storeOperations)
+    const kind = pick(FaultyStore.faultKinds)
+    const ms = kind === "latency" ? int(1, 300) : int(100, timings.leaseMs * 3)
+    faults.push({
+      process: pick(processes).id,
+      operation,
+      nth: int(0, operation === "renew" ? 15 : 6),
+      fault: kind === "retryable" || kind === "fatal" || kind === "lostResponse" ? { kind } : { kind, ms }
+    })
+  }
+  const base: Simulation.Schedule = { seed, mode, takeover, timings, processes, sections, faults, horizonMs }
+  // What a class adds comes from a stream of its own, so that it never shifts the draws of the base schedule.
+  return extend(base, prng(seed ^ 0x5bd1e995))
+}
+/** Adds what `schedule.mode` needs beyond the base schedule, drawing from `next`. */
+const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.Schedule => {
+  const { int, pick } = draws(next)
+  const lengthen = (s: Simulation.SectionSpec): Simulation.SectionSpec => ({
+    ...s,
+    steps: Math.max(s.steps, int(3, 6)),
+    stepMs: Math.max(s.stepMs, int(300, 700))
+  })
+  const wrap = (s: Simulation.SectionSpec): Simulation.SectionSpec => {
+    const api = pick(wrappedApis)
+    return api === "acquireInTimeout" ? { ...s, api, timeoutMs: int(200, 6_000) } : { ...s, api }
+  }
+  switch (schedule.mode) {
+    case "safe":
+    case "skew":
+    case "longPause":
+      return schedule
+    case "wrapped": {
+      // Renews that hang past the local deadline: the lease expires while the section runs.
+      const used = [...new Set(schedule.sections.map((s) => s.process))].sort()
+      const hangs: Array<FaultyStore.ScheduledFault> = []
+      const count = int(2, 4)
+      for (let i = 0; i < count; i++) {
+        hangs.push({
+          process: pick(used),
+          operation: "renew",
+          nth: int(0, 5),
+          fault: { kind: "hang", ms: int(schedule.timings.leaseMs, schedule.timings.leaseMs * 3) }
+        })
+      }
+      return {
+        ...schedule,
+        faults: [...schedule.faults, ...hangs],
+        // Long enough to have steps left when the lease runs out.
+        sections: schedule.sections.map((s) => next() < 0.75 ? wrap(lengthen(s)) : s)
+      }
+    }
+    case "reentry":
+      return {
+        ...schedule,
+        sections: schedule.sections.map((s) =>
+          next() < 0.7
+            ? {
+              ...s,
+              child: {
+                // Often while the section still holds its lock, sometimes well after it released it.
+                afterMs: int(0, s.steps * s.stepMs + 3_000),
+                nested: next() < 0.5,
+                steps: int(1, 6),
+                stepMs: int(50, 700)
+              }
+            }
+            : s
+        )
+      }
+    case "steal": {
+      const names = [...new Set(schedule.sections.map((s) => s.name))].sort()
+      const steals: Array<Simulation.Steal> = []
+      const count = int(1, 4)
+      for (let i = 0; i < count; i++) steals.push({ at: int(0, 12_000), name: pick(names) })
+      steals.sort((x, y) => x.at - y.at)
+      return { ...schedule, steals, sections: schedule.sections.map((s) => next() < 0.4 ? wrap(s) : s) }
+    }
+    case "clockStep": {
+      // At least one process that takes locks.
+      const busy = pick(schedule.sections).process
+      const stepped = schedule.processes.findIndex((p) => p.id === busy)
+      const processes = schedule.processes.map((p, i) => {
+        if (i !== stepped && next() < 0.6) return p
+        const clockSteps: Array<Simulation.ClockStep> = []
+        let at = int(0, 7_000)
+        const count = int(1, 2)
+        for (let k = 0; k < count && at < schedule.horizonMs; k++) {
+          const draw = next()
+          // Freezes long enough for an observer to see a holder's record stay the same for a full lease.
+          const step: Simulation.ClockStep = draw < 0.6
+            ? { at, kind: "freeze", ms: int(3_000, 9_000) }
+            : draw < 0.85
+            ? { at, kind: "jump", ms: (next() < 0.5 ? -1 : 1) * int(hour / 2, 2 * hour) }
+            : { at, kind: "jump", ms: (next() < 0.5 ? -1 : 1) * int(2_000, 20_000) }
+          clockSteps.push(step)
+          at += (step.kind === "freeze" ? step.ms : 0) + int(500, 5_000)
+        }
+        return { ...p, clockSteps }
+      })
+      // Sections that hold the lock for longer than a lease, and waiters that watch them meanwhile.
+      const sections = schedule.sections.map((s) =>
+        next() < 0.6 ? { ...lengthen(s), wait: next() < 0.7 ? "forever" as const : s.wait } : s
+      )
+      return { ...schedule, processes, sections }
+    }
+    case "badOptions":
+      return {
+        ...schedule,
+        sections: schedule.sections.map((s) => next() < 0.5 ? { ...s, badOption: pick(badOptions) } : s)
+      }
+  }
+}

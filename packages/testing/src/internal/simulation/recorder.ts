@@ -1,0 +1,163 @@
+/**
+ * What a simulation records: every planned use of a lock (when its critical section ran on the true timeline and how
+ * it ended), every write to the fenced resource, every injected fault and every operator's force release.
+ *
+ * @internal
+ */
+import type { Lock } from "@leasehold/lock"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import type * as Simulation from "../../Simulation.js"
+import type { Timeline } from "../timeline.js"
+import { makeFencedResource } from "./fencedResource.js"
+
+/** @internal */
+export interface Recorder {
+  readonly sections: Array<Simulation.SectionRecord>
+  readonly writes: Array<Simulation.WriteRecord>
+  readonly faults: Array<Simulation.FaultRecord>
+  readonly steals: Array<Simulation.StealRecord>
+  /** A new record of a use, not yet started. */
+  readonly newSection: (
+    index: number,
+    process: string,
+    name: string,
+    api: Simulation.SectionRecord["api"]
+  ) => Simulation.SectionRecord
+  /** A write at the start, then `count` steps of `stepMs` each ending in a write. */
+  readonly steps: (
+    name: string,
+    fence: number,
+    section: number,
+    by: number,
+    count: number,
+    stepMs: number
+  ) => Effect.Effect<void>
+  /** Notes that the use was called now. */
+  readonly requested: (record: Simulation.SectionRecord) => Effect.Effect<void>
+  /** Notes when the critical section ended and in what state its lease was. */
+  readonly endWith: (record: Simulation.SectionRecord, lease: Lock.Lease) => Effect.Effect<void>
+  /** Notes how a use ended. */
+  readonly outcomeOf: (record: Simulation.SectionRecord) => (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
+}
+
+const describeStatus = (status: Lock.LeaseStatus): string =>
+  status._tag === "Lost" ? `Lost(${status.error.reason})` : status._tag
+
+/** Owners are random per acquisition; keep histories comparable between replays. */
+const withoutOwners = (text: string) => text.replace(/\b[0-9a-f]{32}\b/g, "<owner>")
+
+/** The fields of a lock error a history keeps. */
+interface ErrorFields {
+  readonly _tag?: string
+  readonly message?: string
+  readonly fence?: number
+  readonly reason?: string
+}
+
+const outcomeOfError = (error: ErrorFields): Simulation.Outcome =>
+  error._tag === "LockLost"
+    ? "lost"
+    : error._tag === "LockNotAcquired" || error._tag === "TimeoutException"
+    ? "notAcquired"
+    : error._tag === "LockStoreError"
+    ? "storeError"
+    : error._tag === "LockConfigError"
+    ? "configError"
+    : "defect"
+
+const recordExit = (record: Simulation.SectionRecord, exit: Exit.Exit<unknown, unknown>): void => {
+  if (Exit.isSuccess(exit)) {
+    record.outcome = "completed"
+    return
+  }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value as ErrorFields
+    record.outcome = outcomeOfError(error)
+    if (error._tag === "LockLost") {
+      record.lostFence = error.fence
+      record.lostReason = error.reason
+    }
+    record.detail = withoutOwners(error.message ?? String(error))
+  } else if (Cause.isDie(exit.cause)) {
+    record.outcome = "defect"
+    record.detail = Cause.pretty(exit.cause)
+  } else {
+    record.outcome = "interrupted"
+  }
+}
+
+/**
+ * A recorder on `timeline`'s true time, with a fresh fenced resource.
+ *
+ * @internal
+ */
+export const makeRecorder = (timeline: Timeline): Recorder => {
+  const resource = makeFencedResource()
+  const sections: Array<Simulation.SectionRecord> = []
+  const writes: Array<Simulation.WriteRecord> = []
+
+  const write = (name: string, fence: number, section: number, by: number) =>
+    Effect.sync(() => {
+      const result = resource.write(name, fence)
+      writes.push({
+        at: timeline.now,
+        name,
+        fence,
+        section,
+        ...(by === section ? {} : { by }),
+        accepted: result.accepted,
+        highestBefore: result.highestBefore
+      })
+    })
+
+  return {
+    sections,
+    writes,
+    faults: [],
+    steals: [],
+    newSection: (index, process, name, api) => {
+      const record: Simulation.SectionRecord = {
+        index,
+        process,
+        name,
+        api,
+        fence: undefined,
+        start: undefined,
+        end: undefined,
+        outcome: "unfinished",
+        finishedAt: undefined,
+        leaseStatus: undefined,
+        detail: undefined
+      }
+      sections.push(record)
+      return record
+    },
+    steps: (name, fence, section, by, count, stepMs) =>
+      Effect.gen(function*() {
+        yield* write(name, fence, section, by)
+        for (let k = 0; k < count; k++) {
+          yield* Effect.sleep(stepMs)
+          yield* write(name, fence, section, by)
+        }
+      }),
+    requested: (record) =>
+      Effect.sync(() => {
+        record.requestedAt = timeline.now
+      }),
+    endWith: (record, lease) =>
+      Effect.flatMap(lease.status, (status) =>
+        Effect.sync(() => {
+          record.end = timeline.now
+          record.leaseStatus = describeStatus(status)
+        })),
+    outcomeOf: (record) => (exit) =>
+      Effect.sync(() => {
+        record.finishedAt = timeline.now
+        recordExit(record, exit)
+      })
+  }
+}

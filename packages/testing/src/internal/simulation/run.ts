@@ -1,0 +1,65 @@
+/**
+ * Runs a schedule on a discrete-event timeline: every section and operator forked at the start, everything left
+ * interrupted at the horizon, then time runs on until the finalizers are done or a cap is reached.
+ *
+ * @internal
+ */
+import { LockStore } from "@leasehold/lock"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import type * as Simulation from "../../Simulation.js"
+import { Timeline } from "../timeline.js"
+import { makeProcesses } from "./process.js"
+import { makeRecorder } from "./recorder.js"
+import { section, type World } from "./section.js"
+
+/** How long after the horizon the finalizers (releases with their timeouts) may take. */
+const drainMs = 120_000
+
+/** An operator's force release, straight on the shared store, and what it cleared. */
+const steal = (world: World, backing: LockStore.Operations, spec: Simulation.Steal) =>
+  world.timeline.sleep(spec.at).pipe(
+    Effect.zipRight(backing.forceRelease(spec.name)),
+    Effect.flatMap((cleared) =>
+      Effect.sync(() => {
+        world.recorder.steals.push({
+          at: world.timeline.now,
+          name: spec.name,
+          fence: Option.isSome(cleared) ? cleared.value.fence : undefined,
+          holder: Option.isSome(cleared) ? cleared.value.holder : undefined
+        })
+      })
+    ),
+    Effect.ignore
+  )
+
+/** @internal */
+export const run = (schedule: Simulation.Schedule): Simulation.History => {
+  const timeline = new Timeline()
+  const backing = LockStore.makeMemory()
+  const recorder = makeRecorder(timeline)
+  const processes = makeProcesses(schedule, timeline, backing, recorder)
+  const world: World = { schedule, timeline, recorder, processes, daemons: [] }
+
+  const main = Effect.gen(function*() {
+    const fibers = yield* Effect.forEach(schedule.sections, (spec, i) => Effect.fork(section(world, spec, i)))
+    const operators = yield* Effect.forEach(schedule.steals ?? [], (spec) => Effect.fork(steal(world, backing, spec)))
+    yield* timeline.sleep(schedule.horizonMs)
+    yield* Fiber.interruptAll([...fibers, ...operators])
+    yield* Fiber.interruptAll(world.daemons)
+  })
+
+  const runtime = Runtime.defaultRuntime.pipe(
+    Runtime.setFiberRef(FiberRef.currentScheduler, timeline.scheduler),
+    Runtime.setFiberRef(FiberRef.currentMinimumLogLevel, LogLevel.None)
+  )
+  const fiber = Runtime.runFork(runtime)(main, { scheduler: timeline.scheduler })
+  const isDone = () => fiber.unsafePoll() !== null
+  timeline.runUntil(schedule.horizonMs + drainMs, isDone)
+  const { faults, sections, steals, writes } = recorder
+  return { schedule, sections, writes, faults, steals, endedAt: timeline.now, finished: isDone() }
+}

@@ -1,0 +1,182 @@
+/**
+ * The program of one planned section: wait until its time, take the lock the way its `api` says, run its steps
+ * (writing to the fenced resource) and the child it may fork, and record all of it.
+ *
+ * @internal
+ */
+import { Lock, LockStore } from "@leasehold/lock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import type * as Scope from "effect/Scope"
+import type * as Simulation from "../../Simulation.js"
+import type { Timeline } from "../timeline.js"
+import { badOptionValue } from "./badOptions.js"
+import type { Process } from "./process.js"
+import type { Recorder } from "./recorder.js"
+
+/**
+ * What the sections of one run share.
+ *
+ * @internal
+ */
+export interface World {
+  readonly schedule: Simulation.Schedule
+  readonly timeline: Timeline
+  readonly recorder: Recorder
+  readonly processes: ReadonlyMap<string, Process>
+  /** Daemon children and loss watchers: nothing else interrupts them at the horizon. */
+  readonly daemons: Array<Fiber.RuntimeFiber<void>>
+}
+
+/** The lease a layer-built acquire leaves in the layer's context. */
+const SectionLease = Context.GenericTag<Lock.Lease>("@leasehold/testing/Simulation/SectionLease")
+/** Something else the section's layer provides, built next to the lease. */
+const SectionOther = Context.GenericTag<{ readonly ready: true }>("@leasehold/testing/Simulation/SectionOther")
+
+/**
+ * Notes when the lease is lost, from a fiber of its own: the section may never look. A daemon, to outlive the
+ * section; interrupted at the horizon, since the runtime keeps every daemon until it ends.
+ */
+const watchLoss = (world: World, lease: Lock.Lease, record: Simulation.SectionRecord) =>
+  Effect.flatMap(
+    Effect.forkDaemon(Effect.catchAll(lease.lost, () =>
+      Effect.sync(() => {
+        record.lostAt ??= world.timeline.now
+      }))),
+    (fiber) =>
+      Effect.sync(() => {
+        world.daemons.push(fiber)
+      })
+  )
+
+/** The options of section `index`: the schedule's timings, and the section's bad option if it has one. */
+const optionsOf = (world: World, spec: Simulation.SectionSpec, index: number): Lock.LockOptions => {
+  const t = world.schedule.timings
+  return {
+    lease: t.leaseMs,
+    heartbeat: t.heartbeatMs,
+    safetyMargin: t.safetyMarginMs,
+    maxClockSkew: t.maxClockSkewMs,
+    pollInterval: t.pollIntervalMs,
+    takeover: world.schedule.takeover,
+    wait: spec.wait,
+    holder: `${spec.process}#${index}`,
+    ...(spec.badOption === undefined ? {} : badOptionValue(spec.badOption, t).options)
+  }
+}
+
+/** The child section `index` forks while it holds `parent`, recorded as use `sections.length + index`. */
+const child = (
+  world: World,
+  spec: Simulation.SectionSpec,
+  index: number,
+  options: Lock.LockOptions,
+  parent: Lock.Lease,
+  c: Simulation.ChildSpec
+) => {
+  const { recorder, timeline } = world
+  const childIndex = world.schedule.sections.length + index
+  const childRecord = recorder.newSection(childIndex, spec.process, spec.name, "child")
+  childRecord.parent = index
+  const childOptions: Lock.LockOptions = { ...options, holder: `${spec.process}#${childIndex}` }
+  const childBody = (lease: Lock.Lease) =>
+    Effect.suspend(() => {
+      childRecord.fence = lease.fence
+      childRecord.start = timeline.now
+      const borrowed = lease.owner === parent.owner
+      if (borrowed) childRecord.borrowedFrom = index
+      return Effect.zipRight(
+        borrowed ? Effect.void : watchLoss(world, lease, childRecord),
+        recorder.steps(spec.name, lease.fence, borrowed ? index : childIndex, childIndex, c.steps, c.stepMs)
+      )
+    }).pipe(Effect.ensuring(recorder.endWith(childRecord, lease)))
+  const inner = Effect.scoped(Effect.flatMap(Lock.acquire(spec.name, childOptions), childBody))
+  const nested = c.nested ? Lock.withLock(spec.name, inner, childOptions) : inner
+  const entered = Effect.sync(() => {
+    childRecord.outerEnteredAt = timeline.now
+  })
+  return Effect.sleep(c.afterMs).pipe(
+    Effect.zipRight(recorder.requested(childRecord)),
+    Effect.zipRight(Lock.withLock(spec.name, Effect.zipRight(entered, nested), childOptions)),
+    Effect.onExit(recorder.outcomeOf(childRecord)),
+    Effect.asVoid,
+    Effect.ignore
+  )
+}
+
+/** Takes the lock the way `spec.api` says and runs `body` with the lease, in the scope the lease lives in. */
+const use = (
+  spec: Simulation.SectionSpec,
+  options: Lock.LockOptions,
+  body: (lease: Lock.Lease) => Effect.Effect<void, never, LockStore.LockStore>
+): Effect.Effect<void, unknown, LockStore.LockStore> => {
+  const inScope = <E>(acquire: Effect.Effect<Lock.Lease, E, LockStore.LockStore | Scope.Scope>) =>
+    Effect.scoped(Effect.flatMap(acquire, body))
+  switch (spec.api) {
+    case "withLock":
+      return Lock.withLock(spec.name, Effect.scoped(Effect.flatMap(Lock.acquire(spec.name), body)), options)
+    case "acquire":
+      return inScope(Lock.acquire(spec.name, options))
+    case "acquireInTimeout":
+      return inScope(Effect.timeout(Lock.acquire(spec.name, options), Duration.millis(spec.timeoutMs ?? 1_000)))
+    case "acquireInRace":
+      return inScope(Effect.race(Lock.acquire(spec.name, options), Effect.never))
+    case "acquireInAll":
+      return inScope(Effect.map(
+        Effect.all([Lock.acquire(spec.name, options), Effect.sleep(1)], { concurrency: 2 }),
+        ([lease]) => lease
+      ))
+    case "acquireInLayer":
+      return inScope(Effect.gen(function*() {
+        const layer = Layer.merge(
+          Layer.scoped(SectionLease, Lock.acquire(spec.name, options)),
+          Layer.succeed(SectionOther, { ready: true })
+        )
+        const context = yield* Layer.buildWithScope(layer, yield* Effect.scope)
+        return Context.get(context, SectionLease)
+      }))
+  }
+}
+
+/**
+ * Section `index` of the schedule, run by its process: on its clock, its faulty store and a random seeded per section.
+ *
+ * @internal
+ */
+export const section = (world: World, spec: Simulation.SectionSpec, index: number): Effect.Effect<void> => {
+  const { recorder, timeline } = world
+  const process = world.processes.get(spec.process)!
+  const record = recorder.newSection(index, spec.process, spec.name, spec.api)
+  const options = optionsOf(world, spec, index)
+  const forked: Array<Fiber.RuntimeFiber<void>> = []
+
+  const body = (lease: Lock.Lease) =>
+    Effect.gen(function*() {
+      record.fence = lease.fence
+      record.start = timeline.now
+      yield* watchLoss(world, lease, record)
+      if (spec.child !== undefined) {
+        const forkChild = child(world, spec, index, options, lease, spec.child)
+        // Under withLock the section runs in a fiber of its own: only a daemon outlives it.
+        if (spec.api === "withLock") world.daemons.push(yield* Effect.forkDaemon(forkChild))
+        else forked.push(yield* Effect.fork(forkChild))
+      }
+      yield* recorder.steps(spec.name, lease.fence, index, index, spec.steps, spec.stepMs)
+    }).pipe(Effect.ensuring(recorder.endWith(record, lease)))
+
+  return Effect.sleep(spec.at).pipe(
+    Effect.zipRight(recorder.requested(record)),
+    Effect.zipRight(Effect.suspend(() => use(spec, options, body))),
+    Effect.onExit(recorder.outcomeOf(record)),
+    Effect.ignore,
+    // The section's fiber goes on to join the children it forked.
+    Effect.zipRight(Effect.suspend(() => Fiber.awaitAll(forked))),
+    Effect.provideService(LockStore.LockStore, process.store),
+    Effect.withClock(process.clock),
+    Effect.withRandom(Random.make(`${world.schedule.seed}/${index}`))
+  )
+}
