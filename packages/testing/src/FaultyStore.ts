@@ -131,7 +131,7 @@ export interface Options {
  * @since 0.1.0
  * @category constructors
  */
-export const make: (backing: LockStore.Operations, options: Options) => LockStore.Operations = internal.make
+export const make: (backing: LockStore.LockStore, options: Options) => LockStore.LockStore = internal.make
 
 /**
  * Wraps the `LockStore` in context. The result is a new process's view of the same data (its own local queues).

@@ -12,16 +12,16 @@ import * as Simulation from "../src/Simulation.js"
 const options = { lease: 3_000, heartbeat: 1_000, maxClockSkew: 1_000 } as const
 
 /** A process: its own local queues over the shared data, with the given faults; `calls` logs every store call. */
-const process = (backing: LockStore.Operations, id: string, faults: ReadonlyArray<FaultyStore.ScheduledFault> = []) => {
+const process = (backing: LockStore.LockStore, id: string, faults: ReadonlyArray<FaultyStore.ScheduledFault> = []) => {
   const calls: Array<FaultyStore.Call> = []
   const planned = FaultyStore.fromList(faults)
-  const service = LockStore.make(FaultyStore.make(backing, {
+  const service = FaultyStore.make(backing, {
     process: id,
     plan: (call) => {
       calls.push(call)
       return planned(call)
     }
-  }))
+  })
   return { service, layer: Layer.succeed(LockStore.LockStore, service), calls }
 }
 

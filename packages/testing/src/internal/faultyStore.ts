@@ -57,7 +57,7 @@ const delay = (ms: number | undefined): Effect.Effect<void> =>
   ms === undefined ? Effect.never : Effect.sleep(Duration.millis(ms))
 
 /** @internal */
-export const make = (backing: LockStore.Operations, options: FaultyStore.Options): LockStore.Operations => {
+export const make = (backing: LockStore.LockStore, options: FaultyStore.Options): LockStore.LockStore => {
   const counts = new Map<FaultyStore.Operation, number>()
   const gate = options.gate ?? Effect.void
 
@@ -115,5 +115,5 @@ export const make = (backing: LockStore.Operations, options: FaultyStore.Options
 export const layer = (options: FaultyStore.Options): Layer.Layer<LockStore.LockStore, never, LockStore.LockStore> =>
   Layer.effect(
     LockStore.LockStore,
-    Effect.map(LockStore.LockStore, (store) => LockStore.make(make(store, options)))
+    Effect.map(LockStore.LockStore, (store) => make(store, options))
   )

@@ -15,7 +15,7 @@ import { acquireNew, attempt, expectTag, inspectSome, listAll, releaseOf, renewO
 
 /** An attempt with `overrides` fails with a non-retryable `LockStoreError`. */
 const expectPayloadRefused = (
-  store: LockStore.Service,
+  store: LockStore.LockStore,
   lockName: string,
   overrides: Partial<Omit<LockStore.AcquireRequest, "name" | "takeover">>
 ) =>

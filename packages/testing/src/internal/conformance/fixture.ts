@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto"
  * @internal
  */
 export interface Fixture {
-  readonly store: LockStore.Service
+  readonly store: LockStore.LockStore
   /** A name under this test's private prefix. */
   readonly name: (label: string) => string
   /** The private prefix itself, for `list`. */

@@ -58,7 +58,7 @@ export const expectFence = (fence: number): void => {
  * @internal
  */
 export const acquireNew = (
-  store: LockStore.Service,
+  store: LockStore.LockStore,
   lockName: string,
   overrides: Partial<Omit<LockStore.AcquireRequest, "name">> = {}
 ) =>
@@ -81,7 +81,7 @@ export const acquireNew = (
  * @internal
  */
 export const attempt = (
-  store: LockStore.Service,
+  store: LockStore.LockStore,
   lockName: string,
   takeover: LockStore.Takeover,
   overrides: Partial<Omit<LockStore.AcquireRequest, "name" | "takeover">> = {}
@@ -97,15 +97,15 @@ export const attempt = (
   })
 
 /** @internal */
-export const renewOf = (store: LockStore.Service, record: LockRecord.LockRecord, lease: number = leaseMs) =>
+export const renewOf = (store: LockStore.LockStore, record: LockRecord.LockRecord, lease: number = leaseMs) =>
   store.renew({ name: record.name, owner: record.owner!, fence: record.fence, leaseMs: lease })
 
 /** @internal */
-export const releaseOf = (store: LockStore.Service, record: LockRecord.LockRecord) =>
+export const releaseOf = (store: LockStore.LockStore, record: LockRecord.LockRecord) =>
   store.release({ name: record.name, owner: record.owner!, fence: record.fence })
 
 /** @internal */
-export const inspectSome = (store: LockStore.Service, lockName: string) =>
+export const inspectSome = (store: LockStore.LockStore, lockName: string) =>
   Effect.map(store.inspect(lockName), (option) => expectSome(option, `a record for ${lockName}`))
 
 /**
@@ -114,7 +114,7 @@ export const inspectSome = (store: LockStore.Service, lockName: string) =>
  *
  * @internal
  */
-export const listAll = (store: LockStore.Service, prefix: string, limit?: number) =>
+export const listAll = (store: LockStore.LockStore, prefix: string, limit?: number) =>
   Effect.gen(function*() {
     const records: Array<LockRecord.LockRecord> = []
     let cursor: string | undefined = undefined

@@ -21,7 +21,7 @@ const expectExactlyOnce = (listed: ReadonlyArray<LockRecord.LockRecord>, expecte
   expect([...names].sort()).toEqual(Array.from(expected).sort())
 }
 
-const populate = (store: LockStore.Service, base: string) =>
+const populate = (store: LockStore.LockStore, base: string) =>
   Effect.gen(function*() {
     const records = new Map<string, LockRecord.LockRecord>()
     for (const label of labels) {

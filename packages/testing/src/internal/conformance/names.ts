@@ -11,7 +11,7 @@ import { leaseMs, maxClockSkewMs, type Test, utf8Bytes } from "./fixture.js"
 import { acquireNew, expectTag, inspectSome, listAll, releaseOf, renewOf } from "./helpers.js"
 
 /** Every operation on `lockName` fails with a non-retryable `LockStoreError`, and nothing is written. */
-const expectRefused = (store: LockStore.Service, lockName: string) =>
+const expectRefused = (store: LockStore.LockStore, lockName: string) =>
   Effect.gen(function*() {
     const attempts = [
       store.tryAcquire({

@@ -16,7 +16,7 @@ import type { Recorder } from "./recorder.js"
 export interface Process {
   readonly spec: Simulation.ProcessSpec
   readonly gate: Gate
-  readonly store: LockStore.Service
+  readonly store: LockStore.LockStore
   readonly clock: Clock.Clock
 }
 
@@ -28,7 +28,7 @@ export interface Process {
 export const makeProcesses = (
   schedule: Simulation.Schedule,
   timeline: Timeline,
-  backing: LockStore.Operations,
+  backing: LockStore.LockStore,
   recorder: Recorder
 ): ReadonlyMap<string, Process> => {
   const plan = FaultyStore.fromList(schedule.faults)
@@ -38,12 +38,12 @@ export const makeProcesses = (
       timeline.schedule(pause.at, () => gate.pause())
       timeline.schedule(pause.at + pause.ms, () => gate.resume())
     }
-    const store = LockStore.make(FaultyStore.make(backing, {
+    const store = FaultyStore.make(backing, {
       process: spec.id,
       plan,
       gate: gate.pass,
       onFault: (call, fault) => recorder.faults.push({ at: timeline.now, call, fault })
-    }))
+    })
     return [spec.id, { spec, gate, store, clock: processClock(timeline, wallOffset(spec), gate) }] as const
   }))
 }

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { Lock } from "@leasehold/lock"
+import type { Lease } from "@leasehold/lock"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -38,12 +38,12 @@ export interface Recorder {
   /** Notes that the use was called now. */
   readonly requested: (record: Simulation.SectionRecord) => Effect.Effect<void>
   /** Notes when the critical section ended and in what state its lease was. */
-  readonly endWith: (record: Simulation.SectionRecord, lease: Lock.Lease) => Effect.Effect<void>
+  readonly endWith: (record: Simulation.SectionRecord, lease: Lease.Lease) => Effect.Effect<void>
   /** Notes how a use ended. */
   readonly outcomeOf: (record: Simulation.SectionRecord) => (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
 }
 
-const describeStatus = (status: Lock.LeaseStatus): string =>
+const describeStatus = (status: Lease.LeaseStatus): string =>
   status._tag === "Lost" ? `Lost(${status.error.reason})` : status._tag
 
 /** Owners are random per acquisition; keep histories comparable between replays. */

@@ -21,7 +21,7 @@ import { section, type World } from "./section.js"
 const drainMs = 120_000
 
 /** An operator's force release, straight on the shared store, and what it cleared. */
-const steal = (world: World, backing: LockStore.Operations, spec: Simulation.Steal) =>
+const steal = (world: World, backing: LockStore.LockStore, spec: Simulation.Steal) =>
   world.timeline.sleep(spec.at).pipe(
     Effect.zipRight(backing.forceRelease(spec.name)),
     Effect.flatMap((cleared) =>

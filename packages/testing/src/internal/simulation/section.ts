@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Lock, LockStore } from "@leasehold/lock"
+import { type Lease, Lock, LockStore } from "@leasehold/lock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -33,7 +33,7 @@ export interface World {
 }
 
 /** The lease a layer-built acquire leaves in the layer's context. */
-const SectionLease = Context.GenericTag<Lock.Lease>("@leasehold/testing/Simulation/SectionLease")
+const SectionLease = Context.GenericTag<Lease.Lease>("@leasehold/testing/Simulation/SectionLease")
 /** Something else the section's layer provides, built next to the lease. */
 const SectionOther = Context.GenericTag<{ readonly ready: true }>("@leasehold/testing/Simulation/SectionOther")
 
@@ -41,7 +41,7 @@ const SectionOther = Context.GenericTag<{ readonly ready: true }>("@leasehold/te
  * Notes when the lease is lost, from a fiber of its own: the section may never look. A daemon, to outlive the
  * section; interrupted at the horizon, since the runtime keeps every daemon until it ends.
  */
-const watchLoss = (world: World, lease: Lock.Lease, record: Simulation.SectionRecord) =>
+const watchLoss = (world: World, lease: Lease.Lease, record: Simulation.SectionRecord) =>
   Effect.flatMap(
     Effect.forkDaemon(Effect.catchAll(lease.lost, () =>
       Effect.sync(() => {
@@ -75,7 +75,7 @@ const child = (
   spec: Simulation.SectionSpec,
   index: number,
   options: Lock.LockOptions,
-  parent: Lock.Lease,
+  parent: Lease.Lease,
   c: Simulation.ChildSpec
 ) => {
   const { recorder, timeline } = world
@@ -83,7 +83,7 @@ const child = (
   const childRecord = recorder.newSection(childIndex, spec.process, spec.name, "child")
   childRecord.parent = index
   const childOptions: Lock.LockOptions = { ...options, holder: `${spec.process}#${childIndex}` }
-  const childBody = (lease: Lock.Lease) =>
+  const childBody = (lease: Lease.Lease) =>
     Effect.suspend(() => {
       childRecord.fence = lease.fence
       childRecord.start = timeline.now
@@ -112,9 +112,9 @@ const child = (
 const use = (
   spec: Simulation.SectionSpec,
   options: Lock.LockOptions,
-  body: (lease: Lock.Lease) => Effect.Effect<void, never, LockStore.LockStore>
+  body: (lease: Lease.Lease) => Effect.Effect<void, never, LockStore.LockStore>
 ): Effect.Effect<void, unknown, LockStore.LockStore> => {
-  const inScope = <E>(acquire: Effect.Effect<Lock.Lease, E, LockStore.LockStore | Scope.Scope>) =>
+  const inScope = <E>(acquire: Effect.Effect<Lease.Lease, E, LockStore.LockStore | Scope.Scope>) =>
     Effect.scoped(Effect.flatMap(acquire, body))
   switch (spec.api) {
     case "withLock":
@@ -154,7 +154,7 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
   const options = optionsOf(world, spec, index)
   const forked: Array<Fiber.RuntimeFiber<void>> = []
 
-  const body = (lease: Lock.Lease) =>
+  const body = (lease: Lease.Lease) =>
     Effect.gen(function*() {
       record.fence = lease.fence
       record.start = timeline.now
