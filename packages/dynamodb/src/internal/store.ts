@@ -7,7 +7,7 @@
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Acquire from "./acquire.js"
 import * as List from "./list.js"
-import * as Release from "./release.js"
+import * as RenewAndRelease from "./renewAndRelease.js"
 import * as StoreContext from "./storeContext.js"
 
 /** @internal */
@@ -18,7 +18,7 @@ export const make = (config: Config): LockStore.LockStore => {
   const context = StoreContext.make(config)
   return {
     tryAcquire: Acquire.make(context),
-    ...Release.make(context),
+    ...RenewAndRelease.make(context),
     ...List.make(context),
     maxNameBytes: config.layout.maxNameBytes
   }
