@@ -12,7 +12,7 @@ const ownerOf = (store: LockStore.LockStore, name: string) =>
   Effect.map(store.inspect(name), (record) => Option.getOrUndefined(record)?.owner)
 
 describe("Lock.withLock", () => {
-  it.effect("the card's usage forms compile, run, and release right after", () =>
+  it.effect("the documented usage forms compile, run, and release right after", () =>
     Effect.gen(function*() {
       const program = Effect.succeed(42)
       const results = [
