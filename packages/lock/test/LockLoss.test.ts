@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, Effect, Exit, Fiber, Option, Scope, TestClock } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, Logger, Option, Scope, TestClock } from "effect"
 import { probe, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
@@ -36,6 +36,54 @@ describe("Lock: loss and release", () => {
       expect(a.calls.release).toBe(0)
       expect(Option.getOrThrow(yield* backing.inspect("stolen")).owner).toBe(thief.owner)
     }).pipe(Effect.scoped))
+
+  it.effect("a lease lost by expiry is released while the store's lease lasts, and not once it is over", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      // The section can not be stopped for `holdMs`: its scope closes, and the release runs, only then.
+      const releasesAfter = (name: string, holdMs: number) =>
+        Effect.gen(function*() {
+          const process = yield* probe(backing)
+          process.failing("renew", true)
+          const holder = yield* Effect.fork(
+            Effect.scoped(
+              Effect.zipRight(
+                Lock.acquire(name, { lease: "3 seconds", safetyMargin: "300 millis" }),
+                Effect.uninterruptible(Effect.sleep(`${holdMs} millis`))
+              )
+            ).pipe(Effect.provide(process.layer))
+          )
+          yield* settle
+          yield* TestClock.adjust("10 seconds")
+          yield* Fiber.await(holder)
+          yield* settle
+          return process.calls.release
+        })
+      // Lost at 2.7 s (the local deadline); the store's lease ends at 3 s.
+      expect(yield* releasesAfter("in-time", 2_900)).toBe(1)
+      expect(yield* releasesAfter("behind", 3_100)).toBe(0)
+      expect(Option.getOrThrow(yield* backing.inspect("in-time")).owner).toBeUndefined()
+      expect(Option.getOrThrow(yield* backing.inspect("behind")).owner).toBeDefined()
+    }))
+
+  it.effect("a failed release is logged as one line with its reason, without the cause's stack", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const warnings: Array<{ readonly message: unknown; readonly cause: Cause.Cause<unknown> }> = []
+      const capture = Logger.make(({ cause, logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push({ message, cause })
+      })
+      process.failing("release", true)
+      yield* Lock.withLock("failing-release", Effect.void).pipe(
+        Effect.provide(process.layer),
+        Effect.provide(Logger.replace(Logger.defaultLogger, capture))
+      )
+      yield* TestClock.adjust("10 seconds")
+      expect(process.calls.release).toBe(3)
+      expect(warnings).toHaveLength(1)
+      expect(String(warnings[0]!.message)).toContain("failed (injected release failure)")
+      expect(Cause.isEmpty(warnings[0]!.cause)).toBe(true)
+    }))
 
   it.effect("failing renews are retried with backoff until the deadline, then the lock is lost exactly then", () =>
     Effect.gen(function*() {

@@ -66,7 +66,7 @@ export const start = (args: {
     }
     return {
       lease,
-      release: Release.release(state, store, fiber, args.onEnd),
+      release: Release.release(state, store, fiber, options.safetyMarginMs, args.onEnd),
       isLive: () => LeaseState.isLive(state)
     }
   })

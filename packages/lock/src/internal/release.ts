@@ -9,17 +9,24 @@
  *
  * @internal
  */
-import type * as Cause from "effect/Cause"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
 import type * as LockStore from "../LockStore.js"
+import { monotonicMillis } from "./clock.js"
 import * as LeaseState from "./leaseState.js"
 import * as LeaseUsers from "./leaseUsers.js"
 import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
+
+const failureReason = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  if (Cause.isTimeoutException(error)) return `no answer within ${Duration.format(releaseAttemptTimeout)}`
+  return error instanceof Error ? error.message : String(error)
+}
 
 /** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
 const releaseAttempts = 3
@@ -29,12 +36,16 @@ const releaseRetries = (retries: number) =>
 /** Each release attempt gets this long before it is abandoned: the longest a release holds up the caller. */
 const releaseAttemptTimeout = Duration.seconds(1)
 
+/**
+ * One line, without the cause's stack: a store that fails releases tends to fail many at once, and a stack per lease
+ * would add to the load that made it fail.
+ */
 const logReleaseFailure = (state: LeaseState.LeaseState) => (cause: Cause.Cause<unknown>) =>
   Effect.zipRight(
     Metric.increment(Metrics.releaseFailures),
-    Effect.logWarning(`releasing lock "${state.name}" failed; its lease will expire on its own`, cause).pipe(
-      Effect.annotateLogs(LeaseState.annotations(state))
-    )
+    Effect.logWarning(
+      `releasing lock "${state.name}" failed (${failureReason(cause)}); its lease will expire on its own`
+    ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
   )
 
 const reportReleased = (state: LeaseState.LeaseState) => (result: LockStore.ReleaseResult) =>
@@ -94,8 +105,9 @@ const releaseInStore = (
 }
 
 /**
- * Ends the lease: stops its borrowers and its keeper's fiber, gives the lock back unless another owner took it, and
- * runs `onEnd`. Never fails; must run exactly once.
+ * Ends the lease: stops its borrowers and its keeper's fiber, gives the lock back unless another owner took it or
+ * the store's lease (the local deadline + `safetyMarginMs`) is over, and runs `onEnd`. Never fails; must run
+ * exactly once.
  *
  * @internal
  */
@@ -103,6 +115,7 @@ export const release = (
   state: LeaseState.LeaseState,
   store: LockStore.LockStore,
   keeper: Fiber.RuntimeFiber<void>,
+  safetyMarginMs: number,
   onEnd: Effect.Effect<void>
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
@@ -113,9 +126,13 @@ export const release = (
     yield* Fiber.interrupt(keeper)
     const current = state.status.unsafeGet()
     // A lock another owner took has nothing to release; one that expired locally may still be ours in the store,
-    // and releasing it lets the next holder in before leaseUntil + skew.
-    if (!(current._tag === "Lost" && current.error.reason === "stolen")) {
-      yield* releaseInStore(state, store, current._tag === "Lost")
+    // and releasing it lets the next holder in before leaseUntil + skew. Once the store's lease has run out too, the
+    // process is behind (its release comes after the lease it would end): another write would only add to the load.
+    if (current._tag === "Lost") {
+      const storeLeaseOver = (yield* monotonicMillis) >= state.deadline + safetyMarginMs
+      if (current.error.reason === "expired" && !storeLeaseOver) yield* releaseInStore(state, store, true)
+    } else {
+      yield* releaseInStore(state, store, false)
     }
     if (current._tag !== "Lost") {
       yield* LeaseState.recordHoldTime(state)
