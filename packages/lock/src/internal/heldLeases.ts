@@ -10,7 +10,7 @@
  * Effect runs `join`; the tests of each wrapper say whether it still holds.
  *
  * Entries are never trusted to be current: a fiber keeps the list it inherited after the lease ended, so only a live
- * lease is ever re-entered.
+ * lease is ever re-entered, and an ended one stays in a list only until the scope that entered it closes.
  *
  * @internal
  */
@@ -32,19 +32,36 @@ export interface Entry {
   readonly lease: unknown
 }
 
-const registerJoiner = (parent: ReadonlyArray<Entry>, child: ReadonlyArray<Entry>): ReadonlyArray<Entry> => {
-  if (child.length > 0) {
+/**
+ * The entries, most recent first, as an immutable linked list: adding one shares the rest. A fiber that acquires many
+ * leases into one scope keeps each previous list for its scope to restore, so copying the list on every acquire
+ * would hold memory quadratic in the number of leases.
+ */
+interface Held {
+  readonly entry: Entry
+  readonly next: Held | undefined
+}
+
+const entriesOf = (held: Held | undefined): Set<Entry> => {
+  const entries = new Set<Entry>()
+  for (let node = held; node !== undefined; node = node.next) entries.add(node.entry)
+  return entries
+}
+
+const registerJoiner = (parent: Held | undefined, child: Held | undefined): Held | undefined => {
+  if (child !== undefined && child !== parent) {
     const joiner = Option.getOrUndefined(Fiber.getCurrentFiber())
     if (joiner !== undefined) {
-      for (const entry of child) {
-        if (!parent.includes(entry) && entry.isLive()) entry.users.holders.add(joiner)
+      const inherited = entriesOf(parent)
+      for (let node: Held | undefined = child; node !== undefined; node = node.next) {
+        if (!inherited.has(node.entry) && node.entry.isLive()) node.entry.users.holders.add(joiner)
       }
     }
   }
   return child
 }
 
-const held = FiberRef.unsafeMake<ReadonlyArray<Entry>>([], { join: registerJoiner })
+const held = FiberRef.unsafeMake<Held | undefined>(undefined, { join: registerJoiner })
 
 /**
  * The live entry for `name` in `store` that the current fiber is inside, if any: the most recent one first.
@@ -52,19 +69,19 @@ const held = FiberRef.unsafeMake<ReadonlyArray<Entry>>([], { join: registerJoine
  * @internal
  */
 export const live = (store: object, name: string): Effect.Effect<Entry | undefined> =>
-  Effect.map(FiberRef.get(held), (entries) => {
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i]!
+  Effect.map(FiberRef.get(held), (list) => {
+    for (let node = list; node !== undefined; node = node.next) {
+      const entry = node.entry
       if (entry.store === store && entry.name === name && entry.isLive()) return entry
     }
     return undefined
   })
 
-/** The list with `entry` added and ended leases dropped, so that it does not grow with every lease a fiber saw. */
-const adding = (entry: Entry) => (entries: ReadonlyArray<Entry>): ReadonlyArray<Entry> => {
-  const kept = entries.filter((e) => e.isLive())
-  kept.push(entry)
-  return kept
+/** The list with `entry` in front; ended leases at the front are dropped, the rest are skipped when read. */
+const adding = (entry: Entry) => (list: Held | undefined): Held => {
+  let rest = list
+  while (rest !== undefined && !rest.entry.isLive()) rest = rest.next
+  return { entry, next: rest }
 }
 
 /**
