@@ -66,7 +66,7 @@ const contention = { holdMs: 5, leaseMs: 300, fibers: 16 }
 const scaleOptions: Scale.Options = smoke
   ? { sizes: [20], leaseMs: 1_000, holdMs: 1_000, concurrency: 10 }
   : { sizes: [1_000, 10_000], leaseMs: 30_000, holdMs: 40_000, concurrency: 50 }
-// Short rounds: at these latencies a cycle costs milliseconds, so a round of seconds holds hundreds of them.
+// Fewer and shorter rounds than tables 1 and 2: the section runs two latencies and should stay within minutes.
 const latencyOptions: Latency.Options = {
   delaysMs: smoke ? [1] : [1, 5],
   uncontended: smoke
