@@ -144,9 +144,12 @@ export const section = (results: ReadonlyArray<Result>, options: Options): strin
   `${options.contentionMs} ms, hold ${options.holdMs} ms, lease ${options.leaseMs} ms. The raw floor has no ` +
   `waiting, so the contention table compares with a ceiling instead: a handover can not be shorter than the ` +
   `acquire's response, the hold and the release's request, 1000 / (hold + 2 × delay) acquisitions/s. Best peer: ` +
-  `the peer with the most cycles (acquisitions) per second in that table.\n\n` +
+  `the peer with the most cycles (acquisitions) per second in that table. With no delay the tables show what the ` +
+  `proxy's hop and this machine cost; a delay's own cost is the difference from them.\n\n` +
   results.map((r) =>
-    `### ${r.delayMs} ms each way (${2 * r.delayMs} ms round trip)\n\n` +
+    `### ${
+      r.delayMs === 0 ? "No delay (the proxy's hop alone)" : `${r.delayMs} ms each way (${2 * r.delayMs} ms round trip)`
+    }\n\n` +
     `Uncontended acquire + release:\n\n${renderUncontended(r.uncontended)}\n\n` +
     `Contention, ${options.workers} processes on one key:\n\n` +
     renderContention(r.contended, r.delayMs, options.holdMs)
