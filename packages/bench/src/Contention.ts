@@ -150,6 +150,40 @@ export const processes = async (
   }
 }
 
+/** One contention run's figures, as the tables print them. */
+export interface Summary {
+  readonly acquisitions: number
+  readonly perSecond: number
+  readonly waitP50: number
+  readonly waitP99: number
+  readonly waitMax: number
+  readonly callsPerAcquisition: number
+  readonly writesPerAcquisition: number
+  readonly readsPerAcquisition: number
+  /** Most acquisitions of one contender / fewest. */
+  readonly share: number
+}
+
+export const summarize = (r: Result): Summary => {
+  const all = sorted(r.waitsPerContender.flat())
+  const n = all.length
+  const calls = Object.values(r.counts).reduce((a, b) => a + b, 0)
+  const writes = (r.counts.UpdateItem ?? 0) + (r.counts.PutItem ?? 0) + (r.counts.DeleteItem ?? 0)
+  const reads = (r.counts.GetItem ?? 0) + (r.counts.Query ?? 0) + (r.counts.Scan ?? 0)
+  const shares = r.waitsPerContender.map((w) => w.length)
+  return {
+    acquisitions: n,
+    perSecond: n / r.seconds,
+    waitP50: percentile(all, 50),
+    waitP99: percentile(all, 99),
+    waitMax: all[n - 1] ?? Number.NaN,
+    callsPerAcquisition: calls / n,
+    writesPerAcquisition: writes / n,
+    readsPerAcquisition: reads / n,
+    share: Math.max(...shares) / Math.max(1, Math.min(...shares))
+  }
+}
+
 export const render = (results: ReadonlyArray<Result>): string =>
   table(
     [
@@ -165,23 +199,18 @@ export const render = (results: ReadonlyArray<Result>): string =>
       "share max/min"
     ],
     results.map((r) => {
-      const all = sorted(r.waitsPerContender.flat())
-      const n = all.length
-      const calls = Object.values(r.counts).reduce((a, b) => a + b, 0)
-      const writes = (r.counts.UpdateItem ?? 0) + (r.counts.PutItem ?? 0) + (r.counts.DeleteItem ?? 0)
-      const reads = (r.counts.GetItem ?? 0) + (r.counts.Query ?? 0) + (r.counts.Scan ?? 0)
-      const shares = r.waitsPerContender.map((w) => w.length)
+      const s = summarize(r)
       return [
         r.label,
         fixed(r.leaseMs, 0),
-        fixed(n / r.seconds, 1),
-        fixed(percentile(all, 50), 1),
-        fixed(percentile(all, 99), 1),
-        fixed(all[n - 1] ?? Number.NaN, 1),
-        fixed(calls / n, 2),
-        fixed(writes / n, 2),
-        fixed(reads / n, 2),
-        fixed(Math.max(...shares) / Math.max(1, Math.min(...shares)), 2)
+        fixed(s.perSecond, 1),
+        fixed(s.waitP50, 1),
+        fixed(s.waitP99, 1),
+        fixed(s.waitMax, 1),
+        fixed(s.callsPerAcquisition, 2),
+        fixed(s.writesPerAcquisition, 2),
+        fixed(s.readsPerAcquisition, 2),
+        fixed(s.share, 2)
       ]
     })
   )

@@ -2,7 +2,7 @@
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
- * contention, takeover, scale, local, memory) and writes nothing unless `--out` is given.
+ * contention, takeover, latency, scale, local, memory) and writes nothing unless `--out` is given.
  */
 import { execSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -18,6 +18,7 @@ import * as Leasehold from "./contenders/Leasehold.js"
 import * as RawFloor from "./contenders/RawFloor.js"
 import * as Contention from "./Contention.js"
 import * as Drivers from "./Drivers.js"
+import * as Latency from "./Latency.js"
 import * as MemoryCycle from "./MemoryCycle.js"
 import * as Scale from "./Scale.js"
 import * as ServerProcess from "./ServerProcess.js"
@@ -65,6 +66,18 @@ const contention = { holdMs: 5, leaseMs: 300, fibers: 16 }
 const scaleOptions: Scale.Options = smoke
   ? { sizes: [20], leaseMs: 1_000, holdMs: 1_000, concurrency: 10 }
   : { sizes: [1_000, 10_000], leaseMs: 30_000, holdMs: 40_000, concurrency: 50 }
+// Fewer and shorter rounds than tables 1 and 2: the section runs one set per delay and should stay within minutes.
+const latencyOptions: Latency.Options = {
+  // No delay first: the proxy's hop alone, the base the delays add to.
+  delaysMs: smoke ? [1] : [0, 1, 5],
+  uncontended: smoke
+    ? { rounds: settings.rounds, roundMs: settings.roundMs, warmupMs: settings.warmupMs }
+    : { rounds: 3, roundMs: 2_000, warmupMs: 500 },
+  workers: smoke ? settings.workers : 4,
+  holdMs: contention.holdMs,
+  leaseMs: contention.leaseMs,
+  contentionMs: smoke ? settings.contentionMs : 6_000
+}
 
 const log = (line: string) => process.stderr.write(line + "\n")
 
@@ -136,7 +149,7 @@ const findings = (): string => {
 const main = async () => {
   const sections: Array<string> = []
 
-  const { contended, dynalite, takeover } = await withServer("dynalite", async (server) => {
+  const { contended, dynalite, takeover, latency } = await withServer("dynalite", async (server) => {
     const dynalite = runs("uncontended")
       ? await uncontended(server, [
         RawFloor.make,
@@ -161,7 +174,8 @@ const main = async () => {
       // Smoke: each contender's first mode, to stay short.
       ? await Takeover.run(server, Drivers.ids, settings.takeoverTrials, settings.takeoverLeaseMs, smoke)
       : undefined
-    return { dynalite, contended, takeover }
+    const latency = runs("latency") ? await Latency.run(server, latencyOptions, log) : undefined
+    return { dynalite, contended, takeover, latency }
   })
   if (dynalite !== undefined) {
     const floor = Uncontended.medianRate(dynalite.get("raw SDK floor")!)
@@ -250,6 +264,8 @@ const main = async () => {
         `${fixed(calibration.shapeFloorMicros, 1)}.`
     )
   }
+
+  if (latency !== undefined) sections.push(Latency.section(latency, latencyOptions))
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
     `effect-distributed-lock ships a Redis backing only; it runs here on a minimal DynamoDB backing written for ` +

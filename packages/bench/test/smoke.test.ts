@@ -26,7 +26,7 @@ const tables = (markdown: string): Array<Array<Array<string>>> => {
 const numeric = /^\d+(\.\d+)?( \(\d+(\.\d+)?–\d+(\.\d+)?\))?$/
 
 describe("bench --smoke", () => {
-  it("prints every table with numeric cells", { timeout: 60_000 }, async () => {
+  it("prints every table with numeric cells", { timeout: 120_000 }, async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [
       "--conditions=@leasehold/source",
       "--import",
@@ -52,5 +52,6 @@ describe("bench --smoke", () => {
     expect(stdout).toContain("| Leasehold |")
     expect(stdout).toContain("| raw SDK floor |")
     expect(stdout).toContain("## 4. Scale")
+    expect(stdout).toContain("## 7. Network latency")
   })
 })
