@@ -1,7 +1,7 @@
 /**
  * A delaying HTTP proxy: each request waits `delayMs` before it is forwarded to the server, and its response waits
  * `delayMs` before it is returned, as if client and server were `delayMs` apart each way. It runs in its own process
- * (`delayingProxy.ts`, started by `spawn`) so that neither the bench process's CPU nor its event loop carries it.
+ * (`delayProxyProcess.ts`, started by `spawn`) so that neither the bench process's CPU nor its event loop carries it.
  * Timers have millisecond granularity: a delay is `delayMs` or slightly more, never less.
  */
 import { fork } from "node:child_process"
@@ -62,7 +62,7 @@ export const serve = (upstream: string, delayMs: number): Promise<DelayProxy> =>
 /** Starts the proxy in a child process; resolves once it listens. */
 export const spawn = (upstream: string, delayMs: number): Promise<DelayProxy> =>
   new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL("./delayingProxy.ts", import.meta.url)), [upstream, String(delayMs)], {
+    const child = fork(fileURLToPath(new URL("./delayProxyProcess.ts", import.meta.url)), [upstream, String(delayMs)], {
       execArgv: ["--conditions=@leasehold/source", "--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })

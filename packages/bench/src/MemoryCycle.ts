@@ -4,7 +4,11 @@
 import * as Lock from "@leasehold/lock/Lock"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
+import * as v8 from "node:v8"
+import * as vm from "node:vm"
 import { spread, table } from "./Stats.js"
 
 export interface RoundResult {
@@ -84,6 +88,35 @@ export const calibrate = (): Promise<Calibration> => {
     return { forkMicros, shapeFloorMicros }
   }))
 }
+
+/** Node's collector, made callable at run time: the bench runs without `--expose-gc`. */
+const collectGarbage = (): void => {
+  v8.setFlagsFromString("--expose-gc")
+  const gc = vm.runInNewContext("gc") as () => void
+  // A second pass collects what the first one's finalizers released.
+  gc()
+  gc()
+}
+
+/**
+ * Heap bytes per lease when `n` leases are acquired into one scope by one fiber and held there (heartbeats running),
+ * as a program that holds a lock per shard does.
+ */
+export const heldInOneScope = (n: number): Promise<number> =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      // Warm every code path before the baseline.
+      yield* Scope.extend(Lock.acquire("held-warmup"), scope)
+      collectGarbage()
+      const before = process.memoryUsage().heapUsed
+      for (let i = 0; i < n; i++) yield* Scope.extend(Lock.acquire(`held-${i}`), scope)
+      collectGarbage()
+      const bytes = (process.memoryUsage().heapUsed - before) / n
+      yield* Scope.close(scope, Exit.void)
+      return bytes
+    }).pipe(Effect.provide(LockStore.layerMemory))
+  )
 
 export const render = (results: ReadonlyArray<RoundResult>): string =>
   table(["store", "cycles/s", "CPU µs/cycle"], [[

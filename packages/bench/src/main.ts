@@ -254,6 +254,9 @@ const main = async () => {
     log("memory store")
     const memory = await MemoryCycle.run(settings.memoryRounds, settings.memoryRoundMs)
     const calibration = await MemoryCycle.calibrate()
+    const heldCounts = smoke ? [100, 400] : [1_000, 4_000]
+    const held: Array<number> = []
+    for (const n of heldCounts) held.push(await MemoryCycle.heldInOneScope(n))
     sections.push(
       `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
         `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`.\n\n` +
@@ -261,7 +264,10 @@ const main = async () => {
         `machine (CPU µs): one \`Effect.fork\` + \`Fiber.await\` of an empty effect costs ` +
         `${fixed(calibration.forkMicros, 1)}; the floor of \`withLock\`'s shape (the memory store's two calls, a ` +
         `heartbeat fiber forked and interrupted, the section forked and awaited, two spans, and no lock logic) costs ` +
-        `${fixed(calibration.shapeFloorMicros, 1)}.`
+        `${fixed(calibration.shapeFloorMicros, 1)}.\n\nHeap per lease, leases acquired by one fiber into one scope ` +
+        `and held there (memory store, heartbeats running): ` +
+        heldCounts.map((n, i) => `${fixed(held[i]! / 1024, 1)} KiB with ${n.toLocaleString("en-US")} held`).join(", ") +
+        "."
     )
   }
 

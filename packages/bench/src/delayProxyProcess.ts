@@ -7,7 +7,7 @@ import * as DelayProxy from "./DelayProxy.js"
 const upstream = process.argv[2]
 const delayMs = Number(process.argv[3])
 if (upstream === undefined || !Number.isFinite(delayMs)) {
-  throw new Error("usage: delayingProxy.ts <upstream> <delay ms>")
+  throw new Error("usage: delayProxyProcess.ts <upstream> <delay ms>")
 }
 
 const proxy = await DelayProxy.serve(upstream, delayMs)
