@@ -132,7 +132,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         fence: now + 1,
         version: 1,
         acquiredAt: now,
-        data: "payload"
+        data: "payload",
+        reservedBy: undefined,
+        reservedUntil: 0
       })
       expect(calls).toEqual({ UpdateItem: 1 })
       const raw = yield* getRaw(tableName, { key: { S: request.name } })
@@ -190,7 +192,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         fence: first.fence,
         version: 2,
         acquiredAt: undefined,
-        data: undefined
+        data: undefined,
+        reservedBy: undefined,
+        reservedUntil: 0
       }))
 
       const second = acquired(yield* store.tryAcquire(acquireRequest(name, { holder: "worker-b" })))
