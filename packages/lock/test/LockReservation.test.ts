@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Fiber, Option, TestClock } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { deadHolder, probe, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
 
@@ -111,6 +111,28 @@ describe("reservations across processes", () => {
       expect(acquiredAt).toBeGreaterThan(releasedAt)
       expect(acquiredAt).toBeGreaterThan(reserved.reservedUntil)
       expect(acquiredAt - releasedAt).toBeLessThanOrEqual(reservationMs + 10)
+    }))
+
+  it.effect("an expired lease under someone else's live reservation is taken over once the reservation lapses", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      yield* deadHolder(shared, "job", 1_000)
+      yield* TestClock.adjust("1 second")
+      // A reserver that died too: its reservation outlives the dead holder's takeover time.
+      yield* shared.reserve({ name: "job", owner: "dead-waiter", reserveMs: 3_000 })
+      const start = yield* now
+      let acquiredAt = 0
+      const waiter = yield* Effect.fork(
+        Lock.withLock("job", Effect.flatMap(now, (t) => Effect.sync(() => acquiredAt = t)), {
+          ...options,
+          maxClockSkew: "0 millis"
+        }).pipe(Effect.provideService(LockStore.LockStore, LockStore.processView(shared)))
+      )
+      yield* settle
+      yield* advance(4_000)
+      yield* Fiber.join(waiter)
+      expect(acquiredAt).toBeGreaterThan(start + 3_000)
+      expect(acquiredAt).toBeLessThanOrEqual(start + 3_000 + 10)
     }))
 
   it.effect("observed takeover makes no reservations", () =>

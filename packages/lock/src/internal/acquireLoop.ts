@@ -172,7 +172,8 @@ const reserve = (args: Args, reserveMs: number, conflict: LockRecord) =>
 /**
  * How long to sleep after a conflict on `record`: at most a poll or until the takeover time, as always, unless
  * someone else's live reservation means the lock can not be ours before it lapses; then until it lapses (never more
- * than one of our own reservations, whatever the other's clock says, nor past the takeover time of a held lock).
+ * than one of our own reservations, whatever the other's clock says, nor past a takeover time still ahead: one
+ * already past would not let us in before the reservation lapses, and waking for it would spin).
  */
 const sleepMs = (
   options: Options.Resolved,
@@ -184,7 +185,9 @@ const sleepMs = (
 ) => {
   if (record === undefined || !isReservedForOtherAt(record, owner, wallNow)) return Math.min(pollMs, untilTakeoverMs)
   const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))
-  return record.owner === undefined ? untilLapse : Math.min(Math.max(pollMs, untilLapse), untilTakeoverMs)
+  return record.owner === undefined || untilTakeoverMs <= 0
+    ? untilLapse
+    : Math.min(Math.max(pollMs, untilLapse), untilTakeoverMs)
 }
 
 /** A holder, if the record has one: a free record a reservation kept us out of names nobody. */
