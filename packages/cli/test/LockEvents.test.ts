@@ -16,6 +16,8 @@ const record = (name: string, fields: Partial<LockRecord> = {}): LockRecord => (
   version: 1,
   acquiredAt: now - 5_000,
   data: undefined,
+  reservedBy: undefined,
+  reservedUntil: 0,
   ...fields
 })
 

@@ -12,7 +12,9 @@ const record: LockRecord = {
   fence: 7,
   version: 1,
   acquiredAt: 10_000,
-  data: undefined
+  data: undefined,
+  reservedBy: undefined,
+  reservedUntil: 0
 }
 
 describe("LiveView", () => {

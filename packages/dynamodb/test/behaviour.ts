@@ -132,7 +132,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         fence: now + 1,
         version: 1,
         acquiredAt: now,
-        data: "payload"
+        data: "payload",
+        reservedBy: undefined,
+        reservedUntil: 0
       })
       expect(calls).toEqual({ UpdateItem: 1 })
       const raw = yield* getRaw(tableName, { key: { S: request.name } })
@@ -163,6 +165,21 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(calls).toEqual({ UpdateItem: 2 })
     }))
 
+  it.scoped("a reservation is one UpdateItem that sets reservedBy and reservedUntil and nothing else", () =>
+    Effect.gen(function*() {
+      const now = yield* clockNow
+      const { store, tableName } = yield* makeTableAndStore()
+      const name = unique("reserved")
+      acquired(yield* store.tryAcquire(acquireRequest(name)))
+      const before = (yield* getRaw(tableName, { key: { S: name } })).Item
+      const waiter = unique("waiter")
+      const { requests: calls, result } = yield* counted(store.reserve({ name, owner: waiter, reserveMs: 800 }))
+      expect(result._tag).toBe("Reserved")
+      expect(calls).toEqual({ UpdateItem: 1 })
+      const raw = yield* getRaw(tableName, { key: { S: name } })
+      expect(raw.Item).toEqual({ ...before, reservedBy: { S: waiter }, reservedUntil: { N: String(now + 800) } })
+    }))
+
   it.scoped("release keeps the row and its fence; later acquisitions increment the fence", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
@@ -190,7 +207,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         fence: first.fence,
         version: 2,
         acquiredAt: undefined,
-        data: undefined
+        data: undefined,
+        reservedBy: undefined,
+        reservedUntil: 0
       }))
 
       const second = acquired(yield* store.tryAcquire(acquireRequest(name, { holder: "worker-b" })))

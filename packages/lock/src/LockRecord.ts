@@ -33,6 +33,17 @@ export interface LockRecord {
   readonly acquiredAt: number | undefined
   /** Optional payload the holder stored with the lock, already encoded. */
   readonly data: string | undefined
+  /**
+   * The `owner` id of the waiting acquisition that reserved the lock to be next (see `LockStore.reserve`), or
+   * `undefined` when nobody did. A reservation outlives the holder's release, so the reserver gets in next; the
+   * acquiring write clears it.
+   */
+  readonly reservedBy: string | undefined
+  /**
+   * Epoch ms on the reserver's clock when its reservation lapses; 0 when there is none. Until then only the reserver
+   * may acquire; from then on anyone may, as if there were no reservation.
+   */
+  readonly reservedUntil: number
 }
 
 /**
@@ -52,6 +63,16 @@ export const isHeld = (record: LockRecord): boolean => record.owner !== undefine
  */
 export const isAvailableAt = (record: LockRecord, now: number, maxClockSkewMs: number): boolean =>
   record.owner === undefined || record.leaseUntil + maxClockSkewMs < now
+
+/**
+ * Whether the record carries a reservation by someone other than `owner` that has not lapsed at `now` (epoch ms, the
+ * caller's clock): such a reservation keeps `owner` from acquiring the lock, and from reserving it.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isReservedForOtherAt = (record: LockRecord, owner: string, now: number): boolean =>
+  record.reservedBy !== undefined && record.reservedBy !== owner && record.reservedUntil >= now
 
 /**
  * The most `data` a lock may carry, in UTF-8 bytes: DynamoDB's 400 KB item limit, less room for the longest key, the

@@ -118,6 +118,30 @@ export type ReleaseResult =
   | { readonly _tag: "NotHeld"; readonly current: LockRecord | undefined }
 
 /**
+ * A waiting acquisition's claim to be next: `owner` is the acquisition's own owner id (the one its acquire attempts
+ * send), and the reservation lasts `reserveMs` from the start of the request, on the caller's clock.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReserveRequest {
+  readonly name: string
+  readonly owner: string
+  readonly reserveMs: number
+}
+
+/**
+ * `Reserved` carries the record with the new reservation. `NotReserved` carries the current record when the store
+ * could tell: the lock is free (there is nobody to wait for), or someone else's reservation is live.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ReserveResult =
+  | { readonly _tag: "Reserved"; readonly record: LockRecord }
+  | { readonly _tag: "NotReserved"; readonly current: LockRecord | undefined }
+
+/**
  * A page of a listing. Pass `cursor` back to get the next page; `undefined` means there is no next page.
  *
  * @since 0.1.0
@@ -172,13 +196,22 @@ export interface ListRequest {
  */
 export interface LockStore {
   /**
-   * Succeeds if the lock is free, or its holder's lease is over under `takeover`. Increments the fence in the same
-   * write. Never a read before the write, never a blind retry of a conflict.
+   * Succeeds if the lock is free, or its holder's lease is over under `takeover`, and no one else's reservation is
+   * live: there is none, it is the caller's (`reservedBy = owner`), or it has lapsed (`reservedUntil < now` on the
+   * caller's clock). Increments the fence and clears the reservation in the same write. Never a read before the
+   * write, never a blind retry of a conflict. A conflict carries the record, reservation included, when it is held
+   * or reserved.
    */
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
-  /** Sets `leaseUntil` to now + lease and changes `version` if owner and fence still match; idempotent. */
+  /**
+   * Sets `leaseUntil` to now + lease and changes `version` if owner and fence still match; idempotent. Keeps the
+   * reservation.
+   */
   readonly renew: (request: RenewRequest) => Effect.Effect<RenewResult, LockStoreError>
-  /** Clears the holder fields if owner (and fence, when given) match; keeps the record and its fence. */
+  /**
+   * Clears the holder fields if owner (and fence, when given) match; keeps the record, its fence and its
+   * reservation, so that the reserved waiter gets in next.
+   */
   readonly release: (request: ReleaseRequest) => Effect.Effect<ReleaseResult, LockStoreError>
   /** One lock's record, if it has ever been acquired. */
   readonly inspect: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
@@ -187,7 +220,16 @@ export interface LockStore {
    * name; a DynamoDB Scan does not), but following `cursor` to the end yields every record exactly once.
    */
   readonly list: (request: ListRequest) => Effect.Effect<ListPage, LockStoreError>
-  /** Admin: clears the holder whoever it is; returns the record as it was if it was held. */
+  /**
+   * Reserves a held lock for the waiting acquisition `owner`, so that it is the next to acquire it: one conditional
+   * write that sets `reservedBy` and `reservedUntil` (now + `reserveMs`) if the lock is held and no one else's
+   * reservation is live (none, the caller's own, or lapsed: `reservedUntil < now` on the caller's clock). It changes
+   * neither `version` nor the holder fields, so an observed-mode waiter still sees a stale holder as stale.
+   *
+   * @since 0.1.0
+   */
+  readonly reserve: (request: ReserveRequest) => Effect.Effect<ReserveResult, LockStoreError>
+  /** Admin: clears the holder (and any reservation) whoever it is; returns the record as it was if it was held. */
   readonly forceRelease: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
   /** The longest lock name (UTF-8 bytes) the store can key, after any prefix it adds. */
   readonly maxNameBytes: number

@@ -32,6 +32,7 @@ export const probe = (backing: LockStore.LockStore): Effect.Effect<Probe> =>
       release: 0,
       inspect: 0,
       list: 0,
+      reserve: 0,
       forceRelease: 0
     }
     let holding: { operation: OperationName; point: HoldPoint; gate: Deferred.Deferred<void> } | undefined

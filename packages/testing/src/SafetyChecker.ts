@@ -34,6 +34,8 @@ import type * as Simulation from "./Simulation.js"
  *   borrowed its parent's lease may instead be cut off when the parent releases it (`LockLost`, reason "released").
  * - `badOptionsRefused`: a use with an invalid option fails with `LockConfigError` and runs nothing; a use with valid
  *   options is never refused.
+ * - `reservationBound`: a reservation keeps a free lock from others no longer than its length plus `maxClockSkew`
+ *   on the true timeline: every acquire a reservation refused came at most that long after the reservation was made.
  *
  * @since 0.1.0
  * @category models
@@ -47,6 +49,7 @@ export type Invariant =
   | "stopsWhenLost"
   | "reentryProgress"
   | "badOptionsRefused"
+  | "reservationBound"
 
 /**
  * @since 0.1.0

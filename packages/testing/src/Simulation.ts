@@ -2,7 +2,7 @@
  * Seeded simulations of several processes sharing one lock store: each process has its own wall clock offset (which
  * may jump or freeze while its monotonic clock runs on), its own pauses (GC-pause style: its timers fire late and its
  * store calls and section steps wait), and its own injected store faults; an operator may force-release names. A run
- * records every critical section on the true timeline and every write to a fenced resource.
+ * records every critical section and reservation on the true timeline, and every write to a fenced resource.
  *
  * A run is a discrete-event simulation: fibers run on a synchronous scheduler and time jumps from one timer to the
  * next, so a schedule replays exactly from its description and no real time passes while it runs.
@@ -16,6 +16,7 @@ import * as BadOptions from "./internal/simulation/badOptions.js"
 import * as ClockOffset from "./internal/simulation/clockOffset.js"
 import * as Resource from "./internal/simulation/fencedResource.js"
 import * as Generate from "./internal/simulation/generate.js"
+import type * as Reservations from "./internal/simulation/reservations.js"
 import * as Run from "./internal/simulation/run.js"
 
 /**
@@ -320,6 +321,12 @@ export interface StealRecord {
 }
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type ReservationRecord = Reservations.ReservationRecord
+
+/**
  * Everything a run observed.
  *
  * @since 0.1.0
@@ -331,6 +338,7 @@ export interface History {
   readonly writes: ReadonlyArray<WriteRecord>
   readonly faults: ReadonlyArray<FaultRecord>
   readonly steals?: ReadonlyArray<StealRecord> | undefined
+  readonly reservations?: ReadonlyArray<ReservationRecord> | undefined
   /** True time when the last fiber finished. */
   readonly endedAt: number
   /** Whether every fiber finished before the simulation's time cap. */

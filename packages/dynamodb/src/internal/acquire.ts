@@ -160,7 +160,7 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
         if (response.attempts > 1 && current !== undefined && current.owner === request.owner) {
           return { result: { _tag: "Acquired", record: current }, holder: undefined }
         }
-        const held = StoreContext.heldOrUndefined(current)
+        const held = StoreContext.heldOrReserved(current)
         return { result: { _tag: "Conflict", current: held }, holder: held }
       })
     })
@@ -200,7 +200,10 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
 
       return Effect.flatMap(attempt(request, key, now, freeOnly, clock), (first) => {
         const holder = first.holder
-        if (holder === undefined || holder.leaseUntil + maxClockSkewMs >= now) return Effect.succeed(first.result)
+        // Only a held lease past its time calls for a takeover; a free lock that conflicted is someone else's reservation.
+        if (holder?.owner === undefined || holder.leaseUntil + maxClockSkewMs >= now) {
+          return Effect.succeed(first.result)
+        }
         const after = skew.current()
         // Not measurable: the server sends no Date header, so there is nothing to guard with.
         if (after === undefined) return resultOf(expiredCondition)

@@ -48,10 +48,14 @@ const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.lease
   `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
 
 /** @internal */
-export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data`
+/** The acquiring write clears the reservation: whoever reserved is in, or its reservation had lapsed. */
+const clearReservation = `#${a.reservedBy}, #${a.reservedUntil}`
 
 /** @internal */
-export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}`
+export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data REMOVE ${clearReservation}`
+
+/** @internal */
+export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}, ${clearReservation}`
 
 /** @internal */
 export const acquireNames = names(
@@ -63,19 +67,43 @@ export const acquireNames = names(
   a.ttl,
   a.fence,
   a.data,
-  a.version
+  a.version,
+  a.reservedBy,
+  a.reservedUntil
 )
 
-/** @internal */
-export const freeOnlyExpression = `attribute_not_exists(#${a.owner})`
+/**
+ * No one else's live reservation: none, the caller's own, or one that lapsed before now on the caller's clock.
+ * `:owner` is the caller, `:now` the request time.
+ */
+const notReservedForOther = `(attribute_not_exists(#${a.reservedBy}) OR #${a.reservedBy} = :owner OR ` +
+  `#${a.reservedUntil} < :now)`
 
 /** @internal */
-export const freeOrExpiredExpression = `attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff`
+export const freeOnlyExpression = `attribute_not_exists(#${a.owner}) AND ${notReservedForOther}`
 
 /** @internal */
-export const freeOrStaleExpression = `attribute_not_exists(#${a.owner}) OR ` +
+export const freeOrExpiredExpression = `(attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff) AND ` +
+  notReservedForOther
+
+/** @internal */
+export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
   `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND ` +
-  `(#${a.version} = :staleVersion OR (attribute_not_exists(#${a.version}) AND :staleVersion = :zero)))`
+  `(#${a.version} = :staleVersion OR (attribute_not_exists(#${a.version}) AND :staleVersion = :zero)))) AND ` +
+  notReservedForOther
+
+/**
+ * A reservation changes neither the version nor the holder fields: observed takeover watches them.
+ *
+ * @internal
+ */
+export const reserveUpdate = `SET #${a.reservedBy} = :owner, #${a.reservedUntil} = :reservedUntil`
+
+/** @internal */
+export const reserveCondition = `attribute_exists(#${a.owner}) AND ${notReservedForOther}`
+
+/** @internal */
+export const reserveNames = names(a.owner, a.reservedBy, a.reservedUntil)
 
 /** @internal */
 export const renewUpdate =
@@ -97,6 +125,27 @@ export const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${ne
 
 /** @internal */
 export const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version)
+
+/**
+ * An operator's release also drops the reservation: nobody is left waiting behind a lock an operator freed.
+ *
+ * @internal
+ */
+export const forceClearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
+  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, ${clearReservation}`
+
+/** @internal */
+export const forceClearNames = names(
+  a.leaseUntil,
+  a.reservedUntil,
+  a.ttl,
+  a.owner,
+  a.holder,
+  a.acquiredAt,
+  a.data,
+  a.reservedBy,
+  a.version
+)
 
 /** @internal */
 export const clearNamesWithFence = names(
@@ -128,6 +177,7 @@ export const calls = {
   tryAcquire: { operation: "tryAcquire", action: "UpdateItem" },
   renew: { operation: "renew", action: "UpdateItem" },
   release: { operation: "release", action: "UpdateItem" },
+  reserve: { operation: "reserve", action: "UpdateItem" },
   forceRelease: { operation: "forceRelease", action: "UpdateItem" },
   query: { operation: "list", action: "Query" },
   scan: { operation: "list", action: "Scan" }
@@ -142,5 +192,6 @@ export const getItemCalls = {
   tryAcquire: { operation: "tryAcquire", action: "GetItem" },
   renew: { operation: "renew", action: "GetItem" },
   release: { operation: "release", action: "GetItem" },
+  reserve: { operation: "reserve", action: "GetItem" },
   inspect: { operation: "inspect", action: "GetItem" }
 } as const satisfies Partial<Record<StoreOperation, Transport.Call>>

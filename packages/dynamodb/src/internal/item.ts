@@ -23,6 +23,8 @@ export const attributes = {
   version: "version",
   acquiredAt: "acquiredAt",
   data: "data",
+  reservedBy: "reservedBy",
+  reservedUntil: "reservedUntil",
   ttl: "ttl"
 } as const
 
@@ -101,7 +103,10 @@ export const decode = (layout: KeyLayout, item: Item): Either.Either<LockRecord,
     // Rows written before records had versions read as version 0 until their next write.
     version: number(attributes.version, false) ?? 0,
     acquiredAt: number(attributes.acquiredAt, held),
-    data: string(attributes.data, false)
+    data: string(attributes.data, false),
+    // Rows written before reservations existed read as unreserved.
+    reservedBy: string(attributes.reservedBy, false),
+    reservedUntil: number(attributes.reservedUntil, false) ?? 0
   }
   return failure === undefined ? Either.right(record) : Either.left(failure)
 }

@@ -98,9 +98,9 @@ export const make = (
         context.update(Expressions.calls.forceRelease, {
           TableName: tableName,
           Key: key,
-          UpdateExpression: Expressions.clearUpdate,
+          UpdateExpression: Expressions.forceClearUpdate,
           ConditionExpression: Expressions.forceReleaseCondition,
-          ExpressionAttributeNames: Expressions.clearNames,
+          ExpressionAttributeNames: Expressions.forceClearNames,
           ExpressionAttributeValues: {
             ":zero": zero,
             ":one": one,

@@ -8,6 +8,7 @@ import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Acquire from "./acquire.js"
 import * as List from "./list.js"
 import * as RenewAndRelease from "./renewAndRelease.js"
+import * as Reserve from "./reserve.js"
 import * as StoreContext from "./storeContext.js"
 
 /** @internal */
@@ -19,6 +20,7 @@ export const make = (config: Config): LockStore.LockStore => {
   return {
     tryAcquire: Acquire.make(context),
     ...RenewAndRelease.make(context),
+    reserve: Reserve.make(context),
     ...List.make(context),
     maxNameBytes: config.layout.maxNameBytes
   }

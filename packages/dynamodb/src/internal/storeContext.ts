@@ -58,7 +58,7 @@ export interface StoreContext extends Config {
    * (only where the server does not return old items; `mayBeAbsent` says whether "no item" is a possible answer).
    */
   readonly conflicting: (
-    operation: "tryAcquire" | "renew" | "release",
+    operation: "tryAcquire" | "renew" | "release" | "reserve",
     key: ItemMap,
     item: ItemMap | undefined,
     mayBeAbsent: boolean,
@@ -102,6 +102,14 @@ export const operatorSpan = (name: string) => ({ attributes: { "lock.name": name
  */
 export const heldOrUndefined = (record: LockRecord | undefined): LockRecord | undefined =>
   record?.owner === undefined ? undefined : record
+
+/**
+ * A record that is neither held nor reserved reads as no holder: a reserved free record is what kept an acquire out.
+ *
+ * @internal
+ */
+export const heldOrReserved = (record: LockRecord | undefined): LockRecord | undefined =>
+  record?.owner === undefined && record?.reservedBy === undefined ? undefined : record
 
 /** @internal */
 export const make = (config: Config): StoreContext => {

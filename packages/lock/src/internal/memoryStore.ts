@@ -10,7 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
-import { type LockRecord, payloadProblem } from "../LockRecord.js"
+import { isReservedForOtherAt, type LockRecord, payloadProblem } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import * as ListLimit from "./listLimit.js"
 import * as LockName from "./lockName.js"
@@ -36,6 +36,13 @@ const released = (record: LockRecord): LockRecord => ({
   version: record.version + 1,
   acquiredAt: undefined,
   data: undefined
+})
+
+/** What `forceRelease` leaves: nobody holds the lock, and nobody waits to be next. */
+const forceReleased = (record: LockRecord): LockRecord => ({
+  ...released(record),
+  reservedBy: undefined,
+  reservedUntil: 0
 })
 
 const refuse = (operation: StoreOperation, message: string) =>
@@ -92,7 +99,10 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
   const tryAcquire = (request: LockStore.AcquireRequest) =>
     withNow((now): LockStore.AcquireResult => {
       const current = records.get(request.name)
-      if (current !== undefined && !isTakeoverAllowed(current, request.takeover, now)) {
+      if (
+        current !== undefined &&
+        (!isTakeoverAllowed(current, request.takeover, now) || isReservedForOtherAt(current, request.owner, now))
+      ) {
         return { _tag: "Conflict", current }
       }
       // A name never seen starts its fence from the clock, as a DynamoDB row deleted by TTL does.
@@ -105,7 +115,9 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
         fence: (current?.fence ?? now) + 1,
         version: (current?.version ?? 0) + 1,
         acquiredAt: now,
-        data: request.data
+        data: request.data,
+        reservedBy: undefined,
+        reservedUntil: 0
       }
       records.set(request.name, record)
       return { _tag: "Acquired", record }
@@ -140,6 +152,18 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
       return { _tag: "Released" }
     })
 
+  const reserve = (request: LockStore.ReserveRequest) =>
+    withNow((now): LockStore.ReserveResult => {
+      const current = records.get(request.name)
+      if (current === undefined || current.owner === undefined || isReservedForOtherAt(current, request.owner, now)) {
+        return { _tag: "NotReserved", current }
+      }
+      // Neither the version nor the holder fields change: observed takeover watches them.
+      const record: LockRecord = { ...current, reservedBy: request.owner, reservedUntil: now + request.reserveMs }
+      records.set(request.name, record)
+      return { _tag: "Reserved", record }
+    })
+
   const inspect = (name: string) => Effect.sync(() => Option.fromNullable(records.get(name)))
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
@@ -163,7 +187,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     Effect.sync(() => {
       const current = records.get(name)
       if (current === undefined || current.owner === undefined) return Option.none<LockRecord>()
-      records.set(name, released(current))
+      records.set(name, forceReleased(current))
       return Option.some(current)
     })
 
@@ -173,6 +197,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     release: (request) => checkName("release", request.name, maxNameBytes, release(request)),
     inspect: (name) => checkName("inspect", name, maxNameBytes, inspect(name)),
     list,
+    reserve: (request) => checkName("reserve", request.name, maxNameBytes, reserve(request)),
     forceRelease: (name) => checkName("forceRelease", name, maxNameBytes, forceRelease(name)),
     maxNameBytes
   }

@@ -29,6 +29,12 @@ export const conflicts = Metric.counter("leasehold_lock_conflicts_total", {
 })
 
 /** @internal */
+export const reservations = Metric.counter("leasehold_lock_reservations_total", {
+  description: "Reservations a waiter made (or refreshed) to be the next holder of a contended lock",
+  incremental: true
+})
+
+/** @internal */
 export const losses = Metric.counter("leasehold_lock_losses_total", {
   description: "Held locks lost (tag reason: expired or stolen)",
   incremental: true

@@ -21,6 +21,7 @@ export const intercept = (backing: LockStore.LockStore, around: Interceptor): Lo
   release: (request) => around("release", backing.release(request)),
   inspect: (name) => around("inspect", backing.inspect(name)),
   list: (request) => around("list", backing.list(request)),
+  reserve: (request) => around("reserve", backing.reserve(request)),
   forceRelease: (name) => around("forceRelease", backing.forceRelease(name)),
   maxNameBytes: backing.maxNameBytes
 })

@@ -24,7 +24,9 @@ export const fields = (record: LockRecord.LockRecord): LockRecord.LockRecord => 
   fence: record.fence,
   version: record.version,
   acquiredAt: record.acquiredAt,
-  data: record.data
+  data: record.data,
+  reservedBy: record.reservedBy,
+  reservedUntil: record.reservedUntil
 })
 
 /**

@@ -21,6 +21,7 @@ import { list } from "./list.js"
 import { names } from "./names.js"
 import { release } from "./release.js"
 import { renew } from "./renew.js"
+import { reserve } from "./reserve.js"
 import { tryAcquire } from "./tryAcquire.js"
 
 /** Every store reports the current holder unless the caller says it may not. */
@@ -63,6 +64,7 @@ export const suite = (
     tryAcquire(test)
     renew(test)
     release(test)
+    reserve(test)
     version(test)
     fence(test)
     inspect(test)

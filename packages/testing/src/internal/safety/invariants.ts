@@ -15,7 +15,8 @@ export const invariants: ReadonlyArray<SafetyChecker.Invariant> = [
   "noDefects",
   "stopsWhenLost",
   "reentryProgress",
-  "badOptionsRefused"
+  "badOptionsRefused",
+  "reservationBound"
 ]
 
 /** Hold in every class: they rely on no assumption about clocks, pauses or operators. */
@@ -41,7 +42,7 @@ export const expectedInvariants = (schedule: Simulation.Schedule): ReadonlyArray
     case "longPause":
       return unconditional
     case "steal":
-      return [...unconditional, "fenceOrder"]
+      return [...unconditional, "fenceOrder", "reservationBound"]
   }
 }
 
@@ -148,7 +149,8 @@ export const check = (history: Simulation.History): SafetyChecker.Report => {
     ...noDefects(history),
     ...stopsWhenLost(history),
     ...reentryProgress(history),
-    ...badOptionsRefused(history)
+    ...badOptionsRefused(history),
+    ...reservationBound(history)
   ]
   const expected = expectedInvariants(history.schedule)
   return {
@@ -242,6 +244,34 @@ const badOptionsRefused = (history: Simulation.History): Array<SafetyChecker.Fin
       }
     } else if (s.outcome === "configError") {
       findings.push({ invariant: "badOptionsRefused", message: `${label(s)} was refused valid options: ${s.detail}` })
+    }
+  }
+  return findings
+}
+
+/**
+ * Acquires of a free lock that a reservation refused longer than its length plus the skew bound after it was made,
+ * on the true timeline (or that a reservation nobody made refused).
+ */
+const reservationBound = (history: Simulation.History): Array<SafetyChecker.Finding> => {
+  const findings: Array<SafetyChecker.Finding> = []
+  const records = history.reservations ?? []
+  const skew = history.schedule.timings.maxClockSkewMs
+  for (const refusal of records) {
+    if (refusal.kind !== "refused") continue
+    const made = records.find((r) =>
+      r.kind === "reserved" && r.name === refusal.name && r.owner === refusal.owner &&
+      r.reservedUntil === refusal.reservedUntil && r.at <= refusal.at
+    )
+    const what = `"${refusal.name}": ${refusal.process}'s acquire of the free lock at ${refusal.at}`
+    if (made === undefined) {
+      findings.push({ invariant: "reservationBound", message: `${what} was refused by a reservation nobody made` })
+    } else if (refusal.at > made.at + made.reserveMs + skew) {
+      findings.push({
+        invariant: "reservationBound",
+        message: `${what} was refused by ${made.process}'s reservation of ${made.reserveMs} ms made at ${made.at}, ` +
+          `past its end plus maxClockSkew (${skew} ms)`
+      })
     }
   }
   return findings

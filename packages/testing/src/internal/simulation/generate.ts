@@ -130,10 +130,34 @@ export const generate = (
       fault: kind === "retryable" || kind === "fatal" || kind === "lostResponse" ? { kind } : { kind, ms }
     })
   }
+  // Faults on reservations come from a stream of their own, so that they never shift the draws above.
+  faults.push(...reserveFaults(prng(seed ^ 0x27d4eb2f), processes))
   const base: Simulation.Schedule = { seed, mode, takeover, timings, processes, sections, faults, horizonMs }
   // What a class adds comes from a stream of its own, so that it never shifts the draws of the base schedule.
   return extend(base, prng(seed ^ 0x5bd1e995))
 }
+/** A few faults on `reserve`, of any kind: a reservation that fails or hangs must never fail or stall an acquire. */
+const reserveFaults = (
+  next: () => number,
+  processes: ReadonlyArray<Simulation.ProcessSpec>
+): Array<FaultyStore.ScheduledFault> => {
+  const { int, pick } = draws(next)
+  const faults: Array<FaultyStore.ScheduledFault> = []
+  const count = int(0, 3)
+  for (let i = 0; i < count; i++) {
+    const kind = pick(FaultyStore.faultKinds)
+    faults.push({
+      process: pick(processes).id,
+      operation: "reserve",
+      nth: int(0, 3),
+      fault: kind === "retryable" || kind === "fatal" || kind === "lostResponse"
+        ? { kind }
+        : { kind, ms: int(1, 3_000) }
+    })
+  }
+  return faults
+}
+
 /** Adds what `schedule.mode` needs beyond the base schedule, drawing from `next`. */
 const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.Schedule => {
   const { int, pick } = draws(next)

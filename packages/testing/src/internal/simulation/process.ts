@@ -11,6 +11,7 @@ import type * as Simulation from "../../Simulation.js"
 import { Gate, processClock, type Timeline } from "../timeline.js"
 import { wallOffset } from "./clockOffset.js"
 import type { Recorder } from "./recorder.js"
+import * as Reservations from "./reservations.js"
 
 /** @internal */
 export interface Process {
@@ -38,7 +39,7 @@ export const makeProcesses = (
       timeline.schedule(pause.at, () => gate.pause())
       timeline.schedule(pause.at + pause.ms, () => gate.resume())
     }
-    const store = FaultyStore.make(backing, {
+    const store = FaultyStore.make(Reservations.recording(backing, spec.id, timeline, recorder.reservations), {
       process: spec.id,
       plan,
       gate: gate.pass,

@@ -19,6 +19,7 @@ export interface Recorder {
   readonly writes: Array<Simulation.WriteRecord>
   readonly faults: Array<Simulation.FaultRecord>
   readonly steals: Array<Simulation.StealRecord>
+  readonly reservations: Array<Simulation.ReservationRecord>
   /** A new record of a use, not yet started. */
   readonly newSection: (
     index: number,
@@ -119,6 +120,7 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
     writes,
     faults: [],
     steals: [],
+    reservations: [],
     newSection: (index, process, name, api) => {
       const record: Simulation.SectionRecord = {
         index,

@@ -60,6 +60,15 @@ export const run = (schedule: Simulation.Schedule): Simulation.History => {
   const fiber = Runtime.runFork(runtime)(main, { scheduler: timeline.scheduler })
   const isDone = () => fiber.unsafePoll() !== null
   timeline.runUntil(schedule.horizonMs + drainMs, isDone)
-  const { faults, sections, steals, writes } = recorder
-  return { schedule, sections, writes, faults, steals, endedAt: timeline.now, finished: isDone() }
+  const { faults, reservations, sections, steals, writes } = recorder
+  return {
+    schedule,
+    sections,
+    writes,
+    faults,
+    steals,
+    reservations,
+    endedAt: timeline.now,
+    finished: isDone()
+  }
 }

@@ -1,0 +1,50 @@
+/**
+ * `reserve`: one conditional write that records a waiting acquisition as the next holder of a held lock, unless
+ * someone else's reservation is live. It touches neither the holder fields nor the version.
+ *
+ * @internal
+ */
+import type { LockStoreError } from "@leasehold/lock/LockError"
+import type * as LockStore from "@leasehold/lock/LockStore"
+import * as Effect from "effect/Effect"
+import * as Expressions from "./expressions.js"
+import type * as StoreContext from "./storeContext.js"
+
+const { num, str } = Expressions
+
+/** @internal */
+export const make = (context: StoreContext.StoreContext): LockStore.LockStore["reserve"] => {
+  const { tableName } = context
+  return (request) =>
+    context.keyed("reserve", request.name, (key, clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      return Effect.flatMap(
+        context.update(Expressions.calls.reserve, {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: Expressions.reserveUpdate,
+          ConditionExpression: Expressions.reserveCondition,
+          ExpressionAttributeNames: Expressions.reserveNames,
+          ExpressionAttributeValues: {
+            ":owner": str(request.owner),
+            ":now": num(now),
+            ":reservedUntil": num(now + request.reserveMs)
+          },
+          ReturnValues: "ALL_NEW",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+        }, clock),
+        (response): Effect.Effect<LockStore.ReserveResult, LockStoreError> =>
+          response._tag === "Ok"
+            ? Effect.map(
+              context.decode("reserve", response.output.Attributes ?? {}),
+              (record) => ({ _tag: "Reserved", record }) as const
+            )
+            // A retried request whose first attempt applied passes the condition again (the reservation is ours), so
+            // a failed condition always means a free lock, no item, or someone else's live reservation.
+            : Effect.map(
+              context.conflicting("reserve", key, response.item, true, clock),
+              (current) => ({ _tag: "NotReserved", current }) as const
+            )
+      )
+    })
+}

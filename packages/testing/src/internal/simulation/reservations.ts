@@ -1,0 +1,57 @@
+/**
+ * What reservations do in a simulation: the shared store as one process uses it, recording each reservation made and
+ * each acquire of a free lock one refused, on the true timeline.
+ *
+ * @internal
+ */
+import type { LockStore } from "@leasehold/lock"
+import * as Effect from "effect/Effect"
+import type { Timeline } from "../timeline.js"
+
+/**
+ * `at` is true time, when the store applied the call; `reservedUntil` is on the reserver's clock.
+ *
+ * @internal
+ */
+export interface ReservationRecord {
+  /** `reserved`: `process` reserved the lock for `owner`; `refused`: `owner`'s reservation refused its acquire. */
+  readonly kind: "reserved" | "refused"
+  readonly at: number
+  readonly process: string
+  readonly name: string
+  readonly owner: string
+  readonly reservedUntil: number
+  /** How long a reservation made lasts: it lapses `reserveMs` after `at` in true time. 0 for a refusal. */
+  readonly reserveMs: number
+}
+
+/**
+ * `backing` as `process` uses it, pushing to `records`. Wrapped below the fault wrapper, so the times are those at
+ * which the store applied the calls.
+ *
+ * @internal
+ */
+export const recording = (
+  backing: LockStore.LockStore,
+  process: string,
+  timeline: Timeline,
+  records: Array<ReservationRecord>
+): LockStore.LockStore => ({
+  ...backing,
+  reserve: (request) =>
+    Effect.tap(backing.reserve(request), (result) =>
+      Effect.sync(() => {
+        if (result._tag !== "Reserved") return
+        const { name, owner, reserveMs } = request
+        const reservedUntil = result.record.reservedUntil
+        records.push({ kind: "reserved", at: timeline.now, process, name, owner, reservedUntil, reserveMs })
+      })),
+  tryAcquire: (request) =>
+    Effect.tap(backing.tryAcquire(request), (result) =>
+      Effect.sync(() => {
+        const current = result._tag === "Conflict" ? result.current : undefined
+        if (current === undefined || current.owner !== undefined || current.reservedBy === undefined) return
+        const { name, reservedBy: owner, reservedUntil } = current
+        records.push({ kind: "refused", at: timeline.now, process, name, owner, reservedUntil, reserveMs: 0 })
+      }))
+})
