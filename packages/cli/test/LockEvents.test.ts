@@ -18,6 +18,7 @@ const record = (name: string, fields: Partial<LockRecord> = {}): LockRecord => (
   data: undefined,
   reservedBy: undefined,
   reservedUntil: 0,
+  reservedSince: 0,
   ...fields
 })
 

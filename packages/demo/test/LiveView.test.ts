@@ -14,7 +14,8 @@ const record: LockRecord = {
   acquiredAt: 10_000,
   data: undefined,
   reservedBy: undefined,
-  reservedUntil: 0
+  reservedUntil: 0,
+  reservedSince: 0
 }
 
 describe("LiveView", () => {

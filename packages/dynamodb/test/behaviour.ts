@@ -134,7 +134,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         acquiredAt: now,
         data: "payload",
         reservedBy: undefined,
-        reservedUntil: 0
+        reservedUntil: 0,
+        reservedSince: 0
       })
       expect(calls).toEqual({ UpdateItem: 1 })
       const raw = yield* getRaw(tableName, { key: { S: request.name } })
@@ -165,7 +166,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(calls).toEqual({ UpdateItem: 2 })
     }))
 
-  it.scoped("a reservation is one UpdateItem that sets reservedBy and reservedUntil and nothing else", () =>
+  it.scoped("a reservation is one UpdateItem that sets the reservation fields and nothing else", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -173,11 +174,17 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       acquired(yield* store.tryAcquire(acquireRequest(name)))
       const before = (yield* getRaw(tableName, { key: { S: name } })).Item
       const waiter = unique("waiter")
-      const { requests: calls, result } = yield* counted(store.reserve({ name, owner: waiter, reserveMs: 800 }))
+      const request = { name, owner: waiter, reserveMs: 800, waitingSince: now - 50 }
+      const { requests: calls, result } = yield* counted(store.reserve(request))
       expect(result._tag).toBe("Reserved")
       expect(calls).toEqual({ UpdateItem: 1 })
       const raw = yield* getRaw(tableName, { key: { S: name } })
-      expect(raw.Item).toEqual({ ...before, reservedBy: { S: waiter }, reservedUntil: { N: String(now + 800) } })
+      expect(raw.Item).toEqual({
+        ...before,
+        reservedBy: { S: waiter },
+        reservedUntil: { N: String(now + 800) },
+        reservedSince: { N: String(now - 50) }
+      })
     }))
 
   it.scoped("release keeps the row and its fence; later acquisitions increment the fence", () =>
@@ -209,7 +216,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         acquiredAt: undefined,
         data: undefined,
         reservedBy: undefined,
-        reservedUntil: 0
+        reservedUntil: 0,
+        reservedSince: 0
       }))
 
       const second = acquired(yield* store.tryAcquire(acquireRequest(name, { holder: "worker-b" })))

@@ -44,6 +44,11 @@ export interface LockRecord {
    * may acquire; from then on anyone may, as if there were no reservation.
    */
   readonly reservedUntil: number
+  /**
+   * Epoch ms on the reserver's clock when it began to wait; 0 when there is no reservation. A waiter that began
+   * earlier may take the reservation over, so the longest waiter is the next holder.
+   */
+  readonly reservedSince: number
 }
 
 /**
@@ -73,6 +78,17 @@ export const isAvailableAt = (record: LockRecord, now: number, maxClockSkewMs: n
  */
 export const isReservedForOtherAt = (record: LockRecord, owner: string, now: number): boolean =>
   record.reservedBy !== undefined && record.reservedBy !== owner && record.reservedUntil >= now
+
+/**
+ * Whether `owner`, waiting since `waitingSince` (epoch ms, its clock), may reserve the record at `now`: it is held,
+ * and no one else's reservation is live or the live one's reserver began to wait later.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isReservableAt = (record: LockRecord, owner: string, waitingSince: number, now: number): boolean =>
+  record.owner !== undefined &&
+  (!isReservedForOtherAt(record, owner, now) || record.reservedSince > waitingSince)
 
 /**
  * The most `data` a lock may carry, in UTF-8 bytes: DynamoDB's 400 KB item limit, less room for the longest key, the

@@ -128,6 +128,8 @@ export interface ReserveRequest {
   readonly name: string
   readonly owner: string
   readonly reserveMs: number
+  /** Epoch ms on the caller's clock when the acquisition began to wait: the earliest waiter may take a reservation. */
+  readonly waitingSince: number
 }
 
 /**
@@ -222,8 +224,9 @@ export interface LockStore {
   readonly list: (request: ListRequest) => Effect.Effect<ListPage, LockStoreError>
   /**
    * Reserves a held lock for the waiting acquisition `owner`, so that it is the next to acquire it: one conditional
-   * write that sets `reservedBy` and `reservedUntil` (now + `reserveMs`) if the lock is held and no one else's
-   * reservation is live (none, the caller's own, or lapsed: `reservedUntil < now` on the caller's clock). It changes
+   * write that sets `reservedBy`, `reservedUntil` (now + `reserveMs`) and `reservedSince` (`waitingSince`) if the lock
+   * is held and no one else's reservation is live (none, the caller's own, or lapsed: `reservedUntil < now` on the
+   * caller's clock) or the live one's reserver began to wait later (`reservedSince > waitingSince`). It changes
    * neither `version` nor the holder fields, so an observed-mode waiter still sees a stale holder as stale.
    *
    * @since 0.1.0

@@ -119,7 +119,7 @@ describe("reservations across processes", () => {
       yield* deadHolder(shared, "job", 1_000)
       yield* TestClock.adjust("1 second")
       // A reserver that died too: its reservation outlives the dead holder's takeover time.
-      yield* shared.reserve({ name: "job", owner: "dead-waiter", reserveMs: 3_000 })
+      yield* shared.reserve({ name: "job", owner: "dead-waiter", reserveMs: 3_000, waitingSince: yield* now })
       const start = yield* now
       let acquiredAt = 0
       const waiter = yield* Effect.fork(

@@ -49,7 +49,7 @@ const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.lease
 
 /** @internal */
 /** The acquiring write clears the reservation: whoever reserved is in, or its reservation had lapsed. */
-const clearReservation = `#${a.reservedBy}, #${a.reservedUntil}`
+const clearReservation = `#${a.reservedBy}, #${a.reservedUntil}, #${a.reservedSince}`
 
 /** @internal */
 export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data REMOVE ${clearReservation}`
@@ -69,7 +69,8 @@ export const acquireNames = names(
   a.data,
   a.version,
   a.reservedBy,
-  a.reservedUntil
+  a.reservedUntil,
+  a.reservedSince
 )
 
 /**
@@ -97,13 +98,19 @@ export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
  *
  * @internal
  */
-export const reserveUpdate = `SET #${a.reservedBy} = :owner, #${a.reservedUntil} = :reservedUntil`
+export const reserveUpdate =
+  `SET #${a.reservedBy} = :owner, #${a.reservedUntil} = :reservedUntil, #${a.reservedSince} = :waitingSince`
+
+/**
+ * Held, and no one else's live reservation, or one whose reserver began to wait after the caller.
+ *
+ * @internal
+ */
+export const reserveCondition =
+  `attribute_exists(#${a.owner}) AND (${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
 
 /** @internal */
-export const reserveCondition = `attribute_exists(#${a.owner}) AND ${notReservedForOther}`
-
-/** @internal */
-export const reserveNames = names(a.owner, a.reservedBy, a.reservedUntil)
+export const reserveNames = names(a.owner, a.reservedBy, a.reservedUntil, a.reservedSince)
 
 /** @internal */
 export const renewUpdate =
@@ -144,6 +151,7 @@ export const forceClearNames = names(
   a.acquiredAt,
   a.data,
   a.reservedBy,
+  a.reservedSince,
   a.version
 )
 

@@ -25,6 +25,7 @@ export const attributes = {
   data: "data",
   reservedBy: "reservedBy",
   reservedUntil: "reservedUntil",
+  reservedSince: "reservedSince",
   ttl: "ttl"
 } as const
 
@@ -106,7 +107,8 @@ export const decode = (layout: KeyLayout, item: Item): Either.Either<LockRecord,
     data: string(attributes.data, false),
     // Rows written before reservations existed read as unreserved.
     reservedBy: string(attributes.reservedBy, false),
-    reservedUntil: number(attributes.reservedUntil, false) ?? 0
+    reservedUntil: number(attributes.reservedUntil, false) ?? 0,
+    reservedSince: number(attributes.reservedSince, false) ?? 0
   }
   return failure === undefined ? Either.right(record) : Either.left(failure)
 }

@@ -1,6 +1,7 @@
 /**
  * `reserve`: one conditional write that records a waiting acquisition as the next holder of a held lock, unless
- * someone else's reservation is live. It touches neither the holder fields nor the version.
+ * someone else's reservation is live and began to wait no later. It touches neither the holder fields nor the
+ * version.
  *
  * @internal
  */
@@ -28,7 +29,8 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["r
           ExpressionAttributeValues: {
             ":owner": str(request.owner),
             ":now": num(now),
-            ":reservedUntil": num(now + request.reserveMs)
+            ":reservedUntil": num(now + request.reserveMs),
+            ":waitingSince": num(request.waitingSince)
           },
           ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"

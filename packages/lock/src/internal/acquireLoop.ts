@@ -1,10 +1,8 @@
 /**
  * The acquire loop of the fiber at the head of a name's local queue: one conditional write per attempt; on conflict,
  * sleep until the holder's lease could be over or a jittered poll interval, whichever is sooner, until `wait` runs
- * out. After its first lost poll a waiter reserves the lock (one more conditional write), so that across processes
- * the first waiter to reserve is the next holder; a waiter that meets someone else's reservation sleeps until it
- * lapses. A store call still unanswered then gets `waitSlack` more, and is abandoned after that: `wait` bounds the
- * acquire whatever the store does.
+ * out, reserving the lock to be next as `reservation.ts` says. A store call still unanswered then gets `waitSlack`
+ * more, and is abandoned after that: `wait` bounds the acquire whatever the store does.
  *
  * @internal
  */
@@ -14,12 +12,13 @@ import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Random from "effect/Random"
 import { LockNotAcquired, type LockStoreError } from "../LockError.js"
-import { isReservedForOtherAt, type LockRecord } from "../LockRecord.js"
+import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
 import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
+import * as Reservation from "./reservation.js"
 
 /** A cleanup release after an interrupted or failed acquire gets this long; after that the lease just expires. */
 const cleanupTimeout = Duration.seconds(2)
@@ -31,20 +30,6 @@ const cleanupTimeout = Duration.seconds(2)
  * @internal
  */
 export const waitSlack = Duration.seconds(1)
-
-/**
- * How many poll intervals a reservation lasts (bounded by the lease): a live reserver polls, and refreshes it, well
- * within that; a crashed one keeps a free lock from everyone else for at most that long.
- */
-const reservationPolls = 4
-
-/**
- * How long a reservation of this acquisition lasts, in ms.
- *
- * @internal
- */
-export const reservationMs = (options: Options.Resolved): number =>
-  Math.max(1, Math.min(options.pollIntervalMs * reservationPolls, options.leaseMs))
 
 /** @internal */
 export interface Acquired {
@@ -89,6 +74,8 @@ interface Attempts {
   unresolvedSince: number | undefined
   /** The holder the last conflict named, for the answer when the wait runs out with a call in flight. */
   lastHolder: LockRecord | undefined
+  /** What the wait learned for reservations, from the first conflict on. */
+  readonly learned: Reservation.Learned
 }
 
 const takeover = (options: Options.Resolved, attempts: Attempts, now: number): LockStore.Takeover => {
@@ -144,52 +131,6 @@ const cleanup = ({ name, owner, store }: Args) =>
     Effect.asVoid
   )
 
-/**
- * Whether to reserve after a conflict on `record` (at `wallNow`, our wall clock): only with absolute takeover
- * (reservations are judged by wall clocks), on a lock someone else holds, when no one else's reservation is live and
- * ours is missing or would lapse before the next poll.
- */
-const shouldReserve = (options: Options.Resolved, owner: string, record: LockRecord, wallNow: number) =>
-  options.takeover === "absolute" && record.owner !== undefined && record.owner !== owner &&
-  !isReservedForOtherAt(record, owner, wallNow) &&
-  (record.reservedBy !== owner || record.reservedUntil - wallNow <= options.pollIntervalMs)
-
-/**
- * Reserves, and answers the record to plan the next sleep by: the reserved record, the current one when the
- * reservation was refused (`undefined`: the lock is free, try again at once), or the conflict's when the store
- * failed. A reservation only makes the wait fairer, so its failure never fails the acquire.
- */
-const reserve = (args: Args, reserveMs: number, conflict: LockRecord) =>
-  args.store.reserve({ name: args.name, owner: args.owner, reserveMs }).pipe(
-    Effect.flatMap((result) =>
-      result._tag === "Reserved"
-        ? Effect.as(Metric.increment(Metrics.reservations), result.record)
-        : Effect.succeed(result.current)
-    ),
-    Effect.catchAll(() => Effect.succeed(conflict))
-  )
-
-/**
- * How long to sleep after a conflict on `record`: at most a poll or until the takeover time, as always, unless
- * someone else's live reservation means the lock can not be ours before it lapses; then until it lapses (never more
- * than one of our own reservations, whatever the other's clock says, nor past a takeover time still ahead: one
- * already past would not let us in before the reservation lapses, and waking for it would spin).
- */
-const sleepMs = (
-  options: Options.Resolved,
-  owner: string,
-  record: LockRecord | undefined,
-  untilTakeoverMs: number,
-  pollMs: number,
-  wallNow: number
-) => {
-  if (record === undefined || !isReservedForOtherAt(record, owner, wallNow)) return Math.min(pollMs, untilTakeoverMs)
-  const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))
-  return record.owner === undefined || untilTakeoverMs <= 0
-    ? untilLapse
-    : Math.min(Math.max(pollMs, untilLapse), untilTakeoverMs)
-}
-
 /** A holder, if the record has one: a free record a reservation kept us out of names nobody. */
 const heldOnly = (record: LockRecord | undefined) => record?.owner === undefined ? undefined : record
 
@@ -220,7 +161,8 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
     observation: undefined,
     mayHaveWritten: false,
     unresolvedSince: undefined,
-    lastHolder: undefined
+    lastHolder: undefined,
+    learned: Reservation.learnNothing()
   }
   const answersAtOnce = MemoryStore.answersAtOnce(store)
 
@@ -247,14 +189,32 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
   const sleepAfterConflict = (now: number, conflict: LockRecord | undefined) =>
     Effect.gen(function*() {
       const wallNow = yield* Clock.currentTimeMillis
-      const record = conflict !== undefined && shouldReserve(options, owner, conflict, wallNow)
-        // No longer than we may still wait: a waiter that gives up keeps nobody out.
-        ? yield* reserve(args, Math.max(1, Math.min(reservationMs(options), waitUntil - now)), conflict)
-        : conflict
+      const { learned } = attempts
+      // When the caller began to ask, on the wall clock reservations are compared by.
+      const waitingSince = learned.waitingSince ??= wallNow - (now - args.startedAt)
+      const record =
+        conflict !== undefined && Reservation.shouldReserve(options, owner, conflict, waitingSince, wallNow)
+          // No longer than we may still wait: a waiter that gives up keeps nobody out.
+          ? yield* Reservation.reserve(store, {
+            name,
+            owner,
+            reserveMs: Math.max(1, Math.min(Reservation.reservationMs(options), waitUntil - now)),
+            waitingSince
+          }, conflict)
+          : conflict
       const untilTakeoverMs = record?.owner === undefined ? 0 : yield* untilTakeover(options, attempts, record, now)
       const pollMs = yield* jitteredPoll(options)
-      const ms = sleepMs(options, owner, record, untilTakeoverMs, pollMs, wallNow)
-      yield* Effect.sleep(Duration.millis(Math.max(0, Math.min(ms, waitUntil - now))))
+      Reservation.learnHold(learned, record)
+      const ms = Reservation.sleepMs({
+        options,
+        owner,
+        record,
+        untilTakeoverMs,
+        pollMs,
+        wallNow,
+        holdMs: learned.holdMs
+      })
+      yield* Effect.sleep(Duration.millis(Math.max(0, Math.round(Math.min(ms, waitUntil - now)))))
     })
 
   const loop: Effect.Effect<Acquired, LockNotAcquired | LockStoreError> = Effect.gen(function*() {

@@ -10,7 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
-import { isReservedForOtherAt, type LockRecord, payloadProblem } from "../LockRecord.js"
+import { isReservableAt, isReservedForOtherAt, type LockRecord, payloadProblem } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import * as ListLimit from "./listLimit.js"
 import * as LockName from "./lockName.js"
@@ -42,7 +42,8 @@ const released = (record: LockRecord): LockRecord => ({
 const forceReleased = (record: LockRecord): LockRecord => ({
   ...released(record),
   reservedBy: undefined,
-  reservedUntil: 0
+  reservedUntil: 0,
+  reservedSince: 0
 })
 
 const refuse = (operation: StoreOperation, message: string) =>
@@ -117,7 +118,8 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
         acquiredAt: now,
         data: request.data,
         reservedBy: undefined,
-        reservedUntil: 0
+        reservedUntil: 0,
+        reservedSince: 0
       }
       records.set(request.name, record)
       return { _tag: "Acquired", record }
@@ -155,11 +157,16 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
   const reserve = (request: LockStore.ReserveRequest) =>
     withNow((now): LockStore.ReserveResult => {
       const current = records.get(request.name)
-      if (current === undefined || current.owner === undefined || isReservedForOtherAt(current, request.owner, now)) {
+      if (current === undefined || !isReservableAt(current, request.owner, request.waitingSince, now)) {
         return { _tag: "NotReserved", current }
       }
       // Neither the version nor the holder fields change: observed takeover watches them.
-      const record: LockRecord = { ...current, reservedBy: request.owner, reservedUntil: now + request.reserveMs }
+      const record: LockRecord = {
+        ...current,
+        reservedBy: request.owner,
+        reservedUntil: now + request.reserveMs,
+        reservedSince: request.waitingSince
+      }
       records.set(request.name, record)
       return { _tag: "Reserved", record }
     })

@@ -26,7 +26,8 @@ export const fields = (record: LockRecord.LockRecord): LockRecord.LockRecord => 
   acquiredAt: record.acquiredAt,
   data: record.data,
   reservedBy: record.reservedBy,
-  reservedUntil: record.reservedUntil
+  reservedUntil: record.reservedUntil,
+  reservedSince: record.reservedSince
 })
 
 /**

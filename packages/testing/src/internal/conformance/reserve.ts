@@ -1,6 +1,6 @@
 /**
- * The conformance tests of `reserve`: who may reserve, what a live reservation keeps out and lets in, and that it
- * leaves the holder and the version alone.
+ * The conformance tests of `reserve`: who may reserve (the longest waiter first), what a live reservation keeps out
+ * and lets in, and that it leaves the holder and the version alone.
  *
  * @internal
  */
@@ -16,8 +16,12 @@ import { acquireNew, attempt, expectTag, fields, inspectSome, releaseOf, renewOf
 /** Short against the lease, so a test can let a reservation lapse while the holder still holds. */
 const reserveMs = 2_000
 
-const reserveFor = (store: LockStore.LockStore, lockName: string, owner: string) =>
-  store.reserve({ name: lockName, owner, reserveMs })
+/** A reservation by `owner`, which began to wait `waitedMs` ago. */
+const reserveFor = (store: LockStore.LockStore, lockName: string, owner: string, waitedMs = 0) =>
+  Effect.flatMap(
+    Clock.currentTimeMillis,
+    (now) => store.reserve({ name: lockName, owner, reserveMs, waitingSince: now - waitedMs })
+  )
 
 /** A held lock and a live reservation on it by a fresh waiter. */
 const heldAndReserved = (store: LockStore.LockStore, lockName: string) =>
@@ -52,7 +56,8 @@ const reserving = (test: Test): void => {
       const { held, reserved, waiter } = yield* heldAndReserved(store, name("held"))
       expect(reserved.reservedBy).toBe(waiter)
       expect(reserved.reservedUntil).toBe(now + reserveMs)
-      expect({ ...fields(reserved), reservedBy: undefined, reservedUntil: 0 }).toEqual(fields(held))
+      expect(reserved.reservedSince).toBe(now)
+      expect({ ...fields(reserved), reservedBy: undefined, reservedUntil: 0, reservedSince: 0 }).toEqual(fields(held))
       expect(fields(yield* inspectSome(store, name("held")))).toEqual(fields(reserved))
     }))
 
@@ -67,15 +72,34 @@ const reserving = (test: Test): void => {
       expectTag(yield* reserveFor(store, name("never"), makeOwner()), "NotReserved")
     }))
 
-  test("someone else's live reservation can not be overwritten; the reserver's own can be extended", ({ name, store }) =>
+  test("someone else's live reservation can not be overwritten by a later waiter; the reserver's own can be extended", ({ name, store }) =>
     Effect.gen(function*() {
       const { reserved, waiter } = yield* heldAndReserved(store, name("taken"))
       yield* TestClock.adjust(reserveMs - 1)
-      const other = expectTag(yield* reserveFor(store, name("taken"), makeOwner()), "NotReserved")
-      expectReservedBy(other.current, waiter)
+      // Began to wait when the reserver did (its clock has moved on since), and just now.
+      for (const waitedMs of [reserveMs - 1, 0]) {
+        const other = expectTag(yield* reserveFor(store, name("taken"), makeOwner(), waitedMs), "NotReserved")
+        expectReservedBy(other.current, waiter)
+      }
       expect(fields(yield* inspectSome(store, name("taken")))).toEqual(fields(reserved))
       const again = expectTag(yield* reserveFor(store, name("taken"), waiter), "Reserved").record
       expect(again.reservedUntil).toBe(reserved.reservedUntil + reserveMs - 1)
+    }))
+
+  test("a waiter that began to wait before the reserver takes its live reservation over", ({ name, store }) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const { held, waiter } = yield* heldAndReserved(store, name("earlier"))
+      const earlier = makeOwner()
+      const taken = expectTag(yield* reserveFor(store, name("earlier"), earlier, 1), "Reserved").record
+      expect([taken.reservedBy, taken.reservedUntil, taken.reservedSince]).toEqual([earlier, now + reserveMs, now - 1])
+      expect(fields(yield* inspectSome(store, name("earlier")))).toEqual(fields(taken))
+      // The reservation is the earlier waiter's now: the one it replaced is kept out like anyone else.
+      const replaced = expectTag(yield* reserveFor(store, name("earlier"), waiter), "NotReserved")
+      expectReservedBy(replaced.current, earlier)
+      expectTag(yield* releaseOf(store, held), "Released")
+      expectTag(yield* attempt(store, name("earlier"), absolute(), { owner: waiter }), "Conflict")
+      expectTag(yield* attempt(store, name("earlier"), absolute(), { owner: earlier }), "Acquired")
     }))
 
   test("a lapsed reservation can be taken by another waiter", ({ name, store }) =>
@@ -110,7 +134,7 @@ const admission = (test: Test): void => {
       const got = expectTag(yield* attempt(store, name("next"), absolute(), { owner: waiter }), "Acquired").record
       expect(got.owner).toBe(waiter)
       expect(got.fence).toBe(held.fence + 1)
-      expect([got.reservedBy, got.reservedUntil]).toEqual([undefined, 0])
+      expect([got.reservedBy, got.reservedUntil, got.reservedSince]).toEqual([undefined, 0, 0])
       expect(fields(yield* inspectSome(store, name("next")))).toEqual(fields(got))
     }))
 

@@ -1,0 +1,145 @@
+/**
+ * Fair handover across processes: what a waiter does about reservations after a lost poll. Once it has waited a poll
+ * interval, a waiter reserves the held lock (one conditional write, refreshed only as it nears its end), so that the
+ * reserved waiter is the next holder, and a waiter that began to wait earlier takes the reservation over: the longest
+ * waiter goes next. The reserver sleeps until the hold is expected to end; a waiter behind someone else's
+ * reservation polls slower. Reservations only make waits fairer: a failed one never fails the acquire, and mutual
+ * exclusion never depends on them.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import { isReservableAt, isReservedForOtherAt, type LockRecord } from "../LockRecord.js"
+import type * as LockStore from "../LockStore.js"
+import * as Metrics from "./metrics.js"
+import type * as Options from "./options.js"
+
+/**
+ * How many poll intervals a reservation lasts (bounded by the lease): a live reserver polls, and refreshes it, well
+ * within that; a crashed one keeps a free lock from everyone else for at most that long.
+ */
+const reservationPolls = 4
+
+/** The reserver's shortest sleep, as a share of the poll interval: it follows short holds without spinning. */
+const reserverPollShare = 8
+
+/**
+ * How many poll intervals a waiter sleeps behind someone else's live reservation (no longer than it lasts): it can
+ * not be next, so it polls slower, yet soon enough to reserve during the reserver's hold.
+ */
+const behindReservationPolls = 2
+
+/**
+ * How long a reservation of this acquisition lasts, in ms.
+ *
+ * @internal
+ */
+export const reservationMs = (options: Options.Resolved): number =>
+  Math.max(1, Math.min(options.pollIntervalMs * reservationPolls, options.leaseMs))
+
+/**
+ * What one wait has learned about reservations and holds.
+ *
+ * @internal
+ */
+export interface Learned {
+  /** Epoch ms on our wall clock when the caller began to ask: the reservation's priority. */
+  waitingSince: number | undefined
+  /** The first holder this wait saw, to learn the holds from. */
+  firstSeen: { readonly fence: number; readonly acquiredAt: number } | undefined
+  /** The mean time from one holder's acquire to the next's, once two holders were seen. */
+  holdMs: number | undefined
+}
+
+/** @internal */
+export const learnNothing = (): Learned => ({ waitingSince: undefined, firstSeen: undefined, holdMs: undefined })
+
+/**
+ * Learns the mean time from one holder's acquire to the next's, from the first holder this wait saw to `record`:
+ * fences count the acquisitions in between. The times are the holders' wall clocks, so this is an estimate, which
+ * only ever shortens a sleep that is bounded by a poll anyway.
+ *
+ * @internal
+ */
+export const learnHold = (learned: Learned, record: LockRecord | undefined): void => {
+  if (record?.owner === undefined || record.acquiredAt === undefined) return
+  const first = learned.firstSeen
+  if (first === undefined) {
+    learned.firstSeen = { fence: record.fence, acquiredAt: record.acquiredAt }
+  } else if (record.fence > first.fence) {
+    learned.holdMs = Math.max(0, (record.acquiredAt - first.acquiredAt) / (record.fence - first.fence))
+  }
+}
+
+/**
+ * Whether to reserve after a conflict on `record` (at `wallNow`, our wall clock): only with absolute takeover
+ * (reservations are judged by wall clocks), once we have waited a poll interval (a short wait is not worth a write),
+ * on a lock someone else holds, when no one else's reservation is live or its reserver began to wait after us, and
+ * ours is missing or would lapse before the next poll.
+ *
+ * @internal
+ */
+export const shouldReserve = (
+  options: Options.Resolved,
+  owner: string,
+  record: LockRecord,
+  waitingSince: number,
+  wallNow: number
+): boolean =>
+  options.takeover === "absolute" && record.owner !== owner && wallNow - waitingSince >= options.pollIntervalMs &&
+  isReservableAt(record, owner, waitingSince, wallNow) &&
+  (record.reservedBy !== owner || record.reservedUntil - wallNow <= options.pollIntervalMs)
+
+/**
+ * Reserves, and answers the record to plan the next sleep by: the reserved record, the current one when the
+ * reservation was refused (`undefined`: the lock is free, try again at once), or the conflict's when the store
+ * failed.
+ *
+ * @internal
+ */
+export const reserve = (
+  store: LockStore.LockStore,
+  request: LockStore.ReserveRequest,
+  conflict: LockRecord
+): Effect.Effect<LockRecord | undefined> =>
+  store.reserve(request).pipe(
+    Effect.flatMap((result) =>
+      result._tag === "Reserved"
+        ? Effect.as(Metric.increment(Metrics.reservations), result.record)
+        : Effect.succeed(result.current)
+    ),
+    Effect.catchAll(() => Effect.succeed(conflict))
+  )
+
+/**
+ * How long to sleep after a conflict on `record`: at most a poll or until the takeover time, as always. Two cases
+ * sleep otherwise. Holding the reservation of a held lock, sleep until the hold is expected to end (`holdMs`, learned
+ * from the holders seen so far; without it, as long as the holder has held the lock: long holds are then followed
+ * with ever fewer polls), but no less than a share of a poll. Behind someone else's live reservation, poll slower,
+ * but no longer than the reservation lasts.
+ *
+ * @internal
+ */
+export const sleepMs = (args: {
+  readonly options: Options.Resolved
+  readonly owner: string
+  readonly record: LockRecord | undefined
+  readonly untilTakeoverMs: number
+  readonly pollMs: number
+  readonly wallNow: number
+  readonly holdMs: number | undefined
+}): number => {
+  const { options, owner, pollMs, record, untilTakeoverMs, wallNow } = args
+  const usual = Math.min(pollMs, untilTakeoverMs)
+  if (record === undefined) return usual
+  if (record.owner !== undefined && record.reservedBy === owner && record.reservedUntil >= wallNow) {
+    const floor = Math.max(1, options.pollIntervalMs / reserverPollShare)
+    const heldFor = record.acquiredAt === undefined ? floor : wallNow - record.acquiredAt
+    return Math.min(usual, Math.max(floor, args.holdMs === undefined ? heldFor : args.holdMs - heldFor))
+  }
+  if (!isReservedForOtherAt(record, owner, wallNow)) return usual
+  const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))
+  // A takeover time already past would not let us in before the reservation lapses: waking for it would spin.
+  return Math.min(pollMs * behindReservationPolls, untilLapse, untilTakeoverMs > 0 ? untilTakeoverMs : Infinity)
+}
