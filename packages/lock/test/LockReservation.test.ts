@@ -176,4 +176,37 @@ describe("reservations across processes", () => {
       yield* Fiber.join(holder)
       expect(yield* Fiber.join(waiter)).toBe("in")
     }))
+
+  it.effect("the waiter that began to ask first goes next, though a later one reserved first", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const [a, b, c] = [LockStore.processView(shared), LockStore.processView(shared), LockStore.processView(shared)]
+      const order: Array<string> = []
+      const gate = yield* Deferred.make<void>()
+      const first = yield* Effect.fork(holdUntil(a, "job", gate, order))
+      yield* settle
+      const waitFor = (store: LockStore.LockStore, label: string, pollInterval: string) =>
+        Effect.fork(
+          Lock.withLock("job", Effect.sync(() => order.push(label)), { ...options, pollInterval }).pipe(
+            Effect.provideService(LockStore.LockStore, store)
+          )
+        )
+      // The earlier waiter polls slowly, so the later one reserves first.
+      const earlier = yield* waitFor(b, "earlier", "1 second")
+      yield* advance(10)
+      const later = yield* waitFor(c, "later", "100 millis")
+      yield* advance(300)
+      const owners = [(yield* recordOf(shared, "job")).reservedBy]
+      yield* advance(1_700)
+      owners.push((yield* recordOf(shared, "job")).reservedBy)
+      expect(owners[0]).toBeDefined()
+      expect(owners[1]).toBeDefined()
+      expect(owners[1]).not.toBe(owners[0])
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(first)
+      yield* advance(3_000)
+      yield* Fiber.join(earlier)
+      yield* Fiber.join(later)
+      expect(order).toEqual(["held", "earlier", "later"])
+    }))
 })
