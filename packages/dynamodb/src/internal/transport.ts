@@ -91,30 +91,55 @@ const jitterMax = 1.2
 
 const headerOf = (headers: unknown, name: string): string | undefined => {
   if (typeof headers !== "object" || headers === null) return undefined
+  // Node's HTTP handler lowercases header names: the direct lookup answers every response it parses.
+  const direct: unknown = (headers as Record<string, unknown>)[name]
+  if (typeof direct === "string") return direct
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() === name && typeof value === "string") return value
   }
   return undefined
 }
 
-const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => <C extends Probeable>(command: C): C => {
+const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" } as const
+
+const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
   // Low priority in the deserialize step puts this next to the HTTP handler, inside the SDK's deserializer: it sees
   // the raw response of every attempt, including the ones the deserializer turns into errors.
-  command.middlewareStack.add(
-    (next) => async (args) => {
-      const sentAt = clock.unsafeCurrentTimeMillis()
-      const result = await next(args)
-      skew.observe(
-        sentAt,
-        clock.unsafeCurrentTimeMillis(),
-        ClockSkew.monotonicMillis(clock),
-        headerOf((result as DeserializeResult | undefined)?.response?.headers, "date")
-      )
-      return result
-    },
-    { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" }
-  )
-  return command
+  const middleware = (next: Handler) => async (args: never) => {
+    const sentAt = clock.unsafeCurrentTimeMillis()
+    const result = await next(args)
+    skew.observe(
+      sentAt,
+      clock.unsafeCurrentTimeMillis(),
+      ClockSkew.monotonicMillis(clock),
+      headerOf((result as DeserializeResult | undefined)?.response?.headers, "date")
+    )
+    return result
+  }
+  return <C extends Probeable>(command: C): C => {
+    command.middlewareStack.add(middleware, probeOptions)
+    return command
+  }
+}
+
+/**
+ * The probe of a monitor for a clock, made once per pair: every request of a fiber that keeps its clock (nearly all
+ * of them) reuses it instead of building its closures again.
+ */
+const probes = new WeakMap<ClockSkew.Monitor, WeakMap<Clock.Clock, <C extends Probeable>(command: C) => C>>()
+
+const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
+  let byClock = probes.get(skew)
+  if (byClock === undefined) {
+    byClock = new WeakMap()
+    probes.set(skew, byClock)
+  }
+  let probe = byClock.get(clock)
+  if (probe === undefined) {
+    probe = makeProbe(skew, clock)
+    byClock.set(clock, probe)
+  }
+  return probe
 }
 
 const identity = <C extends Probeable>(command: C): C => command
