@@ -69,6 +69,11 @@ const conditionExpressions: Record<Condition["_tag"], string> = {
   FreeOrStale: Expressions.freeOrStaleExpression
 }
 
+const resultOfAcquisition = (acquisition: Acquisition): LockStore.AcquireResult => acquisition.result
+
+/** Whether an estimate is beyond what the guard allows a takeover with: half the bound. */
+const tooSkewed = (estimate: ClockSkew.Estimate, maxClockSkewMs: number) => estimate.skewMs > maxClockSkewMs / 2
+
 /** The holder a takeover was refused from, as the refusals describe it. */
 const describeHolder = (name: string, holder: LockRecord) =>
   `refusing to take over lock "${name}" from ${holder.holder ?? "?"} (owner ${holder.owner}, lease ` +
@@ -165,6 +170,14 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
       })
     })
 
+  const resultOf = (
+    request: LockStore.AcquireRequest,
+    key: ItemMap,
+    now: number,
+    condition: Condition,
+    clock: Clock.Clock
+  ) => Effect.map(attempt(request, key, now, condition, clock), resultOfAcquisition)
+
   return (request) =>
     context.keyed("tryAcquire", request.name, (key, clock) => {
       const payload = payloadProblem(request)
@@ -173,29 +186,29 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
       }
       const now = clock.unsafeCurrentTimeMillis()
       const takeover = request.takeover
-      const resultOf = (condition: Condition) =>
-        Effect.map(attempt(request, key, now, condition, clock), (acquisition) => acquisition.result)
 
       if (takeover._tag === "Observed") {
-        return resultOf(takeover.stale === undefined ? freeOnly : { _tag: "FreeOrStale", stale: takeover.stale })
+        const condition: Condition = takeover.stale === undefined
+          ? freeOnly
+          : { _tag: "FreeOrStale", stale: takeover.stale }
+        return resultOf(request, key, now, condition, clock)
       }
 
       const maxClockSkewMs = takeover.maxClockSkewMs
       const expiredCondition: Condition = { _tag: "FreeOrExpired", cutoff: now - maxClockSkewMs }
       const skew = context.skew
-      if (skew === undefined) return resultOf(expiredCondition)
+      if (skew === undefined) return resultOf(request, key, now, expiredCondition, clock)
 
       // The guard: take over an expired lease only while our clock provably agrees with DynamoDB's within half the
       // bound, by an estimate that still describes our clock (the wall clock has not stepped since it was taken).
       // Without such an estimate (a fresh process, a stale or a too skewed one), ask for a free lock first; the answer
       // carries a Date header to measure with, and a takeover follows only when that measurement allows it.
-      const tooSkewed = (estimate: ClockSkew.Estimate) => estimate.skewMs > maxClockSkewMs / 2
       const before = skew.current()
       if (
-        before !== undefined && !tooSkewed(before) &&
+        before !== undefined && !tooSkewed(before, maxClockSkewMs) &&
         !ClockSkew.isStale(before, now, ClockSkew.monotonicMillis(clock))
       ) {
-        return resultOf(expiredCondition)
+        return resultOf(request, key, now, expiredCondition, clock)
       }
 
       return Effect.flatMap(attempt(request, key, now, freeOnly, clock), (first) => {
@@ -206,15 +219,17 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
         }
         const after = skew.current()
         // Not measurable: the server sends no Date header, so there is nothing to guard with.
-        if (after === undefined) return resultOf(expiredCondition)
+        if (after === undefined) return resultOf(request, key, now, expiredCondition, clock)
         const wallNow = clock.unsafeCurrentTimeMillis()
         const monotonicNow = ClockSkew.monotonicMillis(clock)
         if (ClockSkew.isStale(after, wallNow, monotonicNow)) {
           // No fresh measurement came back (or the clock stepped again meanwhile): fail closed.
           return Effect.fail(staleRefusal(after, wallNow, monotonicNow, request.name, holder))
         }
-        if (tooSkewed(after)) return Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
-        return resultOf(expiredCondition)
+        if (tooSkewed(after, maxClockSkewMs)) {
+          return Effect.fail(skewRefusal(after, maxClockSkewMs, request.name, holder))
+        }
+        return resultOf(request, key, now, expiredCondition, clock)
       })
     })
 }

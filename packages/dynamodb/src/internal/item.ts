@@ -56,39 +56,41 @@ const describe = (value: AttributeValue): string => {
  * @internal
  */
 export const decode = (layout: KeyLayout, item: Item): Either.Either<LockRecord, Malformed> => {
-  const key = layout.describeKey(item)
-  const malformed = (attribute: string, problem: string) => Either.left<Malformed>({ key, attribute, problem })
-
   const name = layout.nameOf(item)
   if (name === undefined) {
-    return malformed(layout.sortKey ?? layout.partitionKey, "is not a lock name of this store (wrong prefix or type)")
+    return Either.left({
+      key: layout.describeKey(item),
+      attribute: layout.sortKey ?? layout.partitionKey,
+      problem: "is not a lock name of this store (wrong prefix or type)"
+    })
   }
 
-  let failure: Malformed | undefined
+  // The first problem found, keyed when reported: describing the key costs more than decoding a well-formed item.
+  let failure: Omit<Malformed, "key"> | undefined
   const string = (attribute: string, required: boolean): string | undefined => {
     const value = item[attribute]
     if (value === undefined || "NULL" in value && value.NULL === true) {
-      if (required) failure ??= { key, attribute, problem: "is missing" }
+      if (required) failure ??= { attribute, problem: "is missing" }
       return undefined
     }
     if ("S" in value && typeof value.S === "string") return value.S
-    failure ??= { key, attribute, problem: `should be a string (S), found ${describe(value)}` }
+    failure ??= { attribute, problem: `should be a string (S), found ${describe(value)}` }
     return undefined
   }
   const number = (attribute: string, required: boolean): number | undefined => {
     const value = item[attribute]
     if (value === undefined || "NULL" in value && value.NULL === true) {
-      if (required) failure ??= { key, attribute, problem: "is missing" }
+      if (required) failure ??= { attribute, problem: "is missing" }
       return undefined
     }
     if ("N" in value && typeof value.N === "string") {
       const n = Number(value.N)
       // Fences and times are integers well below 2^53; anything else was not written by this store.
       if (Number.isSafeInteger(n)) return n
-      failure ??= { key, attribute, problem: `should be a safe integer, found ${value.N}` }
+      failure ??= { attribute, problem: `should be a safe integer, found ${value.N}` }
       return undefined
     }
-    failure ??= { key, attribute, problem: `should be a number (N), found ${describe(value)}` }
+    failure ??= { attribute, problem: `should be a number (N), found ${describe(value)}` }
     return undefined
   }
 
@@ -110,5 +112,5 @@ export const decode = (layout: KeyLayout, item: Item): Either.Either<LockRecord,
     reservedUntil: number(attributes.reservedUntil, false) ?? 0,
     reservedSince: number(attributes.reservedSince, false) ?? 0
   }
-  return failure === undefined ? Either.right(record) : Either.left(failure)
+  return failure === undefined ? Either.right(record) : Either.left({ key: layout.describeKey(item), ...failure })
 }

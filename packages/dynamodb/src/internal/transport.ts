@@ -91,30 +91,55 @@ const jitterMax = 1.2
 
 const headerOf = (headers: unknown, name: string): string | undefined => {
   if (typeof headers !== "object" || headers === null) return undefined
+  // Node's HTTP handler lowercases header names: the direct lookup answers every response it parses.
+  const direct: unknown = (headers as Record<string, unknown>)[name]
+  if (typeof direct === "string") return direct
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() === name && typeof value === "string") return value
   }
   return undefined
 }
 
-const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => <C extends Probeable>(command: C): C => {
+const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" } as const
+
+const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
   // Low priority in the deserialize step puts this next to the HTTP handler, inside the SDK's deserializer: it sees
   // the raw response of every attempt, including the ones the deserializer turns into errors.
-  command.middlewareStack.add(
-    (next) => async (args) => {
-      const sentAt = clock.unsafeCurrentTimeMillis()
-      const result = await next(args)
-      skew.observe(
-        sentAt,
-        clock.unsafeCurrentTimeMillis(),
-        ClockSkew.monotonicMillis(clock),
-        headerOf((result as DeserializeResult | undefined)?.response?.headers, "date")
-      )
-      return result
-    },
-    { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" }
-  )
-  return command
+  const middleware = (next: Handler) => async (args: never) => {
+    const sentAt = clock.unsafeCurrentTimeMillis()
+    const result = await next(args)
+    skew.observe(
+      sentAt,
+      clock.unsafeCurrentTimeMillis(),
+      ClockSkew.monotonicMillis(clock),
+      headerOf((result as DeserializeResult | undefined)?.response?.headers, "date")
+    )
+    return result
+  }
+  return <C extends Probeable>(command: C): C => {
+    command.middlewareStack.add(middleware, probeOptions)
+    return command
+  }
+}
+
+/**
+ * The probe of a monitor for a clock, made once per pair: every request of a fiber that keeps its clock (nearly all
+ * of them) reuses it instead of building its closures again.
+ */
+const probes = new WeakMap<ClockSkew.Monitor, WeakMap<Clock.Clock, <C extends Probeable>(command: C) => C>>()
+
+const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
+  let byClock = probes.get(skew)
+  if (byClock === undefined) {
+    byClock = new WeakMap()
+    probes.set(skew, byClock)
+  }
+  let probe = byClock.get(clock)
+  if (probe === undefined) {
+    probe = makeProbe(skew, clock)
+    byClock.set(clock, probe)
+  }
+  return probe
 }
 
 const identity = <C extends Probeable>(command: C): C => command
@@ -135,81 +160,84 @@ export const send = <Out>(transport: Transport, call: Call, attempt: Attempt<Out
   return Effect.clockWith((clock) => sendWith(transport, call, attempt, installProbe(skew, clock)))
 }
 
+type Probe = <C extends Probeable>(command: C) => C
+
+// The steps of a request are module functions, not closures made per request: every acquire and release sends one.
+
+const fail = (transport: Transport, call: Call, error: unknown, attempts: number) =>
+  Effect.flatMap(
+    ClientInternal.describeLocation(transport.client),
+    (location) =>
+      Effect.fail(Failure.toStoreError(error, {
+        operation: call.operation,
+        action: call.action,
+        tableName: transport.tableName,
+        expectedKeySchema: transport.expectedKeySchema,
+        location,
+        attempts
+      }))
+  )
+
+// Attempt `attempts` (1-based): the nominal backoff before it is base * 2^(attempts - 2).
+const backoff = (transport: Transport, attempts: number) =>
+  Effect.flatMap(
+    Random.nextRange(jitterMin, jitterMax),
+    (jitter) => Effect.sleep(transport.retryBaseDelayMs * 2 ** (attempts - 2) * jitter)
+  ).pipe(Effect.withClock(liveClock))
+
 const sendWith = <Out>(
   transport: Transport,
   call: Call,
   attempt: Attempt<Out>,
-  probe: <C extends Probeable>(command: C) => C
-): Effect.Effect<Response<Out>, LockStoreError> => {
-  const fail = (error: unknown, attempts: number) =>
-    Effect.flatMap(
-      ClientInternal.describeLocation(transport.client),
-      (location) =>
-        Effect.fail(Failure.toStoreError(error, {
-          operation: call.operation,
-          action: call.action,
-          tableName: transport.tableName,
-          expectedKeySchema: transport.expectedKeySchema,
-          location,
-          attempts
-        }))
-    )
-
-  // Attempt `attempts` (1-based): the nominal backoff before it is base * 2^(attempts - 2).
-  const backoff = (attempts: number) =>
-    Effect.flatMap(
-      Random.nextRange(jitterMin, jitterMax),
-      (jitter) => Effect.sleep(transport.retryBaseDelayMs * 2 ** (attempts - 2) * jitter)
-    ).pipe(Effect.withClock(liveClock))
-
-  const run = (attempts: number): Effect.Effect<Response<Out>, LockStoreError> =>
-    Effect.async<Response<Out>, LockStoreError>((resume) => {
-      // One controller per attempt: the timer and an interruption both abort the request in flight.
-      const controller = new AbortController()
-      let timedOut = false
-      let settled = false
-      const timer = setTimeout(() => {
-        timedOut = true
-        controller.abort()
-      }, Math.min(transport.requestTimeoutMs, maxTimerMs))
-      let promise: Promise<Out>
-      try {
-        promise = attempt(probe, controller.signal)
-      } catch (error) {
-        promise = Promise.reject(error)
-      }
-      promise.then(
-        (output) => {
-          if (settled) return
-          settled = true
-          clearTimeout(timer)
-          resume(Effect.succeed({ _tag: "Ok", output, attempts }))
-        },
-        (cause: unknown) => {
-          if (settled) return
-          settled = true
-          clearTimeout(timer)
-          const error = timedOut ? new Failure.RequestTimedOut(transport.requestTimeoutMs) : cause
-          if (Failure.isConditionalCheckFailed(error)) {
-            resume(Effect.succeed({
-              _tag: "ConditionFailed",
-              item: (error.Item ?? undefined) as Record<string, AttributeValue> | undefined,
-              attempts
-            }))
-          } else if (attempts <= transport.maxRetries && Failure.isTransient(error)) {
-            resume(Effect.zipRight(backoff(attempts + 1), run(attempts + 1)))
-          } else {
-            resume(fail(error, attempts))
-          }
-        }
-      )
-      return Effect.sync(() => {
+  probe: Probe,
+  attempts = 1
+): Effect.Effect<Response<Out>, LockStoreError> =>
+  Effect.async<Response<Out>, LockStoreError>((resume) => {
+    // One controller per attempt: the timer and an interruption both abort the request in flight.
+    const controller = new AbortController()
+    let timedOut = false
+    let settled = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort()
+    }, Math.min(transport.requestTimeoutMs, maxTimerMs))
+    let promise: Promise<Out>
+    try {
+      promise = attempt(probe, controller.signal)
+    } catch (error) {
+      promise = Promise.reject(error)
+    }
+    promise.then(
+      (output) => {
         if (settled) return
         settled = true
         clearTimeout(timer)
-        controller.abort()
-      })
+        resume(Effect.succeed({ _tag: "Ok", output, attempts }))
+      },
+      (cause: unknown) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        const error = timedOut ? new Failure.RequestTimedOut(transport.requestTimeoutMs) : cause
+        if (Failure.isConditionalCheckFailed(error)) {
+          resume(Effect.succeed({
+            _tag: "ConditionFailed",
+            item: (error.Item ?? undefined) as Record<string, AttributeValue> | undefined,
+            attempts
+          }))
+        } else if (attempts <= transport.maxRetries && Failure.isTransient(error)) {
+          resume(
+            Effect.zipRight(backoff(transport, attempts + 1), sendWith(transport, call, attempt, probe, attempts + 1))
+          )
+        } else {
+          resume(fail(transport, call, error, attempts))
+        }
+      }
+    )
+    return Effect.sync(() => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      controller.abort()
     })
-
-  return run(1)
-}
+  })

@@ -66,6 +66,20 @@ export const leave = (queues: LocalQueues, name: string): Effect.Effect<void> =>
   })
 
 /**
+ * Becomes the head of `name`'s queue if nobody is, without waiting: `true` means this fiber is the head (it must then
+ * call `leave` exactly once). Synchronous, so that an uncontended acquire makes the fiber head inside its
+ * uninterruptible region, with no interruptible step between the queue and the caller that must leave it.
+ *
+ * @internal
+ */
+export const tryEnter = (queues: LocalQueues, name: string): boolean => {
+  const queue = queueFor(queues, name)
+  if (queue.busy) return false
+  queue.busy = true
+  return true
+}
+
+/**
  * Waits to become the head of `name`'s queue, for at most `wait` (`undefined`: forever). Succeeds with `true` once
  * this fiber is the head (it must then call `leave` exactly once), or `false` if the wait ran out. Interruption while
  * waiting leaves the queue as if this fiber had never joined.

@@ -52,7 +52,7 @@ const acquireKept = (
   Effect.gen(function*() {
     const store = yield* LockStore
     const validName = yield* Options.validateName(name, store.maxNameBytes)
-    const resolved = yield* Options.resolve(yield* LockDefaults, options, defaultHolder)
+    const resolved = yield* Options.resolveEither(yield* LockDefaults, options, defaultHolder)
 
     // Re-entry: the outer acquisition keeps governing the lease and releases it.
     const outer = yield* HeldLeases.live(store, validName)
@@ -60,11 +60,19 @@ const acquireKept = (
 
     const startedAt = yield* monotonicMillis
     const owner = randomOwner()
-    yield* Effect.annotateCurrentSpan({ "lock.name": validName, "lock.owner": owner })
+    // The span already carries the name: `validName` is the name it was opened with.
+    yield* Effect.annotateCurrentSpan("lock.owner", owner)
 
     const queues = queuesOf(store)
-    const localWait = resolved.waitMs === undefined ? undefined : Duration.millis(resolved.waitMs)
-    const isHead = yield* restore(LocalQueue.enter(queues, validName, localWait))
+    // Nobody ahead: the head at once, without the interruptible wait (and its fiber-flag changes) that a queue needs.
+    const isHead = LocalQueue.tryEnter(queues, validName) ||
+      (yield* restore(
+        LocalQueue.enter(
+          queues,
+          validName,
+          resolved.waitMs === undefined ? undefined : Duration.millis(resolved.waitMs)
+        )
+      ))
     if (!isHead) {
       const now = yield* monotonicMillis
       const holding = yield* LocalQueue.holding(queues, validName)
@@ -94,7 +102,7 @@ const acquireKept = (
     const now = yield* monotonicMillis
     yield* Metric.increment(Metrics.acquisitions)
     yield* Metric.update(Metrics.waitTime, now - startedAt)
-    yield* Effect.annotateCurrentSpan({ "lock.fence": keeper.lease.fence })
+    yield* Effect.annotateCurrentSpan("lock.fence", keeper.lease.fence)
     const entry: HeldLeases.Entry = { store, name: validName, users, isLive: keeper.isLive, lease: keeper.lease }
     return { _tag: "Acquired", keeper, entry } as const
   }).pipe(Effect.withSpan("Lock.acquire", { attributes: { "lock.name": name }, captureStackTrace: false }))

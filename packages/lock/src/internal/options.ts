@@ -206,9 +206,32 @@ const overlay = (defaults: Input, options: Input | undefined): Input => {
   return merged as Input
 }
 
+/** The defaults objects already resolved on their own, with the holder name they were resolved with. */
+const resolvedDefaults = new WeakMap<Input, { readonly holder: string; readonly resolved: Resolved }>()
+
 /**
- * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Resolved afresh on every
- * call: an options object may be reused with different values.
+ * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Given options are resolved
+ * afresh on every call: an options object may be reused with different values. Defaults alone (a call without
+ * options) are resolved once per defaults object: they come from a layer, which hands the same object to every
+ * acquisition, and resolving them again on each one would cost every uncontended acquire for nothing.
+ *
+ * @internal
+ */
+export const resolveEither = (
+  defaults: Input,
+  options: Input | undefined,
+  defaultHolder: string
+): Either.Either<Resolved, LockConfigError> => {
+  if (options !== undefined) return resolveInput(overlay(defaults, options), defaultHolder)
+  const cached = resolvedDefaults.get(defaults)
+  if (cached !== undefined && cached.holder === defaultHolder) return Either.right(cached.resolved)
+  const resolved = resolveInput(defaults, defaultHolder)
+  if (Either.isRight(resolved)) resolvedDefaults.set(defaults, { holder: defaultHolder, resolved: resolved.right })
+  return resolved
+}
+
+/**
+ * `resolveEither` as an effect, evaluated when run.
  *
  * @internal
  */
@@ -216,8 +239,7 @@ export const resolve = (
   defaults: Input,
   options: Input | undefined,
   defaultHolder: string
-): Effect.Effect<Resolved, LockConfigError> =>
-  Effect.suspend(() => resolveInput(overlay(defaults, options), defaultHolder))
+): Effect.Effect<Resolved, LockConfigError> => Effect.suspend(() => resolveEither(defaults, options, defaultHolder))
 
 /**
  * Checks each given value on its own (relations between them are checked when a lock is taken): for app-wide
