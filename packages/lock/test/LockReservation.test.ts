@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, Effect, Fiber, Option, TestClock } from "effect"
+import { Clock, Deferred, type Duration, Effect, Fiber, Option, TestClock } from "effect"
 import { deadHolder, probe, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
@@ -185,7 +185,7 @@ describe("reservations across processes", () => {
       const gate = yield* Deferred.make<void>()
       const first = yield* Effect.fork(holdUntil(a, "job", gate, order))
       yield* settle
-      const waitFor = (store: LockStore.LockStore, label: string, pollInterval: string) =>
+      const waitFor = (store: LockStore.LockStore, label: string, pollInterval: Duration.DurationInput) =>
         Effect.fork(
           Lock.withLock("job", Effect.sync(() => order.push(label)), { ...options, pollInterval }).pipe(
             Effect.provideService(LockStore.LockStore, store)
