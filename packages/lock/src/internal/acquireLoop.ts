@@ -74,8 +74,8 @@ interface Attempts {
   unresolvedSince: number | undefined
   /** The holder the last conflict named, for the answer when the wait runs out with a call in flight. */
   lastHolder: LockRecord | undefined
-  /** What the wait learned for reservations, from the first conflict on. */
-  readonly learned: Reservation.Learned
+  /** Epoch ms on our wall clock when the caller began to ask, set at the first conflict: a reservation's priority. */
+  waitingSince: number | undefined
 }
 
 const takeover = (options: Options.Resolved, attempts: Attempts, now: number): LockStore.Takeover => {
@@ -162,7 +162,7 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
     mayHaveWritten: false,
     unresolvedSince: undefined,
     lastHolder: undefined,
-    learned: Reservation.learnNothing()
+    waitingSince: undefined
   }
   const answersAtOnce = MemoryStore.answersAtOnce(store)
 
@@ -189,9 +189,8 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
   const sleepAfterConflict = (now: number, conflict: LockRecord | undefined) =>
     Effect.gen(function*() {
       const wallNow = yield* Clock.currentTimeMillis
-      const { learned } = attempts
       // When the caller began to ask, on the wall clock reservations are compared by.
-      const waitingSince = learned.waitingSince ??= wallNow - (now - args.startedAt)
+      const waitingSince = attempts.waitingSince ??= wallNow - (now - args.startedAt)
       const record =
         conflict !== undefined && Reservation.shouldReserve(options, owner, conflict, waitingSince, wallNow)
           // No longer than we may still wait: a waiter that gives up keeps nobody out.
@@ -204,16 +203,7 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
           : conflict
       const untilTakeoverMs = record?.owner === undefined ? 0 : yield* untilTakeover(options, attempts, record, now)
       const pollMs = yield* jitteredPoll(options)
-      Reservation.learnHold(learned, record)
-      const ms = Reservation.sleepMs({
-        options,
-        owner,
-        record,
-        untilTakeoverMs,
-        pollMs,
-        wallNow,
-        holdMs: learned.holdMs
-      })
+      const ms = Reservation.sleepMs({ options, owner, record, untilTakeoverMs, pollMs, wallNow })
       yield* Effect.sleep(Duration.millis(Math.max(0, Math.round(Math.min(ms, waitUntil - now)))))
     })
 

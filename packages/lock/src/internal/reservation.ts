@@ -2,8 +2,7 @@
  * Fair handover across processes: what a waiter does about reservations after a lost poll. Once it has waited a poll
  * interval, a waiter reserves the held lock (one conditional write, refreshed only as it nears its end), so that the
  * reserved waiter is the next holder, and a waiter that began to wait earlier takes the reservation over: the longest
- * waiter goes next. The reserver sleeps until the hold is expected to end; a waiter behind someone else's
- * reservation polls slower. Reservations only make waits fairer: a failed one never fails the acquire, and mutual
+ * waiter goes next. The reserver follows the hold closely; a waiter behind someone else's reservation polls slower. Reservations only make waits fairer: a failed one never fails the acquire, and mutual
  * exclusion never depends on them.
  *
  * @internal
@@ -37,40 +36,6 @@ const behindReservationPolls = 2
  */
 export const reservationMs = (options: Options.Resolved): number =>
   Math.max(1, Math.min(options.pollIntervalMs * reservationPolls, options.leaseMs))
-
-/**
- * What one wait has learned about reservations and holds.
- *
- * @internal
- */
-export interface Learned {
-  /** Epoch ms on our wall clock when the caller began to ask: the reservation's priority. */
-  waitingSince: number | undefined
-  /** The first holder this wait saw, to learn the holds from. */
-  firstSeen: { readonly fence: number; readonly acquiredAt: number } | undefined
-  /** The mean time from one holder's acquire to the next's, once two holders were seen. */
-  holdMs: number | undefined
-}
-
-/** @internal */
-export const learnNothing = (): Learned => ({ waitingSince: undefined, firstSeen: undefined, holdMs: undefined })
-
-/**
- * Learns the mean time from one holder's acquire to the next's, from the first holder this wait saw to `record`:
- * fences count the acquisitions in between. The times are the holders' wall clocks, so this is an estimate, which
- * only ever shortens a sleep that is bounded by a poll anyway.
- *
- * @internal
- */
-export const learnHold = (learned: Learned, record: LockRecord | undefined): void => {
-  if (record?.owner === undefined || record.acquiredAt === undefined) return
-  const first = learned.firstSeen
-  if (first === undefined) {
-    learned.firstSeen = { fence: record.fence, acquiredAt: record.acquiredAt }
-  } else if (record.fence > first.fence) {
-    learned.holdMs = Math.max(0, (record.acquiredAt - first.acquiredAt) / (record.fence - first.fence))
-  }
-}
 
 /**
  * Whether to reserve after a conflict on `record` (at `wallNow`, our wall clock): only with absolute takeover
@@ -114,10 +79,10 @@ export const reserve = (
 
 /**
  * How long to sleep after a conflict on `record`: at most a poll or until the takeover time, as always. Two cases
- * sleep otherwise. Holding the reservation of a held lock, sleep until the hold is expected to end (`holdMs`, learned
- * from the holders seen so far; without it, as long as the holder has held the lock: long holds are then followed
- * with ever fewer polls), but no less than a share of a poll. Behind someone else's live reservation, poll slower,
- * but no longer than the reservation lasts.
+ * sleep otherwise. Holding the reservation of a held lock, sleep as long as the holder has held it so far (on the wall
+ * clocks), no less than a share of a poll: a short hold is followed closely, and a long one is caught at most its own
+ * length after it ends, with ever fewer polls. Nothing is learned across holds, so a slow handover never makes the
+ * next one slower. Behind someone else's live reservation, poll slower, but no longer than the reservation lasts.
  *
  * @internal
  */
@@ -128,7 +93,6 @@ export const sleepMs = (args: {
   readonly untilTakeoverMs: number
   readonly pollMs: number
   readonly wallNow: number
-  readonly holdMs: number | undefined
 }): number => {
   const { options, owner, pollMs, record, untilTakeoverMs, wallNow } = args
   const usual = Math.min(pollMs, untilTakeoverMs)
@@ -136,7 +100,7 @@ export const sleepMs = (args: {
   if (record.owner !== undefined && record.reservedBy === owner && record.reservedUntil >= wallNow) {
     const floor = Math.max(1, options.pollIntervalMs / reserverPollShare)
     const heldFor = record.acquiredAt === undefined ? floor : wallNow - record.acquiredAt
-    return Math.min(usual, Math.max(floor, args.holdMs === undefined ? heldFor : args.holdMs - heldFor))
+    return Math.min(usual, Math.max(floor, heldFor))
   }
   if (!isReservedForOtherAt(record, owner, wallNow)) return usual
   const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))
