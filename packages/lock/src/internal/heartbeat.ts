@@ -6,12 +6,17 @@
  * keeper's own fiber with one watcher beside it (see `watchdog.ts`) that marks the lease at risk and declares it lost
  * at the deadline, so a store that hangs can not hold the loss back.
  *
+ * Leases acquired together would renew together on every beat: the first renew goes at a random point in the second
+ * half of the first heartbeat, and the later ones one heartbeat after the previous one was sent. Renewing early is
+ * always safe; no renew goes later than one heartbeat after the last write that set the lease.
+ *
  * @internal
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Metric from "effect/Metric"
+import * as Random from "effect/Random"
 import type * as Tracer from "effect/Tracer"
 import type { LockStoreError } from "../LockError.js"
 import type * as LockStore from "../LockStore.js"
@@ -26,6 +31,15 @@ const renewRetryBaseMs = 50
 
 const retryDelay = (options: Options.Resolved, failures: number) =>
   Math.min(options.heartbeatMs, renewRetryBaseMs * 2 ** Math.min(failures, 16))
+
+/**
+ * When the first renew goes, for `random` in [0, 1): in the second half of the heartbeat after the acquiring write,
+ * never later than a full one.
+ *
+ * @internal
+ */
+export const firstRenewAt = (sentAt: number, heartbeatMs: number, random: number): number =>
+  sentAt + heartbeatMs - Math.floor(random * (heartbeatMs / 2))
 
 /** What the loop keeps between wakes. */
 class Beat {
@@ -121,4 +135,7 @@ export const keep = (
   sentAt: number,
   parent: Tracer.AnySpan | undefined
 ): Effect.Effect<void> =>
-  Effect.suspend(() => step(new Beat(state, store, options, parent, sentAt + options.heartbeatMs)))
+  Effect.flatMap(
+    Random.next,
+    (random) => step(new Beat(state, store, options, parent, firstRenewAt(sentAt, options.heartbeatMs, random)))
+  )
