@@ -99,9 +99,10 @@ export const enterScoped = (entry: Entry): Effect.Effect<void, never, Scope.Scop
       const entered = adding(entry)(previous)
       return Effect.zipRight(
         FiberRef.set(held, entered),
-        Scope.addFinalizer(
+        // The restoring effect is built when the scope closes: a held lease keeps one closure here.
+        Scope.addFinalizerExit(
           scope,
-          FiberRef.update(held, (current) => current === entered ? previous : current)
+          () => FiberRef.update(held, (current) => current === entered ? previous : current)
         )
       )
     }))

@@ -31,7 +31,7 @@ export class LeaseState {
   readonly name: string
   readonly owner: string
   readonly fence: number
-  readonly status: StatusCell.StatusCell<LeaseStatus> = StatusCell.make<LeaseStatus>({ _tag: "Held" }, isFinal)
+  readonly status: StatusCell.StatusCell<LeaseStatus> = StatusCell.make<LeaseStatus>(held, isFinal)
   /** The fibers to interrupt when the lease ends. */
   readonly users: LeaseUsers.LeaseUsers
   /** Monotonic ms when keeping began, for the hold-time metric. */
@@ -59,6 +59,9 @@ export class LeaseState {
     this.deadline = args.deadline
   }
 }
+
+/** One value for every lease that starts: statuses are never mutated. */
+const held: LeaseStatus = { _tag: "Held" }
 
 const isFinal = (status: LeaseStatus) => status._tag === "Lost" || status._tag === "Released"
 
