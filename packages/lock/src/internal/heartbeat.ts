@@ -33,8 +33,9 @@ const retryDelay = (options: Options.Resolved, failures: number) =>
   Math.min(options.heartbeatMs, renewRetryBaseMs * 2 ** Math.min(failures, 16))
 
 /**
- * When the first renew goes, for `random` in [0, 1): in the second half of the heartbeat after the acquiring write,
- * never later than a full one.
+ * When the first renew goes, for `random` a draw of `Random.next` (the unit interval, ends included, since a fixed
+ * `Random` may give either end): in the second half of the heartbeat after the acquiring write, never later than a
+ * full one.
  *
  * @internal
  */
