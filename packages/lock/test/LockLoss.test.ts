@@ -292,4 +292,23 @@ describe("Lock: loss and release", () => {
       expect(record.owner).toBeUndefined()
       expect(record.fence).toBe(3)
     }))
+
+  it.effect("a heartbeat that dies declares the loss at once: the section does not run on without a keeper", () =>
+    Effect.gen(function*() {
+      const store = LockStore.intercept(
+        LockStore.makeMemory(),
+        (operation, call) => operation === "renew" ? Effect.die("renew died") : call
+      )
+      const fiber = yield* Effect.fork(
+        Lock.withLock("orphan", Effect.never, { lease: "30 seconds" }).pipe(
+          Effect.provideService(LockStore.LockStore, store),
+          Effect.withRandom(Random.fixed([0]))
+        )
+      )
+      // The first renew, one heartbeat in, dies; nothing would renew the lease again.
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(yield* Fiber.await(fiber))
+      expect(error._tag).toBe("LockLost")
+      if (error._tag === "LockLost") expect(error.reason).toBe("expired")
+    }))
 })
