@@ -49,7 +49,11 @@ import type { LockStore } from "./LockStore.js"
 export interface LockOptions {
   /** How long a lease lasts without a renew. Default: 30 seconds. */
   readonly lease?: Duration.DurationInput | undefined
-  /** How often the holder renews. Default: lease / 3. Must leave room: heartbeat < lease - safetyMargin. */
+  /**
+   * How often the holder renews. Default: lease / 3. Must leave room: heartbeat < lease - safetyMargin. The first renew
+   * goes at a random point in the second half of the first heartbeat (from Effect's `Random`), so that leases acquired
+   * together do not renew together; each later one a heartbeat after the previous one was sent.
+   */
   readonly heartbeat?: Duration.DurationInput | undefined
   /** How long to wait for a held lock, or "forever". Default: zero, a single attempt. */
   readonly wait?: Duration.DurationInput | "forever" | undefined

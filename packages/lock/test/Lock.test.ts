@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, Lock, LockError, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Random, Stream, TestClock } from "effect"
 import { deadHolder, probe, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
@@ -303,6 +303,9 @@ describe("Lock.acquire: waiting and takeover", () => {
     }))
 })
 
+/** Random draws at the top of their range: the first renew at the latest point it may go, one heartbeat in. */
+const latestFirstRenew = Effect.withRandom(Random.fixed([0]))
+
 describe("Lock: holding, heartbeats and loss", () => {
   it.effect("renews at a fixed rate: a slow renew does not push the next one later", () =>
     Effect.gen(function*() {
@@ -326,25 +329,54 @@ describe("Lock: holding, heartbeats and loss", () => {
       yield* TestClock.adjust("15 seconds")
       expect(Exit.isSuccess(yield* Fiber.await(fiber))).toBe(true)
       expect(process.calls.renew).toBe(3)
-    }))
+    }).pipe(latestFirstRenew))
 
-  it.effect("renews every heartbeat, first one heartbeat after acquiring, and stops after release", () =>
+  for (const [draw, firstMs] of [[0, 10_000], [0.5, 7_500], [1, 5_000]] as const) {
+    it.effect(`renews every heartbeat, the first at ${firstMs} ms of a 10 s heartbeat (draw ${draw}), and stops after release`, () =>
+      Effect.gen(function*() {
+        const process = yield* probe(sharedMemory())
+        const fiber = yield* Effect.fork(
+          Lock.withLock("beat", Effect.sleep("96 seconds"), { lease: "30 seconds" }).pipe(Effect.provide(process.layer))
+        )
+        // The first renew goes in the second half of the first heartbeat: never sooner, never later than a full one.
+        yield* TestClock.adjust(firstMs - 1)
+        expect(process.calls.renew).toBe(0)
+        yield* TestClock.adjust(1)
+        expect(process.calls.renew).toBe(1)
+        // Then one heartbeat after each renew was sent.
+        yield* TestClock.adjust(9_999)
+        expect(process.calls.renew).toBe(1)
+        yield* TestClock.adjust(1)
+        expect(process.calls.renew).toBe(2)
+        yield* TestClock.adjust(96_000 - firstMs - 10_000)
+        yield* Fiber.join(fiber)
+        expect(process.calls.renew).toBe(1 + Math.floor((96_000 - firstMs) / 10_000))
+        expect(process.calls.release).toBe(1)
+        yield* TestClock.adjust("10 minutes")
+        expect(process.calls.renew).toBe(1 + Math.floor((96_000 - firstMs) / 10_000))
+      }).pipe(Effect.withRandom(Random.fixed([draw]))))
+  }
+
+  it.effect("leases acquired at the same instant do not all renew at the same instant", () =>
     Effect.gen(function*() {
-      const process = yield* probe(sharedMemory())
-      const fiber = yield* Effect.fork(
-        Lock.withLock("beat", Effect.sleep("95 seconds"), { lease: "30 seconds" }).pipe(Effect.provide(process.layer))
-      )
-      yield* TestClock.adjust("9999 millis")
-      expect(process.calls.renew).toBe(0)
-      yield* TestClock.adjust("1 millis")
-      expect(process.calls.renew).toBe(1)
-      yield* TestClock.adjust("85 seconds")
-      yield* Fiber.join(fiber)
-      expect(process.calls.renew).toBe(9)
-      expect(process.calls.release).toBe(1)
-      yield* TestClock.adjust("10 minutes")
-      expect(process.calls.renew).toBe(9)
-    }))
+      const sentAt: Array<number> = []
+      const store = LockStore.intercept(sharedMemory(), (operation, call) =>
+        operation === "renew"
+          ? Effect.zipRight(Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => sentAt.push(t))), call)
+          : call)
+      yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => `burst-${i}`),
+        (name) => Lock.acquire(name, { lease: "3 seconds", heartbeat: "1 second" })
+      ).pipe(Effect.provideService(LockStore.LockStore, store))
+      yield* TestClock.adjust("1 second")
+      // Each lease renewed once, within the window, and not all at once.
+      expect(sentAt.length).toBe(20)
+      for (const t of sentAt) {
+        expect(t).toBeGreaterThanOrEqual(500)
+        expect(t).toBeLessThanOrEqual(1_000)
+      }
+      expect(new Set(sentAt).size).toBeGreaterThan(10)
+    }).pipe(Effect.scoped, Effect.withRandom(Random.make("burst"))))
 
   it.effect("lease.lost fails with the loss, for a fiber that waited for it and for one that asks afterwards", () =>
     Effect.gen(function*() {

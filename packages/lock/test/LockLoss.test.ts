@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Cause, Clock, Deferred, Effect, Exit, Fiber, Logger, Option, Scope, TestClock } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, Logger, Option, Random, Scope, TestClock } from "effect"
 import { probe, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
@@ -22,6 +22,7 @@ describe("Lock: loss and release", () => {
       // An operator force-releases, and another process takes the lock.
       yield* b.service.forceRelease("stolen")
       const thief = yield* Lock.acquire("stolen", { holder: "thief" }).pipe(Effect.provide(b.layer))
+      // The first renew goes at the latest point it may (the draw below): one heartbeat in.
       yield* TestClock.adjust("10 seconds")
       const exit = yield* Fiber.await(victim)
       expect(interruptedAt).toBe(10_000)
@@ -35,7 +36,7 @@ describe("Lock: loss and release", () => {
       // The victim does not release what is no longer its own; the thief still holds.
       expect(a.calls.release).toBe(0)
       expect(Option.getOrThrow(yield* backing.inspect("stolen")).owner).toBe(thief.owner)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([0]))))
 
   it.effect("a lease lost by expiry is released while the store's lease lasts, and not once it is over", () =>
     Effect.gen(function*() {
@@ -290,5 +291,24 @@ describe("Lock: loss and release", () => {
       const record = Option.getOrThrow(yield* store.inspect("cleanup"))
       expect(record.owner).toBeUndefined()
       expect(record.fence).toBe(3)
+    }))
+
+  it.effect("a heartbeat that dies declares the loss at once: the section does not run on without a keeper", () =>
+    Effect.gen(function*() {
+      const store = LockStore.intercept(
+        LockStore.makeMemory(),
+        (operation, call) => operation === "renew" ? Effect.die("renew died") : call
+      )
+      const fiber = yield* Effect.fork(
+        Lock.withLock("orphan", Effect.never, { lease: "30 seconds" }).pipe(
+          Effect.provideService(LockStore.LockStore, store),
+          Effect.withRandom(Random.fixed([0]))
+        )
+      )
+      // The first renew, one heartbeat in, dies; nothing would renew the lease again.
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(yield* Fiber.await(fiber))
+      expect(error._tag).toBe("LockLost")
+      if (error._tag === "LockLost") expect(error.reason).toBe("expired")
     }))
 })

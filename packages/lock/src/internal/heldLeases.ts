@@ -17,7 +17,9 @@
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import type * as LeaseUsers from "./leaseUsers.js"
 
 /** @internal */
@@ -85,11 +87,32 @@ const adding = (entry: Entry) => (list: Held | undefined): Held => {
 }
 
 /**
- * Marks the current fiber as inside `entry` until the enclosing scope closes.
+ * Marks the current fiber as inside `entry` until the enclosing scope closes. As `Effect.locallyScopedWith` does, the
+ * list is put back only if the fiber that closes the scope still has the one this made; unlike it, the finalizer does
+ * not keep a copy of all the fiber's fiber-local values for as long as the lease is held.
  *
  * @internal
  */
-export const enterScoped = (entry: Entry) => Effect.locallyScopedWith(held, adding(entry))
+export const enterScoped = (entry: Entry): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.flatMap(Effect.scope, (scope) =>
+    Effect.flatMap(FiberRef.get(held), (previous) => {
+      const entered = adding(entry)(previous)
+      return Effect.zipRight(
+        FiberRef.set(held, entered),
+        // The restoring effect is built when the scope closes: a held lease keeps one closure here.
+        Scope.addFinalizerExit(
+          scope,
+          () => FiberRef.update(held, (current) => current === entered ? previous : current)
+        )
+      )
+    }))
+
+/**
+ * `refs` without the leases: for a fiber that never enters one and should not keep the list alive.
+ *
+ * @internal
+ */
+export const forget = (refs: FiberRefs.FiberRefs): FiberRefs.FiberRefs => FiberRefs.delete(refs, held)
 
 /**
  * Runs `self` inside `entry`.

@@ -2,15 +2,29 @@
  * Keeping a held lock: its state, one daemon fiber that runs the heartbeat, and the `Lease` handed to the caller. The
  * release stops the fiber when the lock's scope closes; nothing else does.
  *
+ * A held lease is a few small objects and one sleeping fiber: an application may hold thousands, so what each one
+ * keeps alive is kept to what its heartbeat, its status and its release need, and effects are built when they run.
+ *
  * @internal
  */
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type { Lease } from "../Lease.js"
+import type * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as RuntimeFlags from "effect/RuntimeFlags"
+import type * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+import type { Lease as LeaseApi, LeaseStatus } from "../Lease.js"
+import type { LockLost } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
 import * as Heartbeat from "./heartbeat.js"
+import * as HeldLeases from "./heldLeases.js"
 import * as LeaseState from "./leaseState.js"
 import type * as LeaseUsers from "./leaseUsers.js"
 import type * as Options from "./options.js"
@@ -18,12 +32,134 @@ import * as Release from "./release.js"
 
 /** @internal */
 export interface Keeper {
-  readonly lease: Lease
+  readonly lease: LeaseApi
   /** Whether the lease is held (possibly at risk), read synchronously. */
   readonly isLive: () => boolean
   /** Stops the heartbeat, abandons a renew in flight, releases. Never fails. */
   readonly release: Effect.Effect<void>
 }
+
+/** The handle the caller gets: the record's fields, and effects made when they are asked for. */
+class Lease implements LeaseApi {
+  readonly #state: LeaseState.LeaseState
+  readonly name: string
+  readonly owner: string
+  readonly holder: string
+  readonly fence: number
+  readonly data: string | undefined
+  readonly record: LockRecord
+
+  constructor(state: LeaseState.LeaseState, record: LockRecord, holder: string) {
+    this.#state = state
+    this.name = state.name
+    this.owner = state.owner
+    this.holder = holder
+    this.fence = state.fence
+    this.data = record.data
+    this.record = record
+  }
+
+  get status(): Effect.Effect<LeaseStatus> {
+    return this.#state.status.get
+  }
+
+  get changes(): Stream.Stream<LeaseStatus> {
+    return this.#state.status.changes()
+  }
+
+  get isHeld(): Effect.Effect<boolean> {
+    const state = this.#state
+    return Effect.sync(() => LeaseState.isLive(state))
+  }
+
+  get lost(): Effect.Effect<never, LockLost> {
+    const state = this.#state
+    return Effect.suspend(() => Deferred.await(LeaseState.lostSignal(state)))
+  }
+}
+
+/** Made apart from the class so that the check closes over the state alone. */
+const liveCheck = (state: LeaseState.LeaseState) => () => LeaseState.isLive(state)
+
+class Kept implements Keeper {
+  readonly lease: LeaseApi
+  readonly isLive: () => boolean
+  readonly #state: LeaseState.LeaseState
+  readonly #store: LockStore.LockStore
+  readonly #fiber: Fiber.RuntimeFiber<void>
+  readonly #safetyMarginMs: number
+  readonly #onEnd: Effect.Effect<void>
+
+  constructor(
+    state: LeaseState.LeaseState,
+    lease: LeaseApi,
+    store: LockStore.LockStore,
+    fiber: Fiber.RuntimeFiber<void>,
+    safetyMarginMs: number,
+    onEnd: Effect.Effect<void>
+  ) {
+    this.lease = lease
+    this.isLive = liveCheck(state)
+    this.#state = state
+    this.#store = store
+    this.#fiber = fiber
+    this.#safetyMarginMs = safetyMarginMs
+    this.#onEnd = onEnd
+  }
+
+  /** Built when the scope closes, not for every lease up front. */
+  get release(): Effect.Effect<void> {
+    return Release.release(this.#state, this.#store, this.#fiber, this.#safetyMarginMs, this.#onEnd)
+  }
+}
+
+/** A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. */
+const flat = (text: string): string => text.split("").join("")
+
+/**
+ * The span the renews of a lease are children of, as its ids alone: holding the acquire's span itself (its
+ * attributes, its status, the pieces its ids were built from) for as long as the lease is held would cost more than
+ * the rest of the lease.
+ */
+const renewParent: Effect.Effect<Tracer.AnySpan | undefined> = Effect.map(
+  Effect.option(Effect.currentSpan),
+  (span) =>
+    Option.isSome(span)
+      ? Tracer.externalSpan({
+        traceId: flat(span.value.traceId),
+        spanId: flat(span.value.spanId),
+        sampled: span.value.sampled
+      })
+      : undefined
+)
+
+/**
+ * Forks the heartbeat as a daemon with an empty context, inside no lease, and interruptible. A fiber forked the usual
+ * way inherits the acquiring fiber's context and held leases (with their history: a fork keeps the parent's values
+ * under the child's own), and with them, for as long as the lease is held, the acquire's span, whatever the caller
+ * provided around the acquire, and leases released since. The heartbeat needs none of it: its clock, logger and tracer
+ * are among the fiber-local values it does inherit.
+ *
+ * Fail closed: if the fiber ends for any reason but a release or a loss, nothing else would declare the loss. An
+ * observer does it rather than a finalizer, which would stay on the sleeping fiber's stack.
+ */
+const forkHeartbeat = (state: LeaseState.LeaseState, heartbeat: Effect.Effect<void>) =>
+  Effect.map(Effect.runtime<never>(), (current): Fiber.RuntimeFiber<void> => {
+    const fiberRefs = HeldLeases.forget(FiberRefs.delete(current.fiberRefs, FiberRef.currentContext))
+    // Started from the uninterruptible end of an acquire: the loop is interruptible again.
+    const runtimeFlags = RuntimeFlags.enable(current.runtimeFlags, RuntimeFlags.Interruption)
+    const fiber = Runtime.runFork(Runtime.make({ context: Context.empty(), fiberRefs, runtimeFlags }))(heartbeat)
+    fiber.addObserver(() => {
+      if (state.finished) return
+      const runtime = Runtime.make({
+        context: Context.empty(),
+        fiberRefs: fiber.getFiberRefs(),
+        runtimeFlags: RuntimeFlags.none
+      })
+      Runtime.runFork(runtime)(LeaseState.declareLost(state, "expired", undefined))
+    })
+    return fiber
+  })
 
 /**
  * Starts keeping `record` alive. `sentAt` is the monotonic time just before the acquiring write was sent. When the
@@ -48,25 +184,8 @@ export const start = (args: {
       deadline: args.sentAt + options.leaseMs - options.safetyMarginMs,
       keptSince: yield* monotonicMillis
     })
-    // Started from the uninterruptible end of an acquire: make the loop interruptible again explicitly.
-    const fiber = yield* Effect.forkDaemon(Effect.interruptible(Heartbeat.keep(state, store, options, args.sentAt)))
-    const lease: Lease = {
-      name: state.name,
-      owner: state.owner,
-      holder: record.holder ?? options.holder,
-      fence: state.fence,
-      data: record.data,
-      record,
-      status: state.status.get,
-      get changes() {
-        return state.status.changes()
-      },
-      lost: Effect.suspend(() => Deferred.await(LeaseState.lostSignal(state))),
-      isHeld: Effect.sync(() => LeaseState.isLive(state))
-    }
-    return {
-      lease,
-      release: Release.release(state, store, fiber, options.safetyMarginMs, args.onEnd),
-      isLive: () => LeaseState.isLive(state)
-    }
+    const parent = yield* renewParent
+    const fiber = yield* forkHeartbeat(state, Heartbeat.keep(state, store, options, args.sentAt, parent))
+    const lease = new Lease(state, record, record.holder ?? options.holder)
+    return new Kept(state, lease, store, fiber, options.safetyMarginMs, args.onEnd)
   })

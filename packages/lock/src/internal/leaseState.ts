@@ -22,12 +22,16 @@ import * as LeaseUsers from "./leaseUsers.js"
 import * as Metrics from "./metrics.js"
 import * as StatusCell from "./statusCell.js"
 
-/** @internal */
-export interface LeaseState {
+/**
+ * A class, so that a held lease costs one object here and no closures: thousands may be held at once.
+ *
+ * @internal
+ */
+export class LeaseState {
   readonly name: string
   readonly owner: string
   readonly fence: number
-  readonly status: StatusCell.StatusCell<LeaseStatus>
+  readonly status: StatusCell.StatusCell<LeaseStatus> = StatusCell.make<LeaseStatus>(held, isFinal)
   /** The fibers to interrupt when the lease ends. */
   readonly users: LeaseUsers.LeaseUsers
   /** Monotonic ms when keeping began, for the hold-time metric. */
@@ -35,12 +39,29 @@ export interface LeaseState {
   /** Monotonic ms past which the lease may no longer be relied on; only a renew moves it, and only later. */
   deadline: number
   /** Set by a loss or by the release; from then on nothing renews and nothing changes the status but the release. */
-  finished: boolean
+  finished = false
   /** Set as the release begins: a lease being given back is no longer entered, though its status is still Held. */
-  releasing: boolean
+  releasing = false
   /** Made on first use: few leases are ever awaited, and an Effect Deferred copies Effect's whole prototype. */
-  lost: Deferred.Deferred<never, LockLost> | undefined
+  lost: Deferred.Deferred<never, LockLost> | undefined = undefined
+
+  constructor(args: {
+    readonly record: LockRecord
+    readonly users: LeaseUsers.LeaseUsers
+    readonly deadline: number
+    readonly keptSince: number
+  }) {
+    this.name = args.record.name
+    this.owner = args.record.owner!
+    this.fence = args.record.fence
+    this.users = args.users
+    this.keptSince = args.keptSince
+    this.deadline = args.deadline
+  }
 }
+
+/** One value for every lease that starts: statuses are never mutated. */
+const held: LeaseStatus = { _tag: "Held" }
 
 const isFinal = (status: LeaseStatus) => status._tag === "Lost" || status._tag === "Released"
 
@@ -50,18 +71,7 @@ export const make = (args: {
   readonly users: LeaseUsers.LeaseUsers
   readonly deadline: number
   readonly keptSince: number
-}): LeaseState => ({
-  name: args.record.name,
-  owner: args.record.owner!,
-  fence: args.record.fence,
-  status: StatusCell.make<LeaseStatus>({ _tag: "Held" }, isFinal),
-  users: args.users,
-  keptSince: args.keptSince,
-  deadline: args.deadline,
-  finished: false,
-  releasing: false,
-  lost: undefined
-})
+}): LeaseState => new LeaseState(args)
 
 /**
  * Whether the lease is held (possibly at risk) and not being released.

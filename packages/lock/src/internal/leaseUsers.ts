@@ -12,14 +12,25 @@
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 
-/** @internal */
-export interface LeaseUsers {
-  readonly holders: Set<Fiber.RuntimeFiber<unknown, unknown>>
-  readonly borrowers: Set<Fiber.RuntimeFiber<unknown, unknown>>
+type Users = Set<Fiber.RuntimeFiber<unknown, unknown>>
+
+/**
+ * Borrowers are made on first use: few leases are ever re-entered, and an empty set costs more than the rest of this
+ * record.
+ *
+ * @internal
+ */
+export class LeaseUsers {
+  readonly holders: Users = new Set()
+  /** @internal */
+  lent: Users | undefined = undefined
+  get borrowers(): Users {
+    return this.lent ??= new Set()
+  }
 }
 
 /** @internal */
-export const make = (): LeaseUsers => ({ holders: new Set(), borrowers: new Set() })
+export const make = (): LeaseUsers => new LeaseUsers()
 
 /**
  * Interrupts every holder and borrower without waiting for them: each one's own scope closing runs what follows.
@@ -30,7 +41,9 @@ export const interruptOnLoss = (users: LeaseUsers): Effect.Effect<void> =>
   Effect.withFiberRuntime((current) => {
     const id = current.id()
     for (const fiber of users.holders) if (fiber !== current) fiber.unsafeInterruptAsFork(id)
-    for (const fiber of users.borrowers) if (fiber !== current) fiber.unsafeInterruptAsFork(id)
+    if (users.lent !== undefined) {
+      for (const fiber of users.lent) if (fiber !== current) fiber.unsafeInterruptAsFork(id)
+    }
     return Effect.void
   })
 
@@ -42,12 +55,13 @@ export const interruptOnLoss = (users: LeaseUsers): Effect.Effect<void> =>
  */
 export const stopBorrowers = (users: LeaseUsers): Effect.Effect<void> =>
   Effect.withFiberRuntime((current) => {
-    if (users.borrowers.size === 0) return Effect.void
+    const borrowers = users.lent
+    if (borrowers === undefined || borrowers.size === 0) return Effect.void
     const others: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
-    for (const fiber of users.borrowers) {
+    for (const fiber of borrowers) {
       if (fiber === current) current.unsafeInterruptAsFork(current.id())
       else others.push(fiber)
     }
-    users.borrowers.clear()
+    borrowers.clear()
     return others.length === 0 ? Effect.void : Fiber.interruptAll(others)
   })

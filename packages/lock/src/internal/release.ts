@@ -12,9 +12,11 @@
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
+import type { LockStoreError } from "../LockError.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
 import * as LeaseState from "./leaseState.js"
@@ -66,10 +68,38 @@ const releaseSpan = (state: LeaseState.LeaseState, background: boolean) => ({
 const releaseCall = (state: LeaseState.LeaseState, store: LockStore.LockStore) =>
   store.release({ name: state.name, owner: state.owner, fence: state.fence })
 
-// The release runs in a finalizer, which is uninterruptible: `interruptible` lets the timeout (which runs the call in
-// a fiber of its own) abandon a call the store never answers.
-const releaseAttempt = (state: LeaseState.LeaseState, store: LockStore.LockStore) =>
-  releaseCall(state, store).pipe(Effect.interruptible, Effect.timeout(releaseAttemptTimeout))
+/**
+ * One release call, abandoned after `releaseAttemptTimeout` with a `TimeoutException`. The call runs in a fiber of its
+ * own (interruptible: the release runs in a finalizer, which is not), and a timer fiber interrupts it if it has not
+ * answered in time. The caller waits for the call alone, and stops the timer without waiting for it: `Effect.timeout`
+ * would race the two, wait for the loser and merge the winner's fiber-local values back.
+ */
+const releaseAttempt = (
+  state: LeaseState.LeaseState,
+  store: LockStore.LockStore
+): Effect.Effect<LockStore.ReleaseResult, LockStoreError | Cause.TimeoutException> =>
+  Effect.flatMap(Effect.forkDaemon(Effect.interruptible(releaseCall(state, store))), (call) => {
+    let timedOut = false
+    const expire = Effect.zipRight(
+      Effect.sleep(releaseAttemptTimeout),
+      Effect.withFiberRuntime<void>((timer) =>
+        Effect.sync(() => {
+          timedOut = true
+          call.unsafeInterruptAsFork(timer.id())
+        })
+      )
+    )
+    return Effect.flatMap(
+      Effect.forkDaemon(Effect.interruptible(expire)),
+      (timer) =>
+        Effect.flatMap(Fiber.await(call), (exit): ReturnType<typeof releaseAttempt> => {
+          timer.unsafeInterruptAsFork(call.id())
+          return timedOut && Exit.isInterrupted(exit)
+            ? Effect.fail(new Cause.TimeoutException())
+            : exit
+        })
+    )
+  })
 
 /** `attempts` release attempts in a daemon fiber, bounded and logged: the caller already has its answer. */
 const releaseInBackground = (state: LeaseState.LeaseState, store: LockStore.LockStore, attempts: number) =>

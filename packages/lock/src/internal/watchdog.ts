@@ -4,14 +4,25 @@
  *
  * @internal
  */
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { monotonicMillis } from "./clock.js"
+import type * as Fiber from "effect/Fiber"
+import * as Metric from "effect/Metric"
 import * as LeaseState from "./leaseState.js"
+import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
 
 /**
- * Marks the lease at risk once less than `warnAt` is left; `remaining` is the time to the deadline.
+ * Monotonic time in milliseconds from `clock`, read synchronously; rounded as `clock.ts` rounds it.
+ *
+ * @internal
+ */
+export const millisOf = (clock: Clock.Clock): number => Number((clock.unsafeCurrentTimeNanos() + 500_000n) / 1_000_000n)
+
+/**
+ * Marks the lease at risk once less than `warnAt` is left; `remaining` is the time to the deadline. `Effect.void`
+ * itself when there is nothing to do.
  *
  * @internal
  */
@@ -19,35 +30,59 @@ export const warnIfAtRisk = (
   state: LeaseState.LeaseState,
   options: Options.Resolved,
   remaining: number
+): Effect.Effect<void> => {
+  if (state.finished || remaining > options.warnAtMs || state.status.unsafeGet()._tag !== "Held") return Effect.void
+  return Effect.zipRight(
+    state.status.set({ _tag: "AtRisk", remainingMs: remaining }),
+    Effect.logWarning(`lock "${state.name}" is at risk: ${remaining} ms of lease left and no renew yet`).pipe(
+      Effect.annotateLogs(LeaseState.annotations(state))
+    )
+  )
+}
+
+/**
+ * Watches a renew in flight from a fiber of its own: warns at the at-risk point and, at the deadline, declares the
+ * loss and interrupts the keeper, which abandons the renew.
+ */
+const watch = (
+  state: LeaseState.LeaseState,
+  options: Options.Resolved,
+  keeper: Fiber.RuntimeFiber<unknown, unknown>
 ): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    if (state.finished || remaining > options.warnAtMs || state.status.unsafeGet()._tag !== "Held") return Effect.void
-    return Effect.zipRight(
-      state.status.set({ _tag: "AtRisk", remainingMs: remaining }),
-      Effect.logWarning(`lock "${state.name}" is at risk: ${remaining} ms of lease left and no renew yet`).pipe(
-        Effect.annotateLogs(LeaseState.annotations(state))
+  Effect.clockWith((clock) => {
+    if (state.finished) return Effect.void
+    const remaining = state.deadline - millisOf(clock)
+    if (remaining <= 0) {
+      return Effect.zipRight(
+        Effect.zipRight(Metric.increment(Metrics.renewFailures), LeaseState.declareLost(state, "expired", undefined)),
+        Effect.withFiberRuntime<void>((self) => Effect.sync(() => keeper.unsafeInterruptAsFork(self.id())))
       )
+    }
+    const untilNext = remaining > options.warnAtMs ? remaining - options.warnAtMs : remaining
+    return Effect.zipRight(
+      warnIfAtRisk(state, options, remaining),
+      Effect.flatMap(clock.sleep(Duration.millis(Math.max(1, untilNext))), () => watch(state, options, keeper))
     )
   })
 
 /**
- * Runs next to a renew in flight: warns at the at-risk point, and ends at the deadline.
+ * Runs `call` (a renew) in the keeper's fiber with one watcher fiber beside it until it answers: the watcher marks the
+ * lease at risk on the way and ends the lease at the deadline. One fiber, where racing the call against a timer
+ * would take two and wait for the loser.
  *
  * @internal
  */
-export const untilDeadline = (
+export const bound = <A, E>(
   state: LeaseState.LeaseState,
-  options: Options.Resolved
-): Effect.Effect<"deadline passed during the renew"> =>
-  Effect.gen(function*() {
-    while (true) {
-      const remaining = state.deadline - (yield* monotonicMillis)
-      if (remaining <= 0) return "deadline passed during the renew" as const
-      yield* warnIfAtRisk(state, options, remaining)
-      const untilNext = remaining > options.warnAtMs ? remaining - options.warnAtMs : remaining
-      yield* Effect.sleep(Duration.millis(Math.max(1, untilNext)))
-    }
-  })
+  options: Options.Resolved,
+  call: Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  Effect.withFiberRuntime((keeper) =>
+    Effect.flatMap(
+      Effect.forkDaemon(watch(state, options, keeper)),
+      (watcher) => Effect.ensuring(call, Effect.sync(() => watcher.unsafeInterruptAsFork(keeper.id())))
+    )
+  )
 
 /**
  * When the keeper should next wake with nothing to do before: the next renew, the at-risk point, or the deadline.
