@@ -107,20 +107,20 @@ const staleRefusal = (
       `wall clock`
   })
 
+/** The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name. */
+const malformedFence = (context: StoreContext.StoreContext, key: ItemMap) => (error: LockStoreError) =>
+  /incorrect data type/i.test(error.message)
+    ? context.malformedItem(
+      "tryAcquire",
+      context.layout.describeKey(key),
+      `its "fence" attribute is not a number (DynamoDB said: ${error.message})`,
+      error.cause
+    )
+    : error
+
 /** @internal */
 export const make = (context: StoreContext.StoreContext): LockStore.LockStore["tryAcquire"] => {
-  const { layout, tableName, ttlRetentionMs } = context
-
-  // The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name.
-  const malformedFence = (key: ItemMap) => (error: LockStoreError) =>
-    /incorrect data type/i.test(error.message)
-      ? context.malformedItem(
-        "tryAcquire",
-        layout.describeKey(key),
-        `its "fence" attribute is not a number (DynamoDB said: ${error.message})`,
-        error.cause
-      )
-      : error
+  const { tableName, ttlRetentionMs } = context
 
   const write = (
     request: LockStore.AcquireRequest,
@@ -142,7 +142,7 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
         ReturnValues: "ALL_NEW",
         ReturnValuesOnConditionCheckFailure: "ALL_OLD"
       }, clock),
-      malformedFence(key)
+      malformedFence(context, key)
     )
 
   const attempt = (
