@@ -80,14 +80,11 @@ const latenessOf = (
   let missing = 0
   for (const key of keys) {
     const times = sorted(writes[key] ?? [])
-    if (times.length === 0) continue
-    const acquiredAt = times[0]!
-    let next = 1
-    for (let k = 1; acquiredAt + k * heartbeatMs < to; k++) {
-      const due = acquiredAt + k * heartbeatMs
-      while (next < times.length && times[next]! < due - heartbeatMs / 2) next++
-      if (due < from) continue
-      const arrived = times[next]
+    // Each write makes the next renew due a heartbeat after it arrived; the first renew may come earlier, as may any.
+    for (let i = 0; i < times.length; i++) {
+      const due = times[i]! + heartbeatMs
+      if (due < from || due >= to) continue
+      const arrived = times[i + 1]
       if (arrived === undefined) missing++
       lateness.push(Math.max(0, (arrived ?? to) - due))
     }
@@ -241,10 +238,10 @@ export const section = (results: ReadonlyArray<Result>, options: Options): strin
   `divided by N. It includes the bench's own fiber and scope per lock, measured alone (on 1,000 idle fibers) in the ` +
   `next column; a lease already lost has given its memory back.\n\n` +
   `**Lateness**: the client's writes pass through a proxy in the server process that notes when each one arrived, ` +
-  `by key. A renew of a key is due at its acquiring write's arrival + k × heartbeat; its lateness is the time from ` +
-  `then to the first write to that key at the server from half a heartbeat before then on, 0 if early (a schedule ` +
-  `that sleeps a heartbeat after each renew drifts by each renew's round trip, and this counts the drift). Every renew due in the window counts; one not seen by the ` +
-  `window's end counts as late until then ("not seen"). **Lost**: leases whose \`status\` is \`Lost\` at the end ` +
+  `by key. A renew of a key is due a heartbeat after the previous write to that key arrived (the first one may ` +
+  `come as early as half a heartbeat after the acquire: first renews are spread); its lateness is the time from ` +
+  `then to the next write's arrival, 0 if early, so each renew's own delay counts, drift included. Every renew due ` +
+  `in the window counts; one not seen by the window's end counts as late until then ("not seen"). **Lost**: leases whose \`status\` is \`Lost\` at the end ` +
   `of the window (target 0). **Writes/s**: writes arriving at the server in the window, against N / heartbeat. ` +
   `**Server answer**: from a write's arrival at the proxy to its answer leaving it (dynalite and the proxy, no ` +
   `client time). **Event-loop delay**: \`monitorEventLoopDelay\` in the holding process over the window, how long ` +
