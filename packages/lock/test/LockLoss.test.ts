@@ -86,6 +86,30 @@ describe("Lock: loss and release", () => {
       expect(Cause.isEmpty(warnings[0]!.cause)).toBe(true)
     }))
 
+  it.effect("a failed clean-up after an unfinished acquire is logged as one line with its reason, without a stack", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const warnings: Array<{ readonly message: unknown; readonly cause: Cause.Cause<unknown> }> = []
+      const capture = Logger.make(({ cause, logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push({ message, cause })
+      })
+      // The acquiring write fails after it may have applied, and the release that would give it back fails too.
+      process.failing("tryAcquire", true)
+      process.failing("release", true)
+      const exit = yield* Lock.withLock("unfinished", Effect.void, { wait: "0 millis" }).pipe(
+        Effect.provide(process.layer),
+        Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
+        Effect.exit
+      )
+      yield* settle
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(process.calls.release).toBe(1)
+      expect(warnings).toHaveLength(1)
+      expect(String(warnings[0]!.message)).toContain("could not clean up")
+      expect(String(warnings[0]!.message)).toContain("(injected release failure)")
+      expect(Cause.isEmpty(warnings[0]!.cause)).toBe(true)
+    }))
+
   it.effect("failing renews are retried with backoff until the deadline, then the lock is lost exactly then", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())

@@ -15,6 +15,7 @@ import { LockNotAcquired, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
+import { failureReason } from "./failureReason.js"
 import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
@@ -126,7 +127,11 @@ const cleanup = ({ name, owner, store }: Args) =>
     Effect.interruptible,
     Effect.timeout(cleanupTimeout),
     Effect.catchAllCause((cause) =>
-      Effect.logWarning(`could not clean up after an unfinished acquire of "${name}"; its lease will expire`, cause)
+      Effect.logWarning(
+        `could not clean up after an unfinished acquire of "${name}" (${
+          failureReason(cause, cleanupTimeout)
+        }); its lease will expire`
+      )
     ),
     Effect.asVoid
   )

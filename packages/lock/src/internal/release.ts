@@ -19,16 +19,11 @@ import * as Schedule from "effect/Schedule"
 import type { LockStoreError } from "../LockError.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
+import { failureReason } from "./failureReason.js"
 import * as LeaseState from "./leaseState.js"
 import * as LeaseUsers from "./leaseUsers.js"
 import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
-
-const failureReason = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  if (Cause.isTimeoutException(error)) return `no answer within ${Duration.format(releaseAttemptTimeout)}`
-  return error instanceof Error ? error.message : String(error)
-}
 
 /** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
 const releaseAttempts = 3
@@ -46,7 +41,9 @@ const logReleaseFailure = (state: LeaseState.LeaseState) => (cause: Cause.Cause<
   Effect.zipRight(
     Metric.increment(Metrics.releaseFailures),
     Effect.logWarning(
-      `releasing lock "${state.name}" failed (${failureReason(cause)}); its lease will expire on its own`
+      `releasing lock "${state.name}" failed (${
+        failureReason(cause, releaseAttemptTimeout)
+      }); its lease will expire on its own`
     ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
   )
 
