@@ -8,6 +8,15 @@ const now = Clock.currentTimeMillis
 /** Lets forked fibers run up to their next suspension. */
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
 
+/** A logger layer that keeps every warning, its message and its cause, for a test to read. */
+const warningLog = () => {
+  const warnings: Array<{ readonly message: unknown; readonly cause: Cause.Cause<unknown> }> = []
+  const logger = Logger.make(({ cause, logLevel, message }) => {
+    if (logLevel._tag === "Warning") warnings.push({ message, cause })
+  })
+  return { warnings, capture: Logger.replace(Logger.defaultLogger, logger) }
+}
+
 describe("Lock: loss and release", () => {
   it.effect("loss by steal interrupts the section at the next renew and reports the new holder", () =>
     Effect.gen(function*() {
@@ -70,14 +79,11 @@ describe("Lock: loss and release", () => {
   it.effect("a failed release is logged as one line with its reason, without the cause's stack", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
-      const warnings: Array<{ readonly message: unknown; readonly cause: Cause.Cause<unknown> }> = []
-      const capture = Logger.make(({ cause, logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push({ message, cause })
-      })
+      const { capture, warnings } = warningLog()
       process.failing("release", true)
       yield* Lock.withLock("failing-release", Effect.void).pipe(
         Effect.provide(process.layer),
-        Effect.provide(Logger.replace(Logger.defaultLogger, capture))
+        Effect.provide(capture)
       )
       yield* TestClock.adjust("10 seconds")
       expect(process.calls.release).toBe(3)
@@ -89,16 +95,13 @@ describe("Lock: loss and release", () => {
   it.effect("a failed clean-up after an unfinished acquire is logged as one line with its reason, without a stack", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
-      const warnings: Array<{ readonly message: unknown; readonly cause: Cause.Cause<unknown> }> = []
-      const capture = Logger.make(({ cause, logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push({ message, cause })
-      })
+      const { capture, warnings } = warningLog()
       // The acquiring write fails after it may have applied, and the release that would give it back fails too.
       process.failing("tryAcquire", true)
       process.failing("release", true)
       const exit = yield* Lock.withLock("unfinished", Effect.void, { wait: "0 millis" }).pipe(
         Effect.provide(process.layer),
-        Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
+        Effect.provide(capture),
         Effect.exit
       )
       yield* settle
