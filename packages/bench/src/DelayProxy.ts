@@ -8,6 +8,7 @@ import { fork } from "node:child_process"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
+import { type Answer, forward, readBody, reply } from "./Forward.js"
 
 export interface DelayProxy {
   readonly endpoint: string
@@ -21,29 +22,9 @@ export const serve = (upstream: string, delayMs: number): Promise<DelayProxy> =>
   const target = new URL(upstream)
   const agent = new Http.Agent({ keepAlive: true })
   const server = Http.createServer({ keepAlive: true }, (req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () =>
-      after(delayMs, () => {
-        const forwarded = Http.request({
-          host: target.hostname,
-          port: Number(target.port),
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-          agent
-        }, (response) => {
-          const answer: Array<Buffer> = []
-          response.on("data", (chunk: Buffer) => answer.push(chunk))
-          response.on("end", () =>
-            after(delayMs, () => {
-              res.writeHead(response.statusCode ?? 502, response.headers)
-              res.end(Buffer.concat(answer))
-            }))
-        })
-        forwarded.on("error", () => res.destroy())
-        forwarded.end(Buffer.concat(chunks))
-      }))
+    // The request waits the delay before it goes on, and its answer waits it again before it comes back.
+    const answered = (answer: Answer) => after(delayMs, () => reply(res, answer))
+    readBody(req, (body) => after(delayMs, () => forward(target, agent, req, res, body, answered)))
   })
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () =>

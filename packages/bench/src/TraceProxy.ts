@@ -7,6 +7,7 @@
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { now } from "./ContentionDriver.js"
+import { forward, readBody, reply } from "./Forward.js"
 
 export type Kind = "acquire" | "release" | "renew" | "read" | "other"
 
@@ -44,37 +45,20 @@ export const start = async (upstream: string, workers: number): Promise<TracePro
       new Promise<Http.Server>((resolve) => {
         const server = Http.createServer({ keepAlive: true }, (req, res) => {
           const arrivedAt = now()
-          const chunks: Array<Buffer> = []
-          req.on("data", (chunk: Buffer) => chunks.push(chunk))
-          req.on("end", () => {
-            const body = Buffer.concat(chunks)
+          readBody(req, (body) => {
             const target_ = String(req.headers["x-amz-target"] ?? "")
             const operation = target_.slice(target_.lastIndexOf(".") + 1)
-            const forwarded = Http.request({
-              host: target.hostname,
-              port: Number(target.port),
-              method: req.method,
-              path: req.url,
-              headers: req.headers,
-              agent
-            }, (response) => {
-              const answer: Array<Buffer> = []
-              response.on("data", (chunk: Buffer) => answer.push(chunk))
-              response.on("end", () => {
-                res.writeHead(response.statusCode ?? 502, response.headers)
-                res.end(Buffer.concat(answer))
-                requests.push({
-                  worker,
-                  operation,
-                  kind: kindOf(operation, body.toString("utf8")),
-                  arrivedAt,
-                  answeredAt: now(),
-                  status: response.statusCode ?? 502
-                })
+            forward(target, agent, req, res, body, (answer) => {
+              reply(res, answer)
+              requests.push({
+                worker,
+                operation,
+                kind: kindOf(operation, body.toString("utf8")),
+                arrivedAt,
+                answeredAt: now(),
+                status: answer.status
               })
             })
-            forwarded.on("error", () => res.destroy())
-            forwarded.end(body)
           })
         })
         server.listen(0, "127.0.0.1", () => resolve(server))
