@@ -106,8 +106,10 @@ export const render = (input: Input): string => {
   lines.push(
     `${n} acquisitions in ${fixed(input.seconds, 1)} s (${fixed(n / input.seconds, 1)}/s); ${requests.length} ` +
       `store requests (${fixed(requests.length / n, 2)} per acquisition: ${acquires.length} acquire writes, ` +
-      `${acquires.length - won.length} of them conflicts, ${requests.filter((r) => r.kind === "read").length} ` +
-      `reads). Machine CPU busy ${fixed(100 * input.machineBusy, 0)} % of ${input.cores} cores.`
+      `${acquires.length - won.length} of them conflicts, ${requests.filter((r) => r.kind === "reserve").length} ` +
+      `reservations, ${requests.filter((r) => r.kind === "read").length} reads). Machine CPU busy ${
+        fixed(100 * input.machineBusy, 0)
+      } % of ${input.cores} cores.`
   )
   lines.push("")
   lines.push(

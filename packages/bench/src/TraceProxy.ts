@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net"
 import { now } from "./ContentionDriver.js"
 import { forward, readBody, reply } from "./Forward.js"
 
-export type Kind = "acquire" | "release" | "renew" | "read" | "other"
+export type Kind = "acquire" | "reserve" | "release" | "renew" | "read" | "other"
 
 export interface Request {
   readonly worker: number
@@ -30,8 +30,10 @@ export interface TraceProxies {
 const kindOf = (operation: string, body: string): Kind => {
   if (operation === "GetItem") return "read"
   if (operation !== "UpdateItem") return "other"
-  // Leasehold's three writes: acquire sets the fence, release removes the owner, renew does neither.
+  // Leasehold's four writes: acquire sets the fence, a reservation sets only its own fields, release removes the
+  // owner, renew does none of these.
   if (body.includes("if_not_exists(#fence")) return "acquire"
+  if (body.includes("SET #reservedBy")) return "reserve"
   if (body.includes("REMOVE #owner")) return "release"
   return "renew"
 }
