@@ -5,12 +5,19 @@
  *
  * @internal
  */
-import * as Clock from "effect/Clock"
+import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
-/** @internal */
-export const monotonicMillis: Effect.Effect<number> = Effect.map(
-  Clock.currentTimeNanos,
+/**
+ * Monotonic time in milliseconds from `clock`, read synchronously, for loops that already hold the clock.
+ *
+ * @internal
+ */
+export const monotonicMillisOf = (clock: Clock.Clock): number =>
   // Rounded, not floored: TestClock derives nanos from float milliseconds, which may land a hair below the instant.
-  (nanos) => Number((nanos + 500_000n) / 1_000_000n)
+  Number((clock.unsafeCurrentTimeNanos() + 500_000n) / 1_000_000n)
+
+/** @internal */
+export const monotonicMillis: Effect.Effect<number> = Effect.clockWith((clock) =>
+  Effect.succeed(monotonicMillisOf(clock))
 )

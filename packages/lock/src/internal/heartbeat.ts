@@ -20,6 +20,7 @@ import * as Random from "effect/Random"
 import type * as Tracer from "effect/Tracer"
 import type { LockStoreError } from "../LockError.js"
 import type * as LockStore from "../LockStore.js"
+import { monotonicMillisOf } from "./clock.js"
 import * as LeaseState from "./leaseState.js"
 import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
@@ -78,7 +79,7 @@ const renewAnswered = (beat: Beat, sentAt: number) =>
 ): Effect.Effect<void> =>
   Effect.clockWith((clock) => {
     const { options, state } = beat
-    const now = Watchdog.millisOf(clock)
+    const now = monotonicMillisOf(clock)
     if (Either.isLeft(result)) return renewFailed(beat, now, result.left)
     if (result.right._tag === "Lost") return LeaseState.declareLost(state, "stolen", result.right.current)
     const renewedDeadline = sentAt + options.leaseMs - options.safetyMarginMs
@@ -112,7 +113,7 @@ const step = (beat: Beat): Effect.Effect<void> =>
   Effect.clockWith((clock) => {
     const { options, state } = beat
     if (state.finished) return Effect.void
-    const now = Watchdog.millisOf(clock)
+    const now = monotonicMillisOf(clock)
     const remaining = state.deadline - now
     if (remaining <= 0) return LeaseState.declareLost(state, "expired", undefined)
     const warn = Watchdog.warnIfAtRisk(state, options, remaining)

@@ -4,21 +4,14 @@
  *
  * @internal
  */
-import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
+import { monotonicMillisOf } from "./clock.js"
 import * as LeaseState from "./leaseState.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
-
-/**
- * Monotonic time in milliseconds from `clock`, read synchronously; rounded as `clock.ts` rounds it.
- *
- * @internal
- */
-export const millisOf = (clock: Clock.Clock): number => Number((clock.unsafeCurrentTimeNanos() + 500_000n) / 1_000_000n)
 
 /**
  * Marks the lease at risk once less than `warnAt` is left; `remaining` is the time to the deadline. `Effect.void`
@@ -51,7 +44,7 @@ const watch = (
 ): Effect.Effect<void> =>
   Effect.clockWith((clock) => {
     if (state.finished) return Effect.void
-    const remaining = state.deadline - millisOf(clock)
+    const remaining = state.deadline - monotonicMillisOf(clock)
     if (remaining <= 0) {
       return Effect.zipRight(
         Effect.zipRight(Metric.increment(Metrics.renewFailures), LeaseState.declareLost(state, "expired", undefined)),
