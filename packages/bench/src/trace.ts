@@ -2,7 +2,8 @@
  * `npm run trace`: one traced Leasehold contention run (4 worker processes, one key, 5 ms hold, 300 ms lease, 8 s, as
  * table 2), each worker behind its own recording proxy, and the reading of it (ContentionTrace). The extra hop makes
  * this run a little slower than table 2's; it is for finding where waits go, not for the table.
- * `--workers n`, `--ms n` and `--long ms` change the run;
+ * `--workers n`, `--ms n` and `--long ms` change the run; `--delay ms` puts table 7's delaying proxy between the
+ * recording proxies and the server (times are then as the workers see them: a request reaches the server `delay` later);
  * `--poll ms` and `--yield ms` are the experiments of `ContentionDriver.LoopOptions`.
  */
 import { readFileSync } from "node:fs"
@@ -10,6 +11,7 @@ import * as os from "node:os"
 import { createTables } from "./Contender.js"
 import * as Contention from "./Contention.js"
 import * as ContentionTrace from "./ContentionTrace.js"
+import * as DelayProxy from "./DelayProxy.js"
 import * as ServerProcess from "./ServerProcess.js"
 import * as TraceProxy from "./TraceProxy.js"
 
@@ -37,7 +39,9 @@ const main = async () => {
   const server = await ServerProcess.start("dynalite")
   try {
     await createTables(server.clientConfig)
-    const proxies = await TraceProxy.start(server.clientConfig.endpoint, workers)
+    const delayMs = optional("delay")
+    const delay = delayMs === undefined ? undefined : await DelayProxy.spawn(server.clientConfig.endpoint, delayMs)
+    const proxies = await TraceProxy.start(delay?.endpoint ?? server.clientConfig.endpoint, workers)
     const before = cpuTimes()
     const run = await Contention.runWorkers(server, "leasehold", workers, {
       holdMs: 5,
@@ -51,6 +55,7 @@ const main = async () => {
     })
     const after = cpuTimes()
     await proxies.close()
+    await delay?.close()
     process.stdout.write(
       ContentionTrace.render({
         acquisitions: run.workers.map((w) => w.acquisitions),

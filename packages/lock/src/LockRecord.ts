@@ -80,15 +80,14 @@ export const isReservedForOtherAt = (record: LockRecord, owner: string, now: num
   record.reservedBy !== undefined && record.reservedBy !== owner && record.reservedUntil >= now
 
 /**
- * Whether `owner`, waiting since `waitingSince` (epoch ms, its clock), may reserve the record at `now`: it is held,
- * and no one else's reservation is live or the live one's reserver began to wait later.
+ * Whether `owner`, waiting since `waitingSince` (epoch ms, its clock), may reserve the record at `now` (held or free):
+ * no one else's reservation is live, or the live one's reserver began to wait later.
  *
  * @since 0.1.0
  * @category predicates
  */
 export const isReservableAt = (record: LockRecord, owner: string, waitingSince: number, now: number): boolean =>
-  record.owner !== undefined &&
-  (!isReservedForOtherAt(record, owner, now) || record.reservedSince > waitingSince)
+  !isReservedForOtherAt(record, owner, now) || record.reservedSince > waitingSince
 
 /**
  * The most `data` a lock may carry, in UTF-8 bytes: DynamoDB's 400 KB item limit, less room for the longest key, the

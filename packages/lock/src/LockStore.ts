@@ -223,9 +223,10 @@ export interface LockStore {
    */
   readonly list: (request: ListRequest) => Effect.Effect<ListPage, LockStoreError>
   /**
-   * Reserves a held lock for the waiting acquisition `owner`, so that it is the next to acquire it: one conditional
-   * write that sets `reservedBy`, `reservedUntil` (now + `reserveMs`) and `reservedSince` (`waitingSince`) if the lock
-   * is held and no one else's reservation is live (none, the caller's own, or lapsed: `reservedUntil < now` on the
+   * Reserves a lock for the waiting acquisition `owner`, so that it is the next to acquire it: one conditional write
+   * that sets `reservedBy`, `reservedUntil` (now + `reserveMs`) and `reservedSince` (`waitingSince`) if the lock has a
+   * record (held, or freed since the caller's conflict: the reserver then acquires at once, ahead of the releaser's
+   * next acquire) and no one else's reservation is live (none, the caller's own, or lapsed: `reservedUntil < now` on the
    * caller's clock) or the live one's reserver began to wait later (`reservedSince > waitingSince`). It changes
    * neither `version` nor the holder fields, so an observed-mode waiter still sees a stale holder as stale.
    *

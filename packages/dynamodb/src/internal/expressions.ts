@@ -102,15 +102,16 @@ export const reserveUpdate =
   `SET #${a.reservedBy} = :owner, #${a.reservedUntil} = :reservedUntil, #${a.reservedSince} = :waitingSince`
 
 /**
- * Held, and no one else's live reservation, or one whose reserver began to wait after the caller.
+ * A lock's row (every row has a fence: it stays when the lock is freed), and no one else's live reservation, or one
+ * whose reserver began to wait after the caller.
  *
  * @internal
  */
 export const reserveCondition =
-  `attribute_exists(#${a.owner}) AND (${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
+  `attribute_exists(#${a.fence}) AND (${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
 
 /** @internal */
-export const reserveNames = names(a.owner, a.reservedBy, a.reservedUntil, a.reservedSince)
+export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince)
 
 /** @internal */
 export const renewUpdate =

@@ -1,5 +1,5 @@
 /**
- * `reserve`: one conditional write that records a waiting acquisition as the next holder of a held lock, unless
+ * `reserve`: one conditional write that records a waiting acquisition as the next holder of a lock's row, unless
  * someone else's reservation is live and began to wait no later. It touches neither the holder fields nor the
  * version.
  *
@@ -42,7 +42,7 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["r
               (record) => ({ _tag: "Reserved", record }) as const
             )
             // A retried request whose first attempt applied passes the condition again (the reservation is ours), so
-            // a failed condition always means a free lock, no item, or someone else's live reservation.
+            // a failed condition always means no row, or someone else's live reservation.
             : Effect.map(
               context.conflicting("reserve", key, response.item, true, clock),
               (current) => ({ _tag: "NotReserved", current }) as const

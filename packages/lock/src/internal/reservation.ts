@@ -1,9 +1,10 @@
 /**
  * Fair handover across processes: what a waiter does about reservations after a lost poll. Once it has waited a poll
- * interval, a waiter reserves the held lock (one conditional write, refreshed only as it nears its end), so that the
- * reserved waiter is the next holder, and a waiter that began to wait earlier takes the reservation over: the longest
- * waiter goes next. The reserver follows the hold closely; a waiter behind someone else's reservation polls slower. Reservations only make waits fairer: a failed one never fails the acquire, and mutual
- * exclusion never depends on them.
+ * interval, a waiter reserves the lock (one conditional write, refreshed only as it nears its end), so that the
+ * reserved waiter is the next holder (if the lock was freed meanwhile, it acquires at once), and a waiter that began
+ * to wait earlier takes the reservation over: the longest waiter goes next. The reserver follows the hold closely; a
+ * waiter behind someone else's reservation polls slower. Reservations only make waits fairer: a failed one never
+ * fails the acquire, and mutual exclusion never depends on them.
  *
  * @internal
  */
@@ -40,7 +41,7 @@ export const reservationMs = (options: Options.Resolved): number =>
 /**
  * Whether to reserve after a conflict on `record` (at `wallNow`, our wall clock): only with absolute takeover
  * (reservations are judged by wall clocks), once we have waited a poll interval (a short wait is not worth a write),
- * on a lock someone else holds, when no one else's reservation is live or its reserver began to wait after us, and
+ * on a lock we do not hold, when no one else's reservation is live or its reserver began to wait after us, and
  * ours is missing or would lapse before the next poll.
  *
  * @internal

@@ -9,6 +9,7 @@ import type * as LockRecord from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { absolute, leaseMs, makeOwner, maxClockSkewMs, observed, type Test } from "./fixture.js"
 import { acquireNew, attempt, expectTag, fields, inspectSome, releaseOf, renewOf } from "./helpers.js"
@@ -61,15 +62,24 @@ const reserving = (test: Test): void => {
       expect(fields(yield* inspectSome(store, name("held")))).toEqual(fields(reserved))
     }))
 
-  test("on a free lock, or a name never acquired, is NotReserved and writes nothing", ({ name, store }) =>
+  test("on a freed lock records the waiter too: the releaser is kept out, the reserver let in", ({ name, store }) =>
     Effect.gen(function*() {
-      const held = yield* acquireNew(store, name("free"))
+      const held = yield* acquireNew(store, name("freed"))
       expectTag(yield* releaseOf(store, held), "Released")
-      const before = yield* inspectSome(store, name("free"))
-      const result = expectTag(yield* reserveFor(store, name("free"), makeOwner()), "NotReserved")
-      if (result.current !== undefined) expect(result.current.owner).toBeUndefined()
-      expect(fields(yield* inspectSome(store, name("free")))).toEqual(fields(before))
-      expectTag(yield* reserveFor(store, name("never"), makeOwner()), "NotReserved")
+      const waiter = makeOwner()
+      const reserved = expectTag(yield* reserveFor(store, name("freed"), waiter), "Reserved").record
+      expect([reserved.owner, reserved.reservedBy, reserved.fence]).toEqual([undefined, waiter, held.fence])
+      const releaser = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: held.owner }), "Conflict")
+      expectReservedBy(releaser.current, waiter)
+      const got = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: waiter }), "Acquired").record
+      expect(got.fence).toBe(held.fence + 1)
+    }))
+
+  test("on a name never acquired is NotReserved and writes nothing", ({ name, store }) =>
+    Effect.gen(function*() {
+      const result = expectTag(yield* reserveFor(store, name("never"), makeOwner()), "NotReserved")
+      expect(result.current).toBeUndefined()
+      expect(Option.isNone(yield* store.inspect(name("never")))).toBe(true)
     }))
 
   test("someone else's live reservation can not be overwritten by a later waiter; the reserver's own can be extended", ({ name, store }) =>
