@@ -57,6 +57,50 @@ describe("reservations across processes", () => {
       expect(order).toEqual(["held", "waiter", "releaser"])
     }))
 
+  it.effect("a reservation that lands after the release still makes its waiter next: the releaser is refused", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const releaserView = LockStore.processView(shared)
+      const reserveGate = yield* Deferred.make<void>()
+      let reserving = false
+      // The waiter's reserve is held until the lock is free, and its later attempts each take a round trip, so that
+      // the releaser asks again before the waiter's acquire arrives.
+      const waiterView = LockStore.intercept(shared, (operation, call) => {
+        if (operation === "reserve") {
+          reserving = true
+          return Effect.zipRight(Deferred.await(reserveGate), call)
+        }
+        return operation === "tryAcquire" && reserving ? Effect.zipRight(Effect.sleep("5 millis"), call) : call
+      })
+      const order: Array<string> = []
+      const gate = yield* Deferred.make<void>()
+      const first = yield* Effect.fork(holdUntil(releaserView, "job", gate, order))
+      yield* settle
+      const waiter = yield* Effect.fork(
+        Lock.withLock("job", Effect.sync(() => order.push("waiter")), options).pipe(
+          Effect.provideService(LockStore.LockStore, waiterView)
+        )
+      )
+      yield* settle
+      yield* advance(200)
+      expect(reserving).toBe(true)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(first)
+      yield* Deferred.succeed(reserveGate, undefined)
+      yield* settle
+      expect((yield* recordOf(shared, "job")).reservedBy).toBeDefined()
+      const again = yield* Effect.fork(
+        Lock.withLock("job", Effect.sync(() => order.push("releaser")), options).pipe(
+          Effect.provideService(LockStore.LockStore, releaserView)
+        )
+      )
+      yield* settle
+      yield* advance(1_000)
+      yield* Fiber.join(waiter)
+      yield* Fiber.join(again)
+      expect(order).toEqual(["held", "waiter", "releaser"])
+    }))
+
   it.effect("reserves once per wait, not once per poll", () =>
     Effect.gen(function*() {
       const shared = sharedMemory()
