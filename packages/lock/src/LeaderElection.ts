@@ -209,7 +209,7 @@ export const run: <A, E, R>(
  * // A follower forwards requests to the leader's address, which the leader stores with its term (`data`).
  * const leaderAddress = LeaderElection.leader("api-primary", { pollInterval: "2 seconds" }).pipe(
  *   Stream.tap((leader) =>
- *     Effect.log(Option.match(leader, { onNone: () => "no leader: holding requests", onSome: (l) => `led by ${l.holder}` }))
+ *     Effect.log(Option.match(leader, { onNone: () => "no leader: holding requests", onSome: (l) => l.holder }))
  *   ),
  *   Stream.filterMap(Option.flatMap((leader) => Option.fromNullable(leader.data)))
  * )
@@ -222,7 +222,7 @@ export const run: <A, E, R>(
  *
  * const program = Effect.gen(function*() {
  *   yield* Effect.fork(primary)
- *   // The first read may come before the election: "no leader", then "led by api-7" two seconds later.
+ *   // The first read may come before the election: "no leader", then "api-7" two seconds later.
  *   const address = yield* Stream.runHead(leaderAddress)
  *   yield* Console.log(Option.getOrElse(address, () => "none"))
  *   // Output: http://10.0.0.7:8080
