@@ -2,7 +2,7 @@
  * A highly available cron: every replica of a service runs the same schedule, and leader election decides which one
  * fires. Each tick, the leader fires the job with its term's fence (downstream writes carry it, so a replica that was
  * replaced can be refused); the followers skip the tick. If the leader dies, a follower is elected within
- * lease + maxClockSkew + pollInterval of the dead leader's last renew (here 15 + 10 + 1.5 s) and fires the ticks
+ * lease + maxClockSkew + pollInterval of the dead leader's last renew (here 15 + 10 + 1 s) and fires the ticks
  * from then on. A tick that falls into that gap is not fired by anyone.
  *
  * Unlike `cronSingleton.ts` (one lock per tick, `wait: 0`), the leader keeps its lock between ticks: a tick costs no

@@ -238,6 +238,35 @@ describe("LeaderElection.run", () => {
       expect(second.terms[0]!.fence).toBe(last.fence + 1)
     }))
 
+  it.effect("in observed mode, a crashed leader is replaced a full unchanged lease after its last renew", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const a = crashable(shared)
+      const options = { lease: "3 seconds", pollInterval: "200 millis", takeover: "observed" } as const
+      const second = recordingLeader()
+      const leaderA = yield* Effect.fork(
+        LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "a" }).pipe(Effect.provide(a.layer))
+      )
+      yield* settle
+      yield* Effect.fork(
+        LeaderElection.run("scheduler", second.leader, { ...options, holder: "b" }).pipe(
+          Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
+        )
+      )
+      yield* TestClock.adjust("5 seconds")
+      const last = yield* recordOf(shared, "scheduler")
+      a.crash()
+      yield* Fiber.interruptFork(leaderA)
+      const renewedAt = last.leaseUntil - 3_000
+      for (let t = yield* now; t < renewedAt + 10_000 && second.terms.length === 0; t += 50) {
+        yield* TestClock.adjust("50 millis")
+      }
+      expect(second.terms).toHaveLength(1)
+      const since = second.terms[0]!.since
+      expect(since).toBeGreaterThanOrEqual(renewedAt + 3_000)
+      expect(since - renewedAt).toBeLessThanOrEqual(3_000 + 2 * 200)
+    }))
+
   it.effect("fences strictly increase across terms, and terms never overlap", () =>
     Effect.gen(function*() {
       const shared = sharedMemory()
