@@ -57,7 +57,7 @@ const termOf = (lease: Lease): Effect.Effect<LeaderElection.Term> =>
 
 /**
  * One campaign and, if it wins, one term, in the fiber that `run` forks for it. `elected` is told the lease as soon as
- * there is one, before anything can interrupt the fiber for its loss.
+ * there is one.
  */
 const campaignAndLead = <A, E, R>(
   name: string,
@@ -66,11 +66,12 @@ const campaignAndLead = <A, E, R>(
   elected: (lease: Lease) => void
 ): Effect.Effect<A, E | LockConfigError | CampaignFailed, R | LockStore> =>
   Effect.scoped(Effect.gen(function*() {
-    const lease = yield* Lock.acquire(name, resolved.lockOptions).pipe(
-      Effect.tap((lease) => {
-        elected(lease)
-        return Effect.annotateCurrentSpan({ "lock.owner": lease.owner, "lock.fence": lease.fence })
-      }),
+    // `elected` is told in the same uninterruptible step that ends the acquire: a loss can not interrupt the fiber
+    // before the loop knows which lease it was.
+    const lease = yield* Effect.uninterruptibleMask((restore) =>
+      Effect.tap(restore(Lock.acquire(name, resolved.lockOptions)), (lease) => Effect.sync(() => elected(lease)))
+    ).pipe(
+      Effect.tap((lease) => Effect.annotateCurrentSpan({ "lock.owner": lease.owner, "lock.fence": lease.fence })),
       Effect.catchIf(
         (error): error is LockStoreError | LockNotAcquired => error._tag !== "LockConfigError",
         (error) => Effect.fail(new CampaignFailed(error))
