@@ -120,7 +120,13 @@ const oneTerm = <A, E, R>(
     const term: { lease: Lease | undefined } = { lease: undefined }
     const fiber = yield* Effect.fork(campaignAndLead(name, leader, resolved, (elected) => term.lease = elected))
     // Interrupted while campaigning or leading: the term's fiber resigns before `run` ends.
-    const exit = yield* Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber))
+    const exit = yield* Effect.onInterrupt(Fiber.await(fiber), () =>
+      Effect.zipRight(
+        Fiber.interrupt(fiber),
+        term.lease === undefined ? Effect.void : Effect.logInfo(`resigned leadership of "${name}": interrupted`).pipe(
+          Effect.annotateLogs(annotations(term.lease))
+        )
+      ))
     if (Exit.isSuccess(exit)) {
       if (term.lease !== undefined) {
         yield* Effect.logInfo(`resigned leadership of "${name}": the leader's effect completed`).pipe(
