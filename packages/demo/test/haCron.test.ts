@@ -3,7 +3,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { LeaderElection, LockStore } from "@leasehold/lock"
 import { Cron, Effect, Either, Fiber, Layer, Logger, LogLevel, Option, Stream, TestClock } from "effect"
 import { type Firing, replica } from "../../../examples/haCron.js"
-import { sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
 const settle = Effect.repeatN(Effect.yieldNow(), 50)
@@ -27,7 +26,7 @@ const electionOptions = { lease: "3 seconds", maxClockSkew: "1 second", pollInte
 describe("examples/haCron.ts", () => {
   it.effect("only the leader fires, with its fence; when it crashes, a follower takes over and fires", () =>
     Effect.gen(function*() {
-      const shared = sharedMemory()
+      const shared = LockStore.makeMemory()
       const firings: Array<Firing> = []
       const job = (firing: Firing) => Effect.sync(() => firings.push(firing))
       const start = (holder: string, layer: Layer.Layer<LockStore.LockStore>) =>
