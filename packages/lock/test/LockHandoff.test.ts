@@ -518,4 +518,91 @@ describe("Lock.handOff and Lock.resume", () => {
       expect([last.owner, last.fence]).toEqual([handoff.owner, handoff.fence])
       expect(c.calls).toMatchObject({ renew: 1, release: 1 })
     }))
+
+  for (const point of ["before", "after"] as const) {
+    it.effect(
+      `a hand-off racing a renew (held ${point} the store applies it) waits for it: nothing lands later, 60 rounds`,
+      () =>
+        Effect.gen(function*() {
+          for (let round = 0; round < 60; round++) {
+            const backing = sharedMemory()
+            const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+            const name = `race-${round}`
+            const t0 = yield* now
+            const lease = yield* heldElsewhere(a.layer, name, { lease: "3 seconds" })
+            yield* a.hold("renew", point)
+            // The first renew is due at 1 s; the hand-off lands around it.
+            yield* TestClock.adjust(round % 3 === 0 ? 999 : 1_000)
+            const handing = yield* Effect.fork(Lock.handOff(lease))
+            yield* Effect.repeatN(Effect.yieldNow(), round % 7)
+            yield* a.open
+            const handoff = yield* Fiber.join(handing)
+            const renews = a.calls.renew
+            expect(renews).toBeLessThanOrEqual(1)
+            // The hand-off counts from the last renew it saw answered.
+            expect(handoff.leaseUntil - t0).toBe(renews === 1 ? 4_000 : 3_000)
+            yield* TestClock.adjust(500)
+            yield* Effect.scoped(Lock.resume(handoff)).pipe(Effect.provide(b.layer))
+            yield* settle
+            yield* TestClock.adjust("10 seconds")
+            // Nothing of the handing-off process after the hand-off: the resumer's release stands.
+            expect(a.calls).toMatchObject({ renew: renews, release: 0 })
+            expect((yield* record(backing, name)).owner).toBeUndefined()
+          }
+        }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([0]))),
+      60_000
+    )
+  }
+
+  it.effect("a hand-off racing the close of the lease's scope, a renew in flight: one wins, the queue is left once", () =>
+    Effect.gen(function*() {
+      const outcomes = new Set<string>()
+      for (let round = 0; round < 40; round++) {
+        const backing = sharedMemory()
+        const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+        const name = `close-${round}`
+        const leased = yield* Deferred.make<Lease.Lease>()
+        const close = yield* Deferred.make<void>()
+        const holder = yield* Effect.fork(
+          Effect.scoped(Effect.zipRight(
+            Effect.flatMap(Lock.acquire(name, { lease: "3 seconds" }), (lease) => Deferred.succeed(leased, lease)),
+            Deferred.await(close)
+          )).pipe(Effect.provide(a.layer))
+        )
+        const lease = yield* Deferred.await(leased)
+        yield* a.hold("renew", round % 4 < 2 ? "before" : "after")
+        yield* TestClock.adjust(1_000)
+        yield* a.held
+        const yields = Effect.repeatN(Effect.yieldNow(), round % 5)
+        // Either the hand-off begins first (and waits for the renew), or the close does (and abandons it).
+        const handOffFirst = round % 2 === 0
+        if (!handOffFirst) yield* Deferred.succeed(close, undefined)
+        yield* yields
+        const handing = yield* Effect.fork(Effect.either(Lock.handOff(lease)))
+        yield* yields
+        if (handOffFirst) yield* Deferred.succeed(close, undefined)
+        yield* yields
+        yield* a.open
+        const result = yield* Fiber.join(handing)
+        yield* Fiber.await(holder)
+        const status = (yield* lease.status)._tag
+        if (Either.isRight(result)) {
+          outcomes.add("handedOff")
+          expect(status).toBe("HandedOff")
+          expect(a.calls.release).toBe(0)
+          expect((yield* Effect.scoped(Lock.resume(result.right)).pipe(Effect.provide(b.layer))).fence).toBe(
+            lease.fence
+          )
+        } else {
+          outcomes.add("released")
+          expect(result.left.reason).toBe("released")
+          expect(status).toBe("Released")
+          expect(a.calls.release).toBe(1)
+        }
+        // The process's queue was left once: the next acquire there gets in at once, and so does one after it.
+        yield* Effect.scoped(Lock.acquire(name)).pipe(Effect.provide(a.layer))
+        yield* Effect.scoped(Lock.acquire(name)).pipe(Effect.provide(a.layer))
+      }
+      expect(outcomes).toEqual(new Set(["handedOff", "released"]))
+    }))
 })
