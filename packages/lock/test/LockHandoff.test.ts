@@ -91,6 +91,8 @@ describe("Lock.handOff and Lock.resume", () => {
       })
       expect(yield* lease.status).toEqual({ _tag: "HandedOff" })
       expect(yield* lease.isHeld).toBe(false)
+      // The lease still shows as plain fields.
+      expect(JSON.parse(JSON.stringify(lease))).toMatchObject({ name: "job", fence: handoff.fence })
       // The handing-off process's scope has closed: it released nothing, and renews no more.
       expect(a.calls).toMatchObject({ renew: 1, release: 0 })
 

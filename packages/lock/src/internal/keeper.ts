@@ -79,8 +79,19 @@ class Lease implements LeaseApi {
     return Effect.suspend(() => Deferred.await(LeaseState.lostSignal(state)))
   }
 
-  /** Its keeper, for `Lock.handOff`: set by `start`. A field, where a map from leases would cost every acquire. */
-  keeper: Kept | undefined = undefined
+  /**
+   * Its keeper, for `Lock.handOff`: set by `start`. A field, where a map from leases would cost every acquire; private,
+   * so that the lease shows (and serialises) as it did.
+   */
+  #keeper: Kept | undefined = undefined
+
+  static setKeeper(lease: Lease, keeper: Kept): void {
+    lease.#keeper = keeper
+  }
+
+  static keeperOf(lease: LeaseApi): Kept | undefined {
+    return lease instanceof Lease ? lease.#keeper : undefined
+  }
 }
 
 /** Made apart from the class so that the check closes over the state alone. */
@@ -129,7 +140,7 @@ class Kept implements Keeper {
  * @internal
  */
 export const handOff = (lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> | undefined =>
-  lease instanceof Lease && lease.keeper !== undefined ? lease.keeper.handOff : undefined
+  Lease.keeperOf(lease)?.handOff
 
 /** A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. */
 const flat = (text: string): string => text.split("").join("")
@@ -207,6 +218,6 @@ export const start = (args: {
     const fiber = yield* forkHeartbeat(state, Heartbeat.keep(state, store, options, args.sentAt, parent))
     const lease = new Lease(state, record, record.holder ?? options.holder)
     const kept = new Kept(state, lease, store, fiber, options.safetyMarginMs, args.onEnd)
-    lease.keeper = kept
+    Lease.setKeeper(lease, kept)
     return kept
   })
