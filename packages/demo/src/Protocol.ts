@@ -93,7 +93,7 @@ export const WorkerEvent = Schema.Union(
   Schema.TaggedStruct("Lost", {
     worker: Schema.Int,
     fence: Schema.Number,
-    reason: Schema.Literal("expired", "stolen", "released"),
+    reason: Schema.Literal("expired", "stolen", "released", "handedOff"),
     at: Schema.Number
   }),
   /** Stopped on request; the process exits next. */

@@ -7,11 +7,13 @@ import type { Vitest } from "@effect/vitest"
 import { expect } from "@effect/vitest"
 import type { DynamoLockTable } from "@leasehold/dynamodb"
 import { DynamoLockStore } from "@leasehold/dynamodb"
+import * as LeaseHandoff from "@leasehold/lock/LeaseHandoff"
+import * as Lock from "@leasehold/lock/Lock"
 import type { LockConfigError, LockStoreError, StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
-import type * as LockStore from "@leasehold/lock/LockStore"
+import * as LockStore from "@leasehold/lock/LockStore"
 import { DynamoServer, Simulation } from "@leasehold/testing"
-import { Effect, Fiber, Option, TestClock } from "effect"
+import { Effect, Exit, Fiber, Option, Schema, Scope, TestClock } from "effect"
 import {
   acquireRequest,
   awaitNothingPending,
@@ -956,5 +958,47 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(error.retryable).toBe(true)
       expect(error.message).toContain(`could not reach DynamoDB at ${server.clientConfig.endpoint}`)
       expect(error.message).toContain("3 attempts")
+    }))
+
+  it.scoped("a lease handed off goes on through another client: the resume is exactly one UpdateItem", () =>
+    Effect.gen(function*() {
+      const now = yield* clockNow
+      const { store: first, tableName } = yield* makeTableAndStore()
+      // Another store instance with its own client: another process, or the next Lambda invocation.
+      const second = yield* makeStore(tableName)
+      const name = unique("handoff")
+      const handingOff = yield* counted(
+        Effect.scoped(Effect.flatMap(Lock.acquire(name, { lease: "10 seconds" }), Lock.handOff)).pipe(
+          Effect.provideService(LockStore.LockStore, first)
+        )
+      )
+      const handoff = handingOff.result
+      // The acquire, and no release when its scope closed.
+      expect(handingOff.requests).toEqual({ UpdateItem: 1 })
+      expect(handoff).toMatchObject({ name, leaseMs: 10_000, leaseUntil: now + 10_000 })
+      const text = Schema.encodeSync(LeaseHandoff.json)(handoff)
+
+      yield* TestClock.adjust("3 seconds")
+      const scope = yield* Scope.make()
+      const resuming = yield* counted(
+        Lock.resume(Schema.decodeUnknownSync(LeaseHandoff.json)(text)).pipe(
+          Scope.extend(scope),
+          Effect.provideService(LockStore.LockStore, second)
+        )
+      )
+      expect(resuming.requests).toEqual({ UpdateItem: 1 })
+      const lease = resuming.result
+      expect([lease.owner, lease.fence, lease.holder]).toEqual([handoff.owner, handoff.fence, handoff.holder])
+      const stored = Option.getOrThrow(yield* second.inspect(name))
+      expect(stored).toMatchObject({ owner: handoff.owner, fence: handoff.fence, leaseUntil: now + 13_000 })
+      // A third client finds it held.
+      const third = yield* makeStore(tableName)
+      const conflict = yield* third.tryAcquire(acquireRequest(name))
+      expect(conflict._tag === "Conflict" && conflict.current?.owner).toBe(handoff.owner)
+
+      // Released when the resumed lease's scope closes.
+      const closing = yield* counted(Scope.close(scope, Exit.void))
+      expect(closing.requests).toEqual({ UpdateItem: 1 })
+      expect(Option.getOrThrow(yield* third.inspect(name)).owner).toBeUndefined()
     }))
 }

@@ -9,7 +9,8 @@ import type { LockLost } from "./LockError.js"
 import type { LockRecord } from "./LockRecord.js"
 
 /**
- * Where a held lock stands. `AtRisk` goes back to `Held` after a successful renew; `Lost` and `Released` are final.
+ * Where a held lock stands. `AtRisk` goes back to `Held` after a successful renew; `Lost`, `Released` and `HandedOff`
+ * are final. `HandedOff`: `Lock.handOff` turned the lease into a hand-off value; whoever resumes it holds the lock now.
  *
  * @since 0.1.0
  * @category models
@@ -19,6 +20,7 @@ export type LeaseStatus =
   | { readonly _tag: "AtRisk"; readonly remainingMs: number }
   | { readonly _tag: "Lost"; readonly error: LockLost }
   | { readonly _tag: "Released" }
+  | { readonly _tag: "HandedOff" }
 
 /**
  * A held lock.
@@ -42,6 +44,6 @@ export interface Lease {
   readonly changes: Stream.Stream<LeaseStatus>
   /** Whether the lease is held (possibly at risk). */
   readonly isHeld: Effect.Effect<boolean>
-  /** Waits until the lease is lost, and fails with the reason. Never completes if it is released first. */
+  /** Waits until the lease is lost, and fails with the reason. Never completes if it is released or handed off first. */
   readonly lost: Effect.Effect<never, LockLost>
 }

@@ -55,11 +55,12 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
 /**
  * Why a held lock was lost: its lease ran out before a renew succeeded, or another owner took it. `released` is for a
  * re-entered section only: the acquisition it borrowed the lease from released it while the section still ran.
+ * `handedOff`: the lease was handed to another process (`Lock.handOff`), so this process may no longer act under it.
  *
  * @since 0.1.0
  * @category models
  */
-export type LostReason = "expired" | "stolen" | "released"
+export type LostReason = "expired" | "stolen" | "released" | "handedOff"
 
 /**
  * A held lock was lost; the critical section was interrupted.
@@ -85,6 +86,9 @@ export class LockLost extends Data.TaggedError("LockLost")<{
       case "released":
         return `lock "${this.name}" (fence ${this.fence}) was released by the acquisition this section re-entered, ` +
           `while the section still ran; it was interrupted (a section forked inside a lock must end with it)`
+      case "handedOff":
+        return `lock "${this.name}" (fence ${this.fence}) was handed off to another process (Lock.handOff); this ` +
+          `process may no longer act under it`
     }
   }
 }

@@ -35,11 +35,22 @@ import * as Run from "./internal/simulation/run.js"
  *   monotonic clocks run on.
  * - `badOptions`: some sections pass an invalid option (NaN, a negative duration, an infinite one, a warning point
  *   inside the safety margin).
+ * - `handOff`: some sections hand their lease over midway (`Lock.handOff`) to another process (or their own), which
+ *   resumes it after a delay and runs the rest of the section; some delays outlast the lease.
  *
  * @since 0.1.0
  * @category models
  */
-export type Mode = "safe" | "skew" | "longPause" | "wrapped" | "reentry" | "steal" | "clockStep" | "badOptions"
+export type Mode =
+  | "safe"
+  | "skew"
+  | "longPause"
+  | "wrapped"
+  | "reentry"
+  | "steal"
+  | "clockStep"
+  | "badOptions"
+  | "handOff"
 
 /**
  * Every class, in the order summaries print them.
@@ -123,6 +134,20 @@ export interface ChildSpec {
 }
 
 /**
+ * A hand-off in the middle of a section: after `afterSteps` of its steps the section hands its lease off
+ * (`Lock.handOff`), and `delayMs` later process `to` resumes it (`Lock.withResumed`) and runs the remaining steps on
+ * it, writing with the same fence: one critical section across two processes.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HandOffSpec {
+  readonly afterSteps: number
+  readonly to: string
+  readonly delayMs: number
+}
+
+/**
  * An invalid option a section passes on top of the schedule's timings. The core must refuse each of them with
  * `LockConfigError` before any store call.
  *
@@ -178,6 +203,7 @@ export interface SectionSpec {
   readonly timeoutMs?: number | undefined
   readonly child?: ChildSpec | undefined
   readonly badOption?: BadOption | undefined
+  readonly handOff?: HandOffSpec | undefined
 }
 
 /**
@@ -276,6 +302,9 @@ export interface SectionRecord {
   lostFence?: number | undefined
   /** The reason of the `LockLost` the use failed with. */
   lostReason?: string | undefined
+  /** True time the section handed its lease off, and the time the other process resumed it (see `HandOffSpec`). */
+  handedOffAt?: number | undefined
+  resumedAt?: number | undefined
 }
 
 /**

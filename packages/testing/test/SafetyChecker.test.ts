@@ -8,7 +8,14 @@ import * as Simulation from "../src/Simulation.js"
 const batch = (mode: Simulation.Mode | undefined, count: number) =>
   SafetyChecker.runMany({ from: 1, count, mode, shrink: false })
 
-const newClasses: ReadonlyArray<Simulation.Mode> = ["wrapped", "reentry", "steal", "clockStep", "badOptions"]
+const newClasses: ReadonlyArray<Simulation.Mode> = [
+  "wrapped",
+  "reentry",
+  "steal",
+  "clockStep",
+  "badOptions",
+  "handOff"
+]
 
 const record = (index: number, fields: Partial<Simulation.SectionRecord>): Simulation.SectionRecord => ({
   index,
@@ -479,6 +486,42 @@ describe("SafetyChecker", () => {
       expect(classes.clockStep!.clockSteps).toBeGreaterThan(15)
       expect(classes.badOptions!.badOptions).toBeGreaterThan(15)
       expect(violations).toEqual(Object.fromEntries(newClasses.map((mode) => [mode, []])))
+    }))
+
+  it.effect("handOff: sections go on in another process on the same fence; resumes too late fail, nobody overlaps", () =>
+    Effect.sync(() => {
+      let handedOff = 0
+      let resumedElsewhere = 0
+      let notResumed = 0
+      let violations = 0
+      for (let seed = 1; seed <= 40; seed++) {
+        const schedule = Simulation.generate(seed, { mode: "handOff" })
+        const report = SafetyChecker.checkSchedule(schedule)
+        violations += report.violations.length
+        for (const s of report.history.sections) {
+          const spec = schedule.sections[s.index]
+          if (s.handedOffAt === undefined || spec?.handOff === undefined) continue
+          handedOff++
+          if (s.resumedAt === undefined) {
+            notResumed++
+            // Its critical section ended with the hand-off.
+            expect(s.end).toBe(s.handedOffAt)
+            continue
+          }
+          if (spec.handOff.to !== spec.process) resumedElsewhere++
+          // Every write of the section, before and after the hand-off, carries its one fence.
+          const writes = report.history.writes.filter((w) => w.section === s.index)
+          expect(writes.some((w) => w.at >= s.resumedAt!)).toBe(true)
+          expect(new Set(writes.map((w) => w.fence))).toEqual(new Set([s.fence]))
+        }
+      }
+      expect(violations).toBe(0)
+      expect(handedOff).toBeGreaterThan(50)
+      expect(resumedElsewhere).toBeGreaterThan(20)
+      expect(notResumed).toBeGreaterThan(5)
+      const text = SafetyChecker.formatHistory(Simulation.run(Simulation.generate(2, { mode: "handOff" })))
+      expect(text).toContain("hands off after")
+      expect(text).toContain("resumes the lease of")
     }))
 
   it.effect("schedules of the newer classes replay exactly", () =>

@@ -79,6 +79,7 @@ const renewAnswered = (beat: Beat, sentAt: number) =>
 ): Effect.Effect<void> =>
   Effect.clockWith((clock) => {
     const { options, state } = beat
+    state.renewing = false
     const now = monotonicMillisOf(clock)
     if (Either.isLeft(result)) return renewFailed(beat, now, result.left)
     if (result.right._tag === "Lost") return LeaseState.declareLost(state, "stolen", result.right.current)
@@ -97,6 +98,7 @@ const renewAnswered = (beat: Beat, sentAt: number) =>
 const renewOnce = (beat: Beat, sentAt: number): Effect.Effect<void> => {
   const { options, state, store } = beat
   const { fence, name, owner } = state
+  state.renewing = true
   const call = store.renew({ name, owner, fence, leaseMs: options.leaseMs })
   // A store that answers at once can not hang, and the watcher would cost more than the call.
   const bounded = MemoryStore.answersAtOnce(store) ? call : Watchdog.bound(state, options, call)
@@ -112,7 +114,8 @@ const renewOnce = (beat: Beat, sentAt: number): Effect.Effect<void> => {
 const step = (beat: Beat): Effect.Effect<void> =>
   Effect.clockWith((clock) => {
     const { options, state } = beat
-    if (state.finished) return Effect.void
+    // A hand-off stops the loop here, after the answer of a renew in flight.
+    if (state.finished || state.handOff !== undefined) return Effect.void
     const now = monotonicMillisOf(clock)
     const remaining = state.deadline - now
     if (remaining <= 0) return LeaseState.declareLost(state, "expired", undefined)

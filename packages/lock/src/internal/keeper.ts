@@ -19,10 +19,12 @@ import * as RuntimeFlags from "effect/RuntimeFlags"
 import type * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type { Lease as LeaseApi, LeaseStatus } from "../Lease.js"
+import type { LeaseHandoff } from "../LeaseHandoff.js"
 import type { LockLost } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
+import * as Handoff from "./handoff.js"
 import * as Heartbeat from "./heartbeat.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as LeaseState from "./leaseState.js"
@@ -76,6 +78,20 @@ class Lease implements LeaseApi {
     const state = this.#state
     return Effect.suspend(() => Deferred.await(LeaseState.lostSignal(state)))
   }
+
+  /**
+   * Its keeper, for `Lock.handOff`: set by `start`. A field, where a map from leases would cost every acquire; private,
+   * so that the lease shows (and serialises) as it did.
+   */
+  #keeper: Kept | undefined = undefined
+
+  static setKeeper(lease: Lease, keeper: Kept): void {
+    lease.#keeper = keeper
+  }
+
+  static keeperOf(lease: LeaseApi): Kept | undefined {
+    return lease instanceof Lease ? lease.#keeper : undefined
+  }
 }
 
 /** Made apart from the class so that the check closes over the state alone. */
@@ -111,7 +127,20 @@ class Kept implements Keeper {
   get release(): Effect.Effect<void> {
     return Release.release(this.#state, this.#store, this.#fiber, this.#safetyMarginMs, this.#onEnd)
   }
+
+  /** See `handoff.ts`. */
+  get handOff(): Effect.Effect<LeaseHandoff, LockLost> {
+    return Handoff.handOff(this.#state, this.lease, this.#fiber, this.#safetyMarginMs, this.#onEnd)
+  }
 }
+
+/**
+ * Hands `lease` off (see `handoff.ts`), or `undefined` if `start` did not make it.
+ *
+ * @internal
+ */
+export const handOff = (lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> | undefined =>
+  Lease.keeperOf(lease)?.handOff
 
 /** A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. */
 const flat = (text: string): string => text.split("").join("")
@@ -150,7 +179,8 @@ const forkHeartbeat = (state: LeaseState.LeaseState, heartbeat: Effect.Effect<vo
     const runtimeFlags = RuntimeFlags.enable(current.runtimeFlags, RuntimeFlags.Interruption)
     const fiber = Runtime.runFork(Runtime.make({ context: Context.empty(), fiberRefs, runtimeFlags }))(heartbeat)
     fiber.addObserver(() => {
-      if (state.finished) return
+      // A hand-off stops the fiber, and says itself whether the lease was lost meanwhile.
+      if (state.finished || state.handOff !== undefined) return
       const runtime = Runtime.make({
         context: Context.empty(),
         fiberRefs: fiber.getFiberRefs(),
@@ -187,5 +217,7 @@ export const start = (args: {
     const parent = yield* renewParent
     const fiber = yield* forkHeartbeat(state, Heartbeat.keep(state, store, options, args.sentAt, parent))
     const lease = new Lease(state, record, record.holder ?? options.holder)
-    return new Kept(state, lease, store, fiber, options.safetyMarginMs, args.onEnd)
+    const kept = new Kept(state, lease, store, fiber, options.safetyMarginMs, args.onEnd)
+    Lease.setKeeper(lease, kept)
+    return kept
   })

@@ -44,6 +44,13 @@ export class LeaseState {
   releasing = false
   /** Made on first use: few leases are ever awaited, and an Effect Deferred copies Effect's whole prototype. */
   lost: Deferred.Deferred<never, LockLost> | undefined = undefined
+  /** Set while a renew is in flight: a hand-off waits for its answer rather than abandon it (see `handoff.ts`). */
+  renewing = false
+  /**
+   * Set as a hand-off begins (see `handoff.ts`), done with whether it handed the lease off: from then on nothing
+   * renews it and nothing enters it, and the release leaves a lease handed off to whoever resumes it.
+   */
+  handOff: Deferred.Deferred<boolean> | undefined = undefined
 
   constructor(args: {
     readonly record: LockRecord
@@ -63,7 +70,8 @@ export class LeaseState {
 /** One value for every lease that starts: statuses are never mutated. */
 const held: LeaseStatus = { _tag: "Held" }
 
-const isFinal = (status: LeaseStatus) => status._tag === "Lost" || status._tag === "Released"
+const isFinal = (status: LeaseStatus) =>
+  status._tag === "Lost" || status._tag === "Released" || status._tag === "HandedOff"
 
 /** @internal */
 export const make = (args: {
@@ -79,7 +87,7 @@ export const make = (args: {
  * @internal
  */
 export const isLive = (state: LeaseState): boolean => {
-  if (state.releasing) return false
+  if (state.releasing || state.handOff !== undefined) return false
   const tag = state.status.unsafeGet()._tag
   return tag === "Held" || tag === "AtRisk"
 }

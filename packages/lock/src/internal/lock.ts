@@ -22,6 +22,7 @@ import { LockStore } from "../LockStore.js"
 import * as AcquireLoop from "./acquireLoop.js"
 import { monotonicMillis } from "./clock.js"
 import { LockDefaults } from "./defaults.js"
+import * as Handoff from "./handoff.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as Keeper from "./keeper.js"
 import * as LeaseUsers from "./leaseUsers.js"
@@ -136,9 +137,11 @@ const releasedUnderBorrower = (lease: Lease) =>
 /**
  * Runs a section in a fiber of its own, which the end of the lease interrupts: a fiber can not be un-interrupted, so
  * only a child's interruption can be turned into a `LockLost` failure of this effect. A holder's section is stopped
- * by a loss; a borrower's (a re-entered section) also by the outer acquisition's release.
+ * by a loss or a hand-off; a borrower's (a re-entered section) also by the outer acquisition's release.
+ *
+ * @internal
  */
-const runSection = <A, E, R>(
+export const runSection = <A, E, R>(
   entry: HeldLeases.Entry,
   section: Effect.Effect<A, E, R>,
   role: "holder" | "borrower",
@@ -158,6 +161,7 @@ const runSection = <A, E, R>(
     if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
       const status = yield* lease.status
       if (status._tag === "Lost") return yield* status.error
+      if (status._tag === "HandedOff") return yield* Handoff.handedOffUnder(lease)
       if (role === "borrower" && (cutOff || status._tag === "Released")) return yield* releasedUnderBorrower(lease)
     }
     return yield* exit

@@ -10,6 +10,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -146,6 +147,9 @@ export const release = (
   onEnd: Effect.Effect<void>
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
+    // A hand-off that began first decides: a lease handed off is for whoever resumes it to release; one lost while
+    // being handed off is released as any lost lease (see handoff.ts).
+    if (state.handOff !== undefined && (yield* Deferred.await(state.handOff))) return
     state.releasing = true
     // Borrowers first, while the lease is still kept alive: none of them may run once the lock is given back.
     yield* LeaseUsers.stopBorrowers(state.users)

@@ -35,9 +35,12 @@ const scheduleLines = (s: Simulation.Schedule): Array<string> => {
       : `; forks child #${s.sections.length + i}: ${x.child.afterMs} ms in, ${
         x.child.nested ? "withLock(withLock(...))" : "withLock(...)"
       }, ${x.child.steps} x ${x.child.stepMs} ms`
+    const handOff = x.handOff === undefined
+      ? ""
+      : `; hands off after ${x.handOff.afterSteps} steps to ${x.handOff.to}, resumed ${x.handOff.delayMs} ms later`
     lines.push(
       `  section #${i}: ${x.process} "${x.name}" at ${x.at} via ${api}, wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
-        bad + child
+        bad + child + handOff
     )
   })
   for (const f of s.faults) {
@@ -65,6 +68,13 @@ const eventsOf = (history: Simulation.History): Array<[number, number, string]> 
   }
   for (const x of history.sections) {
     if (x.lostAt !== undefined) events.push([x.lostAt, order++, `${x.process}#${x.index}'s lease is lost`])
+    if (x.handedOffAt !== undefined) {
+      events.push([x.handedOffAt, order++, `${x.process}#${x.index} hands "${x.name}" off`])
+    }
+    if (x.resumedAt !== undefined) {
+      const to = s.sections[x.index]?.handOff?.to
+      events.push([x.resumedAt, order++, `${to} resumes the lease of ${x.process}#${x.index} on "${x.name}"`])
+    }
     if (x.outerEnteredAt !== undefined) {
       events.push([x.outerEnteredAt, order++, `${x.process}#${x.index} holds "${x.name}" in its outer withLock`])
     }

@@ -35,6 +35,7 @@ export const expectedInvariants = (schedule: Simulation.Schedule): ReadonlyArray
     case "wrapped":
     case "reentry":
     case "badOptions":
+    case "handOff":
       return invariants
     case "skew":
     case "clockStep":

@@ -34,6 +34,11 @@ export const shrink = (
       if (attempt({ ...current, steals: steals.filter((_, k) => k !== i) })) progress = true
     }
     for (let i = 0; i < current.sections.length; i++) {
+      if (current.sections[i]!.handOff === undefined) continue
+      const sections = current.sections.map((x, k) => k === i ? { ...x, handOff: undefined } : x)
+      if (attempt({ ...current, sections })) progress = true
+    }
+    for (let i = 0; i < current.sections.length; i++) {
       if (current.sections[i]!.child === undefined) continue
       const sections = current.sections.map((x, k) => k === i ? { ...x, child: undefined } : x)
       if (attempt({ ...current, sections })) progress = true
@@ -58,7 +63,10 @@ export const shrink = (
         if (attempt({ ...current, processes })) progress = true
       }
     }
-    const used = new Set([...current.sections.map((s) => s.process)])
+    const used = new Set([
+      ...current.sections.map((s) => s.process),
+      ...current.sections.flatMap((s) => s.handOff === undefined ? [] : [s.handOff.to])
+    ])
     const idle = current.processes.filter((p) => !used.has(p.id))
     if (idle.length > 0) {
       const processes = current.processes.filter((p) => used.has(p.id))

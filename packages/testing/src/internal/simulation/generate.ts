@@ -27,7 +27,8 @@ export const modes: ReadonlyArray<Simulation.Mode> = [
   "reentry",
   "steal",
   "clockStep",
-  "badOptions"
+  "badOptions",
+  "handOff"
 ]
 
 /** @internal */
@@ -42,14 +43,15 @@ const storeOperations: ReadonlyArray<FaultyStore.Operation> = ["tryAcquire", "re
 
 /** Seeded share of each class when no mode is asked for: mostly `safe`. */
 const modeShares: ReadonlyArray<readonly [Simulation.Mode, number]> = [
-  ["safe", 0.45],
+  ["safe", 0.38],
   ["skew", 0.1],
   ["longPause", 0.1],
   ["wrapped", 0.07],
   ["reentry", 0.07],
   ["steal", 0.07],
   ["clockStep", 0.07],
-  ["badOptions", 0.07]
+  ["badOptions", 0.07],
+  ["handOff", 0.07]
 ]
 
 const hour = 3_600_000
@@ -254,5 +256,26 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
         ...schedule,
         sections: schedule.sections.map((s) => next() < 0.5 ? { ...s, badOption: pick(badOptions) } : s)
       }
+    case "handOff": {
+      const ids = schedule.processes.map((p) => p.id)
+      return {
+        ...schedule,
+        sections: schedule.sections.map((s) => {
+          if (next() >= 0.6) return s
+          const long = lengthen(s)
+          const others = ids.filter((id) => id !== s.process)
+          return {
+            ...long,
+            handOff: {
+              afterSteps: int(0, long.steps),
+              // Mostly another process; sometimes a later "invocation" of the same one.
+              to: next() < 0.8 && others.length > 0 ? pick(others) : s.process,
+              // Mostly within what is left of the lease; sometimes past it.
+              delayMs: next() < 0.8 ? int(0, 1_500) : int(1_500, 3 * schedule.timings.leaseMs)
+            }
+          }
+        })
+      }
+    }
   }
 }

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { type Lease, Lock, LockStore } from "@leasehold/lock"
+import { type Lease, type LeaseHandoff, Lock, LockStore } from "@leasehold/lock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -108,11 +108,48 @@ const child = (
   )
 }
 
+/**
+ * The rest of section `index` after it handed its lease off: `delayMs` later, process `h.to` resumes it with
+ * `withResumed` (on its clock and its store) and runs the remaining steps, with a write first.
+ */
+const resumed = (
+  world: World,
+  spec: Simulation.SectionSpec,
+  index: number,
+  options: Lock.LockOptions,
+  record: Simulation.SectionRecord,
+  handoff: LeaseHandoff.LeaseHandoff,
+  h: Simulation.HandOffSpec
+) => {
+  const to = world.processes.get(h.to)!
+  const rest = Effect.scoped(Effect.gen(function*() {
+    // Re-entry hands the program the lease its withResumed holds.
+    const lease = yield* Lock.acquire(spec.name)
+    record.resumedAt = world.timeline.now
+    yield* watchLoss(world, lease, record)
+    yield* world.recorder.steps(spec.name, lease.fence, index, index, spec.steps - h.afterSteps, spec.stepMs).pipe(
+      // Inside the resumed lease's scope, as for any section: before its release.
+      Effect.ensuring(world.recorder.endWith(record, lease))
+    )
+  }))
+  return Effect.sleep(h.delayMs).pipe(
+    Effect.zipRight(
+      Lock.withResumed(handoff, rest, {
+        lease: options.lease,
+        heartbeat: options.heartbeat,
+        safetyMargin: options.safetyMargin
+      })
+    ),
+    Effect.provideService(LockStore.LockStore, to.store),
+    Effect.withClock(to.clock)
+  )
+}
+
 /** Takes the lock the way `spec.api` says and runs `body` with the lease, in the scope the lease lives in. */
 const use = (
   spec: Simulation.SectionSpec,
   options: Lock.LockOptions,
-  body: (lease: Lease.Lease) => Effect.Effect<void, never, LockStore.LockStore>
+  body: (lease: Lease.Lease) => Effect.Effect<void, unknown, LockStore.LockStore>
 ): Effect.Effect<void, unknown, LockStore.LockStore> => {
   const inScope = <E>(acquire: Effect.Effect<Lease.Lease, E, LockStore.LockStore | Scope.Scope>) =>
     Effect.scoped(Effect.flatMap(acquire, body))
@@ -154,8 +191,8 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
   const options = optionsOf(world, spec, index)
   const forked: Array<Fiber.RuntimeFiber<void>> = []
 
-  const body = (lease: Lease.Lease) =>
-    Effect.gen(function*() {
+  const body = (lease: Lease.Lease) => {
+    return Effect.gen(function*() {
       record.fence = lease.fence
       record.start = timeline.now
       yield* watchLoss(world, lease, record)
@@ -165,8 +202,22 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
         if (spec.api === "withLock") world.daemons.push(yield* Effect.forkDaemon(forkChild))
         else forked.push(yield* Effect.fork(forkChild))
       }
-      yield* recorder.steps(spec.name, lease.fence, index, index, spec.steps, spec.stepMs)
-    }).pipe(Effect.ensuring(recorder.endWith(record, lease)))
+      const h = spec.handOff
+      if (h === undefined) return yield* recorder.steps(spec.name, lease.fence, index, index, spec.steps, spec.stepMs)
+      yield* recorder.steps(spec.name, lease.fence, index, index, h.afterSteps, spec.stepMs)
+      const handoff = yield* Lock.handOff(lease)
+      record.handedOffAt = timeline.now
+      yield* resumed(world, spec, index, options, record, handoff, h)
+    }).pipe(
+      Effect.ensuring(Effect.suspend(() => {
+        // Resumed: the resumed part noted the end. Not resumed: the critical section ended with the hand-off.
+        if (record.resumedAt !== undefined) return Effect.void
+        return Effect.tap(recorder.endWith(record, lease), () => {
+          if (record.handedOffAt !== undefined) record.end = record.handedOffAt
+        })
+      }))
+    )
+  }
 
   return Effect.sleep(spec.at).pipe(
     Effect.zipRight(recorder.requested(record)),

@@ -1,0 +1,235 @@
+/**
+ * `handOff`, `resume` and `withResumed`: a lease handed off by one process goes on in another. The resume is one
+ * conditional write, the store's renew (on owner and fence), and then the lease is kept as an acquired one is: the
+ * same keeper, the process's queue for the name, re-entry, and a section the end of the lease interrupts.
+ *
+ * - A hand-off whose `leaseUntil` has passed on this process's clock is refused as expired, with no write.
+ * - A renew that finds another owner, or none, is a loss by steal. A store error leaves the lease as it was (or
+ *   renewed): the same hand-off may be resumed again until it runs out.
+ * - The local deadline counts from just before the resuming write was sent, as for an acquire.
+ * - The process's queue: a resumed lease is held in the store already, so it never waits behind a fiber of this
+ *   process that is acquiring the name (that fiber waits for this very lease, as any other process does). It becomes
+ *   the head if nobody is, and hands the name on when it ends; otherwise it is kept beside the head.
+ * - The store can not tell two resumes of one hand-off apart (same owner, same fence): a hand-off is a capability, to
+ *   be resumed once. Within one process, a hand-off whose lease is live there is refused before any write.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Fiber from "effect/Fiber"
+import { dual } from "effect/Function"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type { Lease } from "../Lease.js"
+import * as LeaseHandoff from "../LeaseHandoff.js"
+import type * as Lock from "../Lock.js"
+import type { LockOptions } from "../Lock.js"
+import { LockConfigError, LockLost, type LockStoreError } from "../LockError.js"
+import type { LockRecord } from "../LockRecord.js"
+import { LockStore } from "../LockStore.js"
+import { monotonicMillis } from "./clock.js"
+import { LockDefaults } from "./defaults.js"
+import { failureReason } from "./failureReason.js"
+import * as HeldLeases from "./heldLeases.js"
+import * as Keeper from "./keeper.js"
+import * as LeaseUsers from "./leaseUsers.js"
+import * as LocalQueue from "./localQueue.js"
+import { runSection } from "./lock.js"
+import * as Options from "./options.js"
+import { defaultHolder } from "./owner.js"
+import { queuesOf } from "./processLocal.js"
+
+type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+
+/** @internal */
+export const handOff = (lease: Lease): Effect.Effect<LeaseHandoff.LeaseHandoff, LockLost> =>
+  Effect.suspend(() =>
+    Keeper.handOff(lease) ??
+      Effect.dieMessage("Lock.handOff takes a lease that Lock.acquire or Lock.resume made")
+  )
+
+/** The owners of the resumed leases live in each process (store instance), to refuse a second resume of one. */
+const liveResumes = new WeakMap<LockStore, Set<string>>()
+
+const liveResumesOf = (store: LockStore): Set<string> => {
+  let owners = liveResumes.get(store)
+  if (owners === undefined) {
+    owners = new Set()
+    liveResumes.set(store, owners)
+  }
+  return owners
+}
+
+const decodeHandoff = Schema.decodeUnknownEither(LeaseHandoff.schema)
+
+const checkHandoff = (input: unknown): Either.Either<LeaseHandoff.LeaseHandoff, LockConfigError> =>
+  Either.mapLeft(decodeHandoff(input), (error) =>
+    new LockConfigError({
+      option: "handoff",
+      message:
+        `not a lease hand-off (make one with Lock.handOff, and decode it with LeaseHandoff.schema): ${error.message}`
+    }))
+
+/**
+ * The options of a resumed lease: the lease duration is the hand-off's (given, it must be the same), the rest as an
+ * acquire resolves them, from the per-call options, then the app-wide defaults.
+ */
+const resolveOptions = (
+  defaults: LockOptions,
+  options: Lock.ResumeOptions | undefined,
+  handoff: LeaseHandoff.LeaseHandoff
+): Either.Either<Options.Resolved, LockConfigError> => {
+  const given: LockOptions = {
+    lease: options?.lease ?? Duration.millis(handoff.leaseMs),
+    heartbeat: options?.heartbeat,
+    warnAt: options?.warnAt,
+    safetyMargin: options?.safetyMargin
+  }
+  return Either.flatMap(
+    Options.resolveEither(defaults, given, defaultHolder),
+    (resolved) =>
+      resolved.leaseMs === handoff.leaseMs
+        ? Either.right(resolved)
+        : Either.left(
+          new LockConfigError({
+            option: "lease",
+            message:
+              `a resumed lease keeps the lease of its hand-off (${handoff.leaseMs} ms); got ${resolved.leaseMs} ms`
+          })
+        )
+  )
+}
+
+const lost = (handoff: LeaseHandoff.LeaseHandoff, reason: "expired" | "stolen", by: LockRecord | undefined) =>
+  new LockLost({ name: handoff.name, owner: handoff.owner, fence: handoff.fence, reason, by })
+
+/** A release attempt gets this long; after that the lease just runs out. */
+const giveBackTimeout = Duration.seconds(2)
+
+/** Gives back a lease the resume renewed but can not use: one attempt, bounded, a failure logged. */
+const giveBack = (store: LockStore, handoff: LeaseHandoff.LeaseHandoff) =>
+  store.release({ name: handoff.name, owner: handoff.owner, fence: handoff.fence }).pipe(
+    Effect.interruptible,
+    Effect.timeout(giveBackTimeout),
+    Effect.catchAllCause((cause) =>
+      Effect.logWarning(
+        `could not give back the resumed lease of "${handoff.name}" (${
+          failureReason(cause, giveBackTimeout)
+        }); it will run out`
+      )
+    ),
+    Effect.asVoid
+  )
+
+interface Resumed {
+  readonly keeper: Keeper.Keeper
+  readonly entry: HeldLeases.Entry
+}
+
+/**
+ * Resumes `input` and starts keeping it, with `holder` (if given) as the first fiber to interrupt on loss. Must run
+ * uninterruptibly, with `restore` the caller's mask: the write is interruptible, and once this succeeds the caller must
+ * run `keeper.release` exactly once.
+ */
+const resumeKept = (
+  input: LeaseHandoff.LeaseHandoff,
+  options: Lock.ResumeOptions | undefined,
+  restore: Restore,
+  holder: Fiber.RuntimeFiber<unknown, unknown> | undefined
+): Effect.Effect<Resumed, LockLost | LockStoreError | LockConfigError, LockStore> =>
+  Effect.gen(function*() {
+    const store = yield* LockStore
+    const handoff = yield* checkHandoff(input)
+    const name = yield* Options.validateName(handoff.name, store.maxNameBytes)
+    const resolved = yield* resolveOptions(yield* LockDefaults, options, handoff)
+    const { fence, owner } = handoff
+    yield* Effect.annotateCurrentSpan({ "lock.owner": owner, "lock.fence": fence })
+    const live = liveResumesOf(store)
+    if (live.has(owner)) {
+      return yield* new LockConfigError({
+        option: "handoff",
+        message: `the lease of this hand-off ("${name}", fence ${fence}) is already held in this process: a ` +
+          `hand-off is resumed once`
+      })
+    }
+    // Conservative: a lease that may have run out is not written to, whatever the store would say.
+    if ((yield* Clock.currentTimeMillis) >= handoff.leaseUntil) return yield* lost(handoff, "expired", undefined)
+
+    const queues = queuesOf(store)
+    const isHead = LocalQueue.tryEnter(queues, name)
+    live.add(owner)
+    const onEnd = Effect.suspend(() => {
+      live.delete(owner)
+      return isHead ? LocalQueue.leave(queues, name) : Effect.void
+    })
+    const sentAt = yield* monotonicMillis
+    const result = yield* restore(store.renew({ name, owner, fence, leaseMs: resolved.leaseMs })).pipe(
+      Effect.onError(() => onEnd)
+    )
+    if (result._tag === "Lost") {
+      yield* onEnd
+      return yield* lost(handoff, "stolen", result.current)
+    }
+    // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
+    if (sentAt + resolved.leaseMs - resolved.safetyMarginMs <= (yield* monotonicMillis)) {
+      // Answered after the lease it set could be taken over: give it back rather than run on it.
+      yield* onEnd
+      yield* giveBack(store, handoff)
+      return yield* lost(handoff, "expired", undefined)
+    }
+    if (isHead) yield* LocalQueue.setHolding(queues, name, result.record)
+    const users = LeaseUsers.make()
+    if (holder !== undefined) users.holders.add(holder)
+    const keeper = yield* Keeper.start({ store, record: result.record, options: resolved, sentAt, users, onEnd })
+    const entry: HeldLeases.Entry = { store, name, users, isLive: keeper.isLive, lease: keeper.lease }
+    return { keeper, entry }
+  }).pipe(Effect.withSpan("Lock.resume", { attributes: { "lock.name": input?.name }, captureStackTrace: false }))
+
+/** @internal */
+export const resume = (
+  handoff: LeaseHandoff.LeaseHandoff,
+  options?: Lock.ResumeOptions
+): Effect.Effect<Lease, LockLost | LockStoreError | LockConfigError, LockStore | Scope.Scope> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const { entry, keeper } = yield* resumeKept(handoff, options, restore, yield* currentFiber)
+      yield* Effect.addFinalizer(() => keeper.release)
+      yield* HeldLeases.enterScoped(entry)
+      return keeper.lease
+    })
+  )
+
+const withResumedSection = <A, E, R>(
+  handoff: LeaseHandoff.LeaseHandoff,
+  self: Effect.Effect<A, E, R>,
+  options: Lock.ResumeOptions | undefined
+): Effect.Effect<A, E | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      resumeKept(handoff, options, restore, undefined),
+      ({ entry, keeper }) =>
+        runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore).pipe(
+          Effect.ensuring(keeper.release)
+        )
+    )
+  )
+
+/** @internal */
+export const withResumed: typeof Lock.withResumed = dual(
+  // Data-first when the second argument is the program: withResumed(handoff, self, options?).
+  (args) => Effect.isEffect(args[1]),
+  <A, E, R>(
+    first: LeaseHandoff.LeaseHandoff | Effect.Effect<A, E, R>,
+    second: Effect.Effect<A, E, R> | LeaseHandoff.LeaseHandoff,
+    options?: Lock.ResumeOptions
+  ) =>
+    // The hand-off comes first in both forms, so `dual` hands the pipeable form's program over as the first argument.
+    Effect.isEffect(second)
+      ? withResumedSection(first as LeaseHandoff.LeaseHandoff, second, options)
+      : withResumedSection(second, first as Effect.Effect<A, E, R>, options)
+)
