@@ -69,7 +69,7 @@ const reserving = (test: Test): void => {
       const waiter = makeOwner()
       const reserved = expectTag(yield* reserveFor(store, name("freed"), waiter), "Reserved").record
       expect([reserved.owner, reserved.reservedBy, reserved.fence]).toEqual([undefined, waiter, held.fence])
-      const releaser = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: held.owner }), "Conflict")
+      const releaser = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: held.owner! }), "Conflict")
       expectReservedBy(releaser.current, waiter)
       const got = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: waiter }), "Acquired").record
       expect(got.fence).toBe(held.fence + 1)
