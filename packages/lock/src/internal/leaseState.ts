@@ -19,6 +19,7 @@ import { LockLost } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import { monotonicMillis } from "./clock.js"
 import * as LeaseUsers from "./leaseUsers.js"
+import type * as LeaseWrites from "./leaseWrites.js"
 import * as Metrics from "./metrics.js"
 import * as StatusCell from "./statusCell.js"
 
@@ -44,6 +45,12 @@ export class LeaseState {
   releasing = false
   /** Made on first use: few leases are ever awaited, and an Effect Deferred copies Effect's whole prototype. */
   lost: Deferred.Deferred<never, LockLost> | undefined = undefined
+  /** What the record's `data` is: the acquire's, then each successful update's (`dataUpdate.ts`). */
+  data: string | undefined
+  /** Whether a write (a renew or a data update) is in flight: they go one at a time (`leaseWrites.ts`). */
+  writing = false
+  /** The writes waiting for their turn, first come first; made when one first has to wait. */
+  waitingWrites: Array<LeaseWrites.Turn> | undefined = undefined
 
   constructor(args: {
     readonly record: LockRecord
@@ -57,6 +64,7 @@ export class LeaseState {
     this.users = args.users
     this.keptSince = args.keptSince
     this.deadline = args.deadline
+    this.data = args.record.data
   }
 }
 
