@@ -52,3 +52,10 @@ export * as Utf8 from "./Utf8.js"
  * @since 0.1.0
  */
 export * as LockDuration from "./LockDuration.js"
+
+/**
+ * Locks whose data is a typed value, with an Effect Schema.
+ *
+ * @since 0.1.0
+ */
+export * as TypedLock from "./TypedLock.js"
