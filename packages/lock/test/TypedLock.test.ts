@@ -249,4 +249,28 @@ describe("TypedLock", () => {
       expect(Option.map(span("Lock.updateData").parent, (parent) => parent.spanId)).toEqual(Option.some("3"))
       expect(span("TypedLock.holder").attributes.get("lock.name")).toBe("jobs/f")
     }))
+
+  it.effect("README-data: a section that records its progress, read by another process in one call", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const other = LockStore.layerProcess(shared)
+      const steps: Array<readonly [string, number]> = []
+      const seen: Array<Option.Option<number>> = []
+      const runStep = (jobId: string, step: number) =>
+        Effect.gen(function*() {
+          steps.push([jobId, step])
+          const progress = yield* Jobs.holder("jobs/nightly").pipe(Effect.provide(other))
+          seen.push(Option.flatMap(progress, (holder) => Option.map(holder.data, (data) => data.step)))
+        })
+      yield* Jobs.withLock("jobs/nightly", { jobId: "n-42", step: 1 }, (lease) =>
+        Effect.gen(function*() {
+          for (let step = 1; step <= 3; step++) {
+            yield* lease.update({ jobId: lease.data.jobId, step })
+            yield* runStep(lease.data.jobId, step)
+          }
+        }), { wait: "30 seconds" }).pipe(Effect.provide(LockStore.layerProcess(shared)))
+      expect(steps).toEqual([["n-42", 1], ["n-42", 2], ["n-42", 3]])
+      expect(seen).toEqual([Option.some(1), Option.some(2), Option.some(3)])
+      expect(yield* Jobs.holder("jobs/nightly").pipe(Effect.provide(other))).toEqual(Option.none())
+    }))
 })
