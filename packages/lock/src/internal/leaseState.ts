@@ -3,8 +3,8 @@
  * deadline, and whether it has ended. A plain mutable record: every change happens in one synchronous step of a fiber,
  * which JavaScript runs without interleaving.
  *
- * The local deadline is the monotonic time just BEFORE the last successful renew (or the acquiring write) was sent,
- * plus lease - safetyMargin. Any other holder can take over no earlier than leaseUntil + maxClockSkew (absolute) or a
+ * The local deadline is the monotonic time just BEFORE the last successful write that set the lease (the acquire, a
+ * heartbeat's renew, a data update) was sent, plus lease - safetyMargin. Any other holder can take over no earlier than leaseUntil + maxClockSkew (absolute) or a
  * full unchanged lease after it first saw our last write (observed), both of which lie after this deadline.
  *
  * @internal
@@ -37,7 +37,7 @@ export class LeaseState {
   readonly users: LeaseUsers.LeaseUsers
   /** Monotonic ms when keeping began, for the hold-time metric. */
   readonly keptSince: number
-  /** Monotonic ms past which the lease may no longer be relied on; only a renew moves it, and only later. */
+  /** Monotonic ms past which the lease may no longer be relied on; only a renew (or a data update) moves it, and only later. */
   deadline: number
   /** Set by a loss or by the release; from then on nothing renews and nothing changes the status but the release. */
   finished = false
