@@ -4,8 +4,9 @@
  * which JavaScript runs without interleaving.
  *
  * The local deadline is the monotonic time just BEFORE the last successful write that set the lease (the acquire, a
- * heartbeat's renew, a data update) was sent, plus lease - safetyMargin. Any other holder can take over no earlier than leaseUntil + maxClockSkew (absolute) or a
- * full unchanged lease after it first saw our last write (observed), both of which lie after this deadline.
+ * heartbeat's renew, a data update) was sent, plus lease - safetyMargin. Any other holder can take over no earlier
+ * than leaseUntil + maxClockSkew (absolute) or a full unchanged lease after it first saw our last write (observed),
+ * both of which lie after this deadline.
  *
  * @internal
  */
