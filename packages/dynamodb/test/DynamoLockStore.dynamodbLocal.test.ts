@@ -2,6 +2,7 @@ import { describe, layer } from "@effect/vitest"
 import { DynamoServer } from "@leasehold/testing"
 import { inject } from "vitest"
 import { storeBehaviour } from "./behaviour.js"
+import { dataBehaviour } from "./dataBehaviour.js"
 
 // One DynamoDB Local for the whole run, started by test/globalSetup.ts; each file puts its own counting proxy in front.
 const local = inject("dynamodbLocal")
@@ -14,6 +15,7 @@ describe.skipIf(!local.run)(
       (it) => {
         // DynamoDB Local returns the old item on a failed condition (no read needed) and supports TTL.
         storeBehaviour(it, { returnsOldItems: true, ttl: "enabled" })
+        dataBehaviour(it, { returnsOldItems: true, ttl: "enabled" })
       }
     )
   }

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import type * as ParseResult from "effect/ParseResult"
 import type { LockRecord } from "./LockRecord.js"
 import type { OperationName } from "./LockStore.js"
 
@@ -54,8 +55,9 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
 
 /**
  * Why a held lock was lost: its lease ran out before a renew succeeded, or another owner took it. `released` is for a
- * re-entered section only: the acquisition it borrowed the lease from released it while the section still ran.
- * `handedOff`: the lease was handed to another process (`Lock.handOff`), so this process may no longer act under it.
+ * re-entered section, whose outer acquisition released the lease while the section still ran, and for a data update
+ * (`Lease.updateData`) of a lease that was already released. `handedOff`: the lease was handed to another process
+ * (`Lock.handOff`), so this process may no longer act under it.
  *
  * @since 0.1.0
  * @category models
@@ -84,8 +86,9 @@ export class LockLost extends Data.TaggedError("LockLost")<{
       case "stolen":
         return `lock "${this.name}" (fence ${this.fence}) was lost: it is now held by ${describeHolder(this.by)}`
       case "released":
-        return `lock "${this.name}" (fence ${this.fence}) was released by the acquisition this section re-entered, ` +
-          `while the section still ran; it was interrupted (a section forked inside a lock must end with it)`
+        return `lock "${this.name}" (fence ${this.fence}) was released while still in use: by the acquisition a ` +
+          `re-entered section borrowed it from, while the section still ran, or by its own scope before a data ` +
+          `update (a section or fiber forked inside a lock must end with it)`
       case "handedOff":
         return `lock "${this.name}" (fence ${this.fence}) was handed off to another process (Lock.handOff); this ` +
           `process may no longer act under it`
@@ -130,9 +133,34 @@ export class LockConfigError extends Data.TaggedError("LockConfigError")<{
 }> {}
 
 /**
+ * Typed lock data (`TypedLock`) that does not fit the lock's schema: `encode`, the value a program tried to store
+ * (reported before any store call, so nothing was written); `decode`, what a lock holds (another program stored
+ * something else under the name, or an older version of this one stored another shape). `cause` is the schema's
+ * `ParseError`, which says where and why.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class LockDataError extends Data.TaggedError("LockDataError")<{
+  /** The lock whose data it is. */
+  readonly name: string
+  readonly direction: "encode" | "decode"
+  readonly cause: ParseResult.ParseError
+}> {
+  override get message(): string {
+    return this.direction === "encode"
+      ? `the data for lock "${this.name}" does not fit the lock's schema, so nothing was written: ` +
+        `${this.cause.message}`
+      : `lock "${this.name}" holds data that does not fit this lock's schema (was it stored by another program, or ` +
+        `by a version of this one with another schema? every program that shares the name must use the same ` +
+        `schema, or one that decodes what the others store): ${this.cause.message}`
+  }
+}
+
+/**
  * Every error a lock operation can fail with.
  *
  * @since 0.1.0
  * @category errors
  */
-export type LockError = LockNotAcquired | LockLost | LockStoreError | LockConfigError
+export type LockError = LockNotAcquired | LockLost | LockStoreError | LockConfigError | LockDataError

@@ -131,19 +131,24 @@ export const payloadProblem = (payload: {
         `shorter readable name`
     }
   }
+  const problem = dataProblem(data)
+  return problem === undefined ? undefined : { field: "data", message: problem }
+}
+
+/**
+ * What is wrong with `data` a holder stores with a lock (at acquire, or in a renew's `setData`), or `undefined`:
+ * `undefined` (no data) or a well-formed string of at most `maxDataBytes`. The data half of `payloadProblem`.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const dataProblem = (data: unknown): string | undefined => {
   if (data === undefined) return undefined
-  if (typeof data !== "string") {
-    return { field: "data", message: `data must be a string (encode it first, e.g. with Schema); got ${typeof data}` }
-  }
-  if (!Utf8.isWellFormed(data)) {
-    return { field: "data", message: "data is not well-formed Unicode (it holds a lone surrogate)" }
-  }
+  if (typeof data !== "string") return `data must be a string (encode it first, e.g. with Schema); got ${typeof data}`
+  if (!Utf8.isWellFormed(data)) return "data is not well-formed Unicode (it holds a lone surrogate)"
   if (!Utf8.fits(data, maxDataBytes)) {
-    return {
-      field: "data",
-      message: `data is ${Utf8.byteLength(data)} UTF-8 bytes, over the limit of ${maxDataBytes} (392 KiB, what a ` +
-        `DynamoDB item holds beside the key and the lease): store a reference to the payload instead`
-    }
+    return `data is ${Utf8.byteLength(data)} UTF-8 bytes, over the limit of ${maxDataBytes} (392 KiB, what a ` +
+      `DynamoDB item holds beside the key and the lease): store a reference to the payload instead`
   }
   return undefined
 }

@@ -74,7 +74,8 @@ export type AcquireResult =
   | { readonly _tag: "Conflict"; readonly current: LockRecord | undefined }
 
 /**
- * A heartbeat: extend the lease, conditional on owner and fence.
+ * A heartbeat: extend the lease, conditional on owner and fence. With `setData`, the same conditional write also
+ * replaces the lock's `data`: a holder updates what it stores with the lock in one write that extends its lease.
  *
  * @since 0.1.0
  * @category models
@@ -84,6 +85,14 @@ export interface RenewRequest {
   readonly owner: string
   readonly fence: number
   readonly leaseMs: number
+  /**
+   * Present: the write sets `data` to `setData.data`, or removes it when that is `undefined`. Absent: `data` is left
+   * as it is, as by every heartbeat. The data is checked as an acquire's is (`LockRecord.dataProblem`): a store
+   * refuses what it can not keep with a non-retryable `LockStoreError`, before writing anything.
+   *
+   * @since 0.1.0
+   */
+  readonly setData?: { readonly data: string | undefined } | undefined
 }
 
 /**
@@ -207,7 +216,7 @@ export interface LockStore {
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
   /**
    * Sets `leaseUntil` to now + lease and changes `version` if owner and fence still match; idempotent. Keeps the
-   * reservation.
+   * reservation. Keeps `data`, unless the request carries `setData`: then the same write sets or removes it.
    */
   readonly renew: (request: RenewRequest) => Effect.Effect<RenewResult, LockStoreError>
   /**

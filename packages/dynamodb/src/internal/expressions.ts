@@ -124,6 +124,24 @@ export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
 export const renewNames = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version)
 
 /**
+ * A renew that also replaces the data (`setData`): the heartbeat's write, with `data` set in the same write. The plain
+ * renew above stays as it is, so a heartbeat sends nothing more than before.
+ *
+ * @internal
+ */
+export const renewUpdateSettingData = `${renewUpdate}, #${a.data} = :data`
+
+/**
+ * A renew that also removes the data (`setData` with no data).
+ *
+ * @internal
+ */
+export const renewUpdateRemovingData = `${renewUpdate} REMOVE #${a.data}`
+
+/** @internal */
+export const renewNamesWithData = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version, a.data)
+
+/**
  * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
  *
  * @internal

@@ -4,8 +4,8 @@
  *
  * @internal
  */
-import type { LockStoreError } from "@leasehold/lock/LockError"
-import type { LockRecord } from "@leasehold/lock/LockRecord"
+import { LockStoreError } from "@leasehold/lock/LockError"
+import { dataProblem, type LockRecord } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -25,23 +25,35 @@ export const make = (
 
   const renew = (request: LockStore.RenewRequest): Effect.Effect<LockStore.RenewResult, LockStoreError> =>
     context.keyed("renew", request.name, (key, clock) => {
+      const { setData } = request
+      const problem = setData === undefined ? undefined : dataProblem(setData.data)
+      if (problem !== undefined) {
+        return Effect.fail(new LockStoreError({ operation: "renew", retryable: false, message: problem }))
+      }
       const leaseUntil = clock.unsafeCurrentTimeMillis() + request.leaseMs
+      const values: Expressions.ItemMap = {
+        ":leaseUntil": num(leaseUntil),
+        ":leaseMs": num(request.leaseMs),
+        ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
+        ":owner": str(request.owner),
+        ":fence": num(request.fence),
+        ":zero": zero,
+        ":one": one
+      }
+      if (setData?.data !== undefined) values[":data"] = str(setData.data)
       return Effect.flatMap(
         context.update(Expressions.calls.renew, {
           TableName: tableName,
           Key: key,
-          UpdateExpression: Expressions.renewUpdate,
+          // A heartbeat sends the plain renew; a data update the same write with `data` set or removed.
+          UpdateExpression: setData === undefined
+            ? Expressions.renewUpdate
+            : setData.data === undefined
+            ? Expressions.renewUpdateRemovingData
+            : Expressions.renewUpdateSettingData,
           ConditionExpression: Expressions.renewCondition,
-          ExpressionAttributeNames: Expressions.renewNames,
-          ExpressionAttributeValues: {
-            ":leaseUntil": num(leaseUntil),
-            ":leaseMs": num(request.leaseMs),
-            ":ttl": num(ttlAt(leaseUntil, ttlRetentionMs)),
-            ":owner": str(request.owner),
-            ":fence": num(request.fence),
-            ":zero": zero,
-            ":one": one
-          },
+          ExpressionAttributeNames: setData === undefined ? Expressions.renewNames : Expressions.renewNamesWithData,
+          ExpressionAttributeValues: values,
           ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),

@@ -22,6 +22,7 @@ import type { LockStoreError } from "../LockError.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillisOf } from "./clock.js"
 import * as LeaseState from "./leaseState.js"
+import * as LeaseWrites from "./leaseWrites.js"
 import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
@@ -94,12 +95,15 @@ const renewAnswered = (beat: Beat, sentAt: number) =>
     return state.status.unsafeGet()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
   })
 
-/** One renew call, sent at `sentAt`, bounded by the deadline. */
+/**
+ * One renew call, bounded by the deadline. It waits for a data update in flight (`leaseWrites.ts`): `sentAt`, read
+ * before that wait, is then earlier than the send, which only makes the deadline it sets earlier.
+ */
 const renewOnce = (beat: Beat, sentAt: number): Effect.Effect<void> => {
   const { options, state, store } = beat
   const { fence, name, owner } = state
   state.renewing = true
-  const call = store.renew({ name, owner, fence, leaseMs: options.leaseMs })
+  const call = LeaseWrites.oneAtATime(state, store.renew({ name, owner, fence, leaseMs: options.leaseMs }))
   // A store that answers at once can not hang, and the watcher would cost more than the call.
   const bounded = MemoryStore.answersAtOnce(store) ? call : Watchdog.bound(state, options, call)
   return Effect.flatMap(Effect.either(bounded), renewAnswered(beat, sentAt)).pipe(

@@ -20,10 +20,11 @@ import type * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type { Lease as LeaseApi, LeaseStatus } from "../Lease.js"
 import type { LeaseHandoff } from "../LeaseHandoff.js"
-import type { LockLost } from "../LockError.js"
+import type { LockConfigError, LockLost, LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
+import * as DataUpdate from "./dataUpdate.js"
 import * as Handoff from "./handoff.js"
 import * as Heartbeat from "./heartbeat.js"
 import * as HeldLeases from "./heldLeases.js"
@@ -44,21 +45,37 @@ export interface Keeper {
 /** The handle the caller gets: the record's fields, and effects made when they are asked for. */
 class Lease implements LeaseApi {
   readonly #state: LeaseState.LeaseState
+  readonly #store: LockStore.LockStore
+  readonly #options: Options.Resolved
   readonly name: string
   readonly owner: string
   readonly holder: string
   readonly fence: number
-  readonly data: string | undefined
   readonly record: LockRecord
 
-  constructor(state: LeaseState.LeaseState, record: LockRecord, holder: string) {
+  constructor(
+    state: LeaseState.LeaseState,
+    record: LockRecord,
+    holder: string,
+    store: LockStore.LockStore,
+    options: Options.Resolved
+  ) {
     this.#state = state
+    this.#store = store
+    this.#options = options
     this.name = state.name
     this.owner = state.owner
     this.holder = holder
     this.fence = state.fence
-    this.data = record.data
     this.record = record
+  }
+
+  get data(): string | undefined {
+    return this.#state.data
+  }
+
+  updateData(data: string | undefined): Effect.Effect<void, LockLost | LockStoreError | LockConfigError> {
+    return DataUpdate.update(this.#state, this.#store, this.#options, data)
   }
 
   get status(): Effect.Effect<LeaseStatus> {
@@ -216,7 +233,7 @@ export const start = (args: {
     })
     const parent = yield* renewParent
     const fiber = yield* forkHeartbeat(state, Heartbeat.keep(state, store, options, args.sentAt, parent))
-    const lease = new Lease(state, record, record.holder ?? options.holder)
+    const lease = new Lease(state, record, record.holder ?? options.holder, store, options)
     const kept = new Kept(state, lease, store, fiber, options.safetyMarginMs, args.onEnd)
     Lease.setKeeper(lease, kept)
     return kept

@@ -3,9 +3,10 @@
  * deadline, and whether it has ended. A plain mutable record: every change happens in one synchronous step of a fiber,
  * which JavaScript runs without interleaving.
  *
- * The local deadline is the monotonic time just BEFORE the last successful renew (or the acquiring write) was sent,
- * plus lease - safetyMargin. Any other holder can take over no earlier than leaseUntil + maxClockSkew (absolute) or a
- * full unchanged lease after it first saw our last write (observed), both of which lie after this deadline.
+ * The local deadline is the monotonic time just BEFORE the last successful write that set the lease (the acquire, a
+ * heartbeat's renew, a data update) was sent, plus lease - safetyMargin. Any other holder can take over no earlier
+ * than leaseUntil + maxClockSkew (absolute) or a full unchanged lease after it first saw our last write (observed),
+ * both of which lie after this deadline.
  *
  * @internal
  */
@@ -19,6 +20,7 @@ import { LockLost } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import { monotonicMillis } from "./clock.js"
 import * as LeaseUsers from "./leaseUsers.js"
+import type * as LeaseWrites from "./leaseWrites.js"
 import * as Metrics from "./metrics.js"
 import * as StatusCell from "./statusCell.js"
 
@@ -36,7 +38,7 @@ export class LeaseState {
   readonly users: LeaseUsers.LeaseUsers
   /** Monotonic ms when keeping began, for the hold-time metric. */
   readonly keptSince: number
-  /** Monotonic ms past which the lease may no longer be relied on; only a renew moves it, and only later. */
+  /** Monotonic ms past which the lease may no longer be relied on; only a renew (or a data update) moves it, and only later. */
   deadline: number
   /** Set by a loss or by the release; from then on nothing renews and nothing changes the status but the release. */
   finished = false
@@ -51,6 +53,12 @@ export class LeaseState {
    * renews it and nothing enters it, and the release leaves a lease handed off to whoever resumes it.
    */
   handOff: Deferred.Deferred<boolean> | undefined = undefined
+  /** What the record's `data` is: the acquire's, then each successful update's (`dataUpdate.ts`). */
+  data: string | undefined
+  /** Whether a write (a renew or a data update) is in flight: they go one at a time (`leaseWrites.ts`). */
+  writing = false
+  /** The writes waiting for their turn, first come first; made when one first has to wait. */
+  waitingWrites: Array<LeaseWrites.Turn> | undefined = undefined
 
   constructor(args: {
     readonly record: LockRecord
@@ -64,6 +72,7 @@ export class LeaseState {
     this.users = args.users
     this.keptSince = args.keptSince
     this.deadline = args.deadline
+    this.data = args.record.data
   }
 }
 

@@ -167,13 +167,17 @@ export const runSection = <A, E, R>(
     return yield* exit
   })
 
+/** A section, or one made from the lease it runs under (`withLease`). */
+type Section<A, E, R> = Effect.Effect<A, E, R> | ((lease: Lease) => Effect.Effect<A, E, R>)
+
 const withLockSection = <A, E, R>(
   name: string,
-  self: Effect.Effect<A, E, R>,
+  section: Section<A, E, R>,
   options: LockOptions | undefined
 ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(acquireKept(name, options, restore, undefined), (acquisition) => {
+      const self = Effect.isEffect(section) ? section : Effect.suspend(() => section(acquisition.entry.lease as Lease))
       if (acquisition._tag === "Reentered") return runSection(acquisition.entry, restore(self), "borrower", restore)
       const { entry, keeper } = acquisition
       return runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore).pipe(
@@ -181,6 +185,18 @@ const withLockSection = <A, E, R>(
       )
     })
   )
+
+/**
+ * `withLock` with the section made from the lease: for `TypedLock`, whose section takes the lease.
+ *
+ * @internal
+ */
+export const withLease = <A, E, R>(
+  name: string,
+  section: (lease: Lease) => Effect.Effect<A, E, R>,
+  options: LockOptions | undefined
+): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
+  withLockSection(name, section, options)
 
 /** @internal */
 export const withLock: typeof Lock.withLock = dual(

@@ -10,7 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
-import { isReservableAt, isReservedForOtherAt, type LockRecord, payloadProblem } from "../LockRecord.js"
+import { dataProblem, isReservableAt, isReservedForOtherAt, type LockRecord, payloadProblem } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import * as ListLimit from "./listLimit.js"
 import * as LockName from "./lockName.js"
@@ -77,6 +77,17 @@ const checkAcquire = (
       : refuse("tryAcquire", problem.message)
   })
 
+/** What DynamoDB refuses in a renew that sets data: see `dataProblem`. */
+const checkRenew = (
+  request: LockStore.RenewRequest,
+  maxNameBytes: number,
+  run: Effect.Effect<LockStore.RenewResult>
+) =>
+  Effect.suspend((): Effect.Effect<LockStore.RenewResult, LockStoreError> => {
+    const problem = request.setData === undefined ? undefined : dataProblem(request.setData.data)
+    return problem === undefined ? checkName("renew", request.name, maxNameBytes, run) : refuse("renew", problem)
+  })
+
 /**
  * Stores whose every operation completes without waiting on I/O or timers. Such a store can not hang, so `Lock` sets
  * no timers around its calls and cleans up before it answers. Only this module's stores are in it: a wrapper may wait.
@@ -135,7 +146,8 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
         ...current,
         leaseUntil: now + request.leaseMs,
         leaseMs: request.leaseMs,
-        version: current.version + 1
+        version: current.version + 1,
+        data: request.setData === undefined ? current.data : request.setData.data
       }
       records.set(request.name, record)
       return { _tag: "Renewed", record }
@@ -200,7 +212,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
 
   const store: LockStore.LockStore = {
     tryAcquire: (request) => checkAcquire(request, maxNameBytes, tryAcquire(request)),
-    renew: (request) => checkName("renew", request.name, maxNameBytes, renew(request)),
+    renew: (request) => checkRenew(request, maxNameBytes, renew(request)),
     release: (request) => checkName("release", request.name, maxNameBytes, release(request)),
     inspect: (name) => checkName("inspect", name, maxNameBytes, inspect(name)),
     list,
