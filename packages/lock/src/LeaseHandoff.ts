@@ -20,7 +20,7 @@ export interface LeaseHandoff {
   readonly _tag: "LeaseHandoff"
   /** The lock name. */
   readonly name: string
-  /** The owner id of the acquisition: the store renews the lease for this owner and fence only. */
+  /** The owner id of the lease when handed off: the resuming write is conditional on it and moves it to a new one. */
   readonly owner: string
   /** The fencing token: the same for the resumed lease, since the lock never changed hands in the store. */
   readonly fence: number

@@ -243,10 +243,10 @@ export type ResumeOptions = Pick<LockOptions, "lease" | "heartbeat" | "warnAt" |
  *     yield* Console.log("first part")
  *     return yield* Lock.handOff(lease)
  *   }))
- *   // The next one (here the same process) resumes it: same owner, same fence, one write.
+ *   // The next one (here the same process) resumes it: the same fence, a new owner id, one write.
  *   yield* Effect.scoped(Effect.gen(function*() {
  *     const lease = yield* Lock.resume(handoff)
- *     yield* Console.log("second part", lease.owner === handoff.owner && lease.fence === handoff.fence)
+ *     yield* Console.log("second part", lease.fence === handoff.fence && lease.owner !== handoff.owner)
  *   }))
  * })
  * // Output: first part
@@ -262,18 +262,19 @@ export const handOff: (lease: Lease) => Effect.Effect<LeaseHandoff, LockLost> = 
 
 /**
  * Resumes a lease another process handed off with `handOff`, as a scoped resource, like `acquire`: one conditional
- * write (the store's renew, on the hand-off's owner and fence) extends it, and from then on it is kept as an acquired
+ * write (the store's renew, on the hand-off's owner and fence) extends it and moves it to a new owner id, and from then on it is kept as an acquired
  * lease is: heartbeat, "at risk" warnings, loss interruption, release when the scope closes. Its local deadline counts
  * from just before that write was sent.
  *
  * Fails with `LockLost` if the lease can not be resumed: reason "expired", with no write, once the hand-off's
  * `leaseUntil` has passed on this process's clock (whatever the store would say); reason "stolen" if the store
- * has another owner (in `by`) or none. With `LockConfigError`, before any store call, if the hand-off is malformed,
- * the options are invalid, or this process holds the lease already. A `LockStoreError` leaves the lease as it was
- * (or extended): the same hand-off can be resumed again until it runs out.
+ * has another owner (in `by`) or none, as after the hand-off was resumed once already. With `LockConfigError`,
+ * before any store call, if the hand-off is malformed or the options are invalid. After a `LockStoreError` the write
+ * may have applied: the lease is released in the background, and the hand-off is spent.
  *
- * A hand-off must be resumed once. The store can not tell two resumes of one hand-off apart (the same owner and
- * fence), so two processes that resume it would both hold the lock; within one process, the second is refused.
+ * A hand-off resumes once: the resuming write moves the lease to a new owner id, so a second resume of it (a
+ * duplicated message, a retried invocation) and any late write of the handing-off process find that owner and change
+ * nothing.
  *
  * @since 0.2.0
  * @category hand-off

@@ -93,6 +93,15 @@ export interface RenewRequest {
    * @since 0.1.0
    */
   readonly setData?: { readonly data: string | undefined } | undefined
+  /**
+   * Present: the same write moves the lease to this owner id (a hand-off's resume), keeping the fence; later renews
+   * and releases name the new owner, and the old owner's are refused. So a hand-off resumes once: a second resume of
+   * it finds the new owner. A retried request whose first attempt applied answers `Lost` with the new owner as
+   * `current`: the caller recognises its own write by that.
+   *
+   * @since 0.1.0
+   */
+  readonly newOwner?: string | undefined
 }
 
 /**
@@ -216,7 +225,8 @@ export interface LockStore {
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
   /**
    * Sets `leaseUntil` to now + lease and changes `version` if owner and fence still match; idempotent. Keeps the
-   * reservation. Keeps `data`, unless the request carries `setData`: then the same write sets or removes it.
+   * reservation. Keeps `data`, unless the request carries `setData`: then the same write sets or removes it; keeps
+   * `owner`, unless the request carries `newOwner`.
    */
   readonly renew: (request: RenewRequest) => Effect.Effect<RenewResult, LockStoreError>
   /**

@@ -141,6 +141,28 @@ export const renewUpdateRemovingData = `${renewUpdate} REMOVE #${a.data}`
 /** @internal */
 export const renewNamesWithData = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version, a.data)
 
+/** A renew that also moves the lease to a new owner (`newOwner`: a hand-off's resume), keeping the fence. */
+const renewUpdateMovingOwner = `${renewUpdate}, #${a.owner} = :newOwner`
+
+/**
+ * The update expression of a renew: the heartbeat's, or the same write also setting or removing `data`, or moving the
+ * owner (a resume sets no data).
+ *
+ * @internal
+ */
+export const renewUpdateFor = (setData: { readonly data: string | undefined } | undefined, movesOwner: boolean) =>
+  movesOwner
+    ? setData === undefined
+      ? renewUpdateMovingOwner
+      : setData.data === undefined
+      ? `${renewUpdateMovingOwner} REMOVE #${a.data}`
+      : `${renewUpdateMovingOwner}, #${a.data} = :data`
+    : setData === undefined
+    ? renewUpdate
+    : setData.data === undefined
+    ? renewUpdateRemovingData
+    : renewUpdateSettingData
+
 /**
  * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
  *

@@ -41,16 +41,14 @@ export const make = (
         ":one": one
       }
       if (setData?.data !== undefined) values[":data"] = str(setData.data)
+      if (request.newOwner !== undefined) values[":newOwner"] = str(request.newOwner)
       return Effect.flatMap(
         context.update(Expressions.calls.renew, {
           TableName: tableName,
           Key: key,
-          // A heartbeat sends the plain renew; a data update the same write with `data` set or removed.
-          UpdateExpression: setData === undefined
-            ? Expressions.renewUpdate
-            : setData.data === undefined
-            ? Expressions.renewUpdateRemovingData
-            : Expressions.renewUpdateSettingData,
+          // A heartbeat sends the plain renew; a data update the same write with `data` set or removed; a resume
+          // the same write with the owner moved.
+          UpdateExpression: Expressions.renewUpdateFor(setData, request.newOwner !== undefined),
           ConditionExpression: Expressions.renewCondition,
           ExpressionAttributeNames: setData === undefined ? Expressions.renewNames : Expressions.renewNamesWithData,
           ExpressionAttributeValues: values,

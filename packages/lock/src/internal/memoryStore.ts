@@ -147,7 +147,8 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
         leaseUntil: now + request.leaseMs,
         leaseMs: request.leaseMs,
         version: current.version + 1,
-        data: request.setData === undefined ? current.data : request.setData.data
+        data: request.setData === undefined ? current.data : request.setData.data,
+        owner: request.newOwner ?? current.owner
       }
       records.set(request.name, record)
       return { _tag: "Renewed", record }

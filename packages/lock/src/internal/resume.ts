@@ -1,17 +1,18 @@
 /**
  * `handOff`, `resume` and `withResumed`: a lease handed off by one process goes on in another. The resume is one
- * conditional write, the store's renew (on owner and fence), and then the lease is kept as an acquired one is: the
- * same keeper, the process's queue for the name, re-entry, and a section the end of the lease interrupts.
+ * conditional write, the store's renew (on the hand-off's owner and fence) that also moves the lease to a new owner
+ * id, and then the lease is kept as an acquired one is: the same keeper, the process's queue for the name, re-entry,
+ * and a section the end of the lease interrupts.
  *
  * - A hand-off whose `leaseUntil` has passed on this process's clock is refused as expired, with no write.
- * - A renew that finds another owner, or none, is a loss by steal. A store error leaves the lease as it was (or
- *   renewed): the same hand-off may be resumed again until it runs out.
+ * - The new owner makes a hand-off single-use: a second resume of it (a duplicated message, a retried invocation), and
+ *   any write of the handing-off process still on its way, find the new owner and change nothing.
+ * - A renew that finds another owner, or none, is a loss by steal. A store error after the write may have applied
+ *   releases the new owner's lease in the background (nobody else knows its owner id), and the hand-off is spent.
  * - The local deadline counts from just before the resuming write was sent, as for an acquire.
  * - The process's queue: a resumed lease is held in the store already, so it never waits behind a fiber of this
  *   process that is acquiring the name (that fiber waits for this very lease, as any other process does). It becomes
  *   the head if nobody is, and hands the name on when it ends; otherwise it is kept beside the head.
- * - The store can not tell two resumes of one hand-off apart (same owner, same fence): a hand-off is a capability, to
- *   be resumed once. Within one process, a hand-off whose lease is live there is refused before any write.
  *
  * @internal
  */
@@ -39,7 +40,7 @@ import * as LeaseUsers from "./leaseUsers.js"
 import * as LocalQueue from "./localQueue.js"
 import { runSection } from "./lock.js"
 import * as Options from "./options.js"
-import { defaultHolder } from "./owner.js"
+import { defaultHolder, randomOwner } from "./owner.js"
 import { queuesOf } from "./processLocal.js"
 
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -52,18 +53,6 @@ export const handOff = (lease: Lease): Effect.Effect<LeaseHandoff.LeaseHandoff, 
     Keeper.handOff(lease) ??
       Effect.dieMessage("Lock.handOff takes a lease that Lock.acquire or Lock.resume made")
   )
-
-/** The owners of the resumed leases live in each process (store instance), to refuse a second resume of one. */
-const liveResumes = new WeakMap<LockStore, Set<string>>()
-
-const liveResumesOf = (store: LockStore): Set<string> => {
-  let owners = liveResumes.get(store)
-  if (owners === undefined) {
-    owners = new Set()
-    liveResumes.set(store, owners)
-  }
-  return owners
-}
 
 const decodeHandoff = Schema.decodeUnknownEither(LeaseHandoff.schema)
 
@@ -111,9 +100,11 @@ const lost = (handoff: LeaseHandoff.LeaseHandoff, reason: "expired" | "stolen", 
 /** A release attempt gets this long; after that the lease just runs out. */
 const giveBackTimeout = Duration.seconds(2)
 
-/** Gives back a lease the resume renewed but can not use: one attempt, bounded, a failure logged. */
-const giveBack = (store: LockStore, handoff: LeaseHandoff.LeaseHandoff) =>
-  store.release({ name: handoff.name, owner: handoff.owner, fence: handoff.fence }).pipe(
+/**
+ * Gives back a lease the resume moved to `owner` (or may have) but can not use: one attempt, bounded, a failure logged.
+ */
+const giveBack = (store: LockStore, handoff: LeaseHandoff.LeaseHandoff, owner: string) =>
+  store.release({ name: handoff.name, owner, fence: handoff.fence }).pipe(
     Effect.interruptible,
     Effect.timeout(giveBackTimeout),
     Effect.catchAllCause((cause) =>
@@ -149,43 +140,39 @@ const resumeKept = (
     const resolved = yield* resolveOptions(yield* LockDefaults, options, handoff)
     const { fence, owner } = handoff
     yield* Effect.annotateCurrentSpan({ "lock.owner": owner, "lock.fence": fence })
-    const live = liveResumesOf(store)
-    if (live.has(owner)) {
-      return yield* new LockConfigError({
-        option: "handoff",
-        message: `the lease of this hand-off ("${name}", fence ${fence}) is already held in this process: a ` +
-          `hand-off is resumed once`
-      })
-    }
     // Conservative: a lease that may have run out is not written to, whatever the store would say.
     if ((yield* Clock.currentTimeMillis) >= handoff.leaseUntil) return yield* lost(handoff, "expired", undefined)
 
     const queues = queuesOf(store)
     const isHead = LocalQueue.tryEnter(queues, name)
-    live.add(owner)
-    const onEnd = Effect.suspend(() => {
-      live.delete(owner)
-      return isHead ? LocalQueue.leave(queues, name) : Effect.void
-    })
+    const onEnd = isHead ? LocalQueue.leave(queues, name) : Effect.void
+    const newOwner = randomOwner()
     const sentAt = yield* monotonicMillis
-    const result = yield* restore(store.renew({ name, owner, fence, leaseMs: resolved.leaseMs })).pipe(
-      Effect.onError(() => onEnd)
+    const answer = yield* restore(store.renew({ name, owner, fence, leaseMs: resolved.leaseMs, newOwner })).pipe(
+      // The write may have applied: only this process knows the new owner, so it gives the lease back.
+      Effect.onError(() => Effect.zipRight(onEnd, Effect.forkDaemon(giveBack(store, handoff, newOwner))))
     )
-    if (result._tag === "Lost") {
+    // A retried request whose first attempt applied finds its own new owner.
+    const record = answer._tag === "Renewed"
+      ? answer.record
+      : answer.current?.owner === newOwner && answer.current.fence === fence
+      ? answer.current
+      : undefined
+    if (record === undefined) {
       yield* onEnd
-      return yield* lost(handoff, "stolen", result.current)
+      return yield* lost(handoff, "stolen", answer._tag === "Lost" ? answer.current : undefined)
     }
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
     if (sentAt + resolved.leaseMs - resolved.safetyMarginMs <= (yield* monotonicMillis)) {
       // Answered after the lease it set could be taken over: give it back rather than run on it.
       yield* onEnd
-      yield* giveBack(store, handoff)
+      yield* giveBack(store, handoff, newOwner)
       return yield* lost(handoff, "expired", undefined)
     }
-    if (isHead) yield* LocalQueue.setHolding(queues, name, result.record)
+    if (isHead) yield* LocalQueue.setHolding(queues, name, record)
     const users = LeaseUsers.make()
     if (holder !== undefined) users.holders.add(holder)
-    const keeper = yield* Keeper.start({ store, record: result.record, options: resolved, sentAt, users, onEnd })
+    const keeper = yield* Keeper.start({ store, record, options: resolved, sentAt, users, onEnd })
     const entry: HeldLeases.Entry = { store, name, users, isLive: keeper.isLive, lease: keeper.lease }
     return { keeper, entry }
   }).pipe(Effect.withSpan("Lock.resume", { attributes: { "lock.name": input?.name }, captureStackTrace: false }))

@@ -92,6 +92,28 @@ export const renew = (test: Test): void => {
         expect(fields(yield* inspectSome(store, name("wrong")))).toEqual(fields(held))
       }))
 
+    test("with newOwner moves the lease to it, keeping the fence; the old owner is refused, a second move too", ({ expectCurrent, name, store }) =>
+      Effect.gen(function*() {
+        const held = yield* acquireNew(store, name("moved"))
+        yield* TestClock.adjust(1_000)
+        const now = yield* Clock.currentTimeMillis
+        const next = makeOwner()
+        const request = { name: held.name, owner: held.owner!, fence: held.fence, leaseMs }
+        const moved = expectTag(yield* store.renew({ ...request, newOwner: next }), "Renewed").record
+        expect([moved.owner, moved.fence, moved.leaseUntil]).toEqual([next, held.fence, now + leaseMs])
+        expect(moved.version).not.toBe(held.version)
+        expect([moved.holder, moved.acquiredAt, moved.data]).toEqual([held.holder, held.acquiredAt, held.data])
+        // The old owner, and a second move from it, find the new owner: a hand-off resumes once.
+        expectCurrent(expectTag(yield* renewOf(store, held), "Lost").current, moved)
+        expectCurrent(expectTag(yield* store.renew({ ...request, newOwner: makeOwner() }), "Lost").current, moved)
+        expectTag(yield* releaseOf(store, held), "NotHeld")
+        expect(fields(yield* inspectSome(store, name("moved")))).toEqual(fields(moved))
+        // The new owner renews and releases as any holder.
+        const renewed = expectTag(yield* renewOf(store, moved), "Renewed").record
+        expect(renewed.owner).toBe(next)
+        expectTag(yield* releaseOf(store, renewed), "Released")
+      }))
+
     test("of a name never acquired is Lost and creates no record", ({ expectCurrent, name, store }) =>
       Effect.gen(function*() {
         const lost = yield* store.renew({ name: name("ghost"), owner: makeOwner(), fence: 1, leaseMs })
