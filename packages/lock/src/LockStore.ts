@@ -88,18 +88,13 @@ export interface RenewRequest {
   /**
    * Present: the write sets `data` to `setData.data`, or removes it when that is `undefined`. Absent: `data` is left
    * as it is, as by every heartbeat. The data is checked as an acquire's is (`LockRecord.dataProblem`): a store
-   * refuses what it can not keep with a non-retryable `LockStoreError`, before writing anything.
-   *
-   * @since 0.1.0
+   * refuses what it can not keep with a non-retryable `LockStoreError`, before writing anything. @since 0.1.0
    */
   readonly setData?: { readonly data: string | undefined } | undefined
   /**
-   * Present: the same write moves the lease to this owner id (a hand-off's resume), keeping the fence; later renews
-   * and releases name the new owner, and the old owner's are refused. So a hand-off resumes once: a second resume of
-   * it finds the new owner. A retried request whose first attempt applied answers `Lost` with the new owner as
-   * `current`: the caller recognises its own write by that.
-   *
-   * @since 0.1.0
+   * Present: the same write moves the lease to this owner id, keeping the fence (a hand-off's resume): the old owner's
+   * writes, and a second resume, then find the new one. A retried request whose first attempt applied answers `Lost`
+   * with the new owner as `current`. @since 0.1.0
    */
   readonly newOwner?: string | undefined
 }
@@ -167,10 +162,7 @@ export type ReserveResult =
  * @since 0.1.0
  * @category models
  */
-export interface ListPage {
-  readonly records: ReadonlyArray<LockRecord>
-  readonly cursor: string | undefined
-}
+export type ListPage = ListLimit.ListPage
 
 /**
  * What is wrong with a `list` page size, or `undefined` if it is one every store takes: a whole number of at least 1,
@@ -191,21 +183,17 @@ export const listLimitProblem: (limit: unknown) => string | undefined = ListLimi
 export const defaultListLimit: number = ListLimit.defaultLimit
 
 /**
+ * What to list: names starting with `prefix`, from `cursor`, pages of `limit` (a whole number of at least 1, or
+ * `Infinity`; stores may return fewer; default 100).
+ *
  * @since 0.1.0
  * @category models
  */
-export interface ListRequest {
-  /** Only names starting with this. */
-  readonly prefix?: string | undefined
-  readonly cursor?: string | undefined
-  /** Page size: a whole number of at least 1, or `Infinity`; stores may return fewer. Default 100. */
-  readonly limit?: number | undefined
-}
+export type ListRequest = ListLimit.ListRequest
 
 /**
- * A store: what a storage backend implements, and the service `Lock` takes it from. Every operation is a single round
- * trip; acquire, renew and release are conditional writes. Time is read from the calling fiber's `Clock` at the start
- * of the request.
+ * A store: what a storage backend implements, and the service `Lock` takes it from. Every operation is one round trip;
+ * acquire, renew and release are conditional writes. Time is read from the calling fiber's `Clock` as a request starts.
  *
  * A store is pure operations. What one process keeps locally (the queue of its fibers waiting for a name, the leases
  * its fibers are inside) belongs to `Lock`, kept per store instance: a wrapped store is a store, and a process that
@@ -225,8 +213,7 @@ export interface LockStore {
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
   /**
    * Sets `leaseUntil` to now + lease and changes `version` if owner and fence still match; idempotent. Keeps the
-   * reservation. Keeps `data`, unless the request carries `setData`: then the same write sets or removes it; keeps
-   * `owner`, unless the request carries `newOwner`.
+   * reservation, and `data` and `owner` unless the request carries `setData` or `newOwner` (then sets them too).
    */
   readonly renew: (request: RenewRequest) => Effect.Effect<RenewResult, LockStoreError>
   /**
@@ -245,11 +232,9 @@ export interface LockStore {
    * Reserves a lock for the waiting acquisition `owner`, so that it is the next to acquire it: one conditional write
    * that sets `reservedBy`, `reservedUntil` (now + `reserveMs`) and `reservedSince` (`waitingSince`) if the lock has a
    * record (held, or freed since the caller's conflict: the reserver then acquires at once, ahead of the releaser's
-   * next acquire) and no one else's reservation is live (none, the caller's own, or lapsed: `reservedUntil < now` on the
-   * caller's clock) or the live one's reserver began to wait later (`reservedSince > waitingSince`). It changes
+   * next acquire) and no one else's reservation is live (none, the caller's own, or lapsed: `reservedUntil < now` on
+   * the caller's clock) or the live one's reserver began to wait later (`reservedSince > waitingSince`). It changes
    * neither `version` nor the holder fields, so an observed-mode waiter still sees a stale holder as stale.
-   *
-   * @since 0.1.0
    */
   readonly reserve: (request: ReserveRequest) => Effect.Effect<ReserveResult, LockStoreError>
   /** Admin: clears the holder (and any reservation) whoever it is; returns the record as it was if it was held. */

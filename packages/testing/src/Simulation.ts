@@ -18,6 +18,7 @@ import * as Resource from "./internal/simulation/fencedResource.js"
 import * as Generate from "./internal/simulation/generate.js"
 import type * as Reservations from "./internal/simulation/reservations.js"
 import * as Run from "./internal/simulation/run.js"
+import type * as SectionRecords from "./internal/simulation/sectionRecord.js"
 
 /**
  * What a schedule tests (its class). Apart from what each class adds, skew stays within `maxClockSkew` and pauses
@@ -273,39 +274,7 @@ export type Outcome =
  * @since 0.1.0
  * @category models
  */
-export interface SectionRecord {
-  readonly index: number
-  readonly process: string
-  readonly name: string
-  readonly api: Api | "child"
-  /** Set when the lock was acquired. */
-  fence: number | undefined
-  start: number | undefined
-  end: number | undefined
-  outcome: Outcome
-  /** True time the planned use ended (acquired or not). */
-  finishedAt: number | undefined
-  /** The lease status when the section ended: "Held", "Lost(expired)", ... */
-  leaseStatus: string | undefined
-  detail: string | undefined
-  /** True time the lease's status became Lost, while the section ran. */
-  lostAt?: number | undefined
-  /** True time the use was called (after the section's `at`, or the child's `afterMs`). */
-  requestedAt?: number | undefined
-  /** A child: the section that forked it. */
-  parent?: number | undefined
-  /** A child that ran on its parent's lease (re-entered it): its writes count as the parent's. */
-  borrowedFrom?: number | undefined
-  /** A child: true time its outermost `withLock` ran its body (before the nested uses). */
-  outerEnteredAt?: number | undefined
-  /** The fence of the `LockLost` the use failed with. */
-  lostFence?: number | undefined
-  /** The reason of the `LockLost` the use failed with. */
-  lostReason?: string | undefined
-  /** True time the section handed its lease off, and the time the other process resumed it (see `HandOffSpec`). */
-  handedOffAt?: number | undefined
-  resumedAt?: number | undefined
-}
+export type SectionRecord = SectionRecords.SectionRecord
 
 /**
  * One write to the fenced resource.

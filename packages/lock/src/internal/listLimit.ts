@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import type { LockRecord } from "../LockRecord.js"
 
 /**
  * The page size when the caller gives none.
@@ -22,4 +23,27 @@ export const problem = (limit: unknown): string | undefined => {
   const shown = typeof limit === "string" ? JSON.stringify(limit) : String(limit)
   return `list limit ${shown} is not a page size: use a whole number of 1 or more (Infinity for every record in ` +
     `one page), or none for the default of ${defaultLimit}`
+}
+
+/**
+ * A page of a listing: the public `LockStore.ListPage`.
+ *
+ * @internal
+ */
+export interface ListPage {
+  readonly records: ReadonlyArray<LockRecord>
+  readonly cursor: string | undefined
+}
+
+/**
+ * What to list: the public `LockStore.ListRequest`.
+ *
+ * @internal
+ */
+export interface ListRequest {
+  /** Only names starting with this. */
+  readonly prefix?: string | undefined
+  readonly cursor?: string | undefined
+  /** Page size: a whole number of at least 1, or `Infinity`; stores may return fewer. Default 100. */
+  readonly limit?: number | undefined
 }

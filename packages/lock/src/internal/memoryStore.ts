@@ -101,6 +101,25 @@ const immediate = new WeakSet<LockStore.LockStore>()
  */
 export const answersAtOnce = (store: LockStore.LockStore): boolean => immediate.has(store)
 
+/**
+ * The record an acquire at `now` writes over `current`. A name never seen starts its fence from the clock, as a
+ * DynamoDB row deleted by TTL does.
+ */
+const acquired = (request: LockStore.AcquireRequest, current: LockRecord | undefined, now: number): LockRecord => ({
+  name: request.name,
+  owner: request.owner,
+  holder: request.holder,
+  leaseUntil: now + request.leaseMs,
+  leaseMs: request.leaseMs,
+  fence: (current?.fence ?? now) + 1,
+  version: (current?.version ?? 0) + 1,
+  acquiredAt: now,
+  data: request.data,
+  reservedBy: undefined,
+  reservedUntil: 0,
+  reservedSince: 0
+})
+
 /** @internal */
 export const make = (maxNameBytes: number): LockStore.LockStore => {
   const records = new Map<string, LockRecord>()
@@ -117,21 +136,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
       ) {
         return { _tag: "Conflict", current }
       }
-      // A name never seen starts its fence from the clock, as a DynamoDB row deleted by TTL does.
-      const record: LockRecord = {
-        name: request.name,
-        owner: request.owner,
-        holder: request.holder,
-        leaseUntil: now + request.leaseMs,
-        leaseMs: request.leaseMs,
-        fence: (current?.fence ?? now) + 1,
-        version: (current?.version ?? 0) + 1,
-        acquiredAt: now,
-        data: request.data,
-        reservedBy: undefined,
-        reservedUntil: 0,
-        reservedSince: 0
-      }
+      const record = acquired(request, current, now)
       records.set(request.name, record)
       return { _tag: "Acquired", record }
     })

@@ -42,126 +42,135 @@ const expectSetDataRefused = (store: LockStore.LockStore, record: LockRecord.Loc
 /** Registers the tests of a renew with `setData`. */
 const setData = (test: Test): void => {
   describe("set by a renew (setData)", () => {
-    test("is replaced in the renew's one write, which extends the lease and changes the version like a renew", ({ name, store }) =>
-      Effect.gen(function*() {
-        const held = yield* acquireNew(store, name("set"), { data: "step 1" })
-        yield* TestClock.adjust(leaseMs / 3)
-        const now = yield* Clock.currentTimeMillis
-        const data = JSON.stringify({ step: 2, by: "Zoë 🔒" })
-        const updated = expectTag(yield* setDataOf(store, held, data), "Renewed").record
-        expect(fields(updated)).toEqual({ ...fields(held), leaseUntil: now + leaseMs, version: updated.version, data })
-        expect(updated.version).not.toBe(held.version)
-        expect(fields(yield* inspectSome(store, name("set")))).toEqual(fields(updated))
-      }))
-
-    test("is removed by setData with no data, and set again after", ({ name, store }) =>
-      Effect.gen(function*() {
-        const held = yield* acquireNew(store, name("remove"), { data: "step 1" })
-        const removed = expectTag(yield* setDataOf(store, held, undefined), "Renewed").record
-        expect(removed.data).toBeUndefined()
-        expect((yield* inspectSome(store, name("remove"))).data).toBeUndefined()
-        // Removing what is not there is no error.
-        expectTag(yield* setDataOf(store, held, undefined), "Renewed")
-        const set = expectTag(yield* setDataOf(store, held, "step 3"), "Renewed").record
-        expect([set.data, (yield* inspectSome(store, name("remove"))).data]).toEqual(["step 3", "step 3"])
-      }))
-
-    test("is left as it is by a renew without setData, whether set at acquire or by an update", ({ name, store }) =>
-      Effect.gen(function*() {
-        const held = yield* acquireNew(store, name("untouched"), { data: "at acquire" })
-        expect(expectTag(yield* renewOf(store, held), "Renewed").record.data).toBe("at acquire")
-        expectTag(yield* setDataOf(store, held, "updated"), "Renewed")
-        yield* TestClock.adjust(1_000)
-        const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
-        expect([renewed.data, (yield* inspectSome(store, name("untouched"))).data]).toEqual(["updated", "updated"])
-        // And explicitly undefined is the same as absent.
-        const plain = yield* store.renew({
-          name: held.name,
-          owner: held.owner!,
-          fence: held.fence,
-          leaseMs,
-          setData: undefined
-        })
-        expect(expectTag(plain, "Renewed").record.data).toBe("updated")
-      }))
-
-    test("changes nothing for a wrong fence, a wrong owner, a new holder or a released lock", ({ expectCurrent, name, store }) =>
-      Effect.gen(function*() {
-        const held = yield* acquireNew(store, name("owner"), { data: "mine" })
-        const wrongFence = yield* store.renew({
-          name: held.name,
-          owner: held.owner!,
-          fence: held.fence + 1,
-          leaseMs,
-          setData: { data: "forged" }
-        })
-        expectCurrent(expectTag(wrongFence, "Lost").current, held)
-        const wrongOwner = yield* store.renew({
-          name: held.name,
-          owner: makeOwner(),
-          fence: held.fence,
-          leaseMs,
-          setData: { data: undefined }
-        })
-        expectCurrent(expectTag(wrongOwner, "Lost").current, held)
-        expect(fields(yield* inspectSome(store, name("owner")))).toEqual(fields(held))
-
-        // After a takeover the old holder's update neither writes nor removes the new holder's data.
-        yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1)
-        const thief = yield* acquireNew(store, name("owner"), { holder: "holder-b", data: "theirs" })
-        expectCurrent(expectTag(yield* setDataOf(store, held, "late"), "Lost").current, thief)
-        expectCurrent(expectTag(yield* setDataOf(store, held, undefined), "Lost").current, thief)
-        expect(fields(yield* inspectSome(store, name("owner")))).toEqual(fields(thief))
-
-        // A released lock stays free and without data.
-        expectTag(yield* releaseOf(store, thief), "Released")
-        expectCurrent(expectTag(yield* setDataOf(store, thief, "after release"), "Lost").current, undefined)
-        const record = yield* inspectSome(store, name("owner"))
-        expect([record.owner, record.data]).toEqual([undefined, undefined])
-      }))
-
-    test("of a name never acquired is Lost and creates no record", ({ expectCurrent, name, store }) =>
-      Effect.gen(function*() {
-        const lost = yield* store.renew({
-          name: name("ghost"),
-          owner: makeOwner(),
-          fence: 1,
-          leaseMs,
-          setData: { data: "x" }
-        })
-        expectCurrent(expectTag(lost, "Lost").current, undefined)
-        expect(Option.isNone(yield* store.inspect(name("ghost")))).toBe(true)
-      }))
-
-    test("of maxDataBytes is taken; one byte more, or a lone surrogate, is refused before anything is written", ({ name, store }) =>
-      Effect.gen(function*() {
-        const held = yield* acquireNew(store, name("limit"), { data: "small" })
-        const data = "🔒".repeat(LockRecord.maxDataBytes / 4)
-        const big = expectTag(yield* setDataOf(store, held, data), "Renewed").record
-        expect(big.data === data).toBe(true)
-        expect((yield* inspectSome(store, name("limit"))).data === data).toBe(true)
-        expectTag(yield* setDataOf(store, held, "small"), "Renewed")
-        const before = yield* inspectSome(store, name("limit"))
-        yield* expectSetDataRefused(store, held, data + "x")
-        yield* expectSetDataRefused(store, held, "ab\uD83D")
-        // Nothing was written: not the data, not the lease, not the version.
-        expect(fields(yield* inspectSome(store, name("limit")))).toEqual(fields(before))
-      }))
-
-    test("does not outlive the holding: cleared on release, not seen by the next holder", ({ name, store }) =>
-      Effect.gen(function*() {
-        const first = yield* acquireNew(store, name("next"))
-        expectTag(yield* setDataOf(store, first, "first's progress"), "Renewed")
-        expectTag(yield* releaseOf(store, first), "Released")
-        expect((yield* inspectSome(store, name("next"))).data).toBeUndefined()
-        const second = yield* acquireNew(store, name("next"))
-        expectTag(yield* setDataOf(store, second, "second's progress"), "Renewed")
-        // Taken over: the new holder starts with its own data (none), not the dead holder's update.
-        yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1)
-        const third = yield* acquireNew(store, name("next"))
-        expect([third.data, (yield* inspectSome(store, name("next"))).data]).toEqual([undefined, undefined])
-      }))
+    setDataWrites(test)
+    setDataRefusals(test)
   })
+}
+
+/** What a renew with `setData` writes. */
+const setDataWrites = (test: Test): void => {
+  test("is replaced in the renew's one write, which extends the lease and changes the version like a renew", ({ name, store }) =>
+    Effect.gen(function*() {
+      const held = yield* acquireNew(store, name("set"), { data: "step 1" })
+      yield* TestClock.adjust(leaseMs / 3)
+      const now = yield* Clock.currentTimeMillis
+      const data = JSON.stringify({ step: 2, by: "Zoë 🔒" })
+      const updated = expectTag(yield* setDataOf(store, held, data), "Renewed").record
+      expect(fields(updated)).toEqual({ ...fields(held), leaseUntil: now + leaseMs, version: updated.version, data })
+      expect(updated.version).not.toBe(held.version)
+      expect(fields(yield* inspectSome(store, name("set")))).toEqual(fields(updated))
+    }))
+
+  test("is removed by setData with no data, and set again after", ({ name, store }) =>
+    Effect.gen(function*() {
+      const held = yield* acquireNew(store, name("remove"), { data: "step 1" })
+      const removed = expectTag(yield* setDataOf(store, held, undefined), "Renewed").record
+      expect(removed.data).toBeUndefined()
+      expect((yield* inspectSome(store, name("remove"))).data).toBeUndefined()
+      // Removing what is not there is no error.
+      expectTag(yield* setDataOf(store, held, undefined), "Renewed")
+      const set = expectTag(yield* setDataOf(store, held, "step 3"), "Renewed").record
+      expect([set.data, (yield* inspectSome(store, name("remove"))).data]).toEqual(["step 3", "step 3"])
+    }))
+
+  test("is left as it is by a renew without setData, whether set at acquire or by an update", ({ name, store }) =>
+    Effect.gen(function*() {
+      const held = yield* acquireNew(store, name("untouched"), { data: "at acquire" })
+      expect(expectTag(yield* renewOf(store, held), "Renewed").record.data).toBe("at acquire")
+      expectTag(yield* setDataOf(store, held, "updated"), "Renewed")
+      yield* TestClock.adjust(1_000)
+      const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
+      expect([renewed.data, (yield* inspectSome(store, name("untouched"))).data]).toEqual(["updated", "updated"])
+      // And explicitly undefined is the same as absent.
+      const plain = yield* store.renew({
+        name: held.name,
+        owner: held.owner!,
+        fence: held.fence,
+        leaseMs,
+        setData: undefined
+      })
+      expect(expectTag(plain, "Renewed").record.data).toBe("updated")
+    }))
+}
+
+/** What a renew with `setData` refuses, and writes nothing for. */
+const setDataRefusals = (test: Test): void => {
+  test("changes nothing for a wrong fence, a wrong owner, a new holder or a released lock", ({ expectCurrent, name, store }) =>
+    Effect.gen(function*() {
+      const held = yield* acquireNew(store, name("owner"), { data: "mine" })
+      const wrongFence = yield* store.renew({
+        name: held.name,
+        owner: held.owner!,
+        fence: held.fence + 1,
+        leaseMs,
+        setData: { data: "forged" }
+      })
+      expectCurrent(expectTag(wrongFence, "Lost").current, held)
+      const wrongOwner = yield* store.renew({
+        name: held.name,
+        owner: makeOwner(),
+        fence: held.fence,
+        leaseMs,
+        setData: { data: undefined }
+      })
+      expectCurrent(expectTag(wrongOwner, "Lost").current, held)
+      expect(fields(yield* inspectSome(store, name("owner")))).toEqual(fields(held))
+
+      // After a takeover the old holder's update neither writes nor removes the new holder's data.
+      yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1)
+      const thief = yield* acquireNew(store, name("owner"), { holder: "holder-b", data: "theirs" })
+      expectCurrent(expectTag(yield* setDataOf(store, held, "late"), "Lost").current, thief)
+      expectCurrent(expectTag(yield* setDataOf(store, held, undefined), "Lost").current, thief)
+      expect(fields(yield* inspectSome(store, name("owner")))).toEqual(fields(thief))
+
+      // A released lock stays free and without data.
+      expectTag(yield* releaseOf(store, thief), "Released")
+      expectCurrent(expectTag(yield* setDataOf(store, thief, "after release"), "Lost").current, undefined)
+      const record = yield* inspectSome(store, name("owner"))
+      expect([record.owner, record.data]).toEqual([undefined, undefined])
+    }))
+
+  test("of a name never acquired is Lost and creates no record", ({ expectCurrent, name, store }) =>
+    Effect.gen(function*() {
+      const lost = yield* store.renew({
+        name: name("ghost"),
+        owner: makeOwner(),
+        fence: 1,
+        leaseMs,
+        setData: { data: "x" }
+      })
+      expectCurrent(expectTag(lost, "Lost").current, undefined)
+      expect(Option.isNone(yield* store.inspect(name("ghost")))).toBe(true)
+    }))
+
+  test("of maxDataBytes is taken; one byte more, or a lone surrogate, is refused before anything is written", ({ name, store }) =>
+    Effect.gen(function*() {
+      const held = yield* acquireNew(store, name("limit"), { data: "small" })
+      const data = "🔒".repeat(LockRecord.maxDataBytes / 4)
+      const big = expectTag(yield* setDataOf(store, held, data), "Renewed").record
+      expect(big.data === data).toBe(true)
+      expect((yield* inspectSome(store, name("limit"))).data === data).toBe(true)
+      expectTag(yield* setDataOf(store, held, "small"), "Renewed")
+      const before = yield* inspectSome(store, name("limit"))
+      yield* expectSetDataRefused(store, held, data + "x")
+      yield* expectSetDataRefused(store, held, "ab\uD83D")
+      // Nothing was written: not the data, not the lease, not the version.
+      expect(fields(yield* inspectSome(store, name("limit")))).toEqual(fields(before))
+    }))
+
+  test("does not outlive the holding: cleared on release, not seen by the next holder", ({ name, store }) =>
+    Effect.gen(function*() {
+      const first = yield* acquireNew(store, name("next"))
+      expectTag(yield* setDataOf(store, first, "first's progress"), "Renewed")
+      expectTag(yield* releaseOf(store, first), "Released")
+      expect((yield* inspectSome(store, name("next"))).data).toBeUndefined()
+      const second = yield* acquireNew(store, name("next"))
+      expectTag(yield* setDataOf(store, second, "second's progress"), "Renewed")
+      // Taken over: the new holder starts with its own data (none), not the dead holder's update.
+      yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1)
+      const third = yield* acquireNew(store, name("next"))
+      expect([third.data, (yield* inspectSome(store, name("next"))).data]).toEqual([undefined, undefined])
+    }))
 }
 
 /**
