@@ -988,13 +988,17 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       )
       expect(resuming.requests).toEqual({ UpdateItem: 1 })
       const lease = resuming.result
-      expect([lease.owner, lease.fence, lease.holder]).toEqual([handoff.owner, handoff.fence, handoff.holder])
+      // The same fence and holder, under the new owner id the resuming write moved the lease to.
+      expect([lease.fence, lease.holder]).toEqual([handoff.fence, handoff.holder])
+      expect(lease.owner).not.toBe(handoff.owner)
       const stored = Option.getOrThrow(yield* second.inspect(name))
-      expect(stored).toMatchObject({ owner: handoff.owner, fence: handoff.fence, leaseUntil: now + 13_000 })
-      // A third client finds it held.
+      expect(stored).toMatchObject({ owner: lease.owner, fence: handoff.fence, leaseUntil: now + 13_000 })
+      // A third client finds it held; the handed-off owner id renews nothing any more.
       const third = yield* makeStore(tableName)
       const conflict = yield* third.tryAcquire(acquireRequest(name))
-      expect(conflict._tag === "Conflict" && conflict.current?.owner).toBe(handoff.owner)
+      expect(conflict._tag === "Conflict" && conflict.current?.owner).toBe(lease.owner)
+      const late = yield* third.renew({ name, owner: handoff.owner, fence: handoff.fence, leaseMs: 10_000 })
+      expect(late._tag).toBe("Lost")
 
       // Released when the resumed lease's scope closes.
       const closing = yield* counted(Scope.close(scope, Exit.void))
