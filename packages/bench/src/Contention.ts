@@ -217,6 +217,6 @@ export const render = (results: ReadonlyArray<Result>): string =>
 
 /** Each contender's waiting settings, as a markdown list for the text above the table. */
 export const settings = async (): Promise<string> =>
-  (await Promise.all(Drivers.ids.map(Drivers.load)))
+  (await Promise.all([...Drivers.ids, "leasehold-election" as const].map(Drivers.load)))
     .map((driver) => `- ${driver.name}: ${driver.contentionSettings}.`)
     .join("\n")

@@ -5,6 +5,7 @@ import type { Driver } from "./ContentionDriver.js"
 
 const loaders = {
   leasehold: () => import("./contenders/LeaseholdDriver.js"),
+  "leasehold-election": () => import("./contenders/LeaseholdElectionDriver.js"),
   "dynamodb-lock-client": () => import("./contenders/DynamodbLockClientDriver.js"),
   deliveryhero: () => import("./contenders/DeliveryheroDriver.js"),
   "effect-distributed-lock": () => import("./contenders/EffectDistributedLockDriver.js")
@@ -12,7 +13,10 @@ const loaders = {
 
 export type Id = keyof typeof loaders
 
-/** Leasehold first, then the peers in the order of the uncontended table. */
+/**
+ * Leasehold first, then the peers in the order of the uncontended table: the rows of every contention and takeover
+ * table. `leasehold-election` is loaded by id for its own row of the contention table.
+ */
 export const ids: ReadonlyArray<Id> = ["leasehold", "dynamodb-lock-client", "deliveryhero", "effect-distributed-lock"]
 
 export const isId = (id: string): id is Id => Object.hasOwn(loaders, id)

@@ -166,6 +166,8 @@ const main = async () => {
         log(`contention: ${id}, ${settings.workers} processes`)
         contended.push(await Contention.processes(server, id, settings.workers, options))
       }
+      log(`contention: leader election, ${settings.workers} processes`)
+      contended.push(await Contention.processes(server, "leasehold-election", settings.workers, options))
       log(`contention: ${contention.fibers} fibers`)
       contended.push(await Contention.inProcess(server, contention.fibers, options))
     }
