@@ -3,6 +3,7 @@ import { DynamoServer } from "@leasehold/testing"
 import { inject } from "vitest"
 import { storeBehaviour } from "./behaviour.js"
 import { dataBehaviour } from "./dataBehaviour.js"
+import { semaphoreBehaviour } from "./semaphoreBehaviour.js"
 
 // One DynamoDB Local for the whole run, started by test/globalSetup.ts; each file puts its own counting proxy in front.
 const local = inject("dynamodbLocal")
@@ -16,6 +17,7 @@ describe.skipIf(!local.run)(
         // DynamoDB Local returns the old item on a failed condition (no read needed) and supports TTL.
         storeBehaviour(it, { returnsOldItems: true, ttl: "enabled" })
         dataBehaviour(it, { returnsOldItems: true, ttl: "enabled" })
+        semaphoreBehaviour(it, { returnsOldItems: true, ttl: "enabled" })
       }
     )
   }

@@ -15,6 +15,7 @@ import * as MemoryStore from "./internal/memoryStore.js"
 import * as StoreViews from "./internal/storeViews.js"
 import type { LockStoreError } from "./LockError.js"
 import type { LockRecord } from "./LockRecord.js"
+import type { SemaphoreOperations } from "./SemaphoreStore.js"
 
 /**
  * How a waiting acquirer may take over a lock whose holder stopped renewing.
@@ -197,12 +198,12 @@ export type ListRequest = ListLimit.ListRequest
  *
  * A store is pure operations. What one process keeps locally (the queue of its fibers waiting for a name, the leases
  * its fibers are inside) belongs to `Lock`, kept per store instance: a wrapped store is a store, and a process that
- * provides one store instance everywhere is one process.
+ * provides one store instance everywhere is one process. Its semaphore operations are in `SemaphoreStore`.
  *
  * @since 0.1.0
  * @category models
  */
-export interface LockStore {
+export interface LockStore extends SemaphoreOperations {
   /**
    * Succeeds if the lock is free, or its holder's lease is over under `takeover`, and no one else's reservation is
    * live: there is none, it is the caller's (`reservedBy = owner`), or it has lapsed (`reservedUntil < now` on the

@@ -47,6 +47,20 @@ export * as LockRecord from "./LockRecord.js"
 export * as LockStore from "./LockStore.js"
 
 /**
+ * The record a store keeps per semaphore.
+ *
+ * @since 0.2.0
+ */
+export * as SemaphoreRecord from "./SemaphoreRecord.js"
+
+/**
+ * The semaphore operations of the store contract: requests, results and checks.
+ *
+ * @since 0.2.0
+ */
+export * as SemaphoreStore from "./SemaphoreStore.js"
+
+/**
  * Measures of strings in UTF-8, as stores limit them.
  *
  * @since 0.1.0

@@ -16,7 +16,19 @@ const Steps = TypedLock.make(Schema.Struct({ step: Schema.Number.pipe(Schema.pos
 const stored = (store: LockStore.LockStore, name: string) =>
   Effect.map(store.inspect(name), (record) => Option.getOrThrow(record).data)
 
-const noCalls = { tryAcquire: 0, renew: 0, release: 0, inspect: 0, list: 0, reserve: 0, forceRelease: 0 }
+const noCalls = {
+  tryAcquire: 0,
+  renew: 0,
+  release: 0,
+  inspect: 0,
+  list: 0,
+  reserve: 0,
+  forceRelease: 0,
+  tryAcquirePermits: 0,
+  renewPermits: 0,
+  releasePermits: 0,
+  inspectSemaphore: 0
+}
 
 describe("TypedLock", () => {
   it.effect("round-trips typed data through acquire, update and holder; stores the JSON of the encoded form", () =>

@@ -33,7 +33,11 @@ export const probe = (backing: LockStore.LockStore): Effect.Effect<Probe> =>
       inspect: 0,
       list: 0,
       reserve: 0,
-      forceRelease: 0
+      forceRelease: 0,
+      tryAcquirePermits: 0,
+      renewPermits: 0,
+      releasePermits: 0,
+      inspectSemaphore: 0
     }
     let holding: { operation: OperationName; point: HoldPoint; gate: Deferred.Deferred<void> } | undefined
     let heldSignal = yield* Deferred.make<void>()

@@ -71,8 +71,12 @@ const conditionExpressions: Record<Condition["_tag"], string> = {
 
 const resultOfAcquisition = (acquisition: Acquisition): LockStore.AcquireResult => acquisition.result
 
-/** Whether an estimate is beyond what the guard allows a takeover with: half the bound. */
-const tooSkewed = (estimate: ClockSkew.Estimate, maxClockSkewMs: number) => estimate.skewMs > maxClockSkewMs / 2
+/**
+ * Whether an estimate is beyond what the guard allows a takeover with: half the bound.
+ *
+ * @internal
+ */
+export const tooSkewed = (estimate: ClockSkew.Estimate, maxClockSkewMs: number) => estimate.skewMs > maxClockSkewMs / 2
 
 /** The holder a takeover was refused from, as the refusals describe it. */
 const describeHolder = (name: string, holder: LockRecord) =>

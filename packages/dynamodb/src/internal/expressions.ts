@@ -70,7 +70,8 @@ export const acquireNames = names(
   a.version,
   a.reservedBy,
   a.reservedUntil,
-  a.reservedSince
+  a.reservedSince,
+  Item.semaphoreAttribute
 )
 
 /**
@@ -80,18 +81,24 @@ export const acquireNames = names(
 const notReservedForOther = `(attribute_not_exists(#${a.reservedBy}) OR #${a.reservedBy} = :owner OR ` +
   `#${a.reservedUntil} < :now)`
 
+/**
+ * Not a semaphore's item: in sort-key mode the lock `#x` has the key of the semaphore `x` (see `semaphoreKeys.ts`),
+ * and a lock write must not turn that item into both.
+ */
+const notSemaphore = `attribute_not_exists(#${Item.semaphoreAttribute})`
+
 /** @internal */
-export const freeOnlyExpression = `attribute_not_exists(#${a.owner}) AND ${notReservedForOther}`
+export const freeOnlyExpression = `attribute_not_exists(#${a.owner}) AND ${notReservedForOther} AND ${notSemaphore}`
 
 /** @internal */
 export const freeOrExpiredExpression = `(attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff) AND ` +
-  notReservedForOther
+  `${notReservedForOther} AND ${notSemaphore}`
 
 /** @internal */
 export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
   `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND ` +
   `(#${a.version} = :staleVersion OR (attribute_not_exists(#${a.version}) AND :staleVersion = :zero)))) AND ` +
-  notReservedForOther
+  `${notReservedForOther} AND ${notSemaphore}`
 
 /**
  * A reservation changes neither the version nor the holder fields: observed takeover watches them.
@@ -102,16 +109,16 @@ export const reserveUpdate =
   `SET #${a.reservedBy} = :owner, #${a.reservedUntil} = :reservedUntil, #${a.reservedSince} = :waitingSince`
 
 /**
- * A lock's row (every row has a fence: it stays when the lock is freed), and no one else's live reservation, or one
- * whose reserver began to wait after the caller.
+ * A lock's row (every row has a fence: it stays when the lock is freed; a semaphore's has one too, and a `limit`), and
+ * no one else's live reservation, or one whose reserver began to wait after the caller.
  *
  * @internal
  */
-export const reserveCondition =
-  `attribute_exists(#${a.fence}) AND (${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
+export const reserveCondition = `attribute_exists(#${a.fence}) AND ${notSemaphore} AND ` +
+  `(${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
 
 /** @internal */
-export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince)
+export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, Item.semaphoreAttribute)
 
 /** @internal */
 export const renewUpdate =
@@ -228,6 +235,9 @@ export const calls = {
   release: { operation: "release", action: "UpdateItem" },
   reserve: { operation: "reserve", action: "UpdateItem" },
   forceRelease: { operation: "forceRelease", action: "UpdateItem" },
+  tryAcquirePermits: { operation: "tryAcquirePermits", action: "UpdateItem" },
+  renewPermits: { operation: "renewPermits", action: "UpdateItem" },
+  releasePermits: { operation: "releasePermits", action: "UpdateItem" },
   query: { operation: "list", action: "Query" },
   scan: { operation: "list", action: "Scan" }
 } as const satisfies Record<string, Transport.Call>
@@ -242,5 +252,8 @@ export const getItemCalls = {
   renew: { operation: "renew", action: "GetItem" },
   release: { operation: "release", action: "GetItem" },
   reserve: { operation: "reserve", action: "GetItem" },
-  inspect: { operation: "inspect", action: "GetItem" }
+  inspect: { operation: "inspect", action: "GetItem" },
+  tryAcquirePermits: { operation: "tryAcquirePermits", action: "GetItem" },
+  releasePermits: { operation: "releasePermits", action: "GetItem" },
+  inspectSemaphore: { operation: "inspectSemaphore", action: "GetItem" }
 } as const satisfies Partial<Record<StoreOperation, Transport.Call>>

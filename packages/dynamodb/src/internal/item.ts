@@ -35,6 +35,17 @@ export type Attribute = keyof typeof attributes
 /** @internal */
 export const attributeNames: ReadonlyArray<string> = Object.values(attributes)
 
+/**
+ * The attribute only a semaphore's item has (see `semaphoreItem.ts`): its `limit`. A lock store skips such items in
+ * a listing, refuses them otherwise, and writes only to items without it.
+ *
+ * @internal
+ */
+export const semaphoreAttribute = "limit"
+
+/** @internal */
+export const isSemaphoreItem = (item: Item): boolean => item[semaphoreAttribute] !== undefined
+
 /** What is wrong with an item, for the caller to turn into an error that names the table. */
 export interface Malformed {
   readonly key: string
@@ -62,6 +73,16 @@ export const decode = (layout: KeyLayout, item: Item): Either.Either<LockRecord,
       key: layout.describeKey(item),
       attribute: layout.sortKey ?? layout.partitionKey,
       problem: "is not a lock name of this store (wrong prefix or type)"
+    })
+  }
+  if (isSemaphoreItem(item)) {
+    return Either.left({
+      key: layout.describeKey(item),
+      attribute: semaphoreAttribute,
+      problem: name.startsWith("#")
+        ? `belongs to a semaphore: in sort-key mode the semaphore ${JSON.stringify(name.slice(1))} has the key of ` +
+          `the lock ${JSON.stringify(name)}; use another name for one of them`
+        : "belongs to a semaphore, not a lock"
     })
   }
 

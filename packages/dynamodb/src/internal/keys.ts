@@ -103,8 +103,12 @@ export interface KeyLayout {
 
 type Key = Record<string, AttributeValue>
 
-/** A name as error messages quote it: the first 64 characters (whole code points), so a huge name stays readable. */
-const quote = (name: string): string => {
+/**
+ * A name as error messages quote it: the first 64 characters (whole code points), so a huge name stays readable.
+ *
+ * @internal
+ */
+export const quote = (name: string): string => {
   const points = Array.from(name)
   return JSON.stringify(points.length > 64 ? points.slice(0, 64).join("") + "…" : name)
 }

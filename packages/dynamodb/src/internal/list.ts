@@ -14,6 +14,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Cursor from "./cursor.js"
 import * as Expressions from "./expressions.js"
+import * as Item from "./item.js"
 import * as StoreContext from "./storeContext.js"
 
 type ItemMap = Expressions.ItemMap
@@ -84,6 +85,8 @@ const listByQuery = (context: StoreContext.StoreContext, sortKey: string, page: 
       })
       if (response._tag === "ConditionFailed") break
       for (const item of response.output.Items ?? []) {
+        // A family's partition holds its semaphores too (sort key "#" + name): they are not locks.
+        if (Item.isSemaphoreItem(item)) continue
         const record = yield* context.decode("list", item)
         if (matches(record.name)) records.push(record)
       }

@@ -9,6 +9,7 @@ import * as Acquire from "./acquire.js"
 import * as List from "./list.js"
 import * as RenewAndRelease from "./renewAndRelease.js"
 import * as Reserve from "./reserve.js"
+import * as Semaphore from "./semaphore.js"
 import * as StoreContext from "./storeContext.js"
 
 /** @internal */
@@ -22,6 +23,7 @@ export const make = (config: Config): LockStore.LockStore => {
     ...RenewAndRelease.make(context),
     reserve: Reserve.make(context),
     ...List.make(context),
+    ...Semaphore.make(context),
     maxNameBytes: config.layout.maxNameBytes
   }
 }

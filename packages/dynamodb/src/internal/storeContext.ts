@@ -19,6 +19,7 @@ import {
 } from "@aws-sdk/client-dynamodb"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
+import type { SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -26,9 +27,14 @@ import type * as ClockSkew from "./clockSkew.js"
 import * as Expressions from "./expressions.js"
 import * as Item from "./item.js"
 import type * as Keys from "./keys.js"
+import * as SemaphoreItem from "./semaphoreItem.js"
+import * as SemaphoreKeys from "./semaphoreKeys.js"
 import * as Transport from "./transport.js"
 
 type ItemMap = Expressions.ItemMap
+
+/** The operations that read an item: `inspect`, and those that read the holder after a failed condition. */
+type Reader = keyof typeof Expressions.getItemCalls
 
 /** @internal */
 export interface Config {
@@ -43,16 +49,43 @@ export interface Config {
 /** @internal */
 export interface StoreContext extends Config {
   readonly client: DynamoDBClient
+  /** Where semaphores live: their keys, apart from every lock's. */
+  readonly semaphoreKeys: SemaphoreKeys.SemaphoreKeys
   /** The error for an item of this table that Leasehold did not write: `problem` says what is wrong with it. */
   readonly malformedItem: (operation: StoreOperation, key: string, problem: string, cause?: unknown) => LockStoreError
+  /** The same for a semaphore's item. */
+  readonly malformedSemaphore: (
+    operation: StoreOperation,
+    key: string,
+    problem: string,
+    cause?: unknown
+  ) => LockStoreError
   /** An item as a record, or a non-retryable error that names the table and what is malformed. */
   readonly decode: (operation: StoreOperation, item: ItemMap) => Effect.Effect<LockRecord, LockStoreError>
+  /** An item as a semaphore's record, or a non-retryable error that names the table and what is malformed. */
+  readonly decodeSemaphore: (
+    operation: StoreOperation,
+    item: ItemMap
+  ) => Effect.Effect<SemaphoreRecord, LockStoreError>
+  /** One consistent read of a key: its item, or `undefined` for none. */
+  readonly readItem: (operation: Reader, key: ItemMap, clock?: Clock.Clock) => Effect.Effect<
+    ItemMap | undefined,
+    LockStoreError
+  >
   /** One consistent read of a key: its record, or `undefined` for no item. */
   readonly getItem: (
-    operation: keyof typeof Expressions.getItemCalls,
+    operation: Reader,
     key: ItemMap,
     clock?: Clock.Clock
   ) => Effect.Effect<LockRecord | undefined, LockStoreError>
+  /** `conflicting`'s item, undecoded: for semaphores, whose items decode apart. */
+  readonly oldItem: (
+    operation: Reader,
+    key: ItemMap,
+    item: ItemMap | undefined,
+    mayBeAbsent: boolean,
+    clock: Clock.Clock
+  ) => Effect.Effect<ItemMap | undefined, LockStoreError>
   /**
    * The record that made a condition fail: the old item when the server returned it, else one consistent read
    * (only where the server does not return old items; `mayBeAbsent` says whether "no item" is a possible answer).
@@ -78,6 +111,12 @@ export interface StoreContext extends Config {
    * users of the store.)
    */
   readonly keyed: <A>(
+    operation: StoreOperation,
+    name: string,
+    f: (key: ItemMap, clock: Clock.Clock) => Effect.Effect<A, LockStoreError>
+  ) => Effect.Effect<A, LockStoreError>
+  /** `keyed` for a semaphore's name. */
+  readonly keyedSemaphore: <A>(
     operation: StoreOperation,
     name: string,
     f: (key: ItemMap, clock: Clock.Clock) => Effect.Effect<A, LockStoreError>
@@ -115,18 +154,21 @@ export const heldOrReserved = (record: LockRecord | undefined): LockRecord | und
 export const make = (config: Config): StoreContext => {
   const { layout, tableName, transport } = config
   const client = transport.client
+  const semaphoreKeys = SemaphoreKeys.make(layout)
   // Learned from the first conflict that carries the old item: after that, a conflict without an item means "no
   // item", and needs no read. Servers without ReturnValuesOnConditionCheckFailure (dynalite) never teach it.
   let returnsOldItems = false
 
-  const malformedItem: StoreContext["malformedItem"] = (operation, key, problem, cause) =>
+  const malformed = (kind: string) => (operation: StoreOperation, key: string, problem: string, cause?: unknown) =>
     new LockStoreError({
       operation,
       retryable: false,
-      message: `table "${tableName}" holds a malformed lock item ${key}: ${problem}; it was not written by Leasehold ` +
-        `or was edited by hand: fix or delete that item`,
+      message: `table "${tableName}" holds a malformed ${kind} item ${key}: ${problem}; it was not written by ` +
+        `Leasehold or was edited by hand: fix or delete that item`,
       ...(cause === undefined ? {} : { cause })
     })
+  const malformedItem: StoreContext["malformedItem"] = malformed("lock")
+  const malformedSemaphore: StoreContext["malformedSemaphore"] = malformed("semaphore")
 
   const decode = (operation: StoreOperation, item: ItemMap): Effect.Effect<LockRecord, LockStoreError> => {
     const decoded = Item.decode(layout, item)
@@ -135,8 +177,15 @@ export const make = (config: Config): StoreContext => {
     return Effect.fail(malformedItem(operation, key, `attribute "${attribute}" ${problem}`))
   }
 
-  const getItem: StoreContext["getItem"] = (operation, key, clock) =>
-    Effect.flatMap(
+  const decodeSemaphore: StoreContext["decodeSemaphore"] = (operation, item) => {
+    const decoded = SemaphoreItem.decode(semaphoreKeys, layout, item)
+    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+    const { attribute, key, problem } = decoded.left
+    return Effect.fail(malformedSemaphore(operation, key, `attribute "${attribute}" ${problem}`))
+  }
+
+  const readItem: StoreContext["readItem"] = (operation, key, clock) =>
+    Effect.map(
       Transport.send(
         transport,
         Expressions.getItemCalls[operation],
@@ -147,20 +196,29 @@ export const make = (config: Config): StoreContext => {
           ),
         clock
       ),
-      (response) => {
-        const item = response._tag === "Ok" ? response.output.Item : undefined
-        return item === undefined ? Effect.succeed(undefined) : decode(operation, item)
-      }
+      (response) => response._tag === "Ok" ? response.output.Item : undefined
     )
 
-  const conflicting: StoreContext["conflicting"] = (operation, key, item, mayBeAbsent, clock) => {
+  const getItem: StoreContext["getItem"] = (operation, key, clock) =>
+    Effect.flatMap(
+      readItem(operation, key, clock),
+      (item) => item === undefined ? Effect.succeed(undefined) : decode(operation, item)
+    )
+
+  const oldItem: StoreContext["oldItem"] = (operation, key, item, mayBeAbsent, clock) => {
     if (item !== undefined) {
       returnsOldItems = true
-      return decode(operation, item)
+      return Effect.succeed(item)
     }
     if (returnsOldItems && mayBeAbsent) return Effect.succeed(undefined)
-    return getItem(operation, key, clock)
+    return readItem(operation, key, clock)
   }
+
+  const conflicting: StoreContext["conflicting"] = (operation, key, item, mayBeAbsent, clock) =>
+    Effect.flatMap(
+      oldItem(operation, key, item, mayBeAbsent, clock),
+      (old) => old === undefined ? Effect.succeed(undefined) : decode(operation, old)
+    )
 
   const update: StoreContext["update"] = (call, input, clock) =>
     Transport.send(
@@ -184,17 +242,35 @@ export const make = (config: Config): StoreContext => {
       (probe, abortSignal) => client.send(probe(new ScanCommand(input)), { abortSignal })
     )
 
-  const keyed = <A>(
+  const keyedBy = (keyOf: (name: string) => Either.Either<ItemMap, string>) =>
+  <A>(
     operation: StoreOperation,
     name: string,
     f: (key: ItemMap, clock: Clock.Clock) => Effect.Effect<A, LockStoreError>
   ): Effect.Effect<A, LockStoreError> =>
     Effect.clockWith((clock) => {
-      const key = layout.keyOf(name)
+      const key = keyOf(name)
       return Either.isRight(key)
         ? f(key.right, clock)
         : Effect.fail(new LockStoreError({ operation, retryable: false, message: key.left }))
     })
 
-  return { ...config, client, malformedItem, decode, getItem, conflicting, update, query, scan, keyed }
+  return {
+    ...config,
+    client,
+    semaphoreKeys,
+    malformedItem,
+    malformedSemaphore,
+    decode,
+    decodeSemaphore,
+    readItem,
+    getItem,
+    oldItem,
+    conflicting,
+    update,
+    query,
+    scan,
+    keyed: keyedBy(layout.keyOf),
+    keyedSemaphore: keyedBy(semaphoreKeys.keyOf)
+  }
 }

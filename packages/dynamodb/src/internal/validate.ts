@@ -10,6 +10,7 @@ import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Either from "effect/Either"
 import * as Item from "./item.js"
 import * as Keys from "./keys.js"
+import * as SemaphoreItem from "./semaphoreItem.js"
 
 const tableNamePattern = /^[a-zA-Z0-9_.-]{3,255}$/
 
@@ -27,6 +28,11 @@ export const tableName = (name: unknown): LockConfigError | undefined =>
       `"-" and "."`
   )
 
+/** What a key attribute may not be called: the attributes of lock and semaphore items. */
+const itemAttributes: ReadonlyArray<string> = Array.from(
+  new Set([...Item.attributeNames, ...Object.values(SemaphoreItem.attributes)])
+)
+
 /** @internal */
 export const keyAttributes = (partitionKey: unknown, sortKey: unknown): LockConfigError | undefined => {
   for (const [option, name] of [["partitionKey", partitionKey], ["sortKey", sortKey]] as const) {
@@ -38,11 +44,11 @@ export const keyAttributes = (partitionKey: unknown, sortKey: unknown): LockConf
     if (bytes === 0 || bytes > 255) {
       return config(option, `${option} must be an attribute name of 1 to 255 bytes; got ${describe(name)}`)
     }
-    if (Item.attributeNames.includes(name)) {
+    if (itemAttributes.includes(name)) {
       return config(
         option,
-        `${option} "${name}" is one of the lock item's own attributes (${
-          Item.attributeNames.join(", ")
+        `${option} "${name}" is one of the lock and semaphore items' own attributes (${
+          itemAttributes.join(", ")
         }): choose another attribute name`
       )
     }

@@ -1,5 +1,6 @@
 /**
- * The in-memory store: the store contract in one process, with time read through `Clock`.
+ * The in-memory store: the store contract in one process, with time read through `Clock`. Its semaphores are in
+ * `memorySemaphores.ts`.
  *
  * JavaScript runs one fiber step at a time, so each operation below (a single `Effect.sync` after reading the clock)
  * is atomic, as a conditional write is in DynamoDB.
@@ -14,6 +15,7 @@ import { dataProblem, isReservableAt, isReservedForOtherAt, type LockRecord, pay
 import type * as LockStore from "../LockStore.js"
 import * as ListLimit from "./listLimit.js"
 import * as LockName from "./lockName.js"
+import * as MemorySemaphores from "./memorySemaphores.js"
 
 const isTakeoverAllowed = (record: LockRecord, takeover: LockStore.Takeover, now: number): boolean => {
   if (record.owner === undefined) return true
@@ -224,6 +226,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     list,
     reserve: (request) => checkName("reserve", request.name, maxNameBytes, reserve(request)),
     forceRelease: (name) => checkName("forceRelease", name, maxNameBytes, forceRelease(name)),
+    ...MemorySemaphores.make(maxNameBytes),
     maxNameBytes
   }
   immediate.add(store)

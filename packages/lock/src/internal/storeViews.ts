@@ -23,6 +23,10 @@ export const intercept = (backing: LockStore.LockStore, around: Interceptor): Lo
   list: (request) => around("list", backing.list(request)),
   reserve: (request) => around("reserve", backing.reserve(request)),
   forceRelease: (name) => around("forceRelease", backing.forceRelease(name)),
+  tryAcquirePermits: (request) => around("tryAcquirePermits", backing.tryAcquirePermits(request)),
+  renewPermits: (request) => around("renewPermits", backing.renewPermits(request)),
+  releasePermits: (request) => around("releasePermits", backing.releasePermits(request)),
+  inspectSemaphore: (name) => around("inspectSemaphore", backing.inspectSemaphore(name)),
   maxNameBytes: backing.maxNameBytes
 })
 

@@ -22,6 +22,7 @@ import { names } from "./names.js"
 import { release } from "./release.js"
 import { renew } from "./renew.js"
 import { reserve } from "./reserve.js"
+import { semaphore } from "./semaphore.js"
 import { tryAcquire } from "./tryAcquire.js"
 
 /** Every store reports the current holder unless the caller says it may not. */
@@ -72,5 +73,6 @@ export const suite = (
     forceRelease(test)
     data(test)
     names(test)
+    semaphore(test)
   })
 }

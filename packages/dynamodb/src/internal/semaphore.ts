@@ -1,0 +1,97 @@
+/**
+ * A semaphore holder's writes and the semaphore's read: `renewPermits` extends one holder's lease, `releasePermits`
+ * removes the holder and frees its permits, each one conditional write on the holder's fence; `inspectSemaphore`
+ * reads the item. The acquiring write is in `semaphoreAcquire.ts`.
+ *
+ * @internal
+ */
+import { LockStoreError } from "@leasehold/lock/LockError"
+import type * as LockStore from "@leasehold/lock/LockStore"
+import { holderOf, permitRecord, type SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
+import * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Expressions from "./expressions.js"
+import * as SemaphoreAcquire from "./semaphoreAcquire.js"
+import * as SemaphoreExpressions from "./semaphoreExpressions.js"
+import * as StoreContext from "./storeContext.js"
+
+const lost: LockStore.RenewResult = { _tag: "Lost", current: undefined }
+const notHeld: LockStore.ReleaseResult = { _tag: "NotHeld", current: undefined }
+const released: LockStore.ReleaseResult = { _tag: "Released" }
+
+const refuse = (operation: "renewPermits" | "releasePermits", message: string) =>
+  Effect.fail(new LockStoreError({ operation, retryable: false, message }))
+
+/** @internal */
+export const make = (context: StoreContext.StoreContext): SemaphoreStore.SemaphoreOperations => {
+  const { tableName, ttlRetentionMs } = context
+
+  const renewPermits = (request: SemaphoreStore.RenewPermitsRequest) =>
+    context.keyedSemaphore("renewPermits", request.name, (key, clock) => {
+      const problem = SemaphoreStore.renewProblem(request)
+      if (problem !== undefined) return refuse("renewPermits", problem)
+      const now = clock.unsafeCurrentTimeMillis()
+      const ttl = Expressions.ttlAt(now + request.leaseMs, ttlRetentionMs)
+      return Effect.flatMap(
+        context.update(Expressions.calls.renewPermits, {
+          TableName: tableName,
+          Key: key,
+          ...SemaphoreExpressions.renew(request, now, ttl),
+          ReturnValues: "ALL_NEW"
+        }, clock),
+        (response): Effect.Effect<LockStore.RenewResult, LockStoreError> => {
+          // The permits are gone (released, or removed as expired): nobody holds them now. A retried renew whose first
+          // attempt applied passes its condition again.
+          if (response._tag === "ConditionFailed") return Effect.succeed(lost)
+          return Effect.map(
+            context.decodeSemaphore("renewPermits", response.output.Attributes ?? {}),
+            (record): LockStore.RenewResult => {
+              const holder = holderOf(record, request.owner)
+              return holder === undefined ? lost : { _tag: "Renewed", record: permitRecord(record.name, holder) }
+            }
+          )
+        }
+      )
+    })
+
+  const releasePermits = (request: SemaphoreStore.ReleasePermitsRequest) =>
+    context.keyedSemaphore("releasePermits", request.name, (key, clock) => {
+      const problem = SemaphoreStore.releaseProblem(request)
+      if (problem !== undefined) return refuse("releasePermits", problem)
+      const ttl = Expressions.ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs)
+      return Effect.flatMap(
+        context.update(Expressions.calls.releasePermits, {
+          TableName: tableName,
+          Key: key,
+          ...SemaphoreExpressions.release(request, ttl),
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+        }, clock),
+        (response): Effect.Effect<LockStore.ReleaseResult, LockStoreError> => {
+          if (response._tag === "Ok") return Effect.succeed(released)
+          if (response.attempts === 1) return Effect.succeed(notHeld)
+          // A retried request: if the holder is gone, the earlier attempt was applied and its response lost.
+          return Effect.flatMap(
+            context.oldItem("releasePermits", key, response.item, true, clock),
+            (item) =>
+              item === undefined ? Effect.succeed(released) : Effect.map(
+                context.decodeSemaphore("releasePermits", item),
+                (current) => holderOf(current, request.owner) === undefined ? released : notHeld
+              )
+          )
+        }
+      )
+    })
+
+  const inspectSemaphore = (name: string): Effect.Effect<Option.Option<SemaphoreRecord>, LockStoreError> =>
+    context.keyedSemaphore("inspectSemaphore", name, (key, clock) =>
+      Effect.flatMap(
+        context.readItem("inspectSemaphore", key, clock),
+        (item) =>
+          item === undefined
+            ? Effect.succeedNone
+            : Effect.map(context.decodeSemaphore("inspectSemaphore", item), Option.some)
+      )).pipe(Effect.withSpan("DynamoLockStore.inspectSemaphore", StoreContext.operatorSpan(name)))
+
+  return { tryAcquirePermits: SemaphoreAcquire.make(context), renewPermits, releasePermits, inspectSemaphore }
+}

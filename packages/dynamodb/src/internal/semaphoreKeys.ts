@@ -1,0 +1,100 @@
+/**
+ * Where a semaphore lives in the table: its lock key (see `keys.ts`) with a `#` in front of the value that carries
+ * the name. In partition-key-only mode that is the partition key (`#` + the lock's key), in sort-key mode the sort key
+ * (the family's partition, sort key `#` + name).
+ *
+ * In partition-key-only mode no lock key begins with an unescaped `#` (an escaped prefix or name never does, and an
+ * empty prefix is refused), so semaphores and locks never share a key, whatever their names: the lock store's `list`
+ * skips these keys as it skips other families', and `inspect` never reads them. In sort-key mode a lock's sort key is
+ * its name as given, so a lock named `#x` has the key of the semaphore `x`. Neither overwrites the other there: a
+ * lock write requires an item without a `limit`, a semaphore write an item with one (or none), and each reads the
+ * other's item as a malformed one, with an error that says so.
+ *
+ * @internal
+ */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb"
+import * as Utf8 from "@leasehold/lock/Utf8"
+import * as Either from "effect/Either"
+import * as Keys from "./keys.js"
+
+type Key = Record<string, AttributeValue>
+
+/**
+ * What sets a semaphore's key apart from a lock's.
+ *
+ * @internal
+ */
+export const marker = "#"
+
+/** @internal */
+export interface SemaphoreKeys {
+  /** The longest semaphore name, in UTF-8 bytes: the lock budget less the marker. */
+  readonly maxNameBytes: number
+  /** The item key of a semaphore name, or what is wrong with the name, as `KeyLayout.keyOf` says for a lock. */
+  readonly keyOf: (name: string) => Either.Either<Key, string>
+  /** The semaphore name an item stands for, or `undefined` if it is not keyed as this store keys semaphores. */
+  readonly nameOf: (item: Key) => string | undefined
+}
+
+const stringAt = (item: Key, attribute: string): string | undefined => {
+  const value = item[attribute]
+  return value !== undefined && "S" in value && typeof value.S === "string" ? value.S : undefined
+}
+
+const shapeProblem = (name: string): string | undefined => {
+  if (typeof name !== "string") return `a semaphore name must be a string; got ${typeof name}`
+  if (name.length === 0) return "a semaphore name must not be empty: DynamoDB rejects empty keys; use a non-empty name"
+  return Utf8.isWellFormed(name)
+    ? undefined
+    : `semaphore name ${Keys.quote(name)} is not well-formed UTF-16 (it has a lone surrogate): DynamoDB would store ` +
+      `it as U+FFFD, the same item as other such names; use a well-formed name`
+}
+
+/** @internal */
+export const make = (layout: Keys.KeyLayout): SemaphoreKeys => {
+  const { partitionKey, prefix, sortKey } = layout
+  const maxNameBytes = layout.maxNameBytes - Utf8.byteLength(marker)
+  const keyAttribute = sortKey ?? partitionKey
+  const maxKeyBytes = sortKey === undefined ? Keys.partitionKeyMaxBytes : Keys.sortKeyMaxBytes
+  // The value a lock of this name would carry its name in; the family's part of a partition key is fixed.
+  const familyKey = prefix === "" ? "" : Keys.escape(prefix) + Keys.separator
+  const carrier = (name: string): string =>
+    sortKey !== undefined ? name : prefix === "" ? Keys.escape(name) : familyKey + name
+
+  const tooLong = (name: string, bytes: number) =>
+    `semaphore name ${Keys.quote(name)} takes ${bytes} UTF-8 bytes as a key, over DynamoDB's limit of ` +
+    `${maxKeyBytes} for a ${sortKey === undefined ? "partition" : "sort"} key: a semaphore's key is a lock's with ` +
+    `"${marker}" in front${
+      sortKey === undefined && prefix === "" ? ` ("#" and "\\" in a name take two bytes each)` : ""
+    }` +
+    `, so this store takes semaphore names of up to ${maxNameBytes} bytes; use a shorter name`
+
+  const keyOf = (name: string): Either.Either<Key, string> => {
+    const shape = shapeProblem(name)
+    if (shape !== undefined) return Either.left(shape)
+    const value = marker + carrier(name)
+    if (!Utf8.fits(value, maxKeyBytes)) return Either.left(tooLong(name, Utf8.byteLength(value)))
+    return Either.right(
+      sortKey === undefined
+        ? { [partitionKey]: { S: value } }
+        : { [partitionKey]: { S: prefix }, [sortKey]: { S: value } }
+    )
+  }
+
+  const nameOf = (item: Key): string | undefined => {
+    if (sortKey !== undefined && stringAt(item, partitionKey) !== prefix) return undefined
+    const value = stringAt(item, keyAttribute)
+    if (value === undefined || !value.startsWith(marker)) return undefined
+    const carried = value.slice(marker.length)
+    if (sortKey !== undefined) return carried === "" ? undefined : carried
+    if (prefix !== "") {
+      return carried.length > familyKey.length && carried.startsWith(familyKey)
+        ? carried.slice(familyKey.length)
+        : undefined
+    }
+    const parsed = Keys.parse(carried)
+    return parsed !== undefined && parsed.prefix === "" && parsed.name !== "" ? parsed.name : undefined
+  }
+
+  return { maxNameBytes, keyOf, nameOf }
+}
