@@ -1,8 +1,6 @@
 /**
- * The `LockStore` service: the only thing that talks to storage.
- *
- * Every operation is one round trip to the backing store (one conditional write in DynamoDB). The lock lifecycle
- * (waiting, heartbeats, loss) lives in `Lock` and is the same for every store.
+ * The `LockStore` service: the only thing that talks to storage. Every operation is one round trip to the backing
+ * store (one conditional write in DynamoDB); the lifecycle (waiting, heartbeats, loss) lives in `Lock`.
  *
  * @since 0.1.0
  */

@@ -150,6 +150,17 @@ export const heldOrUndefined = (record: LockRecord | undefined): LockRecord | un
 export const heldOrReserved = (record: LockRecord | undefined): LockRecord | undefined =>
   record?.owner === undefined && record?.reservedBy === undefined ? undefined : record
 
+/** The error for an item of `tableName` that Leasehold did not write (a `kind` of item: lock or semaphore). */
+const malformed =
+  (tableName: string, kind: string) => (operation: StoreOperation, key: string, problem: string, cause?: unknown) =>
+    new LockStoreError({
+      operation,
+      retryable: false,
+      message: `table "${tableName}" holds a malformed ${kind} item ${key}: ${problem}; it was not written by ` +
+        `Leasehold or was edited by hand: fix or delete that item`,
+      ...(cause === undefined ? {} : { cause })
+    })
+
 /** @internal */
 export const make = (config: Config): StoreContext => {
   const { layout, tableName, transport } = config
@@ -159,16 +170,8 @@ export const make = (config: Config): StoreContext => {
   // item", and needs no read. Servers without ReturnValuesOnConditionCheckFailure (dynalite) never teach it.
   let returnsOldItems = false
 
-  const malformed = (kind: string) => (operation: StoreOperation, key: string, problem: string, cause?: unknown) =>
-    new LockStoreError({
-      operation,
-      retryable: false,
-      message: `table "${tableName}" holds a malformed ${kind} item ${key}: ${problem}; it was not written by ` +
-        `Leasehold or was edited by hand: fix or delete that item`,
-      ...(cause === undefined ? {} : { cause })
-    })
-  const malformedItem: StoreContext["malformedItem"] = malformed("lock")
-  const malformedSemaphore: StoreContext["malformedSemaphore"] = malformed("semaphore")
+  const malformedItem: StoreContext["malformedItem"] = malformed(tableName, "lock")
+  const malformedSemaphore: StoreContext["malformedSemaphore"] = malformed(tableName, "semaphore")
 
   const decode = (operation: StoreOperation, item: ItemMap): Effect.Effect<LockRecord, LockStoreError> => {
     const decoded = Item.decode(layout, item)
