@@ -150,7 +150,7 @@ export interface WatchOptions {
  * @example
  * ```ts
  * import { LeaderElection, LockStore } from "@leasehold/lock"
- * import { Effect } from "effect"
+ * import { Console, Effect } from "effect"
  *
  * // A downstream write that refuses fences lower than the last one it accepted.
  * const publish = (batch: number, fence: number) => Effect.log(`batch ${batch} published with fence ${fence}`)
@@ -172,7 +172,7 @@ export interface WatchOptions {
  *   maxCampaignFailures: 5
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory))).then(console.log)
+ * Effect.runPromise(program.pipe(Effect.flatMap(Console.log), Effect.provide(LockStore.layerMemory)))
  * // Output: published
  * ```
  *

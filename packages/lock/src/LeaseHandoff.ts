@@ -53,7 +53,7 @@ const nonEmpty = Schema.String.pipe(Schema.minLength(1))
  * @example
  * ```ts
  * import { LeaseHandoff } from "@leasehold/lock"
- * import { Schema } from "effect"
+ * import { Console, Effect, Schema } from "effect"
  *
  * const handoff: LeaseHandoff.LeaseHandoff = {
  *   _tag: "LeaseHandoff",
@@ -65,7 +65,7 @@ const nonEmpty = Schema.String.pipe(Schema.minLength(1))
  *   leaseUntil: 1_767_225_630_000
  * }
  * const decoded = Schema.decodeUnknownSync(LeaseHandoff.schema)(Schema.encodeSync(LeaseHandoff.schema)(handoff))
- * console.log(decoded.fence)
+ * Effect.runSync(Console.log(decoded.fence))
  * // Output: 17
  * ```
  *
@@ -88,12 +88,12 @@ export const schema: Schema.Schema<LeaseHandoff> = Schema.Struct({
  * @example
  * ```ts
  * import { LeaseHandoff } from "@leasehold/lock"
- * import { Schema } from "effect"
+ * import { Console, Effect, Schema } from "effect"
  *
  * const text = '{"_tag":"LeaseHandoff","name":"report","owner":"a1","fence":3,"holder":"w","leaseMs":30000,' +
  *   '"leaseUntil":1767225630000}'
  * const handoff = Schema.decodeUnknownSync(LeaseHandoff.json)(text)
- * console.log(handoff.name, Schema.encodeSync(LeaseHandoff.json)(handoff) === text)
+ * Effect.runSync(Console.log(handoff.name, Schema.encodeSync(LeaseHandoff.json)(handoff) === text))
  * // Output: report true
  * ```
  *
