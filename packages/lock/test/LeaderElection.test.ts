@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { LeaderElection, LockError, LockStore } from "@leasehold/lock"
-import { Cause, Clock, Effect, Exit, Fiber, Layer, Logger, Option, Random, Stream, TestClock, Tracer } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { Cause, Clock, Effect, Exit, Fiber, Layer, Logger, Option, Random, Stream, TestClock } from "effect"
+import { probe, recordingTracer, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
 
@@ -373,31 +373,7 @@ describe("LeaderElection.run", () => {
 
   it.effect("campaigns, terms and the run are spans, with the lock's name, owner and fence", () =>
     Effect.gen(function*() {
-      const spans: Array<{ name: string; spanId: string; attributes: Map<string, unknown>; parent: unknown }> = []
-      const tracer = Tracer.make({
-        span: (name, parent, context, links, startTime, kind) => {
-          const attributes = new Map<string, unknown>()
-          spans.push({ name, spanId: String(spans.length + 1), attributes, parent })
-          return {
-            _tag: "Span",
-            name,
-            spanId: String(spans.length),
-            traceId: "trace",
-            parent,
-            context,
-            status: { _tag: "Started", startTime },
-            attributes,
-            links,
-            sampled: true,
-            kind,
-            end: () => {},
-            attribute: (key: string, value: unknown) => attributes.set(key, value),
-            event: () => {},
-            addLinks: () => {}
-          }
-        },
-        context: (f) => f()
-      })
+      const { spans, tracer } = recordingTracer()
       yield* LeaderElection.run("traced", () => Effect.void, { holder: "tracer" }).pipe(
         Effect.provide(LockStore.layerMemory),
         Effect.withTracer(tracer)

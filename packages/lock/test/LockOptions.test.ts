@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { ConfigProvider, Effect, Fiber, Layer, Metric, Option, Random, TestClock, Tracer } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { ConfigProvider, Effect, Fiber, Layer, Metric, Option, Random, TestClock } from "effect"
+import { probe, recordingTracer, sharedMemory } from "./support.js"
 
 describe("Lock options", () => {
   const invalid: ReadonlyArray<[string, string, Lock.LockOptions]> = [
@@ -114,31 +114,7 @@ describe("Lock options", () => {
 describe("Lock observability", () => {
   it.effect("acquire, renew and release are spans with the lock name, owner and fence", () =>
     Effect.gen(function*() {
-      const spans: Array<{ name: string; spanId: string; attributes: Map<string, unknown>; parent: unknown }> = []
-      const tracer = Tracer.make({
-        span: (name, parent, context, links, startTime, kind) => {
-          const attributes = new Map<string, unknown>()
-          spans.push({ name, spanId: String(spans.length + 1), attributes, parent })
-          return {
-            _tag: "Span",
-            name,
-            spanId: String(spans.length),
-            traceId: "trace",
-            parent,
-            context,
-            status: { _tag: "Started", startTime },
-            attributes,
-            links,
-            sampled: true,
-            kind,
-            end: () => {},
-            attribute: (key: string, value: unknown) => attributes.set(key, value),
-            event: () => {},
-            addLinks: () => {}
-          }
-        },
-        context: (f) => f()
-      })
+      const { spans, tracer } = recordingTracer()
       const fiber = yield* Effect.fork(
         Lock.withLock("traced", Effect.sleep("15 seconds")).pipe(
           Effect.provide(LockStore.layerMemory),

@@ -1,8 +1,8 @@
 // TypedLock: a lock's data as a value of an Effect Schema, stored as the JSON of its encoded form.
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore, TypedLock } from "@leasehold/lock"
-import { Deferred, Effect, Fiber, Option, ParseResult, Schema, TestClock, Tracer } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { Deferred, Effect, Fiber, Option, ParseResult, Schema, TestClock } from "effect"
+import { noCalls, probe, recordingTracer, sharedMemory } from "./support.js"
 
 const Job = Schema.Struct({ jobId: Schema.String, step: Schema.Number })
 const Jobs = TypedLock.make(Job)
@@ -15,20 +15,6 @@ const Steps = TypedLock.make(Schema.Struct({ step: Schema.Number.pipe(Schema.pos
 
 const stored = (store: LockStore.LockStore, name: string) =>
   Effect.map(store.inspect(name), (record) => Option.getOrThrow(record).data)
-
-const noCalls = {
-  tryAcquire: 0,
-  renew: 0,
-  release: 0,
-  inspect: 0,
-  list: 0,
-  reserve: 0,
-  forceRelease: 0,
-  tryAcquirePermits: 0,
-  renewPermits: 0,
-  releasePermits: 0,
-  inspectSemaphore: 0
-}
 
 describe("TypedLock", () => {
   it.effect("round-trips typed data through acquire, update and holder; stores the JSON of the encoded form", () =>
@@ -136,7 +122,7 @@ describe("TypedLock", () => {
         expect(error).toMatchObject({ _tag: "LockDataError", direction: "encode", name: "steps" })
         expect(error.message).toContain("does not fit the lock's schema, so nothing was written")
       }
-      expect(process.calls).toEqual(noCalls)
+      expect(process.calls).toEqual(noCalls())
 
       // An update that does not encode writes nothing; the lease and its data stay as they were.
       yield* run(Effect.scoped(Effect.gen(function*() {
@@ -212,32 +198,7 @@ describe("TypedLock", () => {
 
   it.effect("spans: TypedLock.acquire, TypedLock.update around Lock.updateData, TypedLock.holder", () =>
     Effect.gen(function*() {
-      const spans: Array<{ name: string; attributes: Map<string, unknown>; parent: Option.Option<Tracer.AnySpan> }> = []
-      const tracer = Tracer.make({
-        span: (name, parent, context, links, startTime, kind) => {
-          const attributes = new Map<string, unknown>()
-          const spanId = String(spans.length + 1)
-          spans.push({ name, attributes, parent })
-          return {
-            _tag: "Span",
-            name,
-            spanId,
-            traceId: "trace",
-            parent,
-            context,
-            status: { _tag: "Started", startTime },
-            attributes,
-            links,
-            sampled: true,
-            kind,
-            end: () => {},
-            attribute: (key: string, value: unknown) => attributes.set(key, value),
-            event: () => {},
-            addLinks: () => {}
-          }
-        },
-        context: (f) => f()
-      })
+      const { spans, tracer } = recordingTracer()
       yield* Effect.scoped(Effect.gen(function*() {
         const lease = yield* Jobs.acquire("jobs/f", { jobId: "f-1", step: 1 })
         yield* lease.update({ jobId: "f-1", step: 2 })

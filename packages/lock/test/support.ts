@@ -3,7 +3,7 @@
  * share one memory store's data but have their own local queues.
  */
 import { LockError, LockStore } from "@leasehold/lock"
-import { Deferred, Effect, Layer } from "effect"
+import { Deferred, Effect, Layer, type Option, Tracer } from "effect"
 
 export type OperationName = LockStore.OperationName
 
@@ -23,22 +23,25 @@ export interface Probe {
   readonly failing: (operation: OperationName, on: boolean) => void
 }
 
+/** A count of zero for every store operation. */
+export const noCalls = (): Record<OperationName, number> => ({
+  tryAcquire: 0,
+  renew: 0,
+  release: 0,
+  inspect: 0,
+  list: 0,
+  reserve: 0,
+  forceRelease: 0,
+  tryAcquirePermits: 0,
+  renewPermits: 0,
+  releasePermits: 0,
+  inspectSemaphore: 0
+})
+
 /** Wraps the operations of `backing` (shared data) in a new "process" with its own local queues. */
 export const probe = (backing: LockStore.LockStore): Effect.Effect<Probe> =>
   Effect.gen(function*() {
-    const calls: Record<OperationName, number> = {
-      tryAcquire: 0,
-      renew: 0,
-      release: 0,
-      inspect: 0,
-      list: 0,
-      reserve: 0,
-      forceRelease: 0,
-      tryAcquirePermits: 0,
-      renewPermits: 0,
-      releasePermits: 0,
-      inspectSemaphore: 0
-    }
+    const calls = noCalls()
     let holding: { operation: OperationName; point: HoldPoint; gate: Deferred.Deferred<void> } | undefined
     let heldSignal = yield* Deferred.make<void>()
     const failingOps = new Set<OperationName>()
@@ -97,3 +100,42 @@ export const deadHolder = (backing: LockStore.LockStore, name: string, leaseMs: 
     data: undefined,
     takeover: { _tag: "Absolute", maxClockSkewMs: 0 }
   })
+
+/** A span as `recordingTracer` records it. */
+export interface RecordedSpan {
+  readonly name: string
+  readonly spanId: string
+  readonly attributes: Map<string, unknown>
+  readonly parent: Option.Option<Tracer.AnySpan>
+}
+
+/** A tracer that records every span it starts (ids "1", "2", ... in start order), for tests of spans. */
+export const recordingTracer = (): { readonly tracer: Tracer.Tracer; readonly spans: Array<RecordedSpan> } => {
+  const spans: Array<RecordedSpan> = []
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, startTime, kind) => {
+      const attributes = new Map<string, unknown>()
+      const spanId = String(spans.length + 1)
+      spans.push({ name, spanId, attributes, parent })
+      return {
+        _tag: "Span",
+        name,
+        spanId,
+        traceId: "trace",
+        parent,
+        context,
+        status: { _tag: "Started", startTime },
+        attributes,
+        links,
+        sampled: true,
+        kind,
+        end: () => {},
+        attribute: (key: string, value: unknown) => attributes.set(key, value),
+        event: () => {},
+        addLinks: () => {}
+      }
+    },
+    context: (f) => f()
+  })
+  return { tracer, spans }
+}
