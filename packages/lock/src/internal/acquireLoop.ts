@@ -15,14 +15,11 @@ import { LockNotAcquired, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
-import { failureReason } from "./failureReason.js"
+import { giveBack } from "./giveBack.js"
 import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
 import * as Reservation from "./reservation.js"
-
-/** A cleanup release after an interrupted or failed acquire gets this long; after that the lease just expires. */
-const cleanupTimeout = Duration.seconds(2)
 
 /**
  * How long past `wait` an acquire may take while a store call is in flight: enough for a slow round trip, short
@@ -120,20 +117,12 @@ const giveUp = (
     )
   )
 
-/** Releases by owner whatever our writes may have left held. Also runs from `onExit`, which is uninterruptible. */
+/** Releases by owner whatever our writes may have left held. */
 const cleanup = ({ name, owner, store }: Args) =>
-  store.release({ name, owner, fence: undefined }).pipe(
-    // See release.ts for why `interruptible` precedes the timeout.
-    Effect.interruptible,
-    Effect.timeout(cleanupTimeout),
-    Effect.catchAllCause((cause) =>
-      Effect.logWarning(
-        `could not clean up after an unfinished acquire of "${name}" (${
-          failureReason(cause, cleanupTimeout)
-        }); its lease will expire`
-      )
-    ),
-    Effect.asVoid
+  giveBack(
+    store,
+    { name, owner, fence: undefined },
+    (reason) => `could not clean up after an unfinished acquire of "${name}" (${reason}); its lease will expire`
   )
 
 /** A holder, if the record has one: a free record a reservation kept us out of names nobody. */

@@ -33,7 +33,7 @@ import type { LockRecord } from "../LockRecord.js"
 import { LockStore } from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
 import { LockDefaults } from "./defaults.js"
-import { failureReason } from "./failureReason.js"
+import { giveBack } from "./giveBack.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as Keeper from "./keeper.js"
 import * as LeaseUsers from "./leaseUsers.js"
@@ -97,24 +97,12 @@ const resolveOptions = (
 const lost = (handoff: LeaseHandoff.LeaseHandoff, reason: "expired" | "stolen", by: LockRecord | undefined) =>
   new LockLost({ name: handoff.name, owner: handoff.owner, fence: handoff.fence, reason, by })
 
-/** A release attempt gets this long; after that the lease just runs out. */
-const giveBackTimeout = Duration.seconds(2)
-
-/**
- * Gives back a lease the resume moved to `owner` (or may have) but can not use: one attempt, bounded, a failure logged.
- */
-const giveBack = (store: LockStore, handoff: LeaseHandoff.LeaseHandoff, owner: string) =>
-  store.release({ name: handoff.name, owner, fence: handoff.fence }).pipe(
-    Effect.interruptible,
-    Effect.timeout(giveBackTimeout),
-    Effect.catchAllCause((cause) =>
-      Effect.logWarning(
-        `could not give back the resumed lease of "${handoff.name}" (${
-          failureReason(cause, giveBackTimeout)
-        }); it will run out`
-      )
-    ),
-    Effect.asVoid
+/** Gives back a lease the resume moved to `owner` (or may have) but can not use. */
+const giveBackResumed = (store: LockStore, handoff: LeaseHandoff.LeaseHandoff, owner: string) =>
+  giveBack(
+    store,
+    { name: handoff.name, owner, fence: handoff.fence },
+    (reason) => `could not give back the resumed lease of "${handoff.name}" (${reason}); it will run out`
   )
 
 interface Resumed {
@@ -150,7 +138,7 @@ const resumeKept = (
     const sentAt = yield* monotonicMillis
     const answer = yield* restore(store.renew({ name, owner, fence, leaseMs: resolved.leaseMs, newOwner })).pipe(
       // The write may have applied: only this process knows the new owner, so it gives the lease back.
-      Effect.onError(() => Effect.zipRight(onEnd, Effect.forkDaemon(giveBack(store, handoff, newOwner))))
+      Effect.onError(() => Effect.zipRight(onEnd, Effect.forkDaemon(giveBackResumed(store, handoff, newOwner))))
     )
     // A retried request whose first attempt applied finds its own new owner.
     const record = answer._tag === "Renewed"
@@ -166,7 +154,7 @@ const resumeKept = (
     if (sentAt + resolved.leaseMs - resolved.safetyMarginMs <= (yield* monotonicMillis)) {
       // Answered after the lease it set could be taken over: give it back rather than run on it.
       yield* onEnd
-      yield* giveBack(store, handoff, newOwner)
+      yield* giveBackResumed(store, handoff, newOwner)
       return yield* lost(handoff, "expired", undefined)
     }
     if (isHead) yield* LocalQueue.setHolding(queues, name, record)

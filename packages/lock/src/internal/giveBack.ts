@@ -1,0 +1,31 @@
+/**
+ * Giving back a write that may have applied but can not be used (an unfinished acquire, a resume answered too late or
+ * not at all): one release attempt, bounded, and a failure logged in one line. After that the lease just runs out.
+ *
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as LockStore from "../LockStore.js"
+import { failureReason } from "./failureReason.js"
+
+/** The release attempt gets this long. */
+const timeout = Duration.seconds(2)
+
+/**
+ * Releases `request` once; on failure logs `failed(reason)`. Also runs from `onExit`, which is uninterruptible.
+ *
+ * @internal
+ */
+export const giveBack = (
+  store: LockStore.LockStore,
+  request: LockStore.ReleaseRequest,
+  failed: (reason: string) => string
+): Effect.Effect<void> =>
+  store.release(request).pipe(
+    // See release.ts for why `interruptible` precedes the timeout.
+    Effect.interruptible,
+    Effect.timeout(timeout),
+    Effect.catchAllCause((cause) => Effect.logWarning(failed(failureReason(cause, timeout)))),
+    Effect.asVoid
+  )
