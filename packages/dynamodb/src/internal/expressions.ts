@@ -130,21 +130,6 @@ export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
 /** @internal */
 export const renewNames = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version)
 
-/**
- * A renew that also replaces the data (`setData`): the heartbeat's write, with `data` set in the same write. The plain
- * renew above stays as it is, so a heartbeat sends nothing more than before.
- *
- * @internal
- */
-export const renewUpdateSettingData = `${renewUpdate}, #${a.data} = :data`
-
-/**
- * A renew that also removes the data (`setData` with no data).
- *
- * @internal
- */
-export const renewUpdateRemovingData = `${renewUpdate} REMOVE #${a.data}`
-
 /** @internal */
 export const renewNamesWithData = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version, a.data)
 
@@ -152,23 +137,19 @@ export const renewNamesWithData = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner,
 const renewUpdateMovingOwner = `${renewUpdate}, #${a.owner} = :newOwner`
 
 /**
- * The update expression of a renew: the heartbeat's, or the same write also setting or removing `data`, or moving the
- * owner (a resume sets no data).
+ * The update expression of a renew: the heartbeat's as built once, or with the owner moved, and with `data` set or
+ * removed in the same write (a data update, which is rare, builds its string).
  *
  * @internal
  */
-export const renewUpdateFor = (setData: { readonly data: string | undefined } | undefined, movesOwner: boolean) =>
-  movesOwner
-    ? setData === undefined
-      ? renewUpdateMovingOwner
-      : setData.data === undefined
-      ? `${renewUpdateMovingOwner} REMOVE #${a.data}`
-      : `${renewUpdateMovingOwner}, #${a.data} = :data`
-    : setData === undefined
-    ? renewUpdate
-    : setData.data === undefined
-    ? renewUpdateRemovingData
-    : renewUpdateSettingData
+export const renewUpdateFor = (
+  setData: { readonly data: string | undefined } | undefined,
+  movesOwner: boolean
+): string => {
+  const renew = movesOwner ? renewUpdateMovingOwner : renewUpdate
+  if (setData === undefined) return renew
+  return setData.data === undefined ? `${renew} REMOVE #${a.data}` : `${renew}, #${a.data} = :data`
+}
 
 /**
  * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
