@@ -87,13 +87,13 @@ export interface RenewRequest {
   /**
    * Present: the write sets `data` to `setData.data`, or removes it when that is `undefined`. Absent: `data` is left
    * as it is, as by every heartbeat. The data is checked as an acquire's is (`LockRecord.dataProblem`): a store
-   * refuses what it can not keep with a non-retryable `LockStoreError`, before writing anything. @since 0.1.0
+   * refuses what it can not keep with a non-retryable `LockStoreError`, before writing anything.
    */
   readonly setData?: { readonly data: string | undefined } | undefined
   /**
    * Present: the same write moves the lease to this owner id, keeping the fence (a hand-off's resume): the old owner's
    * writes, and a second resume, then find the new one. A retried request whose first attempt applied answers `Lost`
-   * with the new owner as `current`. @since 0.1.0
+   * with the new owner as `current`.
    */
   readonly newOwner?: string | undefined
 }
