@@ -16,6 +16,7 @@ import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
 import { giveBack } from "./giveBack.js"
+import * as LeaseStore from "./leaseStore.js"
 import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
@@ -120,7 +121,7 @@ const giveUp = (
 /** Releases by owner whatever our writes may have left held. */
 const cleanup = ({ name, owner, store }: Args) =>
   giveBack(
-    store,
+    LeaseStore.ofLock(store),
     { name, owner, fence: undefined },
     (reason) => `could not clean up after an unfinished acquire of "${name}" (${reason}); its lease will expire`
   )

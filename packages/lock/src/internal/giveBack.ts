@@ -8,6 +8,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as LockStore from "../LockStore.js"
 import { failureReason } from "./failureReason.js"
+import type * as LeaseStore from "./leaseStore.js"
 
 /** The release attempt gets this long. */
 const timeout = Duration.seconds(2)
@@ -18,7 +19,7 @@ const timeout = Duration.seconds(2)
  * @internal
  */
 export const giveBack = (
-  store: LockStore.LockStore,
+  store: LeaseStore.LeaseStore,
   request: LockStore.ReleaseRequest,
   failed: (reason: string) => string
 ): Effect.Effect<void> =>

@@ -34,14 +34,6 @@ const handedOff: LeaseStatus = { _tag: "HandedOff" }
 const notHeld = (state: LeaseState.LeaseState, reason: "released" | "handedOff") =>
   new LockLost({ name: state.name, owner: state.owner, fence: state.fence, reason, by: undefined })
 
-/**
- * The failure of a section whose lease was handed off from under it.
- *
- * @internal
- */
-export const handedOffUnder = (lease: Lease): LockLost =>
-  new LockLost({ name: lease.name, owner: lease.owner, fence: lease.fence, reason: "handedOff", by: undefined })
-
 /** Stops the keeper's fiber: at once if it sleeps, after the answer if a renew is in flight. */
 const stopKeeper = (state: LeaseState.LeaseState, keeper: Fiber.RuntimeFiber<void>) =>
   state.renewing ? Fiber.await(keeper) : Fiber.interrupt(keeper)

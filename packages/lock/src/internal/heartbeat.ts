@@ -22,8 +22,8 @@ import type { LockStoreError } from "../LockError.js"
 import type * as LockStore from "../LockStore.js"
 import { monotonicMillisOf } from "./clock.js"
 import * as LeaseState from "./leaseState.js"
+import type * as LeaseStore from "./leaseStore.js"
 import * as LeaseWrites from "./leaseWrites.js"
-import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
 import * as Watchdog from "./watchdog.js"
@@ -50,7 +50,7 @@ class Beat {
   failures = 0
   constructor(
     readonly state: LeaseState.LeaseState,
-    readonly store: LockStore.LockStore,
+    readonly store: LeaseStore.LeaseStore,
     readonly options: Options.Resolved,
     /** What the renews' spans are children of. */
     readonly parent: Tracer.AnySpan | undefined,
@@ -105,9 +105,9 @@ const renewOnce = (beat: Beat, sentAt: number): Effect.Effect<void> => {
   state.renewing = true
   const call = LeaseWrites.oneAtATime(state, store.renew({ name, owner, fence, leaseMs: options.leaseMs }))
   // A store that answers at once can not hang, and the watcher would cost more than the call.
-  const bounded = MemoryStore.answersAtOnce(store) ? call : Watchdog.bound(state, options, call)
+  const bounded = store.answersAtOnce ? call : Watchdog.bound(state, options, call)
   return Effect.flatMap(Effect.either(bounded), renewAnswered(beat, sentAt)).pipe(
-    Effect.withSpan("Lock.renew", {
+    Effect.withSpan(store.spans.renew, {
       attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
       captureStackTrace: false,
       ...(beat.parent === undefined ? {} : { parent: beat.parent })
@@ -139,7 +139,7 @@ const step = (beat: Beat): Effect.Effect<void> =>
  */
 export const keep = (
   state: LeaseState.LeaseState,
-  store: LockStore.LockStore,
+  store: LeaseStore.LeaseStore,
   options: Options.Resolved,
   sentAt: number,
   parent: Tracer.AnySpan | undefined

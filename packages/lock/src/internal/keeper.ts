@@ -29,13 +29,18 @@ import * as Handoff from "./handoff.js"
 import * as Heartbeat from "./heartbeat.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as LeaseState from "./leaseState.js"
+import * as LeaseStore from "./leaseStore.js"
 import type * as LeaseUsers from "./leaseUsers.js"
 import type * as Options from "./options.js"
 import * as Release from "./release.js"
 
-/** @internal */
-export interface Keeper {
-  readonly lease: LeaseApi
+/**
+ * A kept lease and `lease`, the handle its caller gets: a `Lease` for a lock.
+ *
+ * @internal
+ */
+export interface Keeper<Handle = LeaseApi> {
+  readonly lease: Handle
   /** Whether the lease is held (possibly at risk), read synchronously. */
   readonly isLive: () => boolean
   /** Stops the heartbeat, abandons a renew in flight, releases. Never fails. */
@@ -100,13 +105,13 @@ class Lease implements LeaseApi {
    * Its keeper, for `Lock.handOff`: set by `start`. A field, where a map from leases would cost every acquire; private,
    * so that the lease shows (and serialises) as it did.
    */
-  #keeper: Kept | undefined = undefined
+  #keeper: Kept<Lease> | undefined = undefined
 
-  static setKeeper(lease: Lease, keeper: Kept): void {
+  static setKeeper(lease: Lease, keeper: Kept<Lease>): void {
     lease.#keeper = keeper
   }
 
-  static keeperOf(lease: LeaseApi): Kept | undefined {
+  static keeperOf(lease: LeaseApi): Kept<Lease> | undefined {
     return lease instanceof Lease ? lease.#keeper : undefined
   }
 }
@@ -114,24 +119,22 @@ class Lease implements LeaseApi {
 /** Made apart from the class so that the check closes over the state alone. */
 const liveCheck = (state: LeaseState.LeaseState) => () => LeaseState.isLive(state)
 
-class Kept implements Keeper {
-  readonly lease: LeaseApi
+class Kept<Handle> implements Keeper<Handle> {
+  lease!: Handle
   readonly isLive: () => boolean
   readonly #state: LeaseState.LeaseState
-  readonly #store: LockStore.LockStore
+  readonly #store: LeaseStore.LeaseStore
   readonly #fiber: Fiber.RuntimeFiber<void>
   readonly #safetyMarginMs: number
   readonly #onEnd: Effect.Effect<void>
 
   constructor(
     state: LeaseState.LeaseState,
-    lease: LeaseApi,
-    store: LockStore.LockStore,
+    store: LeaseStore.LeaseStore,
     fiber: Fiber.RuntimeFiber<void>,
     safetyMarginMs: number,
     onEnd: Effect.Effect<void>
   ) {
-    this.lease = lease
     this.isLive = liveCheck(state)
     this.#state = state
     this.#store = store
@@ -145,9 +148,9 @@ class Kept implements Keeper {
     return Release.release(this.#state, this.#store, this.#fiber, this.#safetyMarginMs, this.#onEnd)
   }
 
-  /** See `handoff.ts`. */
-  get handOff(): Effect.Effect<LeaseHandoff, LockLost> {
-    return Handoff.handOff(this.#state, this.lease, this.#fiber, this.#safetyMarginMs, this.#onEnd)
+  /** See `handoff.ts`; `lease` is this keeper's. */
+  handOff(lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> {
+    return Handoff.handOff(this.#state, lease, this.#fiber, this.#safetyMarginMs, this.#onEnd)
   }
 }
 
@@ -157,7 +160,7 @@ class Kept implements Keeper {
  * @internal
  */
 export const handOff = (lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> | undefined =>
-  Lease.keeperOf(lease)?.handOff
+  Lease.keeperOf(lease)?.handOff(lease)
 
 /** A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. */
 const flat = (text: string): string => text.split("").join("")
@@ -209,20 +212,25 @@ const forkHeartbeat = (state: LeaseState.LeaseState, heartbeat: Effect.Effect<vo
   })
 
 /**
- * Starts keeping `record` alive. `sentAt` is the monotonic time just before the acquiring write was sent. When the
- * lock is lost, `users` are interrupted; when it is released, its borrowers are, and `onEnd` runs. The caller must run
- * `release` exactly once.
+ * Starts keeping `record` alive in `store`, and makes the caller's handle of it. `sentAt` is the monotonic time just
+ * before the acquiring write was sent. When the lease is lost, `users` are interrupted; when it is released, its
+ * borrowers are, and `onEnd` runs. The caller must run `release` exactly once.
  *
  * @internal
  */
-export const start = (args: {
-  readonly store: LockStore.LockStore
+export const keep: <Handle>(args: KeepArgs<Handle>) => Effect.Effect<Keeper<Handle>> = (args) => keepKept(args)
+
+interface KeepArgs<Handle> {
+  readonly store: LeaseStore.LeaseStore
   readonly record: LockRecord
   readonly options: Options.Resolved
   readonly sentAt: number
   readonly users: LeaseUsers.LeaseUsers
   readonly onEnd: Effect.Effect<void>
-}): Effect.Effect<Keeper> =>
+  readonly handle: (state: LeaseState.LeaseState) => Handle
+}
+
+const keepKept = <Handle>(args: KeepArgs<Handle>): Effect.Effect<Kept<Handle>> =>
   Effect.gen(function*() {
     const { options, record, store } = args
     const state = LeaseState.make({
@@ -233,8 +241,34 @@ export const start = (args: {
     })
     const parent = yield* renewParent
     const fiber = yield* forkHeartbeat(state, Heartbeat.keep(state, store, options, args.sentAt, parent))
-    const lease = new Lease(state, record, record.holder ?? options.holder, store, options)
-    const kept = new Kept(state, lease, store, fiber, options.safetyMarginMs, args.onEnd)
-    Lease.setKeeper(lease, kept)
+    const kept = new Kept<Handle>(state, store, fiber, options.safetyMarginMs, args.onEnd)
+    kept.lease = args.handle(state)
     return kept
   })
+
+/**
+ * Starts keeping a lock's `record` alive (see `keep`), with a `Lease` as its handle.
+ *
+ * @internal
+ */
+export const start = (args: {
+  readonly store: LockStore.LockStore
+  readonly record: LockRecord
+  readonly options: Options.Resolved
+  readonly sentAt: number
+  readonly users: LeaseUsers.LeaseUsers
+  readonly onEnd: Effect.Effect<void>
+}): Effect.Effect<Keeper> => {
+  const { options, record, store } = args
+  return Effect.map(
+    keepKept({
+      ...args,
+      store: LeaseStore.ofLock(store),
+      handle: (state) => new Lease(state, record, record.holder ?? options.holder, store, options)
+    }),
+    (kept): Keeper => {
+      Lease.setKeeper(kept.lease, kept)
+      return kept
+    }
+  )
+}

@@ -5,10 +5,8 @@
  *
  * @internal
  */
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import { dual } from "effect/Function"
 import * as Metric from "effect/Metric"
@@ -22,7 +20,6 @@ import { LockStore } from "../LockStore.js"
 import * as AcquireLoop from "./acquireLoop.js"
 import { monotonicMillis } from "./clock.js"
 import { LockDefaults } from "./defaults.js"
-import * as Handoff from "./handoff.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as Keeper from "./keeper.js"
 import * as LeaseUsers from "./leaseUsers.js"
@@ -31,8 +28,7 @@ import * as Metrics from "./metrics.js"
 import * as Options from "./options.js"
 import { defaultHolder, randomOwner } from "./owner.js"
 import { queuesOf } from "./processLocal.js"
-
-type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+import { type Restore, runSection } from "./section.js"
 
 /** A lock this call acquired (and must release), or the live lease of an outer acquisition it re-entered. */
 type Acquisition =
@@ -130,42 +126,6 @@ export const acquire = (
       return acquisition.keeper.lease
     })
   )
-
-const releasedUnderBorrower = (lease: Lease) =>
-  new LockLost({ name: lease.name, owner: lease.owner, fence: lease.fence, reason: "released", by: undefined })
-
-/**
- * Runs a section in a fiber of its own, which the end of the lease interrupts: a fiber can not be un-interrupted, so
- * only a child's interruption can be turned into a `LockLost` failure of this effect. A holder's section is stopped
- * by a loss or a hand-off; a borrower's (a re-entered section) also by the outer acquisition's release.
- *
- * @internal
- */
-export const runSection = <A, E, R>(
-  entry: HeldLeases.Entry,
-  section: Effect.Effect<A, E, R>,
-  role: "holder" | "borrower",
-  restore: Restore
-): Effect.Effect<A, E | LockLost, R> =>
-  Effect.gen(function*() {
-    const lease = entry.lease as Lease
-    const fibers = role === "holder" ? entry.users.holders : entry.users.borrowers
-    const fiber = yield* Effect.fork(section)
-    fibers.add(fiber)
-    // Ended before the section existed to be interrupted: stop it before it does anything.
-    if (!entry.isLive()) yield* Fiber.interruptFork(fiber)
-    const exit = yield* restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
-    // The release stops borrowers by taking them out of the set before the lease's status says "Released".
-    const cutOff = !fibers.has(fiber)
-    fibers.delete(fiber)
-    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
-      const status = yield* lease.status
-      if (status._tag === "Lost") return yield* status.error
-      if (status._tag === "HandedOff") return yield* Handoff.handedOffUnder(lease)
-      if (role === "borrower" && (cutOff || status._tag === "Released")) return yield* releasedUnderBorrower(lease)
-    }
-    return yield* exit
-  })
 
 /** A section, or one made from the lease it runs under (`withLease`). */
 type Section<A, E, R> = Effect.Effect<A, E, R> | ((lease: Lease) => Effect.Effect<A, E, R>)

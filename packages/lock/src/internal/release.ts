@@ -22,8 +22,8 @@ import type * as LockStore from "../LockStore.js"
 import { monotonicMillis } from "./clock.js"
 import { failureReason } from "./failureReason.js"
 import * as LeaseState from "./leaseState.js"
+import type * as LeaseStore from "./leaseStore.js"
 import * as LeaseUsers from "./leaseUsers.js"
-import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 
 /** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
@@ -38,20 +38,22 @@ const releaseAttemptTimeout = Duration.seconds(1)
  * One line, without the cause's stack: a store that fails releases tends to fail many at once, and a stack per lease
  * would add to the load that made it fail.
  */
-const logReleaseFailure = (state: LeaseState.LeaseState) => (cause: Cause.Cause<unknown>) =>
-  Effect.zipRight(
-    Metric.increment(Metrics.releaseFailures),
-    Effect.logWarning(
-      `releasing lock "${state.name}" failed (${
-        failureReason(cause, releaseAttemptTimeout)
-      }); its lease will expire on its own`
-    ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
-  )
+const logReleaseFailure =
+  (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore) => (cause: Cause.Cause<unknown>) =>
+    Effect.zipRight(
+      Metric.increment(Metrics.releaseFailures),
+      Effect.logWarning(
+        `releasing ${store.kind} "${state.name}" failed (${
+          failureReason(cause, releaseAttemptTimeout)
+        }); its lease will expire on its own`
+      ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
+    )
 
-const reportReleased = (state: LeaseState.LeaseState) => (result: LockStore.ReleaseResult) =>
-  result._tag === "Released" ? Effect.void : Effect.logInfo(
-    `lock "${state.name}" was no longer ours at release (fence ${state.fence})`
-  ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
+const reportReleased =
+  (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore) => (result: LockStore.ReleaseResult) =>
+    result._tag === "Released" ? Effect.void : Effect.logInfo(
+      `${store.kind} "${state.name}" was no longer ours at release (fence ${state.fence})`
+    ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
 
 const releaseSpan = (state: LeaseState.LeaseState, background: boolean) => ({
   attributes: {
@@ -63,7 +65,7 @@ const releaseSpan = (state: LeaseState.LeaseState, background: boolean) => ({
   captureStackTrace: false
 })
 
-const releaseCall = (state: LeaseState.LeaseState, store: LockStore.LockStore) =>
+const releaseCall = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore) =>
   store.release({ name: state.name, owner: state.owner, fence: state.fence })
 
 /**
@@ -74,7 +76,7 @@ const releaseCall = (state: LeaseState.LeaseState, store: LockStore.LockStore) =
  */
 const releaseAttempt = (
   state: LeaseState.LeaseState,
-  store: LockStore.LockStore
+  store: LeaseStore.LeaseStore
 ): Effect.Effect<LockStore.ReleaseResult, LockStoreError | Cause.TimeoutException> =>
   Effect.flatMap(Effect.forkDaemon(Effect.interruptible(releaseCall(state, store))), (call) => {
     let timedOut = false
@@ -100,24 +102,24 @@ const releaseAttempt = (
   })
 
 /** `attempts` release attempts in a daemon fiber, bounded and logged: the caller already has its answer. */
-const releaseInBackground = (state: LeaseState.LeaseState, store: LockStore.LockStore, attempts: number) =>
+const releaseInBackground = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore, attempts: number) =>
   Effect.asVoid(Effect.forkDaemon(
     Effect.retry(releaseAttempt(state, store), releaseRetries(attempts - 1)).pipe(
-      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
-      Effect.withSpan("Lock.release", releaseSpan(state, true))
+      Effect.matchCauseEffect({ onSuccess: reportReleased(state, store), onFailure: logReleaseFailure(state, store) }),
+      Effect.withSpan(store.spans.release, releaseSpan(state, true))
     )
   ))
 
 const releaseInStore = (
   state: LeaseState.LeaseState,
-  store: LockStore.LockStore,
+  store: LeaseStore.LeaseStore,
   alreadyLost: boolean
 ): Effect.Effect<void> => {
   // A store that answers at once can not hang, and a timeout's two fibers would cost more than the whole call.
-  if (MemoryStore.answersAtOnce(store)) {
+  if (store.answersAtOnce) {
     return releaseCall(state, store).pipe(
-      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
-      Effect.withSpan("Lock.release", releaseSpan(state, false))
+      Effect.matchCauseEffect({ onSuccess: reportReleased(state, store), onFailure: logReleaseFailure(state, store) }),
+      Effect.withSpan(store.spans.release, releaseSpan(state, false))
     )
   }
   // Nobody waits for the release of a lease that is already lost: the section has ended, the caller is owed its
@@ -125,10 +127,10 @@ const releaseInStore = (
   if (alreadyLost) return releaseInBackground(state, store, releaseAttempts)
   return releaseAttempt(state, store).pipe(
     Effect.matchCauseEffect({
-      onSuccess: reportReleased(state),
+      onSuccess: reportReleased(state, store),
       onFailure: () => releaseInBackground(state, store, releaseAttempts - 1)
     }),
-    Effect.withSpan("Lock.release", releaseSpan(state, false))
+    Effect.withSpan(store.spans.release, releaseSpan(state, false))
   )
 }
 
@@ -141,7 +143,7 @@ const releaseInStore = (
  */
 export const release = (
   state: LeaseState.LeaseState,
-  store: LockStore.LockStore,
+  store: LeaseStore.LeaseStore,
   keeper: Fiber.RuntimeFiber<void>,
   safetyMarginMs: number,
   onEnd: Effect.Effect<void>

@@ -36,12 +36,13 @@ import { LockDefaults } from "./defaults.js"
 import { giveBack } from "./giveBack.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as Keeper from "./keeper.js"
+import * as LeaseStore from "./leaseStore.js"
 import * as LeaseUsers from "./leaseUsers.js"
 import * as LocalQueue from "./localQueue.js"
-import { runSection } from "./lock.js"
 import * as Options from "./options.js"
 import { defaultHolder, randomOwner } from "./owner.js"
 import { queuesOf } from "./processLocal.js"
+import { runSection } from "./section.js"
 
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
@@ -100,7 +101,7 @@ const lost = (handoff: LeaseHandoff.LeaseHandoff, reason: "expired" | "stolen", 
 /** Gives back a lease the resume moved to `owner` (or may have) but can not use. */
 const giveBackResumed = (store: LockStore, handoff: LeaseHandoff.LeaseHandoff, owner: string) =>
   giveBack(
-    store,
+    LeaseStore.ofLock(store),
     { name: handoff.name, owner, fence: handoff.fence },
     (reason) => `could not give back the resumed lease of "${handoff.name}" (${reason}); it will run out`
   )
