@@ -15,7 +15,22 @@ const describeHolder = (record: LockRecord | undefined): string => {
 }
 
 /**
- * The lock could not be acquired within the `wait` budget: another holder has it.
+ * How full a semaphore was when permits of it could not be acquired.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PermitShortage {
+  /** The permits asked for. */
+  readonly wanted: number
+  readonly limit: number
+  /** The permits held when last seen, by `holders` holders (whose leases may be over but not yet taken over). */
+  readonly used: number
+  readonly holders: number
+}
+
+/**
+ * The lock (or a semaphore's permits) could not be acquired within the `wait` budget: another holder has it.
  *
  * @since 0.1.0
  * @category errors
@@ -36,17 +51,25 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
    * abandoned. Whatever the call may have written is released in the background. A slow or unreachable store.
    */
   readonly unansweredAfterMs?: number | undefined
+  /** Set for a semaphore (`name` is then the semaphore's): how full the last attempt found it. */
+  readonly permits?: PermitShortage | undefined
 }> {
   override get message(): string {
+    const what = this.permits === undefined ? "lock" : "semaphore"
     if (this.unansweredAfterMs !== undefined) {
-      return `lock "${this.name}" was not acquired: the store had not answered ${this.unansweredAfterMs} ms after ` +
+      return `${what} "${this.name}" was not acquired: the store had not answered ${this.unansweredAfterMs} ms after ` +
         `"wait" ran out, so the attempt was abandoned after ${this.waitedMs} ms (is the store reachable? whatever ` +
         `the attempt may have written is being released in the background)`
     }
     if (this.answeredAfterMs !== undefined) {
-      return `lock "${this.name}" was acquired, but the store's answer came ${this.answeredAfterMs} ms after the ` +
+      return `${what} "${this.name}" was acquired, but the store's answer came ${this.answeredAfterMs} ms after the ` +
         `request, too late to use the lease safely, so it was given back; gave up after ${this.waitedMs} ms (the ` +
         `store is slow or this process is overloaded: raise "lease", or "wait" to try again)`
+    }
+    if (this.permits !== undefined) {
+      const { holders, limit, used, wanted } = this.permits
+      return `semaphore "${this.name}" has no ${wanted} free of its ${limit} permits (${used} held by ${holders} ` +
+        `holders); gave up after ${this.waitedMs} ms (raise the "wait" option to wait longer)`
     }
     return `lock "${this.name}" is held by ${describeHolder(this.holder)}; gave up after ${this.waitedMs} ms ` +
       `(raise the "wait" option to wait longer)`
@@ -158,9 +181,37 @@ export class LockDataError extends Data.TaggedError("LockDataError")<{
 }
 
 /**
+ * A semaphore's stored limit is not the one this acquisition asked for: the processes that share the name disagree
+ * about how many may hold it at once. Nothing was written; taking the permits anyway would silently make the pool
+ * larger or smaller than some of them expect. Deploy one limit everywhere (a semaphore's limit can only change once
+ * nobody holds it and its record is deleted).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class SemaphoreLimitMismatch extends Data.TaggedError("SemaphoreLimitMismatch")<{
+  readonly name: string
+  /** The limit this acquisition asked with. */
+  readonly limit: number
+  /** The limit the semaphore's record has. */
+  readonly storedLimit: number
+}> {
+  override get message(): string {
+    return `semaphore "${this.name}" has a limit of ${this.storedLimit} in the store, but this acquisition asked ` +
+      `with ${this.limit}: every process that shares the name must use the same limit`
+  }
+}
+
+/**
  * Every error a lock operation can fail with.
  *
  * @since 0.1.0
  * @category errors
  */
-export type LockError = LockNotAcquired | LockLost | LockStoreError | LockConfigError | LockDataError
+export type LockError =
+  | LockNotAcquired
+  | LockLost
+  | LockStoreError
+  | LockConfigError
+  | LockDataError
+  | SemaphoreLimitMismatch

@@ -54,6 +54,20 @@ export * as LockStore from "./LockStore.js"
 export * as SemaphoreRecord from "./SemaphoreRecord.js"
 
 /**
+ * Distributed semaphores: at most `limit` permits of a name held at once, leased as locks are.
+ *
+ * @since 0.2.0
+ */
+export * as Semaphore from "./Semaphore.js"
+
+/**
+ * The handle of held permits of a semaphore.
+ *
+ * @since 0.2.0
+ */
+export * as Permits from "./Permits.js"
+
+/**
  * The semaphore operations of the store contract: requests, results and checks.
  *
  * @since 0.2.0

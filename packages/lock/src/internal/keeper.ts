@@ -8,7 +8,6 @@
  * @internal
  */
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
@@ -16,9 +15,8 @@ import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
-import type * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
-import type { Lease as LeaseApi, LeaseStatus } from "../Lease.js"
+import type { Lease as LeaseApi } from "../Lease.js"
 import type { LeaseHandoff } from "../LeaseHandoff.js"
 import type { LockConfigError, LockLost, LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
@@ -31,6 +29,7 @@ import * as HeldLeases from "./heldLeases.js"
 import * as LeaseState from "./leaseState.js"
 import * as LeaseStore from "./leaseStore.js"
 import type * as LeaseUsers from "./leaseUsers.js"
+import { LeaseView } from "./leaseView.js"
 import type * as Options from "./options.js"
 import * as Release from "./release.js"
 
@@ -47,9 +46,8 @@ export interface Keeper<Handle = LeaseApi> {
   readonly release: Effect.Effect<void>
 }
 
-/** The handle the caller gets: the record's fields, and effects made when they are asked for. */
-class Lease implements LeaseApi {
-  readonly #state: LeaseState.LeaseState
+/** The handle of a held lock: the record's fields, and effects made when they are asked for. */
+class Lease extends LeaseView implements LeaseApi {
   readonly #store: LockStore.LockStore
   readonly #options: Options.Resolved
   readonly name: string
@@ -65,7 +63,7 @@ class Lease implements LeaseApi {
     store: LockStore.LockStore,
     options: Options.Resolved
   ) {
-    this.#state = state
+    super(state)
     this.#store = store
     this.#options = options
     this.name = state.name
@@ -75,30 +73,8 @@ class Lease implements LeaseApi {
     this.record = record
   }
 
-  get data(): string | undefined {
-    return this.#state.data
-  }
-
   updateData(data: string | undefined): Effect.Effect<void, LockLost | LockStoreError | LockConfigError> {
-    return DataUpdate.update(this.#state, this.#store, this.#options, data)
-  }
-
-  get status(): Effect.Effect<LeaseStatus> {
-    return this.#state.status.get
-  }
-
-  get changes(): Stream.Stream<LeaseStatus> {
-    return this.#state.status.changes()
-  }
-
-  get isHeld(): Effect.Effect<boolean> {
-    const state = this.#state
-    return Effect.sync(() => LeaseState.isLive(state))
-  }
-
-  get lost(): Effect.Effect<never, LockLost> {
-    const state = this.#state
-    return Effect.suspend(() => Deferred.await(LeaseState.lostSignal(state)))
+    return DataUpdate.update(LeaseView.stateOf(this), this.#store, this.#options, data)
   }
 
   /**

@@ -94,29 +94,33 @@ const duration = (
 }
 
 /**
- * Checks a lock name against the store's key budget.
+ * Checks a lock (or semaphore) name against the store's key budget; `kind` names it in the message.
  *
  * @internal
  */
-export const validateName = (name: unknown, maxNameBytes: number): Effect.Effect<string, LockConfigError> => {
+export const validateName = (
+  name: unknown,
+  maxNameBytes: number,
+  kind: "lock" | "semaphore" = "lock"
+): Effect.Effect<string, LockConfigError> => {
   if (typeof name !== "string") {
-    return fail("name", `a lock name must be a non-empty string; got ${describe(name)}`)
+    return fail("name", `a ${kind} name must be a non-empty string; got ${describe(name)}`)
   }
   const problem = LockName.problem(name, maxNameBytes)
   if (problem === undefined) return Effect.succeed(name)
   switch (problem._tag) {
     case "Empty":
-      return fail("name", `a lock name must be a non-empty string; got ${describe(name)}`)
+      return fail("name", `a ${kind} name must be a non-empty string; got ${describe(name)}`)
     case "NotWellFormed":
       return fail(
         "name",
-        `lock name ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (it holds a lone surrogate), so ` +
-          `it has no UTF-8 form and two such names could become one key; use a well-formed string`
+        `${kind} name ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (it holds a lone surrogate), ` +
+          `so it has no UTF-8 form and two such names could become one key; use a well-formed string`
       )
     case "TooLong":
       return fail(
         "name",
-        `lock name is ${problem.bytes} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its ` +
+        `${kind} name is ${problem.bytes} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its ` +
           `prefix): "${name.slice(0, 40)}…"`
       )
   }
