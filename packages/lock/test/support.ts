@@ -3,7 +3,7 @@
  * share one memory store's data but have their own local queues.
  */
 import { LockError, LockStore } from "@leasehold/lock"
-import { Deferred, Effect, Layer, type Option, Tracer } from "effect"
+import { Clock, Deferred, Effect, Layer, type Option, Tracer } from "effect"
 
 export type OperationName = LockStore.OperationName
 
@@ -139,3 +139,18 @@ export const recordingTracer = (): { readonly tracer: Tracer.Tracer; readonly sp
   })
   return { tracer, spans }
 }
+
+/** Runs `self` with a wall clock `offsetMs` off the current one (a process whose clock is behind or ahead). */
+export const withClockOffset = (offsetMs: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.clockWith((base) => {
+    const wall = () => base.unsafeCurrentTimeMillis() + offsetMs
+    const skewed: Clock.Clock = {
+      [Clock.ClockTypeId]: Clock.ClockTypeId,
+      unsafeCurrentTimeMillis: wall,
+      currentTimeMillis: Effect.sync(wall),
+      unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
+      currentTimeNanos: base.currentTimeNanos,
+      sleep: (duration) => base.sleep(duration)
+    }
+    return Effect.withClock(self, skewed)
+  })
