@@ -113,6 +113,22 @@ const items = (it: It) => {
       }
     }))
 
+  it.scoped("a lease (with its skew bound) as long as the TTL retention is refused before any write", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { store } = yield* makeTableAndStore({ ttlRetention: "1 minute" })
+      const tooLong = permitsRequest("short-lived", {
+        leaseMs: 50_000,
+        takeover: { _tag: "Absolute", maxClockSkewMs: 10_000 }
+      })
+      const refusal = yield* counted(Effect.flip(store.tryAcquirePermits(tooLong)))
+      refused(refusal.result, "tryAcquirePermits", "ttlRetention (60000 ms)", "50000 ms (plus 10000 ms of clock skew)")
+      expect(refusal.requests).toEqual({})
+      // Observed takeover trusts no clock: the lease alone must fit.
+      const observed = permitsRequest("short-lived", { leaseMs: 50_000, takeover: { _tag: "Observed" } })
+      expect((yield* store.tryAcquirePermits(observed))._tag).toBe("Acquired")
+    }))
+
   it.scoped("a malformed semaphore item is a LockStoreError naming the key and the attribute", () =>
     Effect.gen(function*() {
       yield* clockNow

@@ -50,6 +50,19 @@ const allOver = (current: SemaphoreRecord, expired: Expired, now: number, maxClo
     return holder !== undefined && holder.permits === entry.permits && isExpiredAt(holder, now, maxClockSkewMs)
   })
 
+/**
+ * Why a lease is too long for the table's TTL, or `undefined`. Every holder's write sets the one item's `ttl`, a
+ * release to the retention past now: a lease (and the clock skew between the writers) longer than the retention could
+ * let DynamoDB delete the item, and the permits of a holder still inside its lease with it.
+ */
+const outlivesTtl = (request: SemaphoreStore.AcquirePermitsRequest, ttlRetentionMs: number): string | undefined => {
+  const skewMs = request.takeover._tag === "Absolute" ? request.takeover.maxClockSkewMs : 0
+  if (request.leaseMs + skewMs < ttlRetentionMs) return undefined
+  return `a semaphore lease of ${request.leaseMs} ms (plus ${skewMs} ms of clock skew) must be shorter than the ` +
+    `store's ttlRetention (${ttlRetentionMs} ms): another holder's release sets the item's TTL that far ahead, and ` +
+    `DynamoDB could delete the item, with these permits, while their lease lasts; raise ttlRetention or shorten lease`
+}
+
 /** @internal */
 export const make = (context: StoreContext.StoreContext): SemaphoreStore.SemaphoreOperations["tryAcquirePermits"] => {
   const { tableName, ttlRetentionMs } = context
@@ -110,7 +123,7 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
 
   return (request) =>
     context.keyedSemaphore(operation, request.name, (key, clock) => {
-      const problem = SemaphoreStore.acquireProblem(request)
+      const problem = SemaphoreStore.acquireProblem(request) ?? outlivesTtl(request, ttlRetentionMs)
       if (problem !== undefined) {
         return Effect.fail(new LockStoreError({ operation, retryable: false, message: problem }))
       }
