@@ -1,6 +1,6 @@
 // The README's examples, kept compiling and passing.
 import { expect, it } from "@effect/vitest"
-import { Lock, LockStore } from "@leasehold/lock"
+import { Lock, LockStore, Semaphore } from "@leasehold/lock"
 import { Effect, Fiber, TestClock } from "effect"
 
 it.effect("README: a second caller waits for the first", () =>
@@ -73,3 +73,19 @@ it.effect("README: another process finds the lock held until it is released", ()
     }).pipe(Effect.scoped, Effect.provide(LockStore.layerProcess(shared)))
     expect(yield* tryJob).toBe("ran")
   }))
+
+it.effect("README: a semaphore runs at most its limit of sections at once, and the rest wait their turn", () =>
+  Effect.gen(function*() {
+    let running = 0
+    let most = 0
+    const call = Effect.acquireUseRelease(
+      Effect.sync(() => most = Math.max(most, ++running)),
+      () => Effect.sleep("2 seconds"),
+      () => Effect.sync(() => running--)
+    ).pipe(Semaphore.withPermits("partner-api", { limit: 4, wait: "1 minute" }))
+    const calls = yield* Effect.fork(Effect.all(Array.from({ length: 10 }, () => call), { concurrency: "unbounded" }))
+    for (let second = 0; second < 12; second++) yield* TestClock.adjust("1 second")
+    yield* Fiber.join(calls)
+    expect(most).toBe(4)
+    expect(running).toBe(0)
+  }).pipe(Effect.provide(LockStore.layerMemory)))
