@@ -78,7 +78,7 @@ export interface Lease {
    * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
    * ```
    *
-   * @since 0.1.0
+   * @since 0.2.0
    */
   updateData(data: string | undefined): Effect.Effect<void, LockLost | LockStoreError | LockConfigError>
 }

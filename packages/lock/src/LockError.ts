@@ -161,7 +161,7 @@ export class LockConfigError extends Data.TaggedError("LockConfigError")<{
  * something else under the name, or an older version of this one stored another shape). `cause` is the schema's
  * `ParseError`, which says where and why.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class LockDataError extends Data.TaggedError("LockDataError")<{

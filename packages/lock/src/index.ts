@@ -97,6 +97,6 @@ export * as LeaderElection from "./LeaderElection.js"
 /**
  * Locks whose data is a typed value, with an Effect Schema.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 export * as TypedLock from "./TypedLock.js"
