@@ -1,27 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, LeaseHandoff, Lock, LockError, LockStore } from "@leasehold/lock"
 import { Cause, Clock, Deferred, Effect, Either, Exit, Fiber, Layer, Option, Random, Schema, TestClock } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { probe, sharedMemory, withClockOffset } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
 
 const now = Clock.currentTimeMillis
-
-/** A wall clock `offsetMs` off the TestClock (a process whose clock is behind or ahead); monotonic time unchanged. */
-const withClockOffset = (offsetMs: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.clockWith((base) => {
-    const wall = () => base.unsafeCurrentTimeMillis() + offsetMs
-    const skewed: Clock.Clock = {
-      [Clock.ClockTypeId]: Clock.ClockTypeId,
-      unsafeCurrentTimeMillis: wall,
-      currentTimeMillis: Effect.sync(wall),
-      unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
-      currentTimeNanos: base.currentTimeNanos,
-      sleep: (duration) => base.sleep(duration)
-    }
-    return Effect.withClock(self, skewed)
-  })
 
 const record = (store: LockStore.LockStore, name: string) => Effect.map(store.inspect(name), Option.getOrThrow)
 

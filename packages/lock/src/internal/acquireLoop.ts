@@ -14,6 +14,7 @@ import * as Random from "effect/Random"
 import { LockNotAcquired, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
+import * as AcquireBound from "./acquireBound.js"
 import { monotonicMillis } from "./clock.js"
 import { giveBack } from "./giveBack.js"
 import * as LeaseStore from "./leaseStore.js"
@@ -21,14 +22,6 @@ import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
 import * as Reservation from "./reservation.js"
-
-/**
- * How long past `wait` an acquire may take while a store call is in flight: enough for a slow round trip, short
- * enough for callers that size `wait` to a deadline.
- *
- * @internal
- */
-export const waitSlack = Duration.seconds(1)
 
 /** @internal */
 export interface Acquired {
@@ -244,23 +237,12 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
     }
   })
 
-  // A store that answers at once is cleaned up before the caller hears back, as tests expect; any other in the
-  // background.
-  const cleanupAfterExit = answersAtOnce ? cleanup(args) : Effect.asVoid(Effect.forkDaemon(cleanup(args)))
-  const cleaned = loop.pipe(
-    Effect.onExit((exit) => exit._tag === "Failure" && attempts.mayHaveWritten ? cleanupAfterExit : Effect.void)
-  )
-  // A store that answers at once can not hold a call in flight, and the loop ends by itself at `wait`.
-  if (options.waitMs === undefined || answersAtOnce) return cleaned
-  return Effect.flatMap(monotonicMillis, (begun) =>
-    Effect.flatMap(
-      Effect.timeoutOption(cleaned, Duration.millis(Math.max(0, waitUntil + Duration.toMillis(waitSlack) - begun))),
-      (result) =>
-        result._tag === "Some"
-          ? Effect.succeed(result.value)
-          : Effect.flatMap(
-            monotonicMillis,
-            (now) => giveUp(args, attempts.lastHolder, now, { unansweredAfterMs: now - waitUntil })
-          )
-    ))
+  return AcquireBound.bound({
+    loop,
+    mayHaveWritten: () => attempts.mayHaveWritten,
+    giveBack: cleanup(args),
+    answersAtOnce,
+    waitUntil,
+    unanswered: (now) => giveUp(args, attempts.lastHolder, now, { unansweredAfterMs: now - waitUntil })
+  })
 }

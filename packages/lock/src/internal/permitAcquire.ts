@@ -21,7 +21,7 @@ import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { type PermitHolder, permitRecord, type SemaphoreRecord } from "../SemaphoreRecord.js"
 import type { ExpiredPermit, PermitTakeover } from "../SemaphoreStore.js"
-import { waitSlack } from "./acquireLoop.js"
+import * as AcquireBound from "./acquireBound.js"
 import { monotonicMillis } from "./clock.js"
 import { giveBack } from "./giveBack.js"
 import * as LeaseStore from "./leaseStore.js"
@@ -299,20 +299,12 @@ export const run = (
     }
   )
 
-  const cleanupAfterExit = answersAtOnce ? cleanup(args) : Effect.asVoid(Effect.forkDaemon(cleanup(args)))
-  const cleaned = loop.pipe(
-    Effect.onExit((exit) => exit._tag === "Failure" && attempts.mayHaveWritten ? cleanupAfterExit : Effect.void)
-  )
-  if (lease.waitMs === undefined || answersAtOnce) return cleaned
-  return Effect.flatMap(monotonicMillis, (begun) =>
-    Effect.flatMap(
-      Effect.timeoutOption(cleaned, Duration.millis(Math.max(0, waitUntil + Duration.toMillis(waitSlack) - begun))),
-      (result) =>
-        result._tag === "Some"
-          ? Effect.succeed(result.value)
-          : Effect.flatMap(
-            monotonicMillis,
-            (now) => giveUp(args, attempts.last, now, { unansweredAfterMs: now - waitUntil })
-          )
-    ))
+  return AcquireBound.bound({
+    loop,
+    mayHaveWritten: () => attempts.mayHaveWritten,
+    giveBack: cleanup(args),
+    answersAtOnce,
+    waitUntil,
+    unanswered: (now) => giveUp(args, attempts.last, now, { unansweredAfterMs: now - waitUntil })
+  })
 }
