@@ -100,14 +100,22 @@ export class LockLost extends Data.TaggedError("LockLost")<{
   readonly reason: LostReason
   /** The new holder, when the store told us (reason "stolen"). */
   readonly by: LockRecord | undefined
+  /** Set when what was lost are permits of a semaphore (`name` is then the semaphore's): how many. */
+  readonly permits?: number | undefined
 }> {
   override get message(): string {
+    const what = this.permits === undefined
+      ? `lock "${this.name}" (fence ${this.fence})`
+      : `${this.permits} permit(s) of semaphore "${this.name}" (fence ${this.fence})`
     switch (this.reason) {
       case "expired":
-        return `lock "${this.name}" (fence ${this.fence}) was lost: its lease ran out before a renew succeeded ` +
+        return `${what} was lost: its lease ran out before a renew succeeded ` +
           `(is the store reachable? is the process pausing for longer than the lease?)`
       case "stolen":
-        return `lock "${this.name}" (fence ${this.fence}) was lost: it is now held by ${describeHolder(this.by)}`
+        return this.permits === undefined
+          ? `${what} was lost: it is now held by ${describeHolder(this.by)}`
+          : `${what} was lost: they are no longer in the semaphore's record (given back in this holder's place, or ` +
+            `taken over as expired)`
       case "released":
         return `lock "${this.name}" (fence ${this.fence}) was released while still in use: by the acquisition a ` +
           `re-entered section borrowed it from, while the section still ran, or by its own scope before a data ` +

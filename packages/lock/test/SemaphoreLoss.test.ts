@@ -48,7 +48,8 @@ describe("Semaphore: heartbeat, loss and release", () => {
       expect(interruptedAt).toBe(9_000)
       expect(error._tag).toBe("LockLost")
       if (error._tag !== "LockLost") return
-      expect([error.name, error.reason]).toEqual(["unrenewed", "expired"])
+      expect([error.name, error.reason, error.permits]).toEqual(["unrenewed", "expired", 1])
+      expect(error.message).toContain(`1 permit(s) of semaphore "unrenewed"`)
       // Given back while the store's lease lasts, so that the next holder need not wait for it.
       expect(a.calls.releasePermits).toBe(1)
     }))
@@ -69,7 +70,8 @@ describe("Semaphore: heartbeat, loss and release", () => {
       expect(running.unsafePoll()).toBeNull()
       yield* TestClock.adjust("1 milli")
       const error = yield* Effect.flip(Fiber.join(running))
-      expect(error._tag === "LockLost" && [error.reason, error.owner]).toEqual(["stolen", held.owner])
+      expect(error._tag === "LockLost" && [error.reason, error.owner, error.permits]).toEqual(["stolen", held.owner, 1])
+      expect(error.message).toContain("no longer in the semaphore's record")
     }).pipe(Effect.withRandom(Random.fixed([0]))))
 
   it.effect("a loss of scoped permits interrupts the fiber that acquired them", () =>

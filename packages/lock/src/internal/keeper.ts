@@ -198,6 +198,8 @@ export const keep: <Handle>(args: KeepArgs<Handle>) => Effect.Effect<Keeper<Hand
 
 interface KeepArgs<Handle> {
   readonly store: LeaseStore.LeaseStore
+  /** For a semaphore's permits: how many, for the loss to say. */
+  readonly permits?: number | undefined
   readonly record: LockRecord
   readonly options: Options.Resolved
   readonly sentAt: number
@@ -213,7 +215,8 @@ const keepKept = <Handle>(args: KeepArgs<Handle>): Effect.Effect<Kept<Handle>> =
       record,
       users: args.users,
       deadline: args.sentAt + options.leaseMs - options.safetyMarginMs,
-      keptSince: yield* monotonicMillis
+      keptSince: yield* monotonicMillis,
+      permits: args.permits
     })
     const parent = yield* renewParent
     const fiber = yield* forkHeartbeat(state, Heartbeat.keep(state, store, options, args.sentAt, parent))

@@ -24,6 +24,16 @@ import type * as LeaseWrites from "./leaseWrites.js"
 import * as Metrics from "./metrics.js"
 import * as StatusCell from "./statusCell.js"
 
+/** @internal */
+export interface MakeArgs {
+  readonly record: LockRecord
+  readonly users: LeaseUsers.LeaseUsers
+  readonly deadline: number
+  readonly keptSince: number
+  /** For a semaphore's permits: how many. */
+  readonly permits: number | undefined
+}
+
 /**
  * A class, so that a held lease costs one object here and no closures: thousands may be held at once.
  *
@@ -53,6 +63,8 @@ export class LeaseState {
    * renews it and nothing enters it, and the release leaves a lease handed off to whoever resumes it.
    */
   handOff: Deferred.Deferred<boolean> | undefined = undefined
+  /** How many permits of a semaphore the lease holds; `undefined` for a lock. */
+  readonly permits: number | undefined
   /** What the record's `data` is: the acquire's, then each successful update's (`dataUpdate.ts`). */
   data: string | undefined
   /** Whether a write (a renew or a data update) is in flight: they go one at a time (`leaseWrites.ts`). */
@@ -60,12 +72,7 @@ export class LeaseState {
   /** The writes waiting for their turn, first come first; made when one first has to wait. */
   waitingWrites: Array<LeaseWrites.Turn> | undefined = undefined
 
-  constructor(args: {
-    readonly record: LockRecord
-    readonly users: LeaseUsers.LeaseUsers
-    readonly deadline: number
-    readonly keptSince: number
-  }) {
+  constructor(args: MakeArgs) {
     this.name = args.record.name
     this.owner = args.record.owner!
     this.fence = args.record.fence
@@ -73,6 +80,7 @@ export class LeaseState {
     this.keptSince = args.keptSince
     this.deadline = args.deadline
     this.data = args.record.data
+    this.permits = args.permits
   }
 }
 
@@ -83,12 +91,7 @@ const isFinal = (status: LeaseStatus) =>
   status._tag === "Lost" || status._tag === "Released" || status._tag === "HandedOff"
 
 /** @internal */
-export const make = (args: {
-  readonly record: LockRecord
-  readonly users: LeaseUsers.LeaseUsers
-  readonly deadline: number
-  readonly keptSince: number
-}): LeaseState => new LeaseState(args)
+export const make = (args: MakeArgs): LeaseState => new LeaseState(args)
 
 /**
  * Whether the lease is held (possibly at risk) and not being released.
@@ -140,7 +143,8 @@ export const declareLost = (
   Effect.suspend(() => {
     if (state.finished) return Effect.void
     state.finished = true
-    const error = new LockLost({ name: state.name, owner: state.owner, fence: state.fence, reason, by })
+    const { fence, name, owner, permits } = state
+    const error = new LockLost({ name, owner, fence, reason, by, ...(permits === undefined ? {} : { permits }) })
     return Effect.all([
       state.status.set({ _tag: "Lost", error }),
       // After the status: a signal made from here on is made already failed.

@@ -104,6 +104,7 @@ const acquireKept = (
     if (holder !== undefined) users.holders.add(holder)
     const keeper = yield* Keeper.keep<PermitsApi>({
       store: LeaseStore.ofPermits(store, resolved.permits),
+      permits: resolved.permits,
       record: acquired.record,
       options: resolved.lease,
       sentAt: acquired.sentAt,
