@@ -202,6 +202,42 @@ describe("Semaphore: waiting and takeover", () => {
       expect(a.calls.releasePermits).toBe(1)
     }).pipe(Effect.scoped))
 
+  it.effect("an entry answered too late and not given back is never taken for a fresh one", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const [a, b] = yield* Effect.all([probe(shared), probe(shared)])
+      const options = { limit: 1, lease: "2 seconds", maxClockSkew: "1 second", wait: "forever" } as const
+      // The record exists, so that a's first attempt acquires.
+      yield* Semaphore.withPermits("late", Effect.void, options).pipe(Effect.provide(b.layer))
+      let running = 0
+      let most = 0
+      const section = Effect.acquireUseRelease(
+        Effect.sync(() => most = Math.max(most, ++running)),
+        () => Effect.sleep("1200 millis"),
+        () => Effect.sync(() => running--)
+      )
+      // a's acquiring write applies, but its answer comes after the lease it set is over; giving it back fails.
+      yield* a.hold("tryAcquirePermits", "after")
+      a.failing("releasePermits", true)
+      const first = yield* Effect.fork(
+        Semaphore.withPermits("late", section, options).pipe(Effect.provide(a.layer), Effect.either)
+      )
+      yield* a.held
+      const second = yield* Effect.fork(
+        Effect.zipRight(Effect.sleep("2 seconds"), Semaphore.withPermits("late", section, options)).pipe(
+          Effect.provide(b.layer)
+        )
+      )
+      yield* TestClock.adjust("2500 millis")
+      yield* a.open
+      for (let step = 0; step < 100; step++) yield* TestClock.adjust("100 millis")
+      a.failing("releasePermits", false)
+      yield* Fiber.join(second)
+      // a's stale entry was removed by b's takeover; a may still be waiting, but never ran beside b.
+      expect(most).toBe(1)
+      yield* Fiber.interrupt(first)
+    }))
+
   it.effect("an interrupted wait leaves nothing held", () =>
     Effect.gen(function*() {
       const shared = sharedMemory()

@@ -119,11 +119,14 @@ export const lostSignal = (state: LeaseState): Deferred.Deferred<never, LockLost
 }
 
 /**
- * The lock, owner and fence, as every log line about the lease is annotated.
+ * The lock (or the semaphore, with the permits), owner and fence, as every log line about the lease is annotated.
  *
  * @internal
  */
-export const annotations = (state: LeaseState) => ({ lock: state.name, owner: state.owner, fence: state.fence })
+export const annotations = (state: LeaseState): Record<string, unknown> =>
+  state.permits === undefined
+    ? { lock: state.name, owner: state.owner, fence: state.fence }
+    : { semaphore: state.name, permits: state.permits, owner: state.owner, fence: state.fence }
 
 /** @internal */
 export const recordHoldTime = (state: LeaseState): Effect.Effect<void> =>

@@ -286,9 +286,10 @@ export const run = (
         }
         if (candidate !== undefined) {
           if (candidate.sentAt + lease.leaseMs - lease.safetyMarginMs > now) return candidate
-          // Answered after the lease it granted could be over: give it back and try again.
+          // Answered after the lease it granted could be over: give it back and try again. The give-back may fail and
+          // leave the entry in the record: `mayHaveWritten` and `unresolvedSince` stay, so that a later conflict that
+          // shows it counts its lease from this write, not from the attempt that found it.
           yield* cleanup(args)
-          attempts.mayHaveWritten = false
           yield* Effect.logWarning(`an acquire of semaphore "${name}" was answered too late to use; retrying`)
           if (now >= waitUntil) return yield* giveUp(args, attempts.last, now, { answeredAfterMs: now - sentAt })
           yield* sleep(yield* jitteredPoll(args), now)
