@@ -36,6 +36,14 @@ import type * as Simulation from "./Simulation.js"
  *   options is never refused.
  * - `reservationBound`: a reservation keeps a free lock from others no longer than its length plus `maxClockSkew`
  *   on the true timeline: every acquire a reservation refused came at most that long after the reservation was made.
+ * - `permitLimit`: at no instant do the critical sections running on a semaphore's permits (from start to end or
+ *   last write, as for `mutualExclusion`) hold more permits in total than its limit.
+ * - `permitFences`: per semaphore, every acquisition has a fence of its own, and one called after another had
+ *   acquired has a greater fence.
+ *
+ * The lock's invariants (`mutualExclusion`, `fenceOrder`, `interruptBeforeTakeover`, `fencedResource`) are about
+ * sections under a lock; those under a semaphore's permits have the two of their own, and a lock and a semaphore of
+ * one name are apart.
  *
  * @since 0.1.0
  * @category models
@@ -50,6 +58,8 @@ export type Invariant =
   | "reentryProgress"
   | "badOptionsRefused"
   | "reservationBound"
+  | "permitLimit"
+  | "permitFences"
 
 /**
  * @since 0.1.0
@@ -91,7 +101,8 @@ export interface Report {
  * starts its section late, with an old fence). Observed takeover reads no wall clock, so skew and clock steps promise
  * everything there. A force release (`steal`) lets the old holder run on until its next renew, which fencing covers:
  * fences still increase, sections may overlap. Wrapped acquires, forked children and bad options are no excuse:
- * those classes promise everything. The other invariants hold always.
+ * those classes promise everything. `permitLimit` relies on what mutual exclusion does (but no force release clears
+ * permits); `semaphore` promises everything. The other invariants hold always.
  *
  * @since 0.1.0
  * @category checking
@@ -118,7 +129,7 @@ export const checkSchedule: (schedule: Simulation.Schedule) => Report = Invarian
 /**
  * Reduces a schedule that fails `stillFails` to a smaller one that still does: drops sections, faults, force
  * releases, children, pauses, clock steps, clock offsets and idle processes one at a time, then shortens sections and
- * children, until nothing more can go.
+ * children and takes one permit where a section took more, until nothing more can go.
  *
  * @since 0.1.0
  * @category checking
@@ -170,6 +181,9 @@ export interface ClassSummary {
   readonly children: number
   readonly childrenBorrowing: number
   readonly badOptions: number
+  /** Acquired sections under a semaphore's permits, and how many of them removed holders whose leases were over. */
+  readonly permitSections: number
+  readonly permitTakeovers: number
   /** Schedules with violations of what the class promises, and per invariant. */
   readonly failed: number
   readonly violations: Partial<Record<Invariant, number>>

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import type { Lock } from "@leasehold/lock"
+import type { Lock, LockStore } from "@leasehold/lock"
 import type * as Effect from "effect/Effect"
 import type * as FaultyStore from "./FaultyStore.js"
 import * as BadOptions from "./internal/simulation/badOptions.js"
@@ -18,7 +18,9 @@ import * as Resource from "./internal/simulation/fencedResource.js"
 import * as Generate from "./internal/simulation/generate.js"
 import type * as Reservations from "./internal/simulation/reservations.js"
 import * as Run from "./internal/simulation/run.js"
+import type * as SectionParts from "./internal/simulation/sectionParts.js"
 import type * as SectionRecords from "./internal/simulation/sectionRecord.js"
+import type * as WriteRecords from "./internal/simulation/writeRecord.js"
 
 /**
  * What a schedule tests (its class). Apart from what each class adds, skew stays within `maxClockSkew` and pauses
@@ -38,6 +40,8 @@ import type * as SectionRecords from "./internal/simulation/sectionRecord.js"
  *   inside the safety margin).
  * - `handOff`: some sections hand their lease over midway (`Lock.handOff`) to another process (or their own), which
  *   resumes it after a delay and runs the rest of the section; some delays outlast the lease.
+ * - `semaphore`: most sections take permits of a semaphore (`SectionSpec.semaphore`) instead of their name's lock,
+ *   among more sections than in the other classes, with store faults on the semaphore operations.
  *
  * @since 0.1.0
  * @category models
@@ -52,6 +56,7 @@ export type Mode =
   | "clockStep"
   | "badOptions"
   | "handOff"
+  | "semaphore"
 
 /**
  * Every class, in the order summaries print them.
@@ -127,12 +132,7 @@ export const wrappedApis: ReadonlyArray<Api> = Generate.wrappedApis
  * @since 0.1.0
  * @category models
  */
-export interface ChildSpec {
-  readonly afterMs: number
-  readonly nested: boolean
-  readonly steps: number
-  readonly stepMs: number
-}
+export type ChildSpec = SectionParts.ChildSpec
 
 /**
  * A hand-off in the middle of a section: after `afterSteps` of its steps the section hands its lease off
@@ -142,11 +142,16 @@ export interface ChildSpec {
  * @since 0.2.0
  * @category models
  */
-export interface HandOffSpec {
-  readonly afterSteps: number
-  readonly to: string
-  readonly delayMs: number
-}
+export type HandOffSpec = SectionParts.HandOffSpec
+
+/**
+ * A section's use of a semaphore instead of a lock: `permits` of the semaphore of the section's name, whose limit is
+ * `limit` (the same for every section of the name).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type PermitSpec = SectionParts.PermitSpec
 
 /**
  * An invalid option a section passes on top of the schedule's timings. The core must refuse each of them with
@@ -205,6 +210,11 @@ export interface SectionSpec {
   readonly child?: ChildSpec | undefined
   readonly badOption?: BadOption | undefined
   readonly handOff?: HandOffSpec | undefined
+  /**
+   * Takes permits of the semaphore `name` instead of its lock: `Semaphore.withPermits` for the `withLock` api, a
+   * scoped `Semaphore.acquire` otherwise. No child, no hand-off.
+   */
+  readonly semaphore?: PermitSpec | undefined
 }
 
 /**
@@ -257,15 +267,7 @@ export interface Schedule {
  * @since 0.1.0
  * @category models
  */
-export type Outcome =
-  | "completed"
-  | "lost" // withLock failed with LockLost
-  | "interrupted" // scoped acquire: the fiber was interrupted (by the loss signal or at the horizon)
-  | "notAcquired" // LockNotAcquired, or the Effect.timeout of acquireInTimeout
-  | "configError"
-  | "storeError"
-  | "defect"
-  | "unfinished"
+export type Outcome = SectionRecords.Outcome
 
 /**
  * One planned section (or a child one forked): whether it got the lock, and if so when its critical section ran on
@@ -277,23 +279,13 @@ export type Outcome =
 export type SectionRecord = SectionRecords.SectionRecord
 
 /**
- * One write to the fenced resource.
+ * One write a section made: to the fenced resource, or, under permits of a semaphore, to no fenced resource (holders
+ * of a semaphore write side by side, so fences do not order their writes).
  *
  * @since 0.1.0
  * @category models
  */
-export interface WriteRecord {
-  readonly at: number
-  readonly name: string
-  readonly fence: number
-  /** The section whose critical section the write belongs to (a child on a borrowed lease writes for its parent). */
-  readonly section: number
-  /** The use that wrote, when not `section` itself: a child. */
-  readonly by?: number | undefined
-  readonly accepted: boolean
-  /** The highest fence the resource had seen for this name before the write. */
-  readonly highestBefore: number | undefined
-}
+export type WriteRecord = WriteRecords.WriteRecord
 
 /**
  * @since 0.1.0
@@ -389,9 +381,14 @@ export const defaultTimings: LockTimings = Generate.defaultTimings
 export const generate: (seed: number, options?: { readonly mode?: Mode | undefined }) => Schedule = Generate.generate
 
 /**
- * Runs a schedule to the end and returns what happened. Synchronous and deterministic: no real time passes.
+ * Runs a schedule to the end and returns what happened. Synchronous and deterministic: no real time passes. The
+ * processes share `options.store` if given (a store under test, which must read time through `Clock`), else a new
+ * memory store.
  *
  * @since 0.1.0
  * @category running
  */
-export const run: (schedule: Schedule) => History = Run.run
+export const run: (
+  schedule: Schedule,
+  options?: { readonly store?: LockStore.LockStore | undefined }
+) => History = Run.run

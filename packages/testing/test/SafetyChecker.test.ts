@@ -14,7 +14,8 @@ const newClasses: ReadonlyArray<Simulation.Mode> = [
   "steal",
   "clockStep",
   "badOptions",
-  "handOff"
+  "handOff",
+  "semaphore"
 ]
 
 const record = (index: number, fields: Partial<Simulation.SectionRecord>): Simulation.SectionRecord => ({
@@ -277,7 +278,7 @@ describe("SafetyChecker", () => {
       const expected = (mode: Simulation.Mode, takeover: Simulation.Schedule["takeover"]) =>
         new Set(SafetyChecker.expectedInvariants({ ...Simulation.generate(1, { mode }), takeover }))
       const all = new Set(SafetyChecker.invariants)
-      for (const mode of ["safe", "wrapped", "reentry", "badOptions"] as const) {
+      for (const mode of ["safe", "wrapped", "reentry", "badOptions", "semaphore"] as const) {
         expect(expected(mode, "absolute")).toEqual(all)
         expect(expected(mode, "observed")).toEqual(all)
       }

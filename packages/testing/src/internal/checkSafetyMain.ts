@@ -95,7 +95,10 @@ export const main = (argv: ReadonlyArray<string>, print: (line: string) => void)
       c.stealsPlanned > 0 ? `force releases ${c.steals} of ${c.stealsPlanned} cleared a holder` : "",
       c.clockSteps > 0 ? `clock steps ${c.clockSteps}` : "",
       c.children > 0 ? `children ${c.children} (${c.childrenBorrowing} on the parent's lease)` : "",
-      c.badOptions > 0 ? `bad options ${c.badOptions}` : ""
+      c.badOptions > 0 ? `bad options ${c.badOptions}` : "",
+      c.permitSections > 0
+        ? `under permits ${c.permitSections} (${c.permitTakeovers} removed holders whose leases were over)`
+        : ""
     ].filter((x) => x !== "").map((x) => `; ${x}`).join("")
     print(
       `  ${m}: ${c.schedules} schedules; sections ${c.sections}; writes ${c.writes}; faults ${c.faults}; ` +

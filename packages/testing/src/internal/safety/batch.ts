@@ -32,6 +32,8 @@ const emptyClass = (): MutableClassSummary => ({
   children: 0,
   childrenBorrowing: 0,
   badOptions: 0,
+  permitSections: 0,
+  permitTakeovers: 0,
   failed: 0,
   violations: {},
   anomalies: {},
@@ -54,6 +56,8 @@ const tallyClass = (tally: MutableClassSummary, report: SafetyChecker.Report) =>
   for (const s of history.sections) {
     if (s.parent !== undefined) tally.children++
     if (s.borrowedFrom !== undefined) tally.childrenBorrowing++
+    if (s.permits !== undefined && s.start !== undefined) tally.permitSections++
+    if ((s.tookOver ?? 0) > 0) tally.permitTakeovers++
   }
   tally.badOptions += schedule.sections.filter((s) => s.badOption !== undefined).length
   for (const invariant of new Set(report.violations.map((v) => v.invariant))) {

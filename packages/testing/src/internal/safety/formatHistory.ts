@@ -13,6 +13,19 @@ const ms = (f: FaultyStore.Fault) => f.ms === undefined ? "" : ` ${f.ms}ms`
 const clockStep = (x: Simulation.ClockStep) =>
   x.kind === "freeze" ? `freezes for ${x.ms} ms` : `jumps ${x.ms > 0 ? "+" : ""}${x.ms} ms`
 
+/** What a section or write is about: a lock's name, or a semaphore's. */
+const target = (name: string, permits: number | undefined) =>
+  permits === undefined ? `"${name}"` : `semaphore "${name}"`
+
+/** How a planned section takes what it uses. */
+const apiOf = (x: Simulation.SectionSpec) =>
+  x.semaphore !== undefined
+    ? `${x.api === "withLock" ? "Semaphore.withPermits" : "Semaphore.acquire"}, ${x.semaphore.permits} of ` +
+      `${x.semaphore.limit} permits`
+    : x.api === "acquireInTimeout"
+    ? `${x.api}(${x.timeoutMs} ms)`
+    : x.api
+
 /** The schedule: timings, processes, planned sections, faults and force releases. */
 const scheduleLines = (s: Simulation.Schedule): Array<string> => {
   const lines: Array<string> = [
@@ -26,7 +39,6 @@ const scheduleLines = (s: Simulation.Schedule): Array<string> => {
     lines.push(`  process ${p.id}: clock offset ${p.offsetMs} ms; pauses ${pauses}${steps}`)
   }
   s.sections.forEach((x, i) => {
-    const api = x.api === "acquireInTimeout" ? `${x.api}(${x.timeoutMs} ms)` : x.api
     const bad = x.badOption === undefined
       ? ""
       : `, bad option ${Simulation.badOptionValue(x.badOption, s.timings).show}`
@@ -39,7 +51,8 @@ const scheduleLines = (s: Simulation.Schedule): Array<string> => {
       ? ""
       : `; hands off after ${x.handOff.afterSteps} steps to ${x.handOff.to}, resumed ${x.handOff.delayMs} ms later`
     lines.push(
-      `  section #${i}: ${x.process} "${x.name}" at ${x.at} via ${api}, wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
+      `  section #${i}: ${x.process} ${target(x.name, x.semaphore?.permits)} at ${x.at} via ${apiOf(x)}, ` +
+        `wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
         bad + child + handOff
     )
   })
@@ -89,13 +102,29 @@ const eventsOf = (history: Simulation.History): Array<[number, number, string]> 
   for (const x of history.sections) {
     if (x.start !== undefined) {
       const borrowed = x.borrowedFrom === undefined ? "" : ` (the lease of #${x.borrowedFrom})`
-      events.push([x.start, order++, `${x.process}#${x.index} enters "${x.name}" with fence ${x.fence}${borrowed}`])
+      const permits = x.permits === undefined ? "" : ` and ${x.permits} of ${x.limit} permits`
+      const tookOver = (x.tookOver ?? 0) === 0
+        ? ""
+        : `, removing ${x.tookOver} permits of holders whose leases were over`
+      events.push([
+        x.start,
+        order++,
+        `${x.process}#${x.index} enters ${
+          target(x.name, x.permits)
+        } with fence ${x.fence}${permits}${borrowed}${tookOver}`
+      ])
     }
   }
   for (const w of history.writes) {
-    const verdict = w.accepted ? "accepted" : "REJECTED (stale)"
     const writer = w.by === undefined ? `section #${w.section}` : `child #${w.by} (for section #${w.section})`
-    events.push([w.at, order++, `${writer} writes "${w.name}" fence ${w.fence}: ${verdict}`])
+    const verdict = w.accepted ? "accepted" : "REJECTED (stale)"
+    events.push([
+      w.at,
+      order++,
+      w.permits === undefined
+        ? `${writer} writes "${w.name}" fence ${w.fence}: ${verdict}`
+        : `${writer} writes under ${w.permits} permits of semaphore "${w.name}", fence ${w.fence}`
+    ])
   }
   for (const x of history.sections) {
     const status = x.leaseStatus === undefined ? "" : ` (lease ${x.leaseStatus})`
@@ -104,7 +133,7 @@ const eventsOf = (history: Simulation.History): Array<[number, number, string]> 
     events.push([
       x.end ?? x.finishedAt ?? history.endedAt,
       order++,
-      `${x.process}#${x.index} ${verb} "${x.name}": ${x.outcome}${status}${detail}`
+      `${x.process}#${x.index} ${verb} ${target(x.name, x.permits)}: ${x.outcome}${status}${detail}`
     ])
   }
   return events

@@ -5,6 +5,8 @@
  */
 import type * as SafetyChecker from "../../SafetyChecker.js"
 import * as Simulation from "../../Simulation.js"
+import { endOfSection, isPermitSection } from "./criticalSection.js"
+import { permitFences, permitLimit } from "./permitInvariants.js"
 
 /** @internal */
 export const invariants: ReadonlyArray<SafetyChecker.Invariant> = [
@@ -16,7 +18,9 @@ export const invariants: ReadonlyArray<SafetyChecker.Invariant> = [
   "stopsWhenLost",
   "reentryProgress",
   "badOptionsRefused",
-  "reservationBound"
+  "reservationBound",
+  "permitLimit",
+  "permitFences"
 ]
 
 /** Hold in every class: they rely on no assumption about clocks, pauses or operators. */
@@ -25,7 +29,8 @@ const unconditional: ReadonlyArray<SafetyChecker.Invariant> = [
   "noDefects",
   "stopsWhenLost",
   "reentryProgress",
-  "badOptionsRefused"
+  "badOptionsRefused",
+  "permitFences"
 ]
 
 /** @internal */
@@ -36,6 +41,7 @@ export const expectedInvariants = (schedule: Simulation.Schedule): ReadonlyArray
     case "reentry":
     case "badOptions":
     case "handOff":
+    case "semaphore":
       return invariants
     case "skew":
     case "clockStep":
@@ -43,7 +49,8 @@ export const expectedInvariants = (schedule: Simulation.Schedule): ReadonlyArray
     case "longPause":
       return unconditional
     case "steal":
-      return [...unconditional, "fenceOrder", "reservationBound"]
+      // A force release clears a lock, never a semaphore's permits.
+      return [...unconditional, "fenceOrder", "reservationBound", "permitLimit"]
   }
 }
 
@@ -59,10 +66,7 @@ const orderAndExclusion = (
   acquired: ReadonlyArray<Simulation.SectionRecord>
 ): Array<SafetyChecker.Finding> => {
   const findings: Array<SafetyChecker.Finding> = []
-  // A critical section lasts until it ended and until its last write, which a child may make after it ended.
-  const lastWrite = new Map<number, number>()
-  for (const w of history.writes) lastWrite.set(w.section, Math.max(lastWrite.get(w.section) ?? -Infinity, w.at))
-  const endOf = (s: Simulation.SectionRecord) => Math.max(s.end ?? Infinity, lastWrite.get(s.index) ?? -Infinity)
+  const endOf = endOfSection(history)
   const byName = new Map<string, Array<Simulation.SectionRecord>>()
   for (const s of acquired) {
     const list = byName.get(s.name) ?? []
@@ -107,6 +111,8 @@ const fencedWrites = (history: Simulation.History): Array<SafetyChecker.Finding>
   const findings: Array<SafetyChecker.Finding> = []
   const highest = new Map<string, number>()
   for (const w of history.writes) {
+    // Holders of a semaphore write side by side: no fenced resource sees their writes.
+    if (w.permits !== undefined) continue
     const before = highest.get(w.name)
     if (!w.accepted) {
       findings.push({
@@ -144,8 +150,12 @@ const noDefects = (history: Simulation.History): Array<SafetyChecker.Finding> =>
 export const check = (history: Simulation.History): SafetyChecker.Report => {
   // A child on a borrowed lease is part of its parent's critical section, not one of its own.
   const acquired = history.sections.filter((s) => s.start !== undefined && s.borrowedFrom === undefined)
+  // A lock and a semaphore of one name are two things: each has its own invariants.
+  const permitHolders = acquired.filter(isPermitSection)
   const findings = [
-    ...orderAndExclusion(history, acquired),
+    ...orderAndExclusion(history, acquired.filter((s) => !isPermitSection(s))),
+    ...permitLimit(history, permitHolders),
+    ...permitFences(permitHolders),
     ...fencedWrites(history),
     ...noDefects(history),
     ...stopsWhenLost(history),
@@ -210,7 +220,8 @@ const reentryProgress = (history: Simulation.History): Array<SafetyChecker.Findi
     if (s.outcome !== "lost" || cutOffByRelease || s.lostFence === undefined || s.lostFence === s.fence) continue
     const requestedAt = s.requestedAt ?? -Infinity
     const ended = history.sections.find((x) =>
-      x !== s && x.name === s.name && x.fence === s.lostFence && x.borrowedFrom === undefined &&
+      x !== s && x.name === s.name && isPermitSection(x) === isPermitSection(s) && x.fence === s.lostFence &&
+      x.borrowedFrom === undefined &&
       (x.end ?? x.finishedAt ?? Infinity) <= requestedAt
     )
     if (ended !== undefined) {

@@ -79,6 +79,11 @@ export const shrink = (
         const sections = current.sections.map((x, k) => k === i ? { ...x, steps: 1 } : x)
         if (attempt({ ...current, sections })) progress = true
       }
+      const permit = current.sections[i]!.semaphore
+      if (permit !== undefined && permit.permits > 1) {
+        const sections = current.sections.map((x, k) => k === i ? { ...x, semaphore: { ...permit, permits: 1 } } : x)
+        if (attempt({ ...current, sections })) progress = true
+      }
       const child = current.sections[i]!.child
       if (child !== undefined && child.steps > 1) {
         const sections = current.sections.map((x, k) => k === i ? { ...x, child: { ...child, steps: 1 } } : x)

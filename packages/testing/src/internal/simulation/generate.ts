@@ -8,6 +8,8 @@ import * as FaultyStore from "../../FaultyStore.js"
 import type * as Simulation from "../../Simulation.js"
 import { prng } from "../prng.js"
 import { badOptions } from "./badOptions.js"
+import { draws } from "./draws.js"
+import { withSemaphores } from "./permitSchedule.js"
 
 /** @internal */
 export const defaultTimings: Simulation.LockTimings = {
@@ -28,7 +30,8 @@ export const modes: ReadonlyArray<Simulation.Mode> = [
   "steal",
   "clockStep",
   "badOptions",
-  "handOff"
+  "handOff",
+  "semaphore"
 ]
 
 /** @internal */
@@ -43,7 +46,7 @@ const storeOperations: ReadonlyArray<FaultyStore.Operation> = ["tryAcquire", "re
 
 /** Seeded share of each class when no mode is asked for: mostly `safe`. */
 const modeShares: ReadonlyArray<readonly [Simulation.Mode, number]> = [
-  ["safe", 0.38],
+  ["safe", 0.31],
   ["skew", 0.1],
   ["longPause", 0.1],
   ["wrapped", 0.07],
@@ -51,16 +54,11 @@ const modeShares: ReadonlyArray<readonly [Simulation.Mode, number]> = [
   ["steal", 0.07],
   ["clockStep", 0.07],
   ["badOptions", 0.07],
-  ["handOff", 0.07]
+  ["handOff", 0.07],
+  ["semaphore", 0.07]
 ]
 
 const hour = 3_600_000
-
-/** A seeded draw of integers in `[lo, hi]` and of items, from `next`. */
-const draws = (next: () => number) => ({
-  int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
-  pick: <A>(items: ReadonlyArray<A>): A => items[Math.floor(next() * items.length)]!
-})
 
 /** @internal */
 export const generate = (
@@ -256,6 +254,8 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
         ...schedule,
         sections: schedule.sections.map((s) => next() < 0.5 ? { ...s, badOption: pick(badOptions) } : s)
       }
+    case "semaphore":
+      return withSemaphores(schedule, next)
     case "handOff": {
       const ids = schedule.processes.map((p) => p.id)
       return {

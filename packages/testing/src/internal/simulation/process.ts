@@ -10,6 +10,7 @@ import * as FaultyStore from "../../FaultyStore.js"
 import type * as Simulation from "../../Simulation.js"
 import { Gate, processClock, type Timeline } from "../timeline.js"
 import { wallOffset } from "./clockOffset.js"
+import * as PermitGrants from "./permitGrants.js"
 import type { Recorder } from "./recorder.js"
 import * as Reservations from "./reservations.js"
 
@@ -39,7 +40,13 @@ export const makeProcesses = (
       timeline.schedule(pause.at, () => gate.pause())
       timeline.schedule(pause.at + pause.ms, () => gate.resume())
     }
-    const store = FaultyStore.make(Reservations.recording(backing, spec.id, timeline, recorder.reservations), {
+    const recorded = Reservations.recording(
+      PermitGrants.recording(backing, recorder.permitGrants),
+      spec.id,
+      timeline,
+      recorder.reservations
+    )
+    const store = FaultyStore.make(recorded, {
       process: spec.id,
       plan,
       gate: gate.pass,

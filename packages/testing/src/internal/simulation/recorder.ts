@@ -1,17 +1,20 @@
 /**
- * What a simulation records: every planned use of a lock (when its critical section ran on the true timeline and how
- * it ended), every write to the fenced resource, every injected fault and every operator's force release.
+ * What a simulation records: every planned use of a lock or a semaphore (when its critical section ran on the true
+ * timeline and how it ended), every write to the fenced resource, every injected fault and every operator's force
+ * release.
  *
  * @internal
  */
-import type { Lease } from "@leasehold/lock"
+import type { Lease, LockError } from "@leasehold/lock"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
 import type { Timeline } from "../timeline.js"
 import { makeFencedResource } from "./fencedResource.js"
+import type { PermitGrant } from "./permitGrants.js"
 
 /** @internal */
 export interface Recorder {
@@ -20,6 +23,8 @@ export interface Recorder {
   readonly faults: Array<Simulation.FaultRecord>
   readonly steals: Array<Simulation.StealRecord>
   readonly reservations: Array<Simulation.ReservationRecord>
+  /** What the store granted each semaphore holder, by holder name. */
+  readonly permitGrants: Map<string, PermitGrant>
   /** A new record of a use, not yet started. */
   readonly newSection: (
     index: number,
@@ -27,21 +32,37 @@ export interface Recorder {
     name: string,
     api: Simulation.SectionRecord["api"]
   ) => Simulation.SectionRecord
-  /** A write at the start, then `count` steps of `stepMs` each ending in a write. */
+  /**
+   * A write at the start, then `count` steps of `stepMs` each ending in a write. Under `permits` of a semaphore, the
+   * writes go to no fenced resource.
+   */
   readonly steps: (
     name: string,
     fence: number,
     section: number,
     by: number,
     count: number,
-    stepMs: number
+    stepMs: number,
+    permits?: number
   ) => Effect.Effect<void>
   /** Notes that the use was called now. */
   readonly requested: (record: Simulation.SectionRecord) => Effect.Effect<void>
   /** Notes when the critical section ended and in what state its lease was. */
-  readonly endWith: (record: Simulation.SectionRecord, lease: Lease.Lease) => Effect.Effect<void>
+  readonly endWith: (record: Simulation.SectionRecord, lease: Held) => Effect.Effect<void>
+  /** Notes, from a daemon (the section may never look), when `lease` is lost; the fiber joins `daemons`. */
+  readonly watchLoss: (
+    record: Simulation.SectionRecord,
+    lease: Held,
+    daemons: Array<Fiber.RuntimeFiber<void>>
+  ) => Effect.Effect<void>
   /** Notes how a use ended. */
   readonly outcomeOf: (record: Simulation.SectionRecord) => (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
+}
+
+/** What the recorder reads of a held lock's lease or of held permits. @internal */
+export interface Held {
+  readonly status: Effect.Effect<Lease.LeaseStatus>
+  readonly lost: Effect.Effect<never, LockError.LockLost>
 }
 
 const describeStatus = (status: Lease.LeaseStatus): string =>
@@ -101,9 +122,11 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
   const sections: Array<Simulation.SectionRecord> = []
   const writes: Array<Simulation.WriteRecord> = []
 
-  const write = (name: string, fence: number, section: number, by: number) =>
+  const write = (name: string, fence: number, section: number, by: number, permits: number | undefined) =>
     Effect.sync(() => {
-      const result = resource.write(name, fence)
+      const result: ReturnType<Simulation.FencedResource["write"]> = permits === undefined
+        ? resource.write(name, fence)
+        : { accepted: true }
       writes.push({
         at: timeline.now,
         name,
@@ -111,7 +134,8 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
         section,
         ...(by === section ? {} : { by }),
         accepted: result.accepted,
-        highestBefore: result.highestBefore
+        highestBefore: result.highestBefore,
+        ...(permits === undefined ? {} : { permits })
       })
     })
 
@@ -121,6 +145,7 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
     faults: [],
     steals: [],
     reservations: [],
+    permitGrants: new Map(),
     newSection: (index, process, name, api) => {
       const record: Simulation.SectionRecord = {
         index,
@@ -138,12 +163,12 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
       sections.push(record)
       return record
     },
-    steps: (name, fence, section, by, count, stepMs) =>
+    steps: (name, fence, section, by, count, stepMs, permits) =>
       Effect.gen(function*() {
-        yield* write(name, fence, section, by)
+        yield* write(name, fence, section, by, permits)
         for (let k = 0; k < count; k++) {
           yield* Effect.sleep(stepMs)
-          yield* write(name, fence, section, by)
+          yield* write(name, fence, section, by, permits)
         }
       }),
     requested: (record) =>
@@ -156,6 +181,17 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
           record.end = timeline.now
           record.leaseStatus = describeStatus(status)
         })),
+    watchLoss: (record, lease, daemons) =>
+      Effect.flatMap(
+        Effect.forkDaemon(Effect.catchAll(lease.lost, () =>
+          Effect.sync(() => {
+            record.lostAt ??= timeline.now
+          }))),
+        (fiber) =>
+          Effect.sync(() => {
+            daemons.push(fiber)
+          })
+      ),
     outcomeOf: (record) => (exit) =>
       Effect.sync(() => {
         record.finishedAt = timeline.now

@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type * as Simulation from "../../Simulation.js"
 import { Timeline } from "../timeline.js"
+import { permitSection } from "./permitSection.js"
 import { makeProcesses } from "./process.js"
 import { makeRecorder } from "./recorder.js"
 import { section, type World } from "./section.js"
@@ -38,15 +39,24 @@ const steal = (world: World, backing: LockStore.LockStore, spec: Simulation.Stea
   )
 
 /** @internal */
-export const run = (schedule: Simulation.Schedule): Simulation.History => {
+export const run = (
+  schedule: Simulation.Schedule,
+  options?: { readonly store?: LockStore.LockStore | undefined }
+): Simulation.History => {
   const timeline = new Timeline()
-  const backing = LockStore.makeMemory()
+  const backing = options?.store ?? LockStore.makeMemory()
   const recorder = makeRecorder(timeline)
   const processes = makeProcesses(schedule, timeline, backing, recorder)
   const world: World = { schedule, timeline, recorder, processes, daemons: [] }
 
   const main = Effect.gen(function*() {
-    const fibers = yield* Effect.forEach(schedule.sections, (spec, i) => Effect.fork(section(world, spec, i)))
+    const fibers = yield* Effect.forEach(
+      schedule.sections,
+      (spec, i) =>
+        Effect.fork(
+          spec.semaphore === undefined ? section(world, spec, i) : permitSection(world, spec, i, spec.semaphore)
+        )
+    )
     const operators = yield* Effect.forEach(schedule.steals ?? [], (spec) => Effect.fork(steal(world, backing, spec)))
     yield* timeline.sleep(schedule.horizonMs)
     yield* Fiber.interruptAll([...fibers, ...operators])

@@ -37,24 +37,16 @@ const SectionLease = Context.GenericTag<Lease.Lease>("@leasehold/testing/Simulat
 /** Something else the section's layer provides, built next to the lease. */
 const SectionOther = Context.GenericTag<{ readonly ready: true }>("@leasehold/testing/Simulation/SectionOther")
 
-/**
- * Notes when the lease is lost, from a fiber of its own: the section may never look. A daemon, to outlive the
- * section; interrupted at the horizon, since the runtime keeps every daemon until it ends.
- */
+/** Notes when `lease` is lost, from a daemon (interrupted at the horizon: the runtime keeps every daemon). */
 const watchLoss = (world: World, lease: Lease.Lease, record: Simulation.SectionRecord) =>
-  Effect.flatMap(
-    Effect.forkDaemon(Effect.catchAll(lease.lost, () =>
-      Effect.sync(() => {
-        record.lostAt ??= world.timeline.now
-      }))),
-    (fiber) =>
-      Effect.sync(() => {
-        world.daemons.push(fiber)
-      })
-  )
+  world.recorder.watchLoss(record, lease, world.daemons)
 
-/** The options of section `index`: the schedule's timings, and the section's bad option if it has one. */
-const optionsOf = (world: World, spec: Simulation.SectionSpec, index: number): Lock.LockOptions => {
+/**
+ * The options of section `index`: the schedule's timings, and the section's bad option if it has one.
+ *
+ * @internal
+ */
+export const optionsOf = (world: World, spec: Simulation.SectionSpec, index: number): Lock.LockOptions => {
   const t = world.schedule.timings
   return {
     lease: t.leaseMs,
@@ -186,7 +178,6 @@ const use = (
  */
 export const section = (world: World, spec: Simulation.SectionSpec, index: number): Effect.Effect<void> => {
   const { recorder, timeline } = world
-  const process = world.processes.get(spec.process)!
   const record = recorder.newSection(index, spec.process, spec.name, spec.api)
   const options = optionsOf(world, spec, index)
   const forked: Array<Fiber.RuntimeFiber<void>> = []
@@ -219,13 +210,32 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
     )
   }
 
+  // The section's fiber goes on to join the children it forked.
+  const joinChildren = Effect.asVoid(Effect.suspend(() => Fiber.awaitAll(forked)))
+  return runAs(world, spec, index, record, Effect.suspend(() => use(spec, options, body)), joinChildren)
+}
+
+/**
+ * Runs `use`, the program of section `index`, as its process: at its time, on its clock, its faulty store and a
+ * random seeded per section; records when it was called and how it ended, then runs `after`.
+ *
+ * @internal
+ */
+export const runAs = (
+  world: World,
+  spec: Simulation.SectionSpec,
+  index: number,
+  record: Simulation.SectionRecord,
+  use: Effect.Effect<unknown, unknown, LockStore.LockStore>,
+  after: Effect.Effect<void> = Effect.void
+): Effect.Effect<void> => {
+  const process = world.processes.get(spec.process)!
   return Effect.sleep(spec.at).pipe(
-    Effect.zipRight(recorder.requested(record)),
-    Effect.zipRight(Effect.suspend(() => use(spec, options, body))),
-    Effect.onExit(recorder.outcomeOf(record)),
+    Effect.zipRight(world.recorder.requested(record)),
+    Effect.zipRight(use),
+    Effect.onExit(world.recorder.outcomeOf(record)),
     Effect.ignore,
-    // The section's fiber goes on to join the children it forked.
-    Effect.zipRight(Effect.suspend(() => Fiber.awaitAll(forked))),
+    Effect.zipRight(after),
     Effect.provideService(LockStore.LockStore, process.store),
     Effect.withClock(process.clock),
     Effect.withRandom(Random.make(`${world.schedule.seed}/${index}`))

@@ -4,7 +4,22 @@
  *
  * @internal
  */
-import type { Api, Outcome } from "../../Simulation.js"
+import type { Api } from "../../Simulation.js"
+
+/**
+ * How a planned section ended.
+ *
+ * @internal
+ */
+export type Outcome =
+  | "completed"
+  | "lost" // withLock or withPermits failed with LockLost
+  | "interrupted" // scoped acquire: the fiber was interrupted (by the loss signal or at the horizon)
+  | "notAcquired" // LockNotAcquired, or the Effect.timeout of acquireInTimeout
+  | "configError"
+  | "storeError"
+  | "defect"
+  | "unfinished"
 
 /**
  * One planned section (or a child one forked): whether it got the lock, and if so when its critical section ran on
@@ -44,4 +59,9 @@ export interface SectionRecord {
   /** True time the section handed its lease off, and the time the other process resumed it (see `HandOffSpec`). */
   handedOffAt?: number | undefined
   resumedAt?: number | undefined
+  /** A use of a semaphore: the permits it asked for, of its limit. */
+  permits?: number | undefined
+  limit?: number | undefined
+  /** A use of a semaphore: permits of holders whose leases were over that its acquiring write removed. */
+  tookOver?: number | undefined
 }

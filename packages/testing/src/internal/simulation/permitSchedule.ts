@@ -1,0 +1,84 @@
+/**
+ * What the `semaphore` class adds to a base schedule: a limit per name, most sections turned into uses of the
+ * name's semaphore, more sections to fill the semaphores, and store faults on the semaphore operations.
+ *
+ * @internal
+ */
+import * as FaultyStore from "../../FaultyStore.js"
+import type * as Simulation from "../../Simulation.js"
+import { draws } from "./draws.js"
+
+/** The largest limit drawn: small, so that semaphores fill and holders wait, are removed and are taken over. */
+const maxLimit = 5
+
+/** The attempts a release makes before it leaves the lease to expire. */
+const releaseAttempts = 3
+
+const permitOperations: ReadonlyArray<FaultyStore.Operation> = [
+  "tryAcquirePermits",
+  "renewPermits",
+  "renewPermits",
+  "releasePermits"
+]
+
+/** @internal */
+export const withSemaphores = (schedule: Simulation.Schedule, next: () => number): Simulation.Schedule => {
+  const { int, pick } = draws(next)
+  const { leaseMs } = schedule.timings
+  const names = [...new Set(schedule.sections.map((s) => s.name))].sort()
+  const limits = new Map(names.map((name) => [name, int(1, maxLimit)] as const))
+  const permitOf = (name: string): Simulation.PermitSpec => {
+    const limit = limits.get(name)!
+    return { limit, permits: int(1, limit) }
+  }
+  // Some sections keep their lock: a lock and a semaphore of one name must not meet.
+  const sections = schedule.sections.map((s) => next() < 0.8 ? { ...s, semaphore: permitOf(s.name) } : s)
+  const extra = int(2, 6)
+  for (let i = 0; i < extra; i++) {
+    const name = pick(names)
+    sections.push({
+      process: pick(schedule.processes).id,
+      name,
+      at: int(0, 9_000),
+      steps: int(1, 6),
+      stepMs: int(50, 700),
+      wait: next() < 0.5 ? "forever" : int(0, 4_000),
+      api: next() < 0.5 ? "withLock" : "acquire",
+      semaphore: permitOf(name)
+    })
+  }
+  sections.sort((x, y) => x.at - y.at)
+  const faults: Array<FaultyStore.ScheduledFault> = []
+  const faultCount = int(0, 10)
+  for (let i = 0; i < faultCount; i++) {
+    const operation = pick(permitOperations)
+    const kind = pick(FaultyStore.faultKinds)
+    const ms = kind === "latency" ? int(1, 300) : int(100, leaseMs * 3)
+    faults.push({
+      process: pick(schedule.processes).id,
+      operation,
+      nth: int(0, operation === "renewPermits" ? 15 : 6),
+      fault: kind === "retryable" || kind === "fatal" || kind === "lostResponse" ? { kind } : { kind, ms }
+    })
+  }
+  // Holders the others must wait out and remove: every attempt of a release fails (the lease is left to expire),
+  // sometimes after renews that hang past the lease.
+  const used = [...new Set(sections.filter((s) => s.semaphore !== undefined).map((s) => s.process))].sort()
+  const stuck = used.length === 0 ? 0 : int(1, 3)
+  for (let i = 0; i < stuck; i++) {
+    const process = pick(used)
+    const nth = int(0, 3)
+    for (let k = 0; k < releaseAttempts; k++) {
+      faults.push({ process, operation: "releasePermits", nth: nth + k, fault: { kind: "fatal" } })
+    }
+    if (next() < 0.5) {
+      faults.push({
+        process,
+        operation: "renewPermits",
+        nth: int(0, 5),
+        fault: { kind: "hang", ms: int(leaseMs, leaseMs * 3) }
+      })
+    }
+  }
+  return { ...schedule, sections, faults: [...schedule.faults, ...faults] }
+}
