@@ -219,6 +219,26 @@ describe("SafetyChecker on semaphores", () => {
       }
     }))
 
+  it.effect("an acquire answered after its lease, whose give-back fails, does not run on the entry it left", () =>
+    Effect.sync(() => {
+      for (const takeover of ["absolute", "observed"] as const) {
+        const [first, second] = contended("withLock")
+        const report = SafetyChecker.checkSchedule({
+          ...twoProcesses(takeover),
+          sections: [first!, { ...second!, at: 2_000 }],
+          faults: [
+            // The creating write applies, and its answer comes after the lease it set is over.
+            { process: "p1", operation: "tryAcquirePermits", nth: 1, fault: { kind: "lostTimeout", ms: 2_500 } },
+            { process: "p1", operation: "releasePermits", nth: 0, fault: { kind: "fatal" } }
+          ]
+        })
+        expect(report.violations).toEqual([])
+        const [p1, p2] = report.history.sections
+        expect(p2!.outcome).toBe("completed")
+        expect(p1!.start === undefined || p1!.start >= p2!.end! || p1!.end! <= p2!.start!).toBe(true)
+      }
+    }))
+
   it.effect("a holder paused past its lease overfills the semaphore on waking: beyond the assumptions, an anomaly", () =>
     Effect.sync(() => {
       for (const api of ["withLock", "acquire"] as const) {
