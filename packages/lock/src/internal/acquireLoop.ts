@@ -10,7 +10,6 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import * as Random from "effect/Random"
 import { LockNotAcquired, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
@@ -88,28 +87,12 @@ const untilTakeover = (options: Options.Resolved, attempts: Attempts, holder: Lo
     return seen === undefined ? holder.leaseMs : seen.seenAt + seen.leaseMs - now
   })
 
-/** Between half the poll interval and the whole of it: `pollInterval` is the longest sleep between attempts. */
-const jitteredPoll = (options: Options.Resolved) =>
-  Effect.map(Random.next, (r) => Math.max(1, Math.round(options.pollIntervalMs * (0.5 + r / 2))))
-
 const giveUp = (
   args: Args,
   holder: LockRecord | undefined,
   now: number,
   late?: { readonly answeredAfterMs?: number; readonly unansweredAfterMs?: number }
-) =>
-  Effect.zipRight(
-    Metric.increment(Metrics.notAcquired),
-    Effect.fail(
-      new LockNotAcquired({
-        name: args.name,
-        holder,
-        waitedMs: Math.max(0, now - args.startedAt),
-        answeredAfterMs: late?.answeredAfterMs,
-        unansweredAfterMs: late?.unansweredAfterMs
-      })
-    )
-  )
+) => AcquireBound.giveUp({ name: args.name, startedAt: args.startedAt, holder, ...late }, now)
 
 /** Releases by owner whatever our writes may have left held. */
 const cleanup = ({ name, owner, store }: Args) =>
@@ -170,7 +153,7 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
 
   const sleepBeforeRetry = (now: number, atMost: number = Infinity) =>
     Effect.flatMap(
-      jitteredPoll(options),
+      AcquireBound.jitteredPoll(options.pollIntervalMs),
       (poll) => Effect.sleep(Duration.millis(Math.max(0, Math.min(poll, atMost, waitUntil - now))))
     )
 
@@ -190,7 +173,7 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
           }, conflict)
           : conflict
       const untilTakeoverMs = record?.owner === undefined ? 0 : yield* untilTakeover(options, attempts, record, now)
-      const pollMs = yield* jitteredPoll(options)
+      const pollMs = yield* AcquireBound.jitteredPoll(options.pollIntervalMs)
       const ms = Reservation.sleepMs({ options, owner, record, untilTakeoverMs, pollMs, wallNow })
       yield* Effect.sleep(Duration.millis(Math.max(0, Math.round(Math.min(ms, waitUntil - now)))))
     })

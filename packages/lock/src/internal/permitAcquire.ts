@@ -15,7 +15,6 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import * as Random from "effect/Random"
 import { LockNotAcquired, type LockStoreError, SemaphoreLimitMismatch } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
@@ -140,9 +139,7 @@ const plan = (
   return { _tag: "Sleep", sleepMs: Math.min(pollMs, nextOverMs) }
 }
 
-/** Between half the poll interval and the whole of it. */
-const jitteredPoll = (args: Args) =>
-  Effect.map(Random.next, (r) => Math.max(1, Math.round(args.options.lease.pollIntervalMs * (0.5 + r / 2))))
+const jitteredPoll = (args: Args) => AcquireBound.jitteredPoll(args.options.lease.pollIntervalMs)
 
 const giveUp = (
   args: Args,
@@ -150,24 +147,17 @@ const giveUp = (
   now: number,
   late?: { readonly answeredAfterMs?: number; readonly unansweredAfterMs?: number }
 ) =>
-  Effect.zipRight(
-    Metric.increment(Metrics.notAcquired),
-    Effect.fail(
-      new LockNotAcquired({
-        name: args.name,
-        holder: undefined,
-        waitedMs: Math.max(0, now - args.startedAt),
-        answeredAfterMs: late?.answeredAfterMs,
-        unansweredAfterMs: late?.unansweredAfterMs,
-        permits: {
-          wanted: args.options.permits,
-          limit: args.options.limit,
-          used: record?.used ?? 0,
-          holders: record?.holders.length ?? 0
-        }
-      })
-    )
-  )
+  AcquireBound.giveUp({
+    name: args.name,
+    startedAt: args.startedAt,
+    permits: {
+      wanted: args.options.permits,
+      limit: args.options.limit,
+      used: record?.used ?? 0,
+      holders: record?.holders.length ?? 0
+    },
+    ...late
+  }, now)
 
 /** Gives back by owner whatever our writes may have left held. */
 const cleanup = ({ name, options, owner, store }: Args) =>
