@@ -176,7 +176,7 @@ const findings = (): string => {
   }
 }
 
-/** Table 1, with Leasehold's ratios to the raw floor and to the best peer. */
+/** The uncontended table on dynalite, with Leasehold's ratios to the raw floor and to the best peer. */
 const uncontendedSection = ({ calls, rounds }: UncontendedRun): string => {
   const floor = Uncontended.medianRate(rounds.get("raw SDK floor")!)
   const leasehold = Uncontended.medianRate(rounds.get("Leasehold")!)
@@ -194,7 +194,7 @@ const uncontendedSection = ({ calls, rounds }: UncontendedRun): string => {
     `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).\n\n` + semaphoreCycles(calls)
 }
 
-/** Tables 1 to 3 and 7, on one dynalite server, as far as `--only` asks for them. */
+/** The uncontended, contention, takeover and latency runs on one dynalite server, as far as `--only` asks. */
 const onDynalite = () =>
   withServer("dynalite", async (server) => {
     const dynalite = runs("uncontended")
@@ -217,7 +217,7 @@ const onDynalite = () =>
     return { dynalite, contended, takeover, latency }
   })
 
-/** Table 6: tables 1 and 2 for Leasehold on DynamoDB Local; undefined if it did not run. */
+/** The uncontended and contention tables for Leasehold on DynamoDB Local; undefined if it did not run. */
 const localSection = async (): Promise<string | undefined> => {
   const local = await withServer("dynamodb-local", async (server) => {
     const uncontendedRun = await uncontended(server, [RawFloor.make, Leasehold.make, LeaseholdSemaphore.make])
