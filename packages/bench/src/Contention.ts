@@ -19,6 +19,8 @@ export interface Result {
   readonly seconds: number
   readonly waitsPerContender: ReadonlyArray<ReadonlyArray<number>>
   readonly counts: Record<string, number>
+  /** Acquisitions whose lease ran out inside the section. */
+  readonly lost: number
 }
 
 export interface Options {
@@ -31,6 +33,9 @@ export interface Options {
 
 const waits = (acquisitions: ReadonlyArray<Acquisition>) => acquisitions.map((a) => a.enteredAt - a.askedAt)
 
+const lostIn = (perContender: ReadonlyArray<ReadonlyArray<Acquisition>>) =>
+  perContender.reduce((sum, acquisitions) => sum + acquisitions.filter((a) => a.lost === true).length, 0)
+
 export const inProcess = async (server: ServerProcess, fibers: number, options: Options): Promise<Result> => {
   await server.reset()
   const started = Date.now()
@@ -38,7 +43,8 @@ export const inProcess = async (server: ServerProcess, fibers: number, options: 
     key: `fibers-${started}`,
     holdMs: options.holdMs,
     leaseMs: options.leaseMs,
-    endAt: started + options.durationMs
+    endAt: started + options.durationMs,
+    contenders: fibers
   }
   const perFiber = await Effect.runPromise(
     Effect.all(Array.from({ length: fibers }, () => ContentionLoop.loop(loopOptions)), { concurrency: "unbounded" })
@@ -52,7 +58,8 @@ export const inProcess = async (server: ServerProcess, fibers: number, options: 
     leaseMs: options.leaseMs,
     seconds,
     waitsPerContender: perFiber.map(waits),
-    counts: await server.requests()
+    counts: await server.requests(),
+    lost: lostIn(perFiber)
   }
 }
 
@@ -106,6 +113,7 @@ export const runWorkers = async (
     holdMs: options.holdMs,
     leaseMs: options.leaseMs,
     endAt: startAt + options.durationMs,
+    contenders: workers,
     pollIntervalMs: options.pollIntervalMs,
     yieldMs: options.yieldMs
   }
@@ -146,7 +154,8 @@ export const processes = async (
     leaseMs,
     seconds: run.seconds,
     waitsPerContender: run.workers.map((w) => waits(w.acquisitions)),
-    counts: run.counts
+    counts: run.counts,
+    lost: lostIn(run.workers.map((w) => w.acquisitions))
   }
 }
 
@@ -215,8 +224,21 @@ export const render = (results: ReadonlyArray<Result>): string =>
     })
   )
 
+/**
+ * The rows whose loops went on after a lease ran out inside the section, with how many did, as a sentence to print
+ * under the table; empty when none did.
+ */
+export const lostNote = (results: ReadonlyArray<Result>): string => {
+  const rows = results.filter((r) => r.lost > 0)
+  return rows.length === 0 ?
+    "" :
+    `\n\nLeases lost inside the section (counted as acquisitions; the loop went on): ${
+      rows.map((r) => `${r.label}: ${r.lost}`).join("; ")
+    }.`
+}
+
 /** Each contender's waiting settings, as a markdown list for the text above the table. */
 export const settings = async (): Promise<string> =>
-  (await Promise.all([...Drivers.ids, "leasehold-election" as const].map(Drivers.load)))
+  (await Promise.all([...Drivers.ids, ...Drivers.leaseholdOnly].map(Drivers.load)))
     .map((driver) => `- ${driver.name}: ${driver.contentionSettings}.`)
     .join("\n")

@@ -10,6 +10,8 @@ import type { ClientConfig } from "./ServerProcess.js"
 export interface Acquisition {
   readonly askedAt: number
   readonly enteredAt: number
+  /** The lease ran out inside the section; only a loop that goes on after a loss marks it. */
+  readonly lost?: true | undefined
 }
 
 export interface LoopOptions {
@@ -18,6 +20,8 @@ export interface LoopOptions {
   readonly leaseMs: number
   /** Epoch ms. */
   readonly endAt: number
+  /** How many loops contend for the key (processes, or fibers of one process): a semaphore's limit follows it. */
+  readonly contenders: number
   /** Trace experiment (Leasehold only): its `pollInterval` instead of the default. */
   readonly pollIntervalMs?: number | undefined
   /**

@@ -16,10 +16,23 @@ export interface RoundResult {
   readonly readsPerCycle: number
 }
 
-const writeOperations = new Set(["UpdateItem", "PutItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"])
-const readOperations = new Set(["GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"])
+export const writeOperations: ReadonlySet<string> = new Set([
+  "UpdateItem",
+  "PutItem",
+  "DeleteItem",
+  "BatchWriteItem",
+  "TransactWriteItems"
+])
+export const readOperations: ReadonlySet<string> = new Set([
+  "GetItem",
+  "Query",
+  "Scan",
+  "BatchGetItem",
+  "TransactGetItems"
+])
 
-const count = (counts: Record<string, number>, set: ReadonlySet<string>) =>
+/** The requests of `counts` (by DynamoDB operation) whose operation is in `set`. */
+export const count = (counts: Record<string, number>, set: ReadonlySet<string>): number =>
   Object.entries(counts).reduce((sum, [operation, n]) => (set.has(operation) ? sum + n : sum), 0)
 
 export interface Options {

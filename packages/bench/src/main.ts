@@ -15,8 +15,10 @@ import * as Deliveryhero from "./contenders/Deliveryhero.js"
 import * as DynamodbLockClient from "./contenders/DynamodbLockClient.js"
 import * as EffectDistributedLock from "./contenders/EffectDistributedLock.js"
 import * as Leasehold from "./contenders/Leasehold.js"
+import * as LeaseholdSemaphore from "./contenders/LeaseholdSemaphore.js"
 import * as RawFloor from "./contenders/RawFloor.js"
 import * as Contention from "./Contention.js"
+import * as CycleCalls from "./CycleCalls.js"
 import * as Drivers from "./Drivers.js"
 import * as Latency from "./Latency.js"
 import * as MemoryCycle from "./MemoryCycle.js"
@@ -48,7 +50,8 @@ const settings = smoke
     contentionMs: 500,
     workers: 2,
     takeoverTrials: 1,
-    takeoverLeaseMs: 400
+    takeoverLeaseMs: 400,
+    countedCycles: 20
   }
   : {
     rounds: 7,
@@ -59,7 +62,8 @@ const settings = smoke
     contentionMs: 8_000,
     workers: 4,
     takeoverTrials: 3,
-    takeoverLeaseMs: 1_000
+    takeoverLeaseMs: 1_000,
+    countedCycles: 200
   }
 const contention = { holdMs: 5, leaseMs: 300, fibers: 16 }
 // Lease 30 s (heartbeat 10 s) held 40 s: four renews per lock in the window, a whole number of heartbeats.
@@ -125,13 +129,39 @@ const withServer = async <A>(engine: ServerProcess.Engine, f: (server: ServerPro
   }
 }
 
+/** The uncontended rounds of `makers`, then the exact store calls of a lock's and a semaphore's cycle. */
 const uncontended = async (server: ServerProcess.ServerProcess, makers: ReadonlyArray<typeof Leasehold.make>) => {
   const contenders: Array<Contender> = makers.map((make) => make(server.clientConfig))
   try {
-    return await Uncontended.run(server, contenders, settings, log)
+    const rounds = await Uncontended.run(server, contenders, settings, log)
+    log(`store calls per cycle: ${settings.countedCycles} cycles each`)
+    return { rounds, calls: await CycleCalls.run(server, settings.countedCycles) }
   } finally {
     for (const contender of contenders) await contender.close()
   }
+}
+
+type UncontendedRun = Awaited<ReturnType<typeof uncontended>>
+
+/** What an uncontended table says of the semaphore's row, with the exact calls per cycle. */
+const semaphoreCycles = (calls: ReadonlyArray<CycleCalls.Row>): string =>
+  `${LeaseholdSemaphore.name}: \`Semaphore.withPermits(key, Effect.void, { limit: ${LeaseholdSemaphore.limit} })\`, ` +
+  `one permit. The first cycle of each round also creates the semaphore's item, which its writes and reads per ` +
+  `cycle include. Store calls per cycle counted exactly (one process, one name per row, a first cycle on the new ` +
+  `name and then ${settings.countedCycles} more on it):\n\n${CycleCalls.render(calls, settings.countedCycles)}`
+
+const contentionOptions = { holdMs: contention.holdMs, leaseMs: contention.leaseMs, durationMs: settings.contentionMs }
+
+/** Every row of the contention table: the lock's and the peers', Leasehold's other primitives, fibers of one process. */
+const contentionRows = async (server: ServerProcess.ServerProcess): Promise<Array<Contention.Result>> => {
+  const rows: Array<Contention.Result> = []
+  for (const id of [...Drivers.ids, ...Drivers.leaseholdOnly]) {
+    log(`contention: ${id}, ${settings.workers} processes`)
+    rows.push(await Contention.processes(server, id, settings.workers, contentionOptions))
+  }
+  log(`contention: ${contention.fibers} fibers`)
+  rows.push(await Contention.inProcess(server, contention.fibers, contentionOptions))
+  return rows
 }
 
 const scale = async (): Promise<string> =>
@@ -146,31 +176,38 @@ const findings = (): string => {
   }
 }
 
-const main = async () => {
-  const sections: Array<string> = []
+/** The uncontended table on dynalite, with Leasehold's ratios to the raw floor and to the best peer. */
+const uncontendedSection = ({ calls, rounds }: UncontendedRun): string => {
+  const floor = Uncontended.medianRate(rounds.get("raw SDK floor")!)
+  const leasehold = Uncontended.medianRate(rounds.get("Leasehold")!)
+  const notPeers = new Set(["raw SDK floor", "Leasehold", LeaseholdSemaphore.name])
+  const bestPeer = Math.max(
+    ...[...rounds].filter(([name]) => !notPeers.has(name)).map(([, peer]) => Uncontended.medianRate(peer))
+  )
+  return `## 1. Uncontended acquire + release (embedded dynalite, server in its own process)\n\n` +
+    `${settings.rounds} rounds of ${settings.roundMs} ms per contender, interleaved; median (min–max) over rounds. ` +
+    `Each cycle acquires and releases one key; lease 30 s, heartbeat on (lease / 3) where the library has one. ` +
+    `Writes and reads are counted by the proxy in front of the server. CPU is the bench process's ` +
+    `(\`process.cpuUsage\`), which holds only the clients.\n\n` +
+    Uncontended.render(rounds) +
+    `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
+    `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).\n\n` + semaphoreCycles(calls)
+}
 
-  const { contended, dynalite, takeover, latency } = await withServer("dynalite", async (server) => {
+/** The uncontended, contention, takeover and latency runs on one dynalite server, as far as `--only` asks. */
+const onDynalite = () =>
+  withServer("dynalite", async (server) => {
     const dynalite = runs("uncontended")
       ? await uncontended(server, [
         RawFloor.make,
         Leasehold.make,
+        LeaseholdSemaphore.make,
         DynamodbLockClient.make,
         Deliveryhero.make,
         EffectDistributedLock.make
       ])
       : undefined
-    const contended: Array<Contention.Result> = []
-    if (runs("contention")) {
-      const options = { holdMs: contention.holdMs, leaseMs: contention.leaseMs, durationMs: settings.contentionMs }
-      for (const id of Drivers.ids) {
-        log(`contention: ${id}, ${settings.workers} processes`)
-        contended.push(await Contention.processes(server, id, settings.workers, options))
-      }
-      log(`contention: leader election, ${settings.workers} processes`)
-      contended.push(await Contention.processes(server, "leasehold-election", settings.workers, options))
-      log(`contention: ${contention.fibers} fibers`)
-      contended.push(await Contention.inProcess(server, contention.fibers, options))
-    }
+    const contended = runs("contention") ? await contentionRows(server) : []
     if (runs("takeover")) log("takeover after SIGKILL")
     const takeover = runs("takeover")
       // Smoke: each contender's first mode, to stay short.
@@ -179,34 +216,50 @@ const main = async () => {
     const latency = runs("latency") ? await Latency.run(server, latencyOptions, log) : undefined
     return { dynalite, contended, takeover, latency }
   })
-  if (dynalite !== undefined) {
-    const floor = Uncontended.medianRate(dynalite.get("raw SDK floor")!)
-    const leasehold = Uncontended.medianRate(dynalite.get("Leasehold")!)
-    const bestPeer = Math.max(
-      ...[...dynalite].filter(([name]) => name !== "raw SDK floor" && name !== "Leasehold").map(([, rounds]) =>
-        Uncontended.medianRate(rounds)
-      )
-    )
-    sections.push(
-      `## 1. Uncontended acquire + release (embedded dynalite, server in its own process)\n\n` +
-        `${settings.rounds} rounds of ${settings.roundMs} ms per contender, interleaved; median (min–max) over rounds. ` +
-        `Each cycle acquires and releases one key; lease 30 s, heartbeat on (lease / 3) where the library has one. ` +
-        `Writes and reads are counted by the proxy in front of the server. CPU is the bench process's ` +
-        `(\`process.cpuUsage\`), which holds only the clients.\n\n` +
-        Uncontended.render(dynalite) +
-        `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
-        `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).`
-    )
-  }
+
+/** The uncontended and contention tables for Leasehold on DynamoDB Local; undefined if it did not run. */
+const localSection = async (): Promise<string | undefined> => {
+  const local = await withServer("dynamodb-local", async (server) => {
+    const uncontendedRun = await uncontended(server, [RawFloor.make, Leasehold.make, LeaseholdSemaphore.make])
+    // DynamoDB Local returns the holder with a failed condition (dynalite does not): the calls a conflict costs
+    // on DynamoDB itself.
+    const contended: Array<Contention.Result> = []
+    for (const id of ["leasehold", "leasehold-semaphore"] as const) {
+      log(`contention on DynamoDB Local: ${id}, ${settings.workers} processes`)
+      contended.push(await Contention.processes(server, id, settings.workers, contentionOptions))
+    }
+    return { uncontendedRun, contended }
+  })
+    .catch((error: unknown) => {
+      log(`DynamoDB Local did not run: ${String(error)}`)
+      return undefined
+    })
+  if (local === undefined) return undefined
+  const { calls, rounds } = local.uncontendedRun
+  const ratio = Uncontended.medianRate(rounds.get("Leasehold")!) / Uncontended.medianRate(rounds.get("raw SDK floor")!)
+  return `## 6. Uncontended acquire + release on AWS DynamoDB Local (in memory, its own JVM)\n\n` +
+    `Same method as table 1.\n\n${Uncontended.render(rounds)}\n\nLeasehold / raw floor: ` +
+    `${fixed(ratio, 2)}x.\n\n${semaphoreCycles(calls)}\n\nContention as in table 2, on DynamoDB Local, which ` +
+    `returns the holder with a failed condition (\`ReturnValuesOnConditionCheckFailure\`) where dynalite needs a ` +
+    `read per conflict:\n\n` + Contention.render(local.contended) + Contention.lostNote(local.contended)
+}
+
+const main = async () => {
+  const sections: Array<string> = []
+
+  const { contended, dynalite, takeover, latency } = await onDynalite()
+  if (dynalite !== undefined) sections.push(uncontendedSection(dynalite))
 
   if (contended.length > 0) {
     sections.push(
       `## 2. Contention on one key (embedded dynalite)\n\n` +
         `Each contender loops for ${settings.contentionMs} ms: acquire the key, waiting as its library waits, hold ` +
         `it ${contention.holdMs} ms, release (Leasehold: \`withLock(key, sleep ${contention.holdMs} ms, { lease: ` +
-        `${contention.leaseMs} ms, wait: "forever" })\`). Wait = from asking to entering the section. Store calls ` +
-        `are counted at the server. Share = most acquisitions of one contender / fewest. Waiting settings (lease ` +
-        `${contention.leaseMs} ms for all):\n\n` + await Contention.settings() + "\n\n" + Contention.render(contended)
+        `${contention.leaseMs} ms, wait: "forever" })\`; Leasehold Semaphore: \`withPermits(key, sleep ` +
+        `${contention.holdMs} ms, { limit: processes / 2, lease: ${contention.leaseMs} ms, wait: "forever" })\`). ` +
+        `Wait = from asking to entering the section. Store calls are counted at the server. Share = most ` +
+        `acquisitions of one contender / fewest. Waiting settings (lease ${contention.leaseMs} ms for all):\n\n` +
+        await Contention.settings() + "\n\n" + Contention.render(contended) + Contention.lostNote(contended)
     )
   }
 
@@ -223,33 +276,8 @@ const main = async () => {
   if (runs("scale")) sections.push(await scale())
 
   if (!smoke && !flag("no-local") && runs("local")) {
-    const local = await withServer("dynamodb-local", async (server) => {
-      const rounds = await uncontended(server, [RawFloor.make, Leasehold.make])
-      // DynamoDB Local returns the holder with a failed condition (dynalite does not): the calls a conflict costs
-      // on DynamoDB itself.
-      log(`contention on DynamoDB Local: leasehold, ${settings.workers} processes`)
-      const contended = await Contention.processes(server, "leasehold", settings.workers, {
-        holdMs: contention.holdMs,
-        leaseMs: contention.leaseMs,
-        durationMs: settings.contentionMs
-      })
-      return { rounds, contended }
-    })
-      .catch((error: unknown) => {
-        log(`DynamoDB Local did not run: ${String(error)}`)
-        return undefined
-      })
-    if (local !== undefined) {
-      const ratio = Uncontended.medianRate(local.rounds.get("Leasehold")!) /
-        Uncontended.medianRate(local.rounds.get("raw SDK floor")!)
-      sections.push(
-        `## 6. Uncontended acquire + release on AWS DynamoDB Local (in memory, its own JVM)\n\n` +
-          `Same method as table 1.\n\n${Uncontended.render(local.rounds)}\n\nLeasehold / raw floor: ` +
-          `${fixed(ratio, 2)}x.\n\nContention as in table 2, on DynamoDB Local, which returns the holder with a ` +
-          `failed condition (\`ReturnValuesOnConditionCheckFailure\`) where dynalite needs a read per conflict:\n\n` +
-          Contention.render([local.contended])
-      )
-    }
+    const local = await localSection()
+    if (local !== undefined) sections.push(local)
   }
 
   if (runs("memory")) {
