@@ -128,6 +128,14 @@ export const annotations = (state: LeaseState): Record<string, unknown> =>
     ? { lock: state.name, owner: state.owner, fence: state.fence }
     : { semaphore: state.name, permits: state.permits, owner: state.owner, fence: state.fence }
 
+/**
+ * What is leased, for people: `lock "name"`, or `semaphore "name"` for permits.
+ *
+ * @internal
+ */
+export const describe = (state: LeaseState): string =>
+  `${state.permits === undefined ? "lock" : "semaphore"} "${state.name}"`
+
 /** @internal */
 export const recordHoldTime = (state: LeaseState): Effect.Effect<void> =>
   Effect.flatMap(monotonicMillis, (now) => Metric.update(Metrics.holdTime, now - state.keptSince))

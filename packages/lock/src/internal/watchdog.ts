@@ -27,7 +27,7 @@ export const warnIfAtRisk = (
   if (state.finished || remaining > options.warnAtMs || state.status.unsafeGet()._tag !== "Held") return Effect.void
   return Effect.zipRight(
     state.status.set({ _tag: "AtRisk", remainingMs: remaining }),
-    Effect.logWarning(`lock "${state.name}" is at risk: ${remaining} ms of lease left and no renew yet`).pipe(
+    Effect.logWarning(`${LeaseState.describe(state)} is at risk: ${remaining} ms of lease left and no renew yet`).pipe(
       Effect.annotateLogs(LeaseState.annotations(state))
     )
   )
