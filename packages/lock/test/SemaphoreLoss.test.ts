@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type LockStore, Semaphore } from "@leasehold/lock"
-import { Clock, Effect, Exit, Fiber, Option, Random, TestClock } from "effect"
+import { Clock, Effect, Exit, Fiber, Logger, Option, Random, TestClock } from "effect"
 import { probe, recordingTracer, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
@@ -36,8 +36,16 @@ describe("Semaphore: heartbeat, loss and release", () => {
       const section = Effect.never.pipe(
         Effect.onInterrupt(() => Effect.map(Clock.currentTimeMillis, (now) => interruptedAt = now))
       )
+      const warnings: Array<unknown> = []
+      const keepWarnings = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => logLevel._tag === "Warning" && warnings.push(message))
+      )
       const running = yield* Effect.fork(
-        Semaphore.withPermits("unrenewed", section, { limit: 2, lease: "10 seconds" }).pipe(Effect.provide(a.layer))
+        Semaphore.withPermits("unrenewed", section, { limit: 2, lease: "10 seconds" }).pipe(
+          Effect.provide(a.layer),
+          Effect.provide(keepWarnings)
+        )
       )
       yield* settle
       yield* TestClock.adjust("8999 millis")
@@ -50,6 +58,8 @@ describe("Semaphore: heartbeat, loss and release", () => {
       if (error._tag !== "LockLost") return
       expect([error.name, error.reason, error.permits]).toEqual(["unrenewed", "expired", 1])
       expect(error.message).toContain(`1 permit(s) of semaphore "unrenewed"`)
+      // The warnings on the way say what was leased.
+      expect(String(warnings[0])).toContain(`semaphore "unrenewed" is at risk`)
       // Given back while the store's lease lasts, so that the next holder need not wait for it.
       expect(a.calls.releasePermits).toBe(1)
     }))
