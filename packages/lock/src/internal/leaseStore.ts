@@ -21,8 +21,6 @@ export interface RenewRequest {
 
 /** @internal */
 export interface LeaseStore {
-  /** What is leased, for log lines. */
-  readonly kind: "lock" | "semaphore"
   /** The names of the renews' and releases' spans. */
   readonly spans: { readonly renew: string; readonly release: string }
   /** A store that answers at once can not hang: its calls need no bound, whose fibers would cost more than the call. */
@@ -47,7 +45,6 @@ export const ofLock = (store: LockStore.LockStore): LeaseStore => {
   let view = lockViews.get(store)
   if (view === undefined) {
     view = {
-      kind: "lock",
       spans: lockSpans,
       answersAtOnce: MemoryStore.answersAtOnce(store),
       renew: (request) => store.renew(request),
@@ -64,7 +61,6 @@ export const ofLock = (store: LockStore.LockStore): LeaseStore => {
  * @internal
  */
 export const ofPermits = (store: LockStore.LockStore, permits: number): LeaseStore => ({
-  kind: "semaphore",
   spans: semaphoreSpans,
   answersAtOnce: MemoryStore.answersAtOnce(store),
   renew: (request) => store.renewPermits(request),

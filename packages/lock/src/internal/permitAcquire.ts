@@ -24,6 +24,7 @@ import * as AcquireBound from "./acquireBound.js"
 import { monotonicMillis } from "./clock.js"
 import { giveBack } from "./giveBack.js"
 import * as LeaseStore from "./leaseStore.js"
+import * as MemoryStore from "./memoryStore.js"
 import * as Metrics from "./metrics.js"
 import type * as SemaphoreOptions from "./semaphoreOptions.js"
 
@@ -223,7 +224,7 @@ export const run = (
     last: undefined,
     sightings: new Map()
   }
-  const answersAtOnce = LeaseStore.ofPermits(store, options.permits).answersAtOnce
+  const answersAtOnce = MemoryStore.answersAtOnce(store)
 
   const attempt = (sentAt: number) =>
     Effect.suspend(() => {

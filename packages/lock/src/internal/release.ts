@@ -38,22 +38,20 @@ const releaseAttemptTimeout = Duration.seconds(1)
  * One line, without the cause's stack: a store that fails releases tends to fail many at once, and a stack per lease
  * would add to the load that made it fail.
  */
-const logReleaseFailure =
-  (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore) => (cause: Cause.Cause<unknown>) =>
-    Effect.zipRight(
-      Metric.increment(Metrics.releaseFailures),
-      Effect.logWarning(
-        `releasing ${store.kind} "${state.name}" failed (${
-          failureReason(cause, releaseAttemptTimeout)
-        }); its lease will expire on its own`
-      ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
-    )
-
-const reportReleased =
-  (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore) => (result: LockStore.ReleaseResult) =>
-    result._tag === "Released" ? Effect.void : Effect.logInfo(
-      `${store.kind} "${state.name}" was no longer ours at release (fence ${state.fence})`
+const logReleaseFailure = (state: LeaseState.LeaseState) => (cause: Cause.Cause<unknown>) =>
+  Effect.zipRight(
+    Metric.increment(Metrics.releaseFailures),
+    Effect.logWarning(
+      `releasing ${LeaseState.describe(state)} failed (${
+        failureReason(cause, releaseAttemptTimeout)
+      }); its lease will expire on its own`
     ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
+  )
+
+const reportReleased = (state: LeaseState.LeaseState) => (result: LockStore.ReleaseResult) =>
+  result._tag === "Released" ? Effect.void : Effect.logInfo(
+    `${LeaseState.describe(state)} was no longer ours at release (fence ${state.fence})`
+  ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
 
 const releaseSpan = (state: LeaseState.LeaseState, background: boolean) => ({
   attributes: {
@@ -105,7 +103,7 @@ const releaseAttempt = (
 const releaseInBackground = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore, attempts: number) =>
   Effect.asVoid(Effect.forkDaemon(
     Effect.retry(releaseAttempt(state, store), releaseRetries(attempts - 1)).pipe(
-      Effect.matchCauseEffect({ onSuccess: reportReleased(state, store), onFailure: logReleaseFailure(state, store) }),
+      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
       Effect.withSpan(store.spans.release, releaseSpan(state, true))
     )
   ))
@@ -118,7 +116,7 @@ const releaseInStore = (
   // A store that answers at once can not hang, and a timeout's two fibers would cost more than the whole call.
   if (store.answersAtOnce) {
     return releaseCall(state, store).pipe(
-      Effect.matchCauseEffect({ onSuccess: reportReleased(state, store), onFailure: logReleaseFailure(state, store) }),
+      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
       Effect.withSpan(store.spans.release, releaseSpan(state, false))
     )
   }
@@ -127,7 +125,7 @@ const releaseInStore = (
   if (alreadyLost) return releaseInBackground(state, store, releaseAttempts)
   return releaseAttempt(state, store).pipe(
     Effect.matchCauseEffect({
-      onSuccess: reportReleased(state, store),
+      onSuccess: reportReleased(state),
       onFailure: () => releaseInBackground(state, store, releaseAttempts - 1)
     }),
     Effect.withSpan(store.spans.release, releaseSpan(state, false))
