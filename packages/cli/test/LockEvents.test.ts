@@ -14,6 +14,7 @@ const record = (name: string, fields: Partial<LockRecord> = {}): LockRecord => (
   leaseMs: 30_000,
   fence: 1,
   version: 1,
+  sequence: 0,
   acquiredAt: now - 5_000,
   data: undefined,
   reservedBy: undefined,

@@ -11,6 +11,7 @@ const record: LockRecord = {
   leaseMs: 2_000,
   fence: 7,
   version: 1,
+  sequence: 0,
   acquiredAt: 10_000,
   data: undefined,
   reservedBy: undefined,

@@ -12,7 +12,8 @@ const context: Failure.Context = {
   tableName: "locks",
   expectedKeySchema: "{key: S}",
   location: "region eu-west-1",
-  attempts: 4
+  attempts: 4,
+  earlierMayHaveApplied: false
 }
 
 const sdkError = (name: string, message: string, status = 400) =>
@@ -142,5 +143,44 @@ describe("clock skew", () => {
     expect(ClockSkew.isStale(estimate, server + 10 + ClockSkew.staleToleranceMs + 1, 5_000)).toBe(true)
     expect(ClockSkew.isStale(estimate, server + 10 - 3_600_000, 5_000 + 1_000)).toBe(true)
     expect(ClockSkew.drift(estimate, server + 10 - 3_600_000, 5_000 + 1_000)).toBe(-3_601_000)
+  })
+})
+
+describe("whether a failed request may have been applied", () => {
+  const networkError = (code: string) => Object.assign(new Error(`connect ${code}`), { code })
+
+  it("a request that never left, or that the server refused, was not applied", () => {
+    for (
+      const error of [
+        networkError("ECONNREFUSED"),
+        networkError("EAI_AGAIN"),
+        sdkError("ResourceNotFoundException", "Requested resource not found"),
+        sdkError("ValidationException", "The provided key element does not match the schema"),
+        sdkError("ProvisionedThroughputExceededException", "over capacity"),
+        sdkError("AccessDeniedException", "not authorized")
+      ]
+    ) {
+      expect(Failure.mayHaveApplied(error)).toBe(false)
+      expect(Failure.toStoreError(error, context).mayHaveApplied).toBe(false)
+    }
+  })
+
+  it("a timeout, a dropped connection or a server error leaves the write's fate open", () => {
+    for (
+      const error of [
+        new Failure.RequestTimedOut(3_000),
+        networkError("ECONNRESET"),
+        Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+        sdkError("InternalServerError", "internal", 500)
+      ]
+    ) {
+      expect(Failure.mayHaveApplied(error)).toBe(true)
+      expect(Failure.toStoreError(error, context).mayHaveApplied).toBe(true)
+    }
+  })
+
+  it("a refusal after an earlier attempt that may have applied is not a proof of nothing written", () => {
+    const refused = sdkError("ProvisionedThroughputExceededException", "over capacity")
+    expect(Failure.toStoreError(refused, { ...context, earlierMayHaveApplied: true }).mayHaveApplied).toBe(true)
   })
 })

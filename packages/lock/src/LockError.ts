@@ -148,6 +148,13 @@ export class LockStoreError extends Data.TaggedError("LockStoreError")<{
   /** What went wrong and, where we know it, how to fix it. */
   readonly message: string
   readonly cause?: unknown
+  /**
+   * `false` when the store knows that no attempt of the request was applied (it refused the request before sending
+   * it, could not connect, or the server refused it: a missing table, a bad request, throttling, denied access).
+   * `true` or absent: it may have been applied, or may still be (a timeout, a dropped connection, a server error).
+   * An acquire that failed so cleans up after itself only when the write may have been applied.
+   */
+  readonly mayHaveApplied?: boolean | undefined
 }> {}
 
 /**

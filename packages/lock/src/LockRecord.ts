@@ -29,6 +29,12 @@ export interface LockRecord {
    * the same owner, fence and version a full lease apart knows that nobody renewed in between.
    */
   readonly version: number
+  /**
+   * The write sequence of the current lease: the `sequence` of the last renew applied to it since it was acquired (or
+   * resumed), 0 before the first. A store applies a renew only with a higher one, so a renew that the network
+   * delivers after a newer one changes nothing.
+   */
+  readonly sequence: number
   /** Epoch ms when the current owner acquired the lock; `undefined` when free. */
   readonly acquiredAt: number | undefined
   /** Optional payload the holder stored with the lock, already encoded. */
@@ -152,3 +158,29 @@ export const dataProblem = (data: unknown): string | undefined => {
   }
   return undefined
 }
+
+/**
+ * What is wrong with a renew's `sequence`, or `undefined`: absent, or a whole number of at least 1. Stores refuse
+ * anything else with a non-retryable `LockStoreError` carrying this message, writing nothing.
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const sequenceProblem = (sequence: unknown): string | undefined =>
+  sequence === undefined || (typeof sequence === "number" && Number.isSafeInteger(sequence) && sequence >= 1)
+    ? undefined
+    : `renew sequence ${String(sequence)} is not a whole number of at least 1`
+
+/**
+ * Whether a lease whose last applied renew had `sequence` (`LockRecord.sequence`, or a semaphore holder's) has had this
+ * renew, or a newer one of the same lease, applied already: then the renew changes nothing and answers `Renewed` with
+ * the record as it is. A renew that moves the owner (a hand-off's resume) starts a new count, and one without a
+ * sequence is not ordered.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const isRenewSuperseded = (
+  sequence: number,
+  request: { readonly sequence?: number | undefined; readonly newOwner?: string | undefined }
+): boolean => request.newOwner === undefined && request.sequence !== undefined && sequence >= request.sequence

@@ -85,6 +85,16 @@ export interface RenewRequest {
   readonly fence: number
   readonly leaseMs: number
   /**
+   * The lease's write number: 1 for its first renew, one more for each renew sent after it (a retry of the same request
+   * keeps it). The store applies the renew only if it is above the record's `sequence`, and then sets that to it, so a
+   * renew that the network delivers after a newer one (the caller gave up on it: a timeout, an interruption) changes
+   * nothing. A renew that finds its own owner and fence with a `sequence` as high already applied, or a newer write of
+   * the same lease did: it answers `Renewed` with the record as it is. A renew with `newOwner` starts the new owner's
+   * count at its own number, whatever the old owner's was. Absent: the renew is not ordered (for callers that never
+   * give up on one).
+   */
+  readonly sequence?: number | undefined
+  /**
    * Present: the write sets `data` to `setData.data`, or removes it when that is `undefined`. Absent: `data` is left
    * as it is, as by every heartbeat. The data is checked as an acquire's is (`LockRecord.dataProblem`): a store
    * refuses what it can not keep with a non-retryable `LockStoreError`, before writing anything.
@@ -156,6 +166,17 @@ export type ReserveResult =
   | { readonly _tag: "NotReserved"; readonly current: LockRecord | undefined }
 
 /**
+ * The holder a force release is meant for: its owner and fence, as an operator saw them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ForceReleaseHolder {
+  readonly owner: string
+  readonly fence: number
+}
+
+/**
  * A page of a listing. Pass `cursor` back to get the next page; `undefined` means there is no next page.
  *
  * @since 0.1.0
@@ -211,8 +232,9 @@ export interface LockStore extends SemaphoreOperations {
    */
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
   /**
-   * Sets `leaseUntil` to now + lease and changes `version` if owner and fence still match; idempotent. Keeps the
-   * reservation, and `data` and `owner` unless the request carries `setData` or `newOwner` (then sets them too).
+   * Sets `leaseUntil` to now + lease, `sequence` to the request's, and changes `version` if owner and fence still match
+   * and the request's `sequence` is above the record's; idempotent. Keeps the reservation, and `data` and `owner` unless
+   * the request carries `setData` or `newOwner` (then sets them too). So no renew delivered late moves a lease back.
    */
   readonly renew: (request: RenewRequest) => Effect.Effect<RenewResult, LockStoreError>
   /**
@@ -236,8 +258,16 @@ export interface LockStore extends SemaphoreOperations {
    * neither `version` nor the holder fields, so an observed-mode waiter still sees a stale holder as stale.
    */
   readonly reserve: (request: ReserveRequest) => Effect.Effect<ReserveResult, LockStoreError>
-  /** Admin: clears the holder (and any reservation) whoever it is; returns the record as it was if it was held. */
-  readonly forceRelease: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
+  /**
+   * Admin: clears the holder (and any reservation) and returns the record as it was, if it was held and, when `holder`
+   * is given, by that owner with that fence; `None` otherwise. Give the holder an operator saw: a force release that
+   * the network delivers late (or that is confirmed late) then frees nothing but that holder's lease, never a later
+   * one. Without it, it frees whoever holds the lock when it lands.
+   */
+  readonly forceRelease: (
+    name: string,
+    holder?: ForceReleaseHolder | undefined
+  ) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
   /** The longest lock name (UTF-8 bytes) the store can key, after any prefix it adds. */
   readonly maxNameBytes: number
 }

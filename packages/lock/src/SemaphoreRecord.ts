@@ -30,6 +30,8 @@ export interface PermitHolder {
    * lease apart knows that the holder did not renew in between.
    */
   readonly version: number
+  /** The write sequence of this holder's lease, as a lock's (`LockRecord.sequence`): 0 before its first renew. */
+  readonly sequence: number
   /** Epoch ms when this holder acquired its permits. */
   readonly acquiredAt: number
   /** Optional payload the holder stored with its permits, already encoded (at most `maxDataBytes`). */
@@ -127,6 +129,7 @@ export const permitRecord = (name: string, holder: PermitHolder): LockRecord => 
   leaseMs: holder.leaseMs,
   fence: holder.fence,
   version: holder.version,
+  sequence: holder.sequence,
   acquiredAt: holder.acquiredAt,
   data: holder.data,
   reservedBy: undefined,

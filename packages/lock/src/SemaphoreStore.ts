@@ -100,6 +100,11 @@ export interface RenewPermitsRequest {
   readonly owner: string
   readonly fence: number
   readonly leaseMs: number
+  /**
+   * The holder's write number, as a lock's renew's (`LockStore.RenewRequest`): applied only above the holder's
+   * `sequence`, so a renew delivered after a newer one changes nothing. Absent: not ordered.
+   */
+  readonly sequence?: number | undefined
 }
 
 /**
@@ -138,8 +143,10 @@ export interface SemaphoreOperations {
     request: AcquirePermitsRequest
   ) => Effect.Effect<AcquirePermitsResult, LockStoreError>
   /**
-   * Sets the holder's `leaseUntil` to now + lease and changes its `version` if its owner holds permits with this
-   * fence; idempotent. `Lost` (with no `current`: the permits are gone) otherwise.
+   * Sets the holder's `leaseUntil` to now + lease, its `sequence` to the request's, and changes its `version` if its
+   * owner holds permits with this fence and the request's `sequence` is above the holder's; idempotent. A holder with a
+   * `sequence` as high answers `Renewed` as it is (this renew, or a newer one, applied). `Lost` (with no `current`: the
+   * permits are gone) otherwise.
    */
   readonly renewPermits: (request: RenewPermitsRequest) => Effect.Effect<RenewResult, LockStoreError>
   /**

@@ -87,6 +87,7 @@ const skewRefusal = (estimate: ClockSkew.Estimate, maxClockSkewMs: number, name:
   new LockStoreError({
     operation: "tryAcquire",
     retryable: false,
+    mayHaveApplied: false,
     message: `${describeHolder(name, holder)}: ${ClockSkew.describe(estimate)}, more than half of maxClockSkew ` +
       `(${maxClockSkewMs} ms), so an expired-looking lease may still be held. Fix the clock (NTP), raise ` +
       `maxClockSkew, or use observed takeover, which trusts no wall clock`
@@ -102,6 +103,7 @@ const staleRefusal = (
   new LockStoreError({
     operation: "tryAcquire",
     retryable: false,
+    mayHaveApplied: false,
     message:
       `${describeHolder(name, holder)}: the wall clock moved ${
         Math.round(ClockSkew.drift(estimate, wallNow, monotonicNow))
@@ -186,7 +188,14 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
     context.keyed("tryAcquire", request.name, (key, clock) => {
       const payload = payloadProblem(request)
       if (payload !== undefined) {
-        return Effect.fail(new LockStoreError({ operation: "tryAcquire", retryable: false, message: payload.message }))
+        return Effect.fail(
+          new LockStoreError({
+            operation: "tryAcquire",
+            retryable: false,
+            mayHaveApplied: false,
+            message: payload.message
+          })
+        )
       }
       const now = clock.unsafeCurrentTimeMillis()
       const takeover = request.takeover

@@ -52,13 +52,14 @@ const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.lease
 const clearReservation = `#${a.reservedBy}, #${a.reservedUntil}, #${a.reservedSince}`
 
 /** @internal */
-export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data REMOVE ${clearReservation}`
+export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data REMOVE #${a.sequence}, ${clearReservation}`
 
 /** @internal */
-export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}, ${clearReservation}`
+export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}, #${a.sequence}, ${clearReservation}`
 
 /** @internal */
 export const acquireNames = names(
+  a.sequence,
   a.owner,
   a.holder,
   a.leaseUntil,
@@ -120,20 +121,44 @@ export const reserveCondition = `attribute_exists(#${a.fence}) AND ${notSemaphor
 /** @internal */
 export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, Item.semaphoreAttribute)
 
+const renewSet = `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl, ${nextVersion}`
+
 /** @internal */
-export const renewUpdate =
-  `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl, ${nextVersion}`
+export const renewUpdate = `${renewSet}, #${a.sequence} = :sequence`
+
+/** A renew without a write sequence (from a caller that never gives up on one) leaves the record's as it is. */
+const unorderedRenewUpdate = renewSet
 
 /** @internal */
 export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
 
-/** @internal */
-export const renewNames = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version)
+/**
+ * A renew applies only above the lease's write sequence: one delivered after a newer one changes nothing.
+ *
+ * @internal
+ */
+export const orderedRenewCondition =
+  `${renewCondition} AND (attribute_not_exists(#${a.sequence}) OR #${a.sequence} < :sequence)`
 
-/** @internal */
-export const renewNamesWithData = names(a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version, a.data)
+const renewAttributes = [a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version]
 
-/** A renew that also moves the lease to a new owner (`newOwner`: a hand-off's resume), keeping the fence. */
+/**
+ * The attribute names of a renew, by whether it sets or checks the write sequence and whether it sets `data`: DynamoDB
+ * refuses a name that no expression uses.
+ *
+ * @internal
+ */
+export const renewNames = {
+  sequenced: names(...renewAttributes, a.sequence),
+  sequencedWithData: names(...renewAttributes, a.sequence, a.data),
+  unordered: names(...renewAttributes),
+  unorderedWithData: names(...renewAttributes, a.data)
+} as const
+
+/**
+ * A renew that also moves the lease to a new owner (`newOwner`: a hand-off's resume), keeping the fence: the new
+ * owner's write sequence starts at this write's.
+ */
 const renewUpdateMovingOwner = `${renewUpdate}, #${a.owner} = :newOwner`
 
 /**
@@ -144,9 +169,10 @@ const renewUpdateMovingOwner = `${renewUpdate}, #${a.owner} = :newOwner`
  */
 export const renewUpdateFor = (
   setData: { readonly data: string | undefined } | undefined,
-  movesOwner: boolean
+  movesOwner: boolean,
+  ordered: boolean
 ): string => {
-  const renew = movesOwner ? renewUpdateMovingOwner : renewUpdate
+  const renew = movesOwner ? renewUpdateMovingOwner : ordered ? renewUpdate : unorderedRenewUpdate
   if (setData === undefined) return renew
   return setData.data === undefined ? `${renew} REMOVE #${a.data}` : `${renew}, #${a.data} = :data`
 }
@@ -157,10 +183,10 @@ export const renewUpdateFor = (
  * @internal
  */
 export const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
-  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}`
+  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}`
 
 /** @internal */
-export const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version)
+export const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version, a.sequence)
 
 /**
  * An operator's release also drops the reservation: nobody is left waiting behind a lock an operator freed.
@@ -168,10 +194,11 @@ export const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquir
  * @internal
  */
 export const forceClearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
-  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, ${clearReservation}`
+  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}, ${clearReservation}`
 
 /** @internal */
 export const forceClearNames = names(
+  a.sequence,
   a.leaseUntil,
   a.reservedUntil,
   a.ttl,
@@ -186,6 +213,7 @@ export const forceClearNames = names(
 
 /** @internal */
 export const clearNamesWithFence = names(
+  a.sequence,
   a.leaseUntil,
   a.ttl,
   a.owner,
@@ -206,17 +234,40 @@ export const releaseByOwnerAndFence = `#${a.owner} = :owner AND #${a.fence} = :f
 export const forceReleaseCondition = `attribute_exists(#${a.owner})`
 
 /**
+ * An operator's release of the holder it saw: no other, whenever it lands.
+ *
+ * @internal
+ */
+export const forceReleaseOfHolderCondition = releaseByOwnerAndFence
+
+/** @internal */
+export const forceClearNamesWithFence = names(
+  a.sequence,
+  a.leaseUntil,
+  a.reservedUntil,
+  a.ttl,
+  a.owner,
+  a.holder,
+  a.acquiredAt,
+  a.data,
+  a.reservedBy,
+  a.reservedSince,
+  a.version,
+  a.fence
+)
+
+/**
  * The calls of each operation, as errors name them.
  *
  * @internal
  */
 export const calls = {
-  tryAcquire: { operation: "tryAcquire", action: "UpdateItem" },
+  tryAcquire: { operation: "tryAcquire", action: "UpdateItem", reportsUnknownOutcomes: true },
   renew: { operation: "renew", action: "UpdateItem" },
   release: { operation: "release", action: "UpdateItem" },
   reserve: { operation: "reserve", action: "UpdateItem" },
   forceRelease: { operation: "forceRelease", action: "UpdateItem" },
-  tryAcquirePermits: { operation: "tryAcquirePermits", action: "UpdateItem" },
+  tryAcquirePermits: { operation: "tryAcquirePermits", action: "UpdateItem", reportsUnknownOutcomes: true },
   renewPermits: { operation: "renewPermits", action: "UpdateItem" },
   releasePermits: { operation: "releasePermits", action: "UpdateItem" },
   query: { operation: "list", action: "Query" },
@@ -235,6 +286,7 @@ export const getItemCalls = {
   reserve: { operation: "reserve", action: "GetItem" },
   inspect: { operation: "inspect", action: "GetItem" },
   tryAcquirePermits: { operation: "tryAcquirePermits", action: "GetItem" },
+  renewPermits: { operation: "renewPermits", action: "GetItem" },
   releasePermits: { operation: "releasePermits", action: "GetItem" },
   inspectSemaphore: { operation: "inspectSemaphore", action: "GetItem" }
 } as const satisfies Partial<Record<StoreOperation, Transport.Call>>

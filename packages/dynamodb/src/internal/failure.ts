@@ -16,6 +16,8 @@ export interface Context {
   /** Where requests went: an endpoint URL or a region. */
   readonly location: string
   readonly attempts: number
+  /** Whether an earlier attempt of the request may have been applied (it timed out, say, before a retry). */
+  readonly earlierMayHaveApplied: boolean
 }
 
 /**
@@ -114,6 +116,33 @@ const kindOf = (error: unknown): Kind => {
   return "other"
 }
 
+/** Network errors raised before a request left this host: it was never sent. */
+const unsentCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"])
+
+/** Answers of a server that refused the request as a whole: it applied nothing. */
+const refusalNames = new Set([
+  ...throttlingNames,
+  ...credentialNames,
+  "ResourceNotFoundException",
+  "ValidationException",
+  "AccessDeniedException",
+  "CredentialsProviderError",
+  "ConditionalCheckFailedException"
+])
+
+/**
+ * Whether a request that failed with `error` may have been applied: unless it was never sent, or the server refused
+ * it, it may (a timeout, a dropped connection, a server error all leave the write's fate open).
+ *
+ * @internal
+ */
+export const mayHaveApplied = (error: unknown): boolean => {
+  if (error instanceof RequestTimedOut) return true
+  const d = describe(error)
+  if (d.code !== undefined && unsentCodes.has(d.code)) return false
+  return !refusalNames.has(d.name)
+}
+
 /**
  * Whether trying the same request again soon can help: throttling, 5xx, network errors, timeouts.
  *
@@ -140,8 +169,9 @@ export const isConditionalCheckFailed = (
 export const toStoreError = (error: unknown, context: Context): LockStoreError => {
   const { action, location, operation, tableName } = context
   const d = describe(error)
+  const applied = context.earlierMayHaveApplied || mayHaveApplied(error)
   const fail = (retryable: boolean, message: string) =>
-    new LockStoreError({ operation, retryable, message, cause: error })
+    new LockStoreError({ operation, retryable, message, cause: error, mayHaveApplied: applied })
   const tries = context.attempts === 1 ? "1 attempt" : `${context.attempts} attempts`
 
   switch (kindOf(error)) {

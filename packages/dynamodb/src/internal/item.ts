@@ -21,6 +21,7 @@ export const attributes = {
   leaseMs: "leaseMs",
   fence: "fence",
   version: "version",
+  sequence: "sequence",
   acquiredAt: "acquiredAt",
   data: "data",
   reservedBy: "reservedBy",
@@ -126,6 +127,8 @@ export const decode = (layout: KeyLayout, item: Item): Either.Either<LockRecord,
     fence: number(attributes.fence, true) ?? 0,
     // Rows written before records had versions read as version 0 until their next write.
     version: number(attributes.version, false) ?? 0,
+    // A lease not renewed yet, or renewed only by a store without write sequences, is at 0.
+    sequence: number(attributes.sequence, false) ?? 0,
     acquiredAt: number(attributes.acquiredAt, held),
     data: string(attributes.data, false),
     // Rows written before reservations existed read as unreserved.

@@ -6,6 +6,7 @@
  * @internal
  */
 import { LockStoreError } from "@leasehold/lock/LockError"
+import { isRenewSuperseded } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import { holderOf, permitRecord, type SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 import * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
@@ -21,7 +22,7 @@ const notHeld: LockStore.ReleaseResult = { _tag: "NotHeld", current: undefined }
 const released: LockStore.ReleaseResult = { _tag: "Released" }
 
 const refuse = (operation: "renewPermits" | "releasePermits", message: string) =>
-  Effect.fail(new LockStoreError({ operation, retryable: false, message }))
+  Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message }))
 
 /** @internal */
 export const make = (context: StoreContext.StoreContext): SemaphoreStore.SemaphoreOperations => {
@@ -33,23 +34,30 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
       if (problem !== undefined) return refuse("renewPermits", problem)
       const now = clock.unsafeCurrentTimeMillis()
       const ttl = Expressions.ttlAt(now + request.leaseMs, ttlRetentionMs)
+      /** The holder's permits in `item`: renewed by this write, or (`superseded`) by this one or a newer, earlier. */
+      const renewed = (item: Expressions.ItemMap, superseded: boolean) =>
+        Effect.map(context.decodeSemaphore("renewPermits", item), (record): LockStore.RenewResult => {
+          const holder = holderOf(record, request.owner)
+          if (holder === undefined || holder.fence !== request.fence) return lost
+          if (superseded && !isRenewSuperseded(holder.sequence, request)) return lost
+          return { _tag: "Renewed", record: permitRecord(record.name, holder) }
+        })
       return Effect.flatMap(
         context.update(Expressions.calls.renewPermits, {
           TableName: tableName,
           Key: key,
           ...SemaphoreExpressions.renew(request, now, ttl),
-          ReturnValues: "ALL_NEW"
+          ReturnValues: "ALL_NEW",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),
         (response): Effect.Effect<LockStore.RenewResult, LockStoreError> => {
-          // The permits are gone (released, or removed as expired): nobody holds them now. A retried renew whose first
-          // attempt applied passes its condition again.
-          if (response._tag === "ConditionFailed") return Effect.succeed(lost)
-          return Effect.map(
-            context.decodeSemaphore("renewPermits", response.output.Attributes ?? {}),
-            (record): LockStore.RenewResult => {
-              const holder = holderOf(record, request.owner)
-              return holder === undefined ? lost : { _tag: "Renewed", record: permitRecord(record.name, holder) }
-            }
+          if (response._tag === "Ok") return renewed(response.output.Attributes ?? {}, false)
+          // An unordered renew fails only when the permits are gone (released, or removed as expired). An ordered one
+          // also when this renew (a retried request whose first attempt applied) or a newer one of the holder applied.
+          if (request.sequence === undefined) return Effect.succeed(lost)
+          return Effect.flatMap(
+            context.oldItem("renewPermits", key, response.item, true, clock),
+            (item) => item === undefined ? Effect.succeed(lost) : renewed(item, true)
           )
         }
       )

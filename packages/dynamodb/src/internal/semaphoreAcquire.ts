@@ -25,6 +25,7 @@ const refusal = (request: SemaphoreStore.AcquirePermitsRequest, reason: string) 
   new LockStoreError({
     operation,
     retryable: false,
+    mayHaveApplied: false,
     message:
       `refusing to remove the expired holders of semaphore "${request.name}" (owners ${
         request.expired.map((holder) => holder.owner).join(", ")
@@ -125,7 +126,7 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
     context.keyedSemaphore(operation, request.name, (key, clock) => {
       const problem = SemaphoreStore.acquireProblem(request) ?? outlivesTtl(request, ttlRetentionMs)
       if (problem !== undefined) {
-        return Effect.fail(new LockStoreError({ operation, retryable: false, message: problem }))
+        return Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message: problem }))
       }
       const now = clock.unsafeCurrentTimeMillis()
       const expired = request.create ? [] : request.expired

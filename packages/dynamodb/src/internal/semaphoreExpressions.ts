@@ -134,22 +134,43 @@ export const acquire = (
 }
 
 /**
- * A heartbeat: the holder's lease from now, its version changed, if it holds permits with this fence.
+ * A heartbeat: the holder's lease from now, its version changed, if it holds permits with this fence and, for a renew
+ * with a write sequence, the holder's is below it (one delivered after a newer renew changes nothing).
  *
  * @internal
  */
-export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, ttl: number): Request => ({
-  UpdateExpression: "SET #h.#me.#u = :leaseUntil, #h.#me.#ms = :leaseMs, #h.#me.#v = #h.#me.#v + :one, #ttl = :ttl",
-  ConditionExpression: "#f.#me = :fence",
-  ExpressionAttributeNames: { ...names(request.owner), "#u": f.leaseUntil, "#ms": f.leaseMs, "#v": f.version },
-  ExpressionAttributeValues: {
+export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, ttl: number): Request => {
+  const update = "SET #h.#me.#u = :leaseUntil, #h.#me.#ms = :leaseMs, #h.#me.#v = #h.#me.#v + :one, #ttl = :ttl"
+  const ExpressionAttributeNames: Record<string, string> = {
+    ...names(request.owner),
+    "#u": f.leaseUntil,
+    "#ms": f.leaseMs,
+    "#v": f.version
+  }
+  const ExpressionAttributeValues: Record<string, AttributeValue> = {
     ":leaseUntil": num(now + request.leaseMs),
     ":leaseMs": num(request.leaseMs),
     ":one": Expressions.one,
     ":fence": num(request.fence),
     ":ttl": num(ttl)
   }
-})
+  if (request.sequence === undefined) {
+    return {
+      UpdateExpression: update,
+      ConditionExpression: "#f.#me = :fence",
+      ExpressionAttributeNames,
+      ExpressionAttributeValues
+    }
+  }
+  ExpressionAttributeNames["#s"] = f.sequence
+  ExpressionAttributeValues[":s"] = num(request.sequence)
+  return {
+    UpdateExpression: `${update}, #h.#me.#s = :s`,
+    ConditionExpression: "#f.#me = :fence AND (attribute_not_exists(#h.#me.#s) OR #h.#me.#s < :s)",
+    ExpressionAttributeNames,
+    ExpressionAttributeValues
+  }
+}
 
 /**
  * A release: the holder's entry and fence removed and its permits freed, if it holds exactly these permits (with

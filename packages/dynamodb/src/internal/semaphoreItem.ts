@@ -46,6 +46,7 @@ export const entryFields = {
   leaseUntil: "leaseUntil",
   leaseMs: "leaseMs",
   version: "version",
+  sequence: "sequence",
   acquiredAt: "acquiredAt",
   data: "data"
 } as const
@@ -101,6 +102,8 @@ const entry = (
     leaseUntil: read.number(fields[f.leaseUntil], `${at}.${f.leaseUntil}`),
     leaseMs: read.number(fields[f.leaseMs], `${at}.${f.leaseMs}`),
     version: read.number(fields[f.version], `${at}.${f.version}`),
+    // A holder not renewed yet is at 0.
+    sequence: fields[f.sequence] === undefined ? 0 : read.number(fields[f.sequence], `${at}.${f.sequence}`),
     acquiredAt: read.number(fields[f.acquiredAt], `${at}.${f.acquiredAt}`),
     data: read.string(fields[f.data], `${at}.${f.data}`, false)
   }

@@ -255,7 +255,7 @@ export const make = (config: Config): StoreContext => {
       const key = keyOf(name)
       return Either.isRight(key)
         ? f(key.right, clock)
-        : Effect.fail(new LockStoreError({ operation, retryable: false, message: key.left }))
+        : Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message: key.left }))
     })
 
   return {

@@ -35,6 +35,12 @@ export interface Call {
   readonly operation: StoreOperation
   /** The DynamoDB action, e.g. "UpdateItem". */
   readonly action: string
+  /**
+   * Set: an attempt that may have been applied (a timeout, a dropped connection, a server error) is reported, not
+   * retried here. An acquire must know of every write of its owner that may still land: it dates a lease that bears its
+   * owner from the earliest of them, and a retry here would hide one.
+   */
+  readonly reportsUnknownOutcomes?: true
 }
 
 /** @internal */
@@ -164,7 +170,7 @@ type Probe = <C extends Probeable>(command: C) => C
 
 // The steps of a request are module functions, not closures made per request: every acquire and release sends one.
 
-const fail = (transport: Transport, call: Call, error: unknown, attempts: number) =>
+const fail = (transport: Transport, call: Call, error: unknown, attempts: number, earlierMayHaveApplied: boolean) =>
   Effect.flatMap(
     ClientInternal.describeLocation(transport.client),
     (location) =>
@@ -174,7 +180,8 @@ const fail = (transport: Transport, call: Call, error: unknown, attempts: number
         tableName: transport.tableName,
         expectedKeySchema: transport.expectedKeySchema,
         location,
-        attempts
+        attempts,
+        earlierMayHaveApplied
       }))
   )
 
@@ -190,7 +197,8 @@ const sendWith = <Out>(
   call: Call,
   attempt: Attempt<Out>,
   probe: Probe,
-  attempts = 1
+  attempts = 1,
+  earlierMayHaveApplied = false
 ): Effect.Effect<Response<Out>, LockStoreError> =>
   Effect.async<Response<Out>, LockStoreError>((resume) => {
     // One controller per attempt: the timer and an interruption both abort the request in flight.
@@ -225,12 +233,19 @@ const sendWith = <Out>(
             item: (error.Item ?? undefined) as Record<string, AttributeValue> | undefined,
             attempts
           }))
-        } else if (attempts <= transport.maxRetries && Failure.isTransient(error)) {
+        } else if (
+          attempts <= transport.maxRetries && Failure.isTransient(error) &&
+          !(call.reportsUnknownOutcomes === true && Failure.mayHaveApplied(error))
+        ) {
+          const mayHaveApplied = earlierMayHaveApplied || Failure.mayHaveApplied(error)
           resume(
-            Effect.zipRight(backoff(transport, attempts + 1), sendWith(transport, call, attempt, probe, attempts + 1))
+            Effect.zipRight(
+              backoff(transport, attempts + 1),
+              sendWith(transport, call, attempt, probe, attempts + 1, mayHaveApplied)
+            )
           )
         } else {
-          resume(fail(transport, call, error, attempts))
+          resume(fail(transport, call, error, attempts, earlierMayHaveApplied))
         }
       }
     )

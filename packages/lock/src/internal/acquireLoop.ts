@@ -14,6 +14,7 @@ import { LockNotAcquired, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import * as AcquireBound from "./acquireBound.js"
+import * as AcquireOwner from "./acquireOwner.js"
 import { monotonicMillis } from "./clock.js"
 import { giveBack } from "./giveBack.js"
 import * as LeaseStore from "./leaseStore.js"
@@ -46,7 +47,6 @@ const sameHolder = (observation: Observation | undefined, record: LockRecord) =>
 export interface Args {
   readonly store: LockStore.LockStore
   readonly name: string
-  readonly owner: string
   readonly options: Options.Resolved
   /** Monotonic ms when the caller began to acquire: `wait` counts from here. */
   readonly startedAt: number
@@ -54,15 +54,10 @@ export interface Args {
 
 /** What one acquire has learned so far. */
 interface Attempts {
+  /** The owner id the attempts write with, and which of its writes may have applied without our knowing. */
+  readonly owner: AcquireOwner.AcquireOwner
   /** The holder as an observed-mode waiter first saw it in its current state. */
   observation: Observation | undefined
-  /** Whether a write since the last conflict may have applied without our knowing. */
-  mayHaveWritten: boolean
-  /**
-   * Monotonic ms just before the first attempt that may have applied without our knowing: a lease one of them set
-   * began no earlier. Measured on our own monotonic clock, so no wall clock (which may have jumped since) is involved.
-   */
-  unresolvedSince: number | undefined
   /** The holder the last conflict named, for the answer when the wait runs out with a call in flight. */
   lastHolder: LockRecord | undefined
   /** Epoch ms on our wall clock when the caller began to ask, set at the first conflict: a reservation's priority. */
@@ -94,12 +89,14 @@ const giveUp = (
   late?: { readonly answeredAfterMs?: number; readonly unansweredAfterMs?: number }
 ) => AcquireBound.giveUp({ name: args.name, startedAt: args.startedAt, holder, ...late }, now)
 
-/** Releases by owner whatever our writes may have left held. */
-const cleanup = ({ name, owner, store }: Args) =>
+/** Releases by owner whatever the writes of `owner` may have left held. */
+const cleanup = ({ name, store }: Args, owner: string) =>
   giveBack(
     LeaseStore.ofLock(store),
     { name, owner, fence: undefined },
-    (reason) => `could not clean up after an unfinished acquire of "${name}" (${reason}); its lease will expire`
+    (reason) =>
+      `could not clean up after an unfinished acquire of "${name}" (${reason}); if a write of it was applied, its ` +
+      `lease will expire`
   )
 
 /** A holder, if the record has one: a free record a reservation kept us out of names nobody. */
@@ -126,12 +123,11 @@ const observe = (attempts: Attempts, holder: LockRecord | undefined, now: number
  * @internal
  */
 export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockStoreError> => {
-  const { name, options, owner, store } = args
+  const { name, options, store } = args
   const waitUntil = options.waitMs === undefined ? Infinity : args.startedAt + options.waitMs
   const attempts: Attempts = {
+    owner: AcquireOwner.make(),
     observation: undefined,
-    mayHaveWritten: false,
-    unresolvedSince: undefined,
     lastHolder: undefined,
     waitingSince: undefined
   }
@@ -139,11 +135,10 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
 
   const attempt = (sentAt: number) =>
     Effect.suspend(() => {
-      if (!attempts.mayHaveWritten) attempts.unresolvedSince = sentAt
-      attempts.mayHaveWritten = true
+      AcquireOwner.sending(attempts.owner, sentAt)
       return store.tryAcquire({
         name,
-        owner,
+        owner: attempts.owner.owner,
         holder: options.holder,
         leaseMs: options.leaseMs,
         data: options.data,
@@ -159,6 +154,7 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
 
   const sleepAfterConflict = (now: number, conflict: LockRecord | undefined) =>
     Effect.gen(function*() {
+      const owner = attempts.owner.owner
       const wallNow = yield* Clock.currentTimeMillis
       // When the caller began to ask, on the wall clock reservations are compared by.
       const waitingSince = attempts.waitingSince ??= wallNow - (now - args.startedAt)
@@ -179,40 +175,45 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
     })
 
   const loop: Effect.Effect<Acquired, LockNotAcquired | LockStoreError> = Effect.gen(function*() {
+    // The span of the acquire already carries the name.
+    yield* Effect.annotateCurrentSpan("lock.owner", attempts.owner.owner)
     while (true) {
       const sentAt = yield* monotonicMillis
       const result = yield* Effect.either(attempt(sentAt))
       const now = yield* monotonicMillis
       if (result._tag === "Left") {
-        // The write may or may not have applied: keep `mayHaveWritten`, and retry with the same owner, which
-        // recognises its own record below.
+        // The write may or may not have applied: retry with the same owner, which recognises its own record below.
+        AcquireOwner.failed(attempts.owner, result.left)
         if (!result.left.retryable || now >= waitUntil) return yield* Effect.fail(result.left)
         yield* sleepBeforeRetry(now)
         continue
       }
+      AcquireOwner.answered(attempts.owner)
       const outcome = result.right
       const holder = outcome._tag === "Conflict" ? outcome.current : undefined
       if (heldOnly(holder) !== undefined) attempts.lastHolder = holder
-      let candidate: Acquired | undefined
-      if (outcome._tag === "Acquired") {
-        candidate = { record: outcome.record, sentAt }
-      } else if (holder !== undefined && holder.owner === owner) {
-        // An earlier attempt of ours applied but its answer was lost. Which one is unknown: count the lease from the
-        // earliest of them, which can only make the local deadline earlier than the lease's.
-        candidate = { record: holder, sentAt: attempts.unresolvedSince ?? sentAt }
-      }
-      if (candidate !== undefined) {
+      // Ours: this write's, or (its own owner in a conflict) one whose answer never came. Either way the lease may
+      // have been set by any write of the owner whose outcome is unknown: count it from the earliest of them, which
+      // can only make the local deadline earlier than the lease's.
+      const record = outcome._tag === "Acquired"
+        ? outcome.record
+        : holder !== undefined && holder.owner === attempts.owner.owner
+        ? holder
+        : undefined
+      if (record !== undefined) {
+        const candidate: Acquired = { record, sentAt: AcquireOwner.leaseStart(attempts.owner, sentAt) }
         if (candidate.sentAt + options.leaseMs - options.safetyMarginMs > now) return candidate
-        // The answer came after the lease it granted could already be taken over: running the section now could
-        // overlap the next holder's. Give the write back and try again.
-        yield* cleanup(args)
+        // The lease could already be taken over: running the section now could overlap the next holder's. Give the
+        // write back, and go on with a fresh owner id, so that the give-back, however late it lands, frees nothing
+        // but this lease.
+        yield* cleanup(args, attempts.owner.owner)
+        AcquireOwner.renew(attempts.owner)
+        yield* Effect.annotateCurrentSpan("lock.owner", attempts.owner.owner)
         yield* Effect.logWarning(`an acquire of "${name}" was answered too late to use; retrying`)
         if (now >= waitUntil) return yield* giveUp(args, undefined, now, { answeredAfterMs: now - sentAt })
         yield* sleepBeforeRetry(now)
         continue
       }
-      attempts.mayHaveWritten = false
-      attempts.unresolvedSince = undefined
       yield* Metric.increment(Metrics.conflicts)
       observe(attempts, holder, now)
       if (now >= waitUntil) return yield* giveUp(args, heldOnly(holder), now)
@@ -222,8 +223,8 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
 
   return AcquireBound.bound({
     loop,
-    mayHaveWritten: () => attempts.mayHaveWritten,
-    giveBack: cleanup(args),
+    mayHaveWritten: () => AcquireOwner.mayHaveWritten(attempts.owner),
+    giveBack: Effect.suspend(() => cleanup(args, attempts.owner.owner)),
     answersAtOnce,
     waitUntil,
     unanswered: (now) => giveUp(args, attempts.lastHolder, now, { unansweredAfterMs: now - waitUntil })

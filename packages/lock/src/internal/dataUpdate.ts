@@ -72,14 +72,15 @@ const write = (
   state: LeaseState.LeaseState,
   store: LockStore.LockStore,
   options: Options.Resolved,
-  data: string | undefined
+  data: string | undefined,
+  sequence: number
 ): Effect.Effect<void, LockLost | LockStoreError> =>
   Effect.clockWith((clock) => {
     const sentAt = monotonicMillisOf(clock)
     const failure = failEnded(state, sentAt)
     if (failure !== undefined) return failure
     const { fence, name, owner } = state
-    const call = store.renew({ name, owner, fence, leaseMs: options.leaseMs, setData: { data } })
+    const call = store.renew({ name, owner, fence, leaseMs: options.leaseMs, sequence, setData: { data } })
     // A store that answers at once can not be outlived by the lease; any other is abandoned when the lease is lost.
     const bounded = MemoryStore.answersAtOnce(store)
       ? call
@@ -101,7 +102,7 @@ export const update = (
   Effect.suspend((): Effect.Effect<void, LockLost | LockStoreError | LockConfigError> => {
     const problem = dataProblem(data)
     if (problem !== undefined) return Effect.fail(new LockConfigError({ option: "data", message: problem }))
-    return LeaseWrites.oneAtATime(state, write(state, store, options, data))
+    return LeaseWrites.oneAtATime(state, (sequence) => write(state, store, options, data, sequence))
   }).pipe(
     Effect.withSpan("Lock.updateData", {
       attributes: { "lock.name": state.name, "lock.owner": state.owner, "lock.fence": state.fence },

@@ -103,7 +103,10 @@ const renewOnce = (beat: Beat, sentAt: number): Effect.Effect<void> => {
   const { options, state, store } = beat
   const { fence, name, owner } = state
   state.renewing = true
-  const call = LeaseWrites.oneAtATime(state, store.renew({ name, owner, fence, leaseMs: options.leaseMs }))
+  const call = LeaseWrites.oneAtATime(
+    state,
+    (sequence) => store.renew({ name, owner, fence, leaseMs: options.leaseMs, sequence })
+  )
   // A store that answers at once can not hang, and the watcher would cost more than the call.
   const bounded = store.answersAtOnce ? call : Watchdog.bound(state, options, call)
   return Effect.flatMap(Effect.either(bounded), renewAnswered(beat, sentAt)).pipe(

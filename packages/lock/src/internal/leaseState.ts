@@ -71,6 +71,8 @@ export class LeaseState {
   writing = false
   /** The writes waiting for their turn, first come first; made when one first has to wait. */
   waitingWrites: Array<LeaseWrites.Turn> | undefined = undefined
+  /** The write sequence of the last write that took its turn (`leaseWrites.ts`); the record's as the lease began. */
+  sequence: number
 
   constructor(args: MakeArgs) {
     this.name = args.record.name
@@ -81,6 +83,7 @@ export class LeaseState {
     this.deadline = args.deadline
     this.data = args.record.data
     this.permits = args.permits
+    this.sequence = args.record.sequence
   }
 }
 

@@ -17,6 +17,8 @@ export interface RenewRequest {
   readonly owner: string
   readonly fence: number
   readonly leaseMs: number
+  /** The lease's write sequence (see `leaseWrites.ts`). */
+  readonly sequence: number
 }
 
 /** @internal */

@@ -1,10 +1,14 @@
 /**
- * A held lease's writes go one at a time: the keeper's renews and the holder's data updates (`dataUpdate.ts`) are all
- * renews in the store, each setting `leaseUntil` from its own start, and the local deadline counts from when the last
- * successful one was sent. Two in flight at once could be applied in the other order than they were sent: the store
- * would keep the earlier `leaseUntil` while the deadline counts from the later write, past the point where another
- * holder may take over. One at a time, the write applied last is the one sent last, and the deadline stays behind the
- * store's lease.
+ * A held lease's writes go one at a time, and each carries the next number of the lease's write sequence. The keeper's
+ * renews and the holder's data updates (`dataUpdate.ts`) are all renews in the store, each setting `leaseUntil` from
+ * its own start, and the local deadline counts from when the last successful one was sent. Applied in another order
+ * than they were sent, the store would keep an earlier `leaseUntil` while the deadline counts from a later write, past
+ * the point where another holder may take over.
+ *
+ * - One at a time: a write is sent only once the one before it has answered, or was given up on.
+ * - Numbered: a write given up on (a timeout, an interruption, a retry) may still be delivered later, after the
+ *   writes that followed it. The store applies a renew only above the sequence of the last one it applied, so such a
+ *   write changes nothing, and the write applied last is always the one sent last of those applied.
  *
  * Nearly every lease only ever renews: the uncontended path is a flag on the lease's state, and a queue is made only
  * once a write has to wait.
@@ -47,17 +51,18 @@ const giveUp = (state: LeaseState.LeaseState, turn: Turn): void => {
 }
 
 /**
- * Runs `write` once no other write of the lease is in flight, and lets the next one go when it ends, however it
- * ends. Waiting is interruptible, as `write` is if the caller is.
+ * Runs `write` with the lease's next write sequence once no other write of the lease is in flight, and lets the next
+ * one go when it ends, however it ends. Waiting is interruptible, as `write` is if the caller is.
  *
  * @internal
  */
 export const oneAtATime = <A, E, R>(
   state: LeaseState.LeaseState,
-  write: Effect.Effect<A, E, R>
+  numbered: (sequence: number) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.suspend(() => {
+      const write = Effect.suspend(() => numbered(++state.sequence))
       const done = Effect.sync(() => handOver(state))
       if (!state.writing) {
         state.writing = true

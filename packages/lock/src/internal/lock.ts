@@ -26,7 +26,7 @@ import * as LeaseUsers from "./leaseUsers.js"
 import * as LocalQueue from "./localQueue.js"
 import * as Metrics from "./metrics.js"
 import * as Options from "./options.js"
-import { defaultHolder, randomOwner } from "./owner.js"
+import { defaultHolder } from "./owner.js"
 import { queuesOf } from "./processLocal.js"
 import { type Restore, runSection } from "./section.js"
 
@@ -56,9 +56,6 @@ const acquireKept = (
     if (outer !== undefined) return { _tag: "Reentered", entry: outer } as const
 
     const startedAt = yield* monotonicMillis
-    const owner = randomOwner()
-    // The span already carries the name: `validName` is the name it was opened with.
-    yield* Effect.annotateCurrentSpan("lock.owner", owner)
 
     const queues = queuesOf(store)
     // Nobody ahead: the head at once, without the interruptible wait (and its fiber-flag changes) that a queue needs.
@@ -81,7 +78,7 @@ const acquireKept = (
       })
     }
     const acquired = yield* restore(
-      AcquireLoop.run({ store, name: validName, owner, options: resolved, startedAt })
+      AcquireLoop.run({ store, name: validName, options: resolved, startedAt })
     ).pipe(Effect.onError(() => LocalQueue.leave(queues, validName)))
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
     yield* LocalQueue.setHolding(queues, validName, acquired.record)

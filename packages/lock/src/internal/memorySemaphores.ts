@@ -11,10 +11,12 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
+import { isRenewSuperseded } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import { holderOf, type PermitHolder, permitRecord, type SemaphoreRecord } from "../SemaphoreRecord.js"
 import type * as SemaphoreStore from "../SemaphoreStore.js"
 import * as LockName from "./lockName.js"
+
 import * as Checks from "./semaphoreChecks.js"
 
 type Result = SemaphoreStore.AcquirePermitsResult
@@ -45,7 +47,7 @@ const checked = <A>(
     const message = problem()
     return message === undefined
       ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => run(now)))
-      : Effect.fail(new LockStoreError({ operation, retryable: false, message }))
+      : Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message }))
   })
 
 const newHolder = (request: SemaphoreStore.AcquirePermitsRequest, fence: number, now: number): PermitHolder => ({
@@ -56,6 +58,7 @@ const newHolder = (request: SemaphoreStore.AcquirePermitsRequest, fence: number,
   leaseUntil: now + request.leaseMs,
   leaseMs: request.leaseMs,
   version: 1,
+  sequence: 0,
   acquiredAt: now,
   data: request.data
 })
@@ -145,11 +148,16 @@ export const make = (maxLockNameBytes: number): SemaphoreStore.SemaphoreOperatio
       const current = records.get(request.name)
       const holder = current === undefined ? undefined : holderOf(current, request.owner)
       if (current === undefined || holder === undefined || holder.fence !== request.fence) return lost
+      // This renew, or a newer one of the same holder, applied already: a renew delivered late changes nothing.
+      if (isRenewSuperseded(holder.sequence, request)) {
+        return { _tag: "Renewed", record: permitRecord(current.name, holder) } satisfies LockStore.RenewResult
+      }
       const renewed: PermitHolder = {
         ...holder,
         leaseUntil: now + request.leaseMs,
         leaseMs: request.leaseMs,
-        version: holder.version + 1
+        version: holder.version + 1,
+        sequence: request.sequence ?? holder.sequence
       }
       const holders = current.holders.map((other) => other.owner === request.owner ? renewed : other)
       records.set(request.name, { ...current, holders })

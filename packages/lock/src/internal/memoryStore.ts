@@ -11,7 +11,15 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
-import { dataProblem, isReservableAt, isReservedForOtherAt, type LockRecord, payloadProblem } from "../LockRecord.js"
+import {
+  dataProblem,
+  isRenewSuperseded,
+  isReservableAt,
+  isReservedForOtherAt,
+  type LockRecord,
+  payloadProblem,
+  sequenceProblem
+} from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import * as ListLimit from "./listLimit.js"
 import * as LockName from "./lockName.js"
@@ -36,6 +44,7 @@ const released = (record: LockRecord): LockRecord => ({
   holder: undefined,
   leaseUntil: 0,
   version: record.version + 1,
+  sequence: 0,
   acquiredAt: undefined,
   data: undefined
 })
@@ -49,7 +58,7 @@ const forceReleased = (record: LockRecord): LockRecord => ({
 })
 
 const refuse = (operation: StoreOperation, message: string) =>
-  Effect.fail(new LockStoreError({ operation, retryable: false, message }))
+  Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message }))
 
 /**
  * The same key limits as DynamoDB, so that a name that works in tests works in production. `Lock` checks names
@@ -86,7 +95,8 @@ const checkRenew = (
   run: Effect.Effect<LockStore.RenewResult>
 ) =>
   Effect.suspend((): Effect.Effect<LockStore.RenewResult, LockStoreError> => {
-    const problem = request.setData === undefined ? undefined : dataProblem(request.setData.data)
+    const problem = sequenceProblem(request.sequence) ??
+      (request.setData === undefined ? undefined : dataProblem(request.setData.data))
     return problem === undefined ? checkName("renew", request.name, maxNameBytes, run) : refuse("renew", problem)
   })
 
@@ -115,6 +125,7 @@ const acquired = (request: LockStore.AcquireRequest, current: LockRecord | undef
   leaseMs: request.leaseMs,
   fence: (current?.fence ?? now) + 1,
   version: (current?.version ?? 0) + 1,
+  sequence: 0,
   acquiredAt: now,
   data: request.data,
   reservedBy: undefined,
@@ -149,11 +160,15 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
       if (current === undefined || current.owner !== request.owner || current.fence !== request.fence) {
         return { _tag: "Lost", current: current?.owner === undefined ? undefined : current }
       }
+      // This renew, or a newer one of the same lease, applied already: a renew delivered late changes nothing.
+      if (isRenewSuperseded(current.sequence, request)) return { _tag: "Renewed", record: current }
       const record: LockRecord = {
         ...current,
         leaseUntil: now + request.leaseMs,
         leaseMs: request.leaseMs,
         version: current.version + 1,
+        // A new owner's count starts at this write's.
+        sequence: request.newOwner !== undefined ? request.sequence ?? 0 : request.sequence ?? current.sequence,
         data: request.setData === undefined ? current.data : request.setData.data,
         owner: request.newOwner ?? current.owner
       }
@@ -210,10 +225,15 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     })
   }
 
-  const forceRelease = (name: string) =>
+  const forceRelease = (name: string, holder: LockStore.ForceReleaseHolder | undefined) =>
     Effect.sync(() => {
       const current = records.get(name)
-      if (current === undefined || current.owner === undefined) return Option.none<LockRecord>()
+      if (
+        current === undefined || current.owner === undefined ||
+        (holder !== undefined && (current.owner !== holder.owner || current.fence !== holder.fence))
+      ) {
+        return Option.none<LockRecord>()
+      }
       records.set(name, forceReleased(current))
       return Option.some(current)
     })
@@ -225,7 +245,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     inspect: (name) => checkName("inspect", name, maxNameBytes, inspect(name)),
     list,
     reserve: (request) => checkName("reserve", request.name, maxNameBytes, reserve(request)),
-    forceRelease: (name) => checkName("forceRelease", name, maxNameBytes, forceRelease(name)),
+    forceRelease: (name, holder) => checkName("forceRelease", name, maxNameBytes, forceRelease(name, holder)),
     ...MemorySemaphores.make(maxNameBytes),
     maxNameBytes
   }

@@ -7,7 +7,8 @@
  * could be over or a jittered poll interval, whichever is sooner, until `wait` runs out. Creating the record, removing
  * holders and a record that changed under the attempt are not waiting: they get a few immediate attempts even with
  * no `wait`. Each fiber asks on its own: there is no local queue and no reservation, so waiters are served in no
- * particular order. A write that may have applied is given back, by owner, when the loop ends without the permits.
+ * particular order. A write that may have applied is given back, by owner, when the loop ends without the permits;
+ * what an owner id stands for, and when the loop takes a fresh one, is in `acquireOwner.ts`.
  *
  * @internal
  */
@@ -21,6 +22,7 @@ import type * as LockStore from "../LockStore.js"
 import { type PermitHolder, permitRecord, type SemaphoreRecord } from "../SemaphoreRecord.js"
 import type { ExpiredPermit, PermitTakeover } from "../SemaphoreStore.js"
 import * as AcquireBound from "./acquireBound.js"
+import * as AcquireOwner from "./acquireOwner.js"
 import { monotonicMillis } from "./clock.js"
 import { giveBack } from "./giveBack.js"
 import * as LeaseStore from "./leaseStore.js"
@@ -38,7 +40,6 @@ const maxEagerAttempts = 3
 export interface Args {
   readonly store: LockStore.LockStore
   readonly name: string
-  readonly owner: string
   readonly options: SemaphoreOptions.Resolved
   /** Monotonic ms when the caller began to acquire: `wait` counts from here. */
   readonly startedAt: number
@@ -60,16 +61,14 @@ interface Sighting {
 
 /** What one acquire has learned so far. */
 interface Attempts {
+  /** The owner id the attempts write with, and which of its writes may have applied without our knowing. */
+  readonly owner: AcquireOwner.AcquireOwner
   /** The last attempt found no record. */
   create: boolean
   /** The holders to remove in the next attempt. */
   expired: ReadonlyArray<ExpiredPermit>
   /** Attempts since the last sleep. */
   eager: number
-  /** Whether a write since the last conflict may have applied without our knowing. */
-  mayHaveWritten: boolean
-  /** Monotonic ms just before the first of those writes: a lease one of them set began no earlier. */
-  unresolvedSince: number | undefined
   /** The record the last conflict showed, for the answer when the wait runs out. */
   last: SemaphoreRecord | undefined
   /** Observed takeover: each other holder's version as first seen. */
@@ -127,7 +126,7 @@ const plan = (
   let freed = 0
   let nextOverMs = Infinity
   for (const holder of record.holders) {
-    if (holder.owner === args.owner) continue
+    if (holder.owner === attempts.owner.owner) continue
     const ms = untilOver(args.options, attempts, holder, wallNow, now)
     if (ms <= 0) {
       expired.push({ owner: holder.owner, permits: holder.permits, version: holder.version })
@@ -160,13 +159,14 @@ const giveUp = (
     ...late
   }, now)
 
-/** Gives back by owner whatever our writes may have left held. */
-const cleanup = ({ name, options, owner, store }: Args) =>
+/** Gives back by owner whatever the writes of `owner` may have left held. */
+const cleanup = ({ name, options, store }: Args, owner: string) =>
   giveBack(
     LeaseStore.ofPermits(store, options.permits),
     { name, owner, fence: undefined },
     (reason) =>
-      `could not clean up after an unfinished acquire of semaphore "${name}" (${reason}); its lease will expire`
+      `could not clean up after an unfinished acquire of semaphore "${name}" (${reason}); if a write of it was ` +
+      `applied, its lease will expire`
   )
 
 /** Sleeps `ms`, no later than `waitUntil`; the next attempt is the first of a new eager run. */
@@ -184,8 +184,6 @@ const afterConflict = (
   waitUntil: number
 ): Effect.Effect<void, LockNotAcquired> =>
   Effect.gen(function*() {
-    attempts.mayHaveWritten = false
-    attempts.unresolvedSince = undefined
     yield* Metric.increment(Metrics.conflicts)
     attempts.create = record === undefined
     // No record: the next attempt creates it.
@@ -211,16 +209,15 @@ const afterConflict = (
 export const run = (
   args: Args
 ): Effect.Effect<Acquired, LockNotAcquired | SemaphoreLimitMismatch | LockStoreError> => {
-  const { name, options, owner, store } = args
+  const { name, options, store } = args
   const lease = options.lease
   const waitUntil = lease.waitMs === undefined ? Infinity : args.startedAt + lease.waitMs
   const takeover = takeoverOf(options)
   const attempts: Attempts = {
+    owner: AcquireOwner.make(),
     create: false,
     expired: [],
     eager: 0,
-    mayHaveWritten: false,
-    unresolvedSince: undefined,
     last: undefined,
     sightings: new Map()
   }
@@ -228,12 +225,11 @@ export const run = (
 
   const attempt = (sentAt: number) =>
     Effect.suspend(() => {
-      if (!attempts.mayHaveWritten) attempts.unresolvedSince = sentAt
-      attempts.mayHaveWritten = true
+      AcquireOwner.sending(attempts.owner, sentAt)
       attempts.eager += 1
       return store.tryAcquirePermits({
         name,
-        owner,
+        owner: attempts.owner.owner,
         holder: lease.holder,
         limit: options.limit,
         permits: options.permits,
@@ -249,38 +245,43 @@ export const run = (
 
   const loop: Effect.Effect<Acquired, LockNotAcquired | SemaphoreLimitMismatch | LockStoreError> = Effect.gen(
     function*() {
+      // The span of the acquire already carries the name.
+      yield* Effect.annotateCurrentSpan("semaphore.owner", attempts.owner.owner)
       while (true) {
         const sentAt = yield* monotonicMillis
         const result = yield* Effect.either(attempt(sentAt))
         const now = yield* monotonicMillis
         if (result._tag === "Left") {
           // The write may have applied: retry with the same owner, which recognises its own entry below.
+          AcquireOwner.failed(attempts.owner, result.left)
           if (!result.left.retryable || now >= waitUntil) return yield* Effect.fail(result.left)
           yield* sleep(yield* jitteredPoll(args), now)
           continue
         }
+        AcquireOwner.answered(attempts.owner)
         const outcome = result.right
         if (outcome._tag === "LimitMismatch") {
-          // A record with another limit never took a write of ours: there is nothing to give back.
-          attempts.mayHaveWritten = false
           return yield* new SemaphoreLimitMismatch({ name, limit: options.limit, storedLimit: outcome.limit })
         }
-        let candidate: Acquired | undefined
-        if (outcome._tag === "Acquired") {
-          candidate = { record: outcome.record, sentAt }
-        } else {
-          // An earlier attempt of ours applied but its answer was lost: count the lease from the earliest of them.
-          const ours = outcome.current?.holders.find((holder) => holder.owner === owner)
-          if (ours !== undefined) {
-            candidate = { record: permitRecord(name, ours), sentAt: attempts.unresolvedSince ?? sentAt }
-          }
-        }
-        if (candidate !== undefined) {
+        // Ours: this write's, or (its own entry in a conflict) one whose answer never came. Count the lease from the
+        // earliest write of the owner whose outcome is unknown (see `acquireOwner.ts`).
+        const entry = outcome._tag === "Conflict"
+          ? outcome.current?.holders.find((holder) => holder.owner === attempts.owner.owner)
+          : undefined
+        const record = outcome._tag === "Acquired"
+          ? outcome.record
+          : entry === undefined
+          ? undefined
+          : permitRecord(name, entry)
+        if (record !== undefined) {
+          const candidate: Acquired = { record, sentAt: AcquireOwner.leaseStart(attempts.owner, sentAt) }
           if (candidate.sentAt + lease.leaseMs - lease.safetyMarginMs > now) return candidate
-          // Answered after the lease it granted could be over: give it back and try again. The give-back may fail and
-          // leave the entry in the record: `mayHaveWritten` and `unresolvedSince` stay, so that a later conflict that
-          // shows it counts its lease from this write, not from the attempt that found it.
-          yield* cleanup(args)
+          // Answered after the lease it granted could be over: give it back, and go on with a fresh owner id, so that
+          // the give-back, however late it lands, frees nothing but this entry. If it fails, the entry stays under the
+          // old owner id until its lease is over, as any holder's that stopped renewing.
+          yield* cleanup(args, attempts.owner.owner)
+          AcquireOwner.renew(attempts.owner)
+          yield* Effect.annotateCurrentSpan("semaphore.owner", attempts.owner.owner)
           yield* Effect.logWarning(`an acquire of semaphore "${name}" was answered too late to use; retrying`)
           if (now >= waitUntil) return yield* giveUp(args, attempts.last, now, { answeredAfterMs: now - sentAt })
           yield* sleep(yield* jitteredPoll(args), now)
@@ -293,8 +294,8 @@ export const run = (
 
   return AcquireBound.bound({
     loop,
-    mayHaveWritten: () => attempts.mayHaveWritten,
-    giveBack: cleanup(args),
+    mayHaveWritten: () => AcquireOwner.mayHaveWritten(attempts.owner),
+    giveBack: Effect.suspend(() => cleanup(args, attempts.owner.owner)),
     answersAtOnce,
     waitUntil,
     unanswered: (now) => giveUp(args, attempts.last, now, { unansweredAfterMs: now - waitUntil })

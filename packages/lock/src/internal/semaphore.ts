@@ -35,7 +35,7 @@ import * as LeaseUsers from "./leaseUsers.js"
 import { LeaseView } from "./leaseView.js"
 import * as Metrics from "./metrics.js"
 import * as Options from "./options.js"
-import { defaultHolder, randomOwner } from "./owner.js"
+import { defaultHolder } from "./owner.js"
 import * as PermitAcquire from "./permitAcquire.js"
 import { type Restore, runSection } from "./section.js"
 import * as SemaphoreOptionsInternal from "./semaphoreOptions.js"
@@ -94,11 +94,7 @@ const acquireKept = (
     const [store, validName] = yield* storeAndName(name)
     const resolved = yield* SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder)
     const startedAt = yield* monotonicMillis
-    const owner = randomOwner()
-    yield* Effect.annotateCurrentSpan("semaphore.owner", owner)
-    const acquired = yield* restore(
-      PermitAcquire.run({ store, name: validName, owner, options: resolved, startedAt })
-    )
+    const acquired = yield* restore(PermitAcquire.run({ store, name: validName, options: resolved, startedAt }))
     // From here to the caller's release nothing can be interrupted, so held permits always get their release.
     const users = LeaseUsers.make()
     if (holder !== undefined) users.holders.add(holder)

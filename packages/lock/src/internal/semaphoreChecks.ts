@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { payloadProblem } from "../LockRecord.js"
+import { payloadProblem, sequenceProblem } from "../LockRecord.js"
 import * as SemaphoreRecord from "../SemaphoreRecord.js"
 import type * as SemaphoreStore from "../SemaphoreStore.js"
 import * as Utf8 from "../Utf8.js"
@@ -77,7 +77,7 @@ export const acquireProblem = (request: SemaphoreStore.AcquirePermitsRequest): s
 export const renewProblem = (request: SemaphoreStore.RenewPermitsRequest): string | undefined =>
   ownerProblem(request.owner) ??
     (isWhole(request.fence, 0) ? undefined : `fence ${show(request.fence)} is not a whole number`) ??
-    leaseProblem(request.leaseMs)
+    leaseProblem(request.leaseMs) ?? sequenceProblem(request.sequence)
 
 /** @internal */
 export const releaseProblem = (request: SemaphoreStore.ReleasePermitsRequest): string | undefined =>

@@ -23,6 +23,7 @@ export const fields = (record: LockRecord.LockRecord): LockRecord.LockRecord => 
   leaseMs: record.leaseMs,
   fence: record.fence,
   version: record.version,
+  sequence: record.sequence,
   acquiredAt: record.acquiredAt,
   data: record.data,
   reservedBy: record.reservedBy,

@@ -60,6 +60,7 @@ const acquiring = (test: Test): void => {
         leaseMs,
         fence: record.fence,
         version: record.version,
+        sequence: 0,
         acquiredAt: now,
         data: "d",
         reservedBy: undefined,
@@ -82,6 +83,7 @@ const acquiring = (test: Test): void => {
           leaseUntil: now + leaseMs,
           leaseMs,
           version: record.version,
+          sequence: 0,
           acquiredAt: now,
           data: "d"
         }]

@@ -17,6 +17,7 @@ import { makePrefix, type Test } from "./fixture.js"
 import { forceRelease } from "./forceRelease.js"
 import { fields } from "./helpers.js"
 import { inspect } from "./inspect.js"
+import { lateWrites } from "./lateWrites.js"
 import { list } from "./list.js"
 import { names } from "./names.js"
 import { release } from "./release.js"
@@ -74,5 +75,6 @@ export const suite = (
     data(test)
     names(test)
     semaphore(test)
+    lateWrites(test)
   })
 }
