@@ -119,7 +119,11 @@ export interface Options {
   readonly prefix?: string | undefined
   /** The longest a single request may take (default `defaultRequestTimeout`). */
   readonly requestTimeout?: Duration.DurationInput | undefined
-  /** Retries of throttled, 5xx, network and timed-out requests (default `defaultMaxRetries`). */
+  /**
+   * Retries of throttled, 5xx, network and timed-out requests (default `defaultMaxRetries`). An acquire's write that
+   * may have been applied (timed out, connection dropped, a 5xx) is not retried here but reported
+   * (`LockStoreError.mayHaveApplied`): the acquire retries within its `wait`, knowing the write may still land.
+   */
   readonly maxRetries?: number | undefined
   /** The first retry's backoff, doubled with jitter per retry (default `defaultRetryBaseDelay`). */
   readonly retryBaseDelay?: Duration.DurationInput | undefined
