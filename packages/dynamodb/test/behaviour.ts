@@ -13,7 +13,7 @@ import type { LockConfigError, LockStoreError, StoreOperation } from "@leasehold
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
 import { DynamoServer, Simulation } from "@leasehold/testing"
-import { Effect, Exit, Fiber, Option, Schema, Scope, TestClock } from "effect"
+import { Effect, Exit, Fiber, Logger, Option, Schema, Scope, TestClock } from "effect"
 import {
   acquireRequest,
   awaitNothingPending,
@@ -133,6 +133,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         // A brand new name starts its fence from the writer's clock, as the memory store does.
         fence: now + 1,
         version: 1,
+        sequence: 0,
         acquiredAt: now,
         data: "payload",
         reservedBy: undefined,
@@ -215,6 +216,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         leaseMs: 10_000,
         fence: first.fence,
         version: 2,
+        sequence: 0,
         acquiredAt: undefined,
         data: undefined,
         reservedBy: undefined,
@@ -692,6 +694,26 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(error.message).toContain(`not found at ${server.clientConfig.endpoint}`)
       expect(error.message).toContain("DynamoLockStore.createTable")
       expect(error.message).toContain("`leasehold table create --table no-such-table-")
+    }))
+
+  it.scoped("an acquire on a missing table writes nothing, so it gives nothing back and says nothing about cleaning up", () =>
+    Effect.gen(function*() {
+      const store = yield* makeStore("no-such-table-" + unique("t"))
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(message))
+      })
+      const { requests: sent, result: error } = yield* counted(Effect.flip(
+        Effect.scoped(Lock.acquire("orders", { wait: "1 second" })).pipe(
+          Effect.provideService(LockStore.LockStore, store),
+          Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+        )
+      ))
+      expect(error._tag).toBe("LockStoreError")
+      expect(error._tag === "LockStoreError" && error.mayHaveApplied).toBe(false)
+      // The acquiring write, and no release after it.
+      expect(sent).toEqual({ UpdateItem: 1 })
+      expect(warnings.filter((warning) => warning.includes("clean up"))).toEqual([])
     }))
 
   it.scoped("a table with another key schema is reported as such", () =>

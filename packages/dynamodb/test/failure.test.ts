@@ -154,6 +154,7 @@ describe("whether a failed request may have been applied", () => {
       const error of [
         networkError("ECONNREFUSED"),
         networkError("EAI_AGAIN"),
+        Object.assign(new Error("connect ECONNRESET 127.0.0.1:8000"), { code: "ECONNRESET", syscall: "connect" }),
         sdkError("ResourceNotFoundException", "Requested resource not found"),
         sdkError("ValidationException", "The provided key element does not match the schema"),
         sdkError("ProvisionedThroughputExceededException", "over capacity"),
@@ -169,7 +170,7 @@ describe("whether a failed request may have been applied", () => {
     for (
       const error of [
         new Failure.RequestTimedOut(3_000),
-        networkError("ECONNRESET"),
+        Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", syscall: "read" }),
         Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
         sdkError("InternalServerError", "internal", 500)
       ]

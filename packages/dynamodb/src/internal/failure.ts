@@ -36,11 +36,20 @@ interface Described {
   readonly code: string | undefined
   readonly status: number | undefined
   readonly retryableHint: boolean
+  /** The system call a network error came from: `connect` means the request never left this host. */
+  readonly syscall: string | undefined
 }
 
 const describe = (error: unknown): Described => {
   if (typeof error !== "object" || error === null) {
-    return { name: "Error", message: String(error), code: undefined, status: undefined, retryableHint: false }
+    return {
+      name: "Error",
+      message: String(error),
+      code: undefined,
+      status: undefined,
+      retryableHint: false,
+      syscall: undefined
+    }
   }
   const e = error as {
     readonly name?: unknown
@@ -49,15 +58,24 @@ const describe = (error: unknown): Described => {
     readonly $metadata?: { readonly httpStatusCode?: unknown }
     readonly $retryable?: unknown
     readonly errors?: unknown
+    readonly syscall?: unknown
   }
   // Node's happy-eyeballs connect wraps per-address failures in an AggregateError; its code is on the inner errors.
-  const inner = Array.isArray(e.errors) ? (e.errors[0] as { readonly code?: unknown } | undefined) : undefined
+  const inner = Array.isArray(e.errors)
+    ? (e.errors[0] as { readonly code?: unknown; readonly syscall?: unknown } | undefined)
+    : undefined
+  const syscall = typeof e.syscall === "string"
+    ? e.syscall
+    : typeof inner?.syscall === "string"
+    ? inner.syscall
+    : undefined
   const code = typeof e.code === "string" ? e.code : typeof inner?.code === "string" ? inner.code : undefined
   return {
     name: typeof e.name === "string" ? e.name : "Error",
     message: typeof e.message === "string" && e.message !== "" ? e.message : String(code ?? e.name ?? "unknown"),
     code,
     status: typeof e.$metadata?.httpStatusCode === "number" ? e.$metadata.httpStatusCode : undefined,
+    syscall,
     retryableHint: typeof e.$retryable === "object" && e.$retryable !== null
   }
 }
@@ -139,7 +157,7 @@ const refusalNames = new Set([
 export const mayHaveApplied = (error: unknown): boolean => {
   if (error instanceof RequestTimedOut) return true
   const d = describe(error)
-  if (d.code !== undefined && unsentCodes.has(d.code)) return false
+  if ((d.code !== undefined && unsentCodes.has(d.code)) || d.syscall === "connect") return false
   return !refusalNames.has(d.name)
 }
 
