@@ -52,12 +52,14 @@ export interface ClientConfig {
 /**
  * What `pause` does to clients: `"hold"` keeps requests (and responses to requests already forwarded) unanswered until
  * `resume`, as a stopped server would; `"refuse"` resets every connection and every new one until `resume`, as a
- * server that went away would.
+ * server that went away would; `"late"` keeps new requests, through a `resume`, until `deliverLate`, which delivers
+ * them to the server even when their clients gave up on them (a timeout, an interruption), after whatever was sent
+ * since, as a network that delivers late does.
  *
  * @since 0.1.0
  * @category models
  */
-export type PauseMode = "hold" | "refuse"
+export type PauseMode = "hold" | "refuse" | "late"
 
 /**
  * @since 0.1.0
@@ -80,8 +82,13 @@ export interface Service {
   /** Stop answering: requests are held (as by a paused server) until `resume`. Same as `pauseWith("hold")`. */
   readonly pause: Effect.Effect<void>
   readonly pauseWith: (mode: PauseMode) => Effect.Effect<void>
-  /** Answer again: held requests are forwarded in arrival order. */
+  /** Answer again: held requests are forwarded in arrival order (but those of a `"late"` pause). */
   readonly resume: Effect.Effect<void>
+  /**
+   * Delivers the requests a `"late"` pause holds, one after the other in arrival order, whether or not their clients are
+   * still there, and completes once the server has answered the last.
+   */
+  readonly deliverLate: Effect.Effect<void>
   /** Requests (or their responses) held by a pause right now; a client that gives up on one takes it back. */
   readonly pending: Effect.Effect<number>
   /** Waits until at least `count` requests are held: "the request has reached the paused server". */

@@ -14,7 +14,7 @@ import type * as Net from "node:net"
 import * as StartError from "./startError.js"
 
 /** @internal */
-export type PauseMode = "hold" | "refuse"
+export type PauseMode = "hold" | "refuse" | "late"
 
 /** @internal */
 export interface Proxy {
@@ -25,6 +25,7 @@ export interface Proxy {
   readonly awaitPending: (count: number) => Effect.Effect<void>
   readonly pause: (mode: PauseMode) => Effect.Effect<void>
   readonly resume: Effect.Effect<void>
+  readonly deliverLate: Effect.Effect<void>
 }
 
 // Connection-level headers describe one hop; forwarding them would tie the client's connection handling to ours.
@@ -63,6 +64,8 @@ export const operationOf = (target: string | Array<string> | undefined): string 
 interface Waiter {
   readonly run: () => void
   readonly socket: Net.Socket
+  /** A `"late"` pause's request: delivered by `deliverLate`, whether or not its client is there; done when answered. */
+  readonly late: (() => Promise<void>) | undefined
 }
 
 /** What a pause does right now, the requests and responses it holds, and who waits for a count of them. */
@@ -94,6 +97,7 @@ const gate = (hold: Hold, socket: Net.Socket, run: () => void) => {
   const onClose = () => drop(hold, waiter)
   const waiter: Waiter = {
     socket,
+    late: undefined,
     run: () => {
       socket.off("close", onClose)
       run()
@@ -102,6 +106,43 @@ const gate = (hold: Hold, socket: Net.Socket, run: () => void) => {
   socket.once("close", onClose)
   hold.waiters.push(waiter)
   notify(hold)
+}
+
+/**
+ * A `"late"` pause: the request, read whole, waits for `deliverLate` (a `resume` leaves it waiting) and then reaches
+ * the server whether or not its client is still there, as bytes already on the wire do; the answer goes back only to a
+ * client still waiting for it.
+ */
+const holdLate = (
+  hold: Hold,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  send: (body: Buffer) => Http.ClientRequest
+) => {
+  const chunks: Array<Buffer> = []
+  req.on("data", (chunk: Buffer) => chunks.push(chunk))
+  const deliver = () =>
+    new Promise<void>((done) => {
+      const forwarded = send(Buffer.concat(chunks))
+      forwarded.once("response", (upstreamResponse) => {
+        upstreamResponse.once("end", () => done())
+        if (res.destroyed || res.headersSent) return upstreamResponse.resume()
+        res.writeHead(
+          upstreamResponse.statusCode ?? 502,
+          upstreamResponse.statusMessage,
+          endToEnd(upstreamResponse.headers)
+        )
+        upstreamResponse.pipe(res)
+      })
+      forwarded.once("error", () => {
+        res.destroy()
+        done()
+      })
+    })
+  req.once("end", () => {
+    hold.waiters.push({ socket: req.socket, late: deliver, run: () => void deliver() })
+    notify(hold)
+  })
 }
 
 /** Counts the request's operation, then forwards it upstream and its response back, each through the gate. */
@@ -113,6 +154,20 @@ const forward = (upstream: URL, agent: Http.Agent, counts: Map<string, number>, 
     if (hold.mode === "refuse") return req.socket.resetAndDestroy()
     const operation = operationOf(req.headers["x-amz-target"])
     if (operation !== undefined) counts.set(operation, (counts.get(operation) ?? 0) + 1)
+    if (hold.mode === "late") {
+      return holdLate(hold, req, res, (body) => {
+        const forwarded = Http.request({
+          host: upstreamHost,
+          port: upstreamPort,
+          method: req.method,
+          path: req.url,
+          headers: endToEnd(req.headers),
+          agent
+        })
+        forwarded.end(body)
+        return forwarded
+      })
+    }
     let upstreamRequest: Http.ClientRequest | undefined
     res.once("close", () => {
       if (!res.writableFinished) upstreamRequest?.destroy()
@@ -217,13 +272,21 @@ export const make = (upstream: URL): Effect.Effect<Proxy, StartError.StartError,
             for (const socket of sockets) socket.resetAndDestroy()
           }
         }),
+      deliverLate: Effect.promise(() => {
+        const late = hold.waiters.filter((waiter) => waiter.late !== undefined)
+        hold.waiters = hold.waiters.filter((waiter) => waiter.late === undefined)
+        notify(hold)
+        // In arrival order, each once the one before it was answered.
+        return late.reduce((previous, waiter) => previous.then(waiter.late), Promise.resolve())
+      }),
       resume: Effect.sync(() => {
         hold.mode = undefined
         const held = hold.waiters
         hold.waiters = []
         notify(hold)
         for (const waiter of held) {
-          if (!waiter.socket.destroyed) waiter.run()
+          if (waiter.late !== undefined) hold.waiters.push(waiter)
+          else if (!waiter.socket.destroyed) waiter.run()
         }
       })
     }

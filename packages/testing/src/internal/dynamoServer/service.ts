@@ -66,6 +66,7 @@ export const proxiedService = (
       pause: proxy.pause("hold"),
       pauseWith: proxy.pause,
       resume: proxy.resume,
+      deliverLate: proxy.deliverLate,
       pending: proxy.pending,
       awaitPending: proxy.awaitPending
     })
@@ -94,6 +95,7 @@ export const unproxiedService = (
     pause: unsupported("pause"),
     pauseWith: () => unsupported("pauseWith"),
     resume: unsupported("resume"),
+    deliverLate: unsupported("deliverLate"),
     pending: unsupported("pending"),
     awaitPending: () => unsupported("awaitPending")
   }
