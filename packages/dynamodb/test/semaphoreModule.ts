@@ -197,7 +197,7 @@ const badInput = (it: It) => {
         for (const error of refused.result) {
           expect(error).toBeInstanceOf(LockConfigError)
           expect(error).toMatchObject({ option: "name" })
-          expect(error.message).toContain(`at most ${budget}`)
+          expect(error.message).toContain(`semaphore names of up to ${budget} bytes`)
         }
         const fits = "n".repeat(budget)
         const inside = yield* Semaphore.withPermits(fits, inspectHolders(store, fits), { limit: 1 }).pipe(as(store))

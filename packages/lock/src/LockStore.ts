@@ -238,8 +238,29 @@ export interface LockStore extends SemaphoreOperations {
   readonly reserve: (request: ReserveRequest) => Effect.Effect<ReserveResult, LockStoreError>
   /** Admin: clears the holder (and any reservation) whoever it is; returns the record as it was if it was held. */
   readonly forceRelease: (name: string) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
-  /** The longest lock name (UTF-8 bytes) the store can key, after any prefix it adds. */
+  /**
+   * The longest lock name the store can key, in UTF-8 bytes, after any prefix it adds: no longer name is taken. A name
+   * within it may still take more than that as a key where the store encodes some characters longer (the DynamoDB
+   * store without a prefix escapes `#` and `\`, two bytes each); `nameProblem` is the judge of a given name.
+   */
   readonly maxNameBytes: number
+  /**
+   * Why the store can not key `name` as a lock, or `undefined` if it can: a sentence saying what the name takes as a
+   * key, the limit, and why (empty, not well-formed Unicode, or over the key budget, counting what the store's key
+   * encoding adds). Every lock operation refuses such a name with a non-retryable `LockStoreError`, unsent; `Lock`,
+   * `TypedLock` and `LeaderElection` ask first and fail with `LockConfigError` before any store call. Plain UTF-8
+   * length against `maxNameBytes` in the memory store.
+   *
+   * @since 0.2.0
+   */
+  readonly nameProblem: (name: string) => string | undefined
+  /**
+   * `nameProblem` for a semaphore name, whose key takes one more byte than a lock's of the same name (at most
+   * `SemaphoreStore.maxNameBytes`): every semaphore operation refuses such a name, and `Semaphore` asks first.
+   *
+   * @since 0.2.0
+   */
+  readonly semaphoreNameProblem: (name: string) => string | undefined
 }
 
 /**
@@ -256,7 +277,7 @@ export const LockStore: Context.Tag<LockStore, LockStore> = Context.GenericTag<L
  * @since 0.1.0
  * @category models
  */
-export type OperationName = Exclude<keyof LockStore, "maxNameBytes">
+export type OperationName = Exclude<keyof LockStore, "maxNameBytes" | "nameProblem" | "semaphoreNameProblem">
 
 /**
  * Runs around one store call: may count, delay, hold or replace it.

@@ -24,6 +24,8 @@ export const make = (config: Config): LockStore.LockStore => {
     reserve: Reserve.make(context),
     ...List.make(context),
     ...Semaphore.make(context),
-    maxNameBytes: config.layout.maxNameBytes
+    maxNameBytes: config.layout.maxNameBytes,
+    nameProblem: config.layout.nameProblem,
+    semaphoreNameProblem: context.semaphoreKeys.nameProblem
   }
 }

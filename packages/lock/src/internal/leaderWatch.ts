@@ -182,7 +182,7 @@ export const leader = (
 ): Stream.Stream<Option.Option<LeaderElection.Leader>, LockStoreError | LockConfigError, LockStore> =>
   Stream.unwrapScoped(Effect.gen(function*() {
     const store = yield* LockStore
-    const validName = yield* Options.validateName(name, store.maxNameBytes)
+    const validName = yield* Options.validateName(name, store)
     const resolved = yield* ElectionOptions.resolveWatch(yield* LockDefaults, options)
     const step = watcher(store, validName, resolved, yield* Effect.scope, yield* monotonicMillis)
     return Stream.repeatEffect(step).pipe(Stream.changesWith(sameLeader))

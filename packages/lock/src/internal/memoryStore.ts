@@ -227,7 +227,9 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     reserve: (request) => checkName("reserve", request.name, maxNameBytes, reserve(request)),
     forceRelease: (name) => checkName("forceRelease", name, maxNameBytes, forceRelease(name)),
     ...MemorySemaphores.make(maxNameBytes),
-    maxNameBytes
+    maxNameBytes,
+    nameProblem: (name) => LockName.describe(name, maxNameBytes, "lock"),
+    semaphoreNameProblem: (name) => LockName.describe(name, maxNameBytes - 1, "semaphore")
   }
   immediate.add(store)
   return store

@@ -24,7 +24,6 @@ import type { Permits as PermitsApi } from "../Permits.js"
 import type * as Semaphore from "../Semaphore.js"
 import type { SemaphoreOptions } from "../Semaphore.js"
 import type { SemaphoreRecord } from "../SemaphoreRecord.js"
-import { maxNameBytes } from "../SemaphoreStore.js"
 import { monotonicMillis } from "./clock.js"
 import { LockDefaults } from "./defaults.js"
 import * as HeldLeases from "./heldLeases.js"
@@ -71,8 +70,7 @@ interface Acquisition {
 const storeAndName = (name: string) =>
   Effect.flatMap(
     LockStore,
-    (store) =>
-      Effect.map(Options.validateName(name, maxNameBytes(store), "semaphore"), (valid) => [store, valid] as const)
+    (store) => Effect.map(Options.validateName(name, store, "semaphore"), (valid) => [store, valid] as const)
   )
 
 /**
