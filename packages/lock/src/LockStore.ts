@@ -13,7 +13,7 @@ import * as MemoryStore from "./internal/memoryStore.js"
 import * as StoreViews from "./internal/storeViews.js"
 import type { LockStoreError } from "./LockError.js"
 import type { LockRecord } from "./LockRecord.js"
-import type { SemaphoreOperations } from "./SemaphoreStore.js"
+import type { PermitTakeover, SemaphoreOperations } from "./SemaphoreStore.js"
 
 /**
  * How a waiting acquirer may take over a lock whose holder stopped renewing.
@@ -261,6 +261,18 @@ export interface LockStore extends SemaphoreOperations {
    * @since 0.2.0
    */
   readonly semaphoreNameProblem: (name: string) => string | undefined
+  /**
+   * Why the store can not keep a semaphore holder's permits for `leaseMs` under `takeover`, or `undefined` if it can:
+   * the DynamoDB store needs the lease, with the skew bound of absolute takeover, to be shorter than its
+   * `ttlRetention`, or DynamoDB could delete the item while the lease lasts. `tryAcquirePermits` refuses such a
+   * request; `Semaphore` asks first and fails with `LockConfigError`. Never a problem in the memory store.
+   *
+   * @since 0.2.0
+   */
+  readonly semaphoreLeaseProblem: (lease: {
+    readonly leaseMs: number
+    readonly takeover: PermitTakeover
+  }) => string | undefined
 }
 
 /**
@@ -277,7 +289,10 @@ export const LockStore: Context.Tag<LockStore, LockStore> = Context.GenericTag<L
  * @since 0.1.0
  * @category models
  */
-export type OperationName = Exclude<keyof LockStore, "maxNameBytes" | "nameProblem" | "semaphoreNameProblem">
+export type OperationName = Exclude<
+  keyof LockStore,
+  "maxNameBytes" | "nameProblem" | "semaphoreNameProblem" | "semaphoreLeaseProblem"
+>
 
 /**
  * Runs around one store call: may count, delay, hold or replace it.

@@ -229,7 +229,8 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     ...MemorySemaphores.make(maxNameBytes),
     maxNameBytes,
     nameProblem: (name) => LockName.describe(name, maxNameBytes, "lock"),
-    semaphoreNameProblem: (name) => LockName.describe(name, maxNameBytes - 1, "semaphore")
+    semaphoreNameProblem: (name) => LockName.describe(name, maxNameBytes - 1, "semaphore"),
+    semaphoreLeaseProblem: () => undefined
   }
   immediate.add(store)
   return store

@@ -90,7 +90,7 @@ const acquireKept = (
 > =>
   Effect.gen(function*() {
     const [store, validName] = yield* storeAndName(name)
-    const resolved = yield* SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder)
+    const resolved = yield* SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder, store)
     const startedAt = yield* monotonicMillis
     const owner = randomOwner()
     yield* Effect.annotateCurrentSpan("semaphore.owner", owner)

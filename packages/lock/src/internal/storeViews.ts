@@ -29,7 +29,8 @@ export const intercept = (backing: LockStore.LockStore, around: Interceptor): Lo
   inspectSemaphore: (name) => around("inspectSemaphore", backing.inspectSemaphore(name)),
   maxNameBytes: backing.maxNameBytes,
   nameProblem: backing.nameProblem,
-  semaphoreNameProblem: backing.semaphoreNameProblem
+  semaphoreNameProblem: backing.semaphoreNameProblem,
+  semaphoreLeaseProblem: backing.semaphoreLeaseProblem
 })
 
 const passThrough: Interceptor = (_operation, call) => call
