@@ -250,15 +250,11 @@ export interface LockStore extends SemaphoreOperations {
    * encoding adds). Every lock operation refuses such a name with a non-retryable `LockStoreError`, unsent; `Lock`,
    * `TypedLock` and `LeaderElection` ask first and fail with `LockConfigError` before any store call. Plain UTF-8
    * length against `maxNameBytes` in the memory store.
-   *
-   * @since 0.2.0
    */
   readonly nameProblem: (name: string) => string | undefined
   /**
    * `nameProblem` for a semaphore name, whose key takes one more byte than a lock's of the same name (at most
    * `SemaphoreStore.maxNameBytes`): every semaphore operation refuses such a name, and `Semaphore` asks first.
-   *
-   * @since 0.2.0
    */
   readonly semaphoreNameProblem: (name: string) => string | undefined
   /**
@@ -266,8 +262,6 @@ export interface LockStore extends SemaphoreOperations {
    * the DynamoDB store needs the lease, with the skew bound of absolute takeover, to be shorter than its
    * `ttlRetention`, or DynamoDB could delete the item while the lease lasts. `tryAcquirePermits` refuses such a
    * request; `Semaphore` asks first and fails with `LockConfigError`. Never a problem in the memory store.
-   *
-   * @since 0.2.0
    */
   readonly semaphoreLeaseProblem: (lease: {
     readonly leaseMs: number
@@ -390,7 +384,8 @@ export const memoryMaxNameBytes = 1024
 export interface MemoryOptions {
   /**
    * The longest name to accept, in UTF-8 bytes. Default `memoryMaxNameBytes`; set it to the `maxNameBytes` of the
-   * production store (its layout and prefix) to test against exactly that budget.
+   * production store (its layout and prefix) to test against that budget. The memory store counts plain UTF-8 bytes:
+   * a DynamoDB store without a prefix also counts each `#` and `\` in a name twice.
    */
   readonly maxNameBytes?: number | undefined
 }

@@ -332,6 +332,8 @@ describe("Semaphore: input", () => {
         expect(error.message).toContain(`over a semaphore holder's limit of ${SemaphoreRecord.maxDataBytes}`)
       }
       expect((yield* failureOf({ data: tooMuchData }, { limit: 2 })).message).toContain("app-wide default")
+      // A holder name is checked as resolved already, as a lock's.
+      expect(yield* failureOf({ holder: "h".repeat(1025) }, { limit: 2 })).toMatchObject({ option: "holder" })
       const leaseCases: ReadonlyArray<Case> = [[{ lease: "55 seconds" }, { limit: 2 }], [{}, {
         limit: 2,
         lease: "55 seconds"
