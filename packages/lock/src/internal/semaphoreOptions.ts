@@ -28,7 +28,7 @@ const fail = (option: string, message: string) => Either.left(new LockConfigErro
 const dataOf = (defaults: Options.Input, options: SemaphoreOptions) =>
   options.data !== undefined
     ? { data: options.data, from: "" }
-    : { data: defaults.data, from: " (the app-wide default, from Lock.layerDefaults)" }
+    : { data: defaults.data, from: "the app-wide default data (from Lock.layerDefaults) does not fit a semaphore: " }
 
 /**
  * Validates `options` over the lock defaults, as a lock's, and then what is a semaphore's own: the limit and permits,
@@ -55,7 +55,7 @@ export const resolve = (
   // Before the lock's own checks, whose budget for data is far larger: the message is then a semaphore's.
   const { data, from } = dataOf(defaults, options)
   const badData = dataProblem(data)
-  if (badData !== undefined) return fail("data", badData + from)
+  if (badData !== undefined) return fail("data", from + badData)
   return Either.flatMap(Options.resolveEither(defaults, options, defaultHolder), (lease) => {
     const takeover: PermitTakeover = lease.takeover === "absolute"
       ? { _tag: "Absolute", maxClockSkewMs: lease.maxClockSkewMs }
