@@ -131,7 +131,7 @@ export const electionBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoS
         expect(seen.map(({ holder }) => holder)).toEqual(["none", "a", "none"].slice(seen[0]!.holder === "a" ? 1 : 0))
         expect(noneAt).toBeGreaterThan(pausedAt)
         // By the takeover time at the latest (the watcher judges the leaseUntil it last read, at most the server's),
-        // with room for a busy machine's timers; the store's own request timeout (3 s, retried) plays no part.
+        // with room for a busy machine's timers; the store's own request timeout and retries play no part.
         expect(noneAt).toBeLessThanOrEqual(takeoverAt + 300)
         expect(yield* server.pending).toBeGreaterThan(0)
       }).pipe(Logger.withMinimumLogLevel(LogLevel.Error)),
