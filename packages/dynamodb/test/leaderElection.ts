@@ -6,7 +6,7 @@
 import type { Vitest } from "@effect/vitest"
 import { expect } from "@effect/vitest"
 import { LeaderElection, LockStore } from "@leasehold/lock"
-import type { DynamoServer } from "@leasehold/testing"
+import { DynamoServer } from "@leasehold/testing"
 import { Clock, Deferred, Effect, Fiber, Logger, LogLevel, Option, Stream } from "effect"
 import { makeStore, makeTable, unique } from "./support.js"
 
@@ -84,6 +84,57 @@ export const electionBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoS
         expect(record.owner).toBeUndefined()
         expect(record.fence).toBe(termB.fence)
       }).pipe(Logger.withMinimumLogLevel(LogLevel.Warning)),
+    30_000
+  )
+
+  it.scoped(
+    "while the server holds every request, the watcher reports none once the leader's lease is over, not at a timeout",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* DynamoServer.DynamoServer
+        const { tableName } = yield* makeTable()
+        const [a, watcher] = yield* Effect.all([makeStore(tableName), makeStore(tableName)])
+        // The server, past the proxy: what the last applied renew left, while the proxy holds everything else.
+        const direct = yield* makeStore(tableName, {
+          clientConfig: { ...server.clientConfig, endpoint: server.serverEndpoint }
+        })
+        const name = unique("election")
+        const options = { lease: "2 seconds", maxClockSkew: "500 millis", holder: "a" } as const
+
+        const seen: Array<{ readonly at: number; readonly holder: string }> = []
+        yield* Effect.forkScoped(
+          LeaderElection.leader(name, { pollInterval: "50 millis" }).pipe(
+            Stream.runForEach((leader) =>
+              Effect.flatMap(Clock.currentTimeMillis, (at) =>
+                Effect.sync(() => seen.push({ at, holder: holderOf(leader) })))
+            ),
+            Effect.provideService(LockStore.LockStore, watcher)
+          )
+        )
+        yield* Effect.forkScoped(
+          LeaderElection.run(name, () =>
+            Effect.never, options).pipe(Effect.provideService(LockStore.LockStore, a))
+        )
+        yield* eventually("a leads", () => seen.some(({ holder }) => holder === "a"))
+        // Let a renew once, then the server goes silent: every request, reads included, is held.
+        yield* Effect.sleep("1 second")
+        yield* server.pause
+        yield* Effect.addFinalizer(() => server.resume)
+        const pausedAt = yield* Clock.currentTimeMillis
+        // Give a request that was already on its way time to land before reading what the server keeps.
+        yield* Effect.sleep("100 millis")
+        const last = Option.getOrThrow(yield* direct.inspect(name))
+        expect(last.holder).toBe("a")
+        const takeoverAt = last.leaseUntil + 500
+        yield* eventually("the watcher reports none", () => seen.at(-1)?.holder === "none")
+        const noneAt = seen.at(-1)!.at
+        expect(seen.map(({ holder }) => holder)).toEqual(["none", "a", "none"].slice(seen[0]!.holder === "a" ? 1 : 0))
+        expect(noneAt).toBeGreaterThan(pausedAt)
+        // By the takeover time at the latest (the watcher judges the leaseUntil it last read, at most the server's),
+        // with room for a busy machine's timers; the store's own request timeout and retries play no part.
+        expect(noneAt).toBeLessThanOrEqual(takeoverAt + 300)
+        expect(yield* server.pending).toBeGreaterThan(0)
+      }).pipe(Logger.withMinimumLogLevel(LogLevel.Error)),
     30_000
   )
 }

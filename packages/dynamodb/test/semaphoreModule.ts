@@ -197,7 +197,7 @@ const badInput = (it: It) => {
         for (const error of refused.result) {
           expect(error).toBeInstanceOf(LockConfigError)
           expect(error).toMatchObject({ option: "name" })
-          expect(error.message).toContain(`at most ${budget}`)
+          expect(error.message).toContain(`semaphore names of up to ${budget} bytes`)
         }
         const fits = "n".repeat(budget)
         const inside = yield* Semaphore.withPermits(fits, inspectHolders(store, fits), { limit: 1 }).pipe(as(store))
@@ -242,5 +242,43 @@ const badInput = (it: It) => {
       expect(yield* Semaphore.inspect(name).pipe(as(store))).toEqual(Option.none())
       yield* Semaphore.withPermits(name, Effect.void, { ...lease, limit: maxLimit, permits: maxLimit }).pipe(as(store))
       expect(yield* inspectHolders(store, name)).toEqual(Option.some({ limit: maxLimit, used: 0, holders: [] }))
+    }))
+
+  it.scoped("app-wide defaults a semaphore can not have are a LockConfigError, unsent: data, a lease past the TTL", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { tableName } = yield* makeTable()
+      const store = yield* makeStore(tableName, { ttlRetention: "1 minute" })
+      const name = unique("defaults")
+      const refusedWith = (defaults: Lock.LockOptions) =>
+        Effect.gen(function*() {
+          const refused = yield* counted(
+            Effect.all([
+              Effect.flip(Effect.scoped(Semaphore.acquire(name, { limit: 2 }))),
+              Effect.flip(Semaphore.withPermits(name, Effect.void, { limit: 2 }))
+            ]).pipe(as(store), Effect.provide(Lock.layerDefaults(defaults)))
+          )
+          expect(refused.requests).toEqual({})
+          return refused.result
+        })
+      for (const error of yield* refusedWith({ data: "d".repeat(SemaphoreRecord.maxDataBytes + 1) })) {
+        expect(`${error._tag}: ${error.message}`).toMatch(/^LockConfigError: /)
+        expect(error).toMatchObject({ option: "data" })
+        expect(error.message).toContain(`over a semaphore holder's limit of ${SemaphoreRecord.maxDataBytes}`)
+      }
+      // With the default skew bound of 10 s, a lease of 50 s reaches the table's TTL retention of a minute.
+      for (const error of yield* refusedWith({ lease: "50 seconds" })) {
+        expect(`${error._tag}: ${error.message}`).toMatch(/^LockConfigError: /)
+        expect(error).toMatchObject({ option: "lease" })
+        expect(error.message).toContain("ttlRetention (60000 ms)")
+      }
+      // The same lease with a smaller skew bound fits, and the defaults are what the holder gets.
+      const data = "d".repeat(SemaphoreRecord.maxDataBytes)
+      const held = yield* Semaphore.withPermits(name, store.inspectSemaphore(name), { limit: 2 }).pipe(
+        as(store),
+        Effect.provide(Lock.layerDefaults({ lease: "50 seconds", maxClockSkew: "9 seconds", data, holder: "app" }))
+      )
+      const [holder] = Option.getOrThrow(held).holders
+      expect(holder).toMatchObject({ holder: "app", data, leaseMs: 50_000 })
     }))
 }

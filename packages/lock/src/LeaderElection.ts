@@ -195,10 +195,11 @@ export const run: <A, E, R>(
  * heartbeat, so a watcher whose clock is within `lease - heartbeat` of the leader's never misses it; a leader that
  * crashed counts as none from its `leaseUntil` on, before a follower may take over (`leaseUntil + maxClockSkew`).
  *
- * It reads the store once right away and then every `pollInterval`: one `inspect` per poll, nothing written. A read
- * that fails with a retryable error is logged (a warning at the first, then at debug level) and the last record read
- * is judged again by the clock, so a known leader turns into none when its lease runs out even while the store is
- * unreachable; a non-retryable error fails the stream. The name and the options are checked before the first read
+ * It reads the store once right away and then a `pollInterval` after each read ends: one `inspect` per poll, one at a
+ * time, nothing written. The last record read is judged by the clock whenever a read ends and also at the moment the
+ * leader it names runs out of lease, so a known leader turns into none then even while the store is unreachable,
+ * whether its reads fail or hang. A read that fails with a retryable error is logged (a warning at the first, then at
+ * debug level); a non-retryable error fails the stream. The name and the options are checked before the first read
  * (`LockConfigError`). Traced as a `LeaderElection.leader` span that lasts as long as the stream runs.
  *
  * @example

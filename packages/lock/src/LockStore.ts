@@ -13,7 +13,7 @@ import * as MemoryStore from "./internal/memoryStore.js"
 import * as StoreViews from "./internal/storeViews.js"
 import type { LockStoreError } from "./LockError.js"
 import type { LockRecord } from "./LockRecord.js"
-import type { SemaphoreOperations } from "./SemaphoreStore.js"
+import type { PermitTakeover, SemaphoreOperations } from "./SemaphoreStore.js"
 
 /**
  * How a waiting acquirer may take over a lock whose holder stopped renewing.
@@ -268,8 +268,35 @@ export interface LockStore extends SemaphoreOperations {
     name: string,
     holder?: ForceReleaseHolder | undefined
   ) => Effect.Effect<Option.Option<LockRecord>, LockStoreError>
-  /** The longest lock name (UTF-8 bytes) the store can key, after any prefix it adds. */
+  /**
+   * The longest lock name the store can key, in UTF-8 bytes, after any prefix it adds: no longer name is taken. A name
+   * within it may still take more than that as a key where the store encodes some characters longer (the DynamoDB
+   * store without a prefix escapes `#` and `\`, two bytes each); `nameProblem` is the judge of a given name.
+   */
   readonly maxNameBytes: number
+  /**
+   * Why the store can not key `name` as a lock, or `undefined` if it can: a sentence saying what the name takes as a
+   * key, the limit, and why (empty, not well-formed Unicode, or over the key budget, counting what the store's key
+   * encoding adds). Every lock operation refuses such a name with a non-retryable `LockStoreError`, unsent; `Lock`,
+   * `TypedLock` and `LeaderElection` ask first and fail with `LockConfigError` before any store call. Plain UTF-8
+   * length against `maxNameBytes` in the memory store.
+   */
+  readonly nameProblem: (name: string) => string | undefined
+  /**
+   * `nameProblem` for a semaphore name, whose key takes one more byte than a lock's of the same name (at most
+   * `SemaphoreStore.maxNameBytes`): every semaphore operation refuses such a name, and `Semaphore` asks first.
+   */
+  readonly semaphoreNameProblem: (name: string) => string | undefined
+  /**
+   * Why the store can not keep a semaphore holder's permits for `leaseMs` under `takeover`, or `undefined` if it can:
+   * the DynamoDB store needs the lease, with the skew bound of absolute takeover, to be shorter than its
+   * `ttlRetention`, or DynamoDB could delete the item while the lease lasts. `tryAcquirePermits` refuses such a
+   * request; `Semaphore` asks first and fails with `LockConfigError`. Never a problem in the memory store.
+   */
+  readonly semaphoreLeaseProblem: (lease: {
+    readonly leaseMs: number
+    readonly takeover: PermitTakeover
+  }) => string | undefined
 }
 
 /**
@@ -286,7 +313,10 @@ export const LockStore: Context.Tag<LockStore, LockStore> = Context.GenericTag<L
  * @since 0.1.0
  * @category models
  */
-export type OperationName = Exclude<keyof LockStore, "maxNameBytes">
+export type OperationName = Exclude<
+  keyof LockStore,
+  "maxNameBytes" | "nameProblem" | "semaphoreNameProblem" | "semaphoreLeaseProblem"
+>
 
 /**
  * Runs around one store call: may count, delay, hold or replace it.
@@ -384,7 +414,8 @@ export const memoryMaxNameBytes = 1024
 export interface MemoryOptions {
   /**
    * The longest name to accept, in UTF-8 bytes. Default `memoryMaxNameBytes`; set it to the `maxNameBytes` of the
-   * production store (its layout and prefix) to test against exactly that budget.
+   * production store (its layout and prefix) to test against that budget. The memory store counts plain UTF-8 bytes:
+   * a DynamoDB store without a prefix also counts each `#` and `\` in a name twice.
    */
   readonly maxNameBytes?: number | undefined
 }

@@ -47,7 +47,9 @@ import type { SemaphoreRecord } from "./SemaphoreRecord.js"
 /**
  * Options of one acquisition of permits: the semaphore's `limit`, how many `permits` to take, and the lease options of
  * a lock (defaults from `Lock.LockDefaults` as for a lock). `data` is at most `SemaphoreRecord.maxDataBytes`: one
- * record keeps every holder's.
+ * record keeps every holder's. What is checked is the value an acquisition will use, the call's or the app-wide
+ * default's: data over that budget, or a lease the store can not keep (`LockStore.semaphoreLeaseProblem`), is a
+ * `LockConfigError` before any store call either way.
  *
  * @since 0.2.0
  * @category models

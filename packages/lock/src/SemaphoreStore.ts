@@ -123,8 +123,9 @@ export interface ReleasePermitsRequest {
 
 /**
  * The semaphore operations of a store (a `LockStore` has them). Each is one round trip; time is read from the calling
- * fiber's `Clock` as a request starts. Every operation first checks its request (see `acquireProblem`, the name against
- * `maxNameBytes`) and refuses a bad one with a non-retryable `LockStoreError`, writing nothing.
+ * fiber's `Clock` as a request starts. Every operation first checks its request (see `acquireProblem`, the name as
+ * `LockStore.semaphoreNameProblem` judges it) and refuses a bad one with a non-retryable `LockStoreError`, writing
+ * nothing.
  *
  * @since 0.2.0
  * @category models
@@ -160,7 +161,8 @@ export interface SemaphoreOperations {
 
 /**
  * The longest semaphore name a store takes, in UTF-8 bytes, from its `maxNameBytes`: one byte less, since a
- * semaphore's key is marked apart from every lock's with one more byte.
+ * semaphore's key is marked apart from every lock's with one more byte. As for a lock, a name within it may still
+ * take more as a key (`LockStore.semaphoreNameProblem` judges a given name).
  *
  * @since 0.2.0
  * @category constants

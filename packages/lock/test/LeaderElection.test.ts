@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { LeaderElection, LockError, LockStore } from "@leasehold/lock"
-import { Cause, Clock, Effect, Exit, Fiber, Layer, Logger, Option, Random, Stream, TestClock } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, Layer, Logger, Option, Random, Stream, TestClock } from "effect"
 import { probe, recordingTracer, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
@@ -23,6 +23,33 @@ const crashable = (shared: LockStore.LockStore) => {
     }
   }
 }
+
+/**
+ * A watcher's view of `shared` whose reads can go quiet: from `quiet()` on, every `inspect` waits without answering
+ * (as a request to a stopped server does) until `answer()`, and then reads the store as it is by then.
+ */
+const quietReads = (shared: LockStore.LockStore) =>
+  Effect.map(Deferred.make<void>(), (gate) => {
+    let quiet = false
+    let reads = 0
+    const store = LockStore.intercept(shared, (operation, call) =>
+      Effect.suspend(() => {
+        if (operation !== "inspect") return call
+        reads += 1
+        return quiet ? Effect.zipRight(Deferred.await(gate), call) : call
+      }))
+    return {
+      layer: Layer.succeed(LockStore.LockStore, store),
+      reads: () => reads,
+      quiet: () => {
+        quiet = true
+      },
+      answer: Effect.suspend(() => {
+        quiet = false
+        return Deferred.succeed(gate, undefined)
+      })
+    }
+  })
 
 /** A process whose next `failures` acquire attempts fail with a non-retryable error (a missing table, say). */
 const failingAcquires = (shared: LockStore.LockStore, failures: number) => {
@@ -491,6 +518,74 @@ describe("LeaderElection.leader", () => {
       // Unchanged since the first poll that saw the last renew (at 2 s, or one poll later), for a full lease.
       expect(observed.seen[1]!.at).toBeGreaterThanOrEqual(5_000)
       expect(observed.seen[1]!.at).toBeLessThanOrEqual(5_100)
+    }).pipe(Effect.withRandom(Random.fixed([0]))))
+
+  it.effect("a crashed leader turns into none at its leaseUntil while the watcher's read hangs; polls go on", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const a = crashable(shared)
+      const reads = yield* quietReads(shared)
+      const options = { lease: "3 seconds", maxClockSkew: "1 second", pollInterval: "200 millis" } as const
+      yield* Effect.fork(
+        LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "a" }).pipe(Effect.provide(a.layer))
+      )
+      yield* settle
+      const { holders, seen } = yield* watch("scheduler", { pollInterval: "100 millis" }, reads.layer)
+      yield* Effect.fork(
+        LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "b" }).pipe(
+          Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
+        )
+      )
+      yield* TestClock.adjust("2 seconds")
+      a.crash()
+      const last = yield* recordOf(shared, "scheduler")
+      // The watcher has read the last record; from now on its reads hang, one of them always in flight.
+      yield* TestClock.adjust("300 millis")
+      reads.quiet()
+      yield* TestClock.adjust("10 seconds")
+      expect(holders()).toEqual(["a", "none"])
+      // At the lease's end, before the takeover time (leaseUntil + maxClockSkew) and whatever the read in flight does.
+      expect(seen[1]!.at).toBe(last.leaseUntil)
+      expect(seen[1]!.at).toBeLessThanOrEqual(last.leaseUntil + 1_000)
+      expect((yield* recordOf(shared, "scheduler")).holder).toBe("b")
+      // The store answers again: the read in flight brings news of b, and the watcher polls on.
+      const readsBefore = reads.reads()
+      yield* reads.answer
+      yield* TestClock.adjust("1 second")
+      expect(holders()).toEqual(["a", "none", "b"])
+      expect(reads.reads() - readsBefore).toBeGreaterThanOrEqual(9)
+    }).pipe(Effect.withRandom(Random.fixed([0]))))
+
+  it.effect("in observed mode, a leader turns into none a lease after its last change while the read hangs", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const a = crashable(shared)
+      const reads = yield* quietReads(shared)
+      // The leader's wall clock is an hour behind: only the watcher's monotonic clock counts.
+      const behind = yield* offsetClock(-3_600_000)
+      yield* Effect.fork(
+        LeaderElection.run("scheduler", () => Effect.never, { lease: "3 seconds", holder: "a" }).pipe(
+          Effect.provide(a.layer),
+          Effect.withClock(behind)
+        )
+      )
+      yield* settle
+      const { holders, seen } = yield* watch(
+        "scheduler",
+        { pollInterval: "100 millis", takeover: "observed" },
+        reads.layer
+      )
+      yield* TestClock.adjust("2 seconds")
+      a.crash()
+      // The last renew, on the TestClock (the leader's clock plus the hour).
+      const lastRenewAt = (yield* recordOf(shared, "scheduler")).leaseUntil - 3_000 + 3_600_000
+      yield* TestClock.adjust("300 millis")
+      reads.quiet()
+      yield* TestClock.adjust("10 seconds")
+      expect(holders()).toEqual(["a", "none"])
+      // A full lease after the first poll that saw the last renew (at most a poll after it).
+      expect(seen[1]!.at).toBeGreaterThanOrEqual(lastRenewAt + 3_000)
+      expect(seen[1]!.at).toBeLessThanOrEqual(lastRenewAt + 3_000 + 100)
     }).pipe(Effect.withRandom(Random.fixed([0]))))
 
   it.effect("failed reads keep the last record, judged by the clock; a non-retryable one fails the stream", () =>

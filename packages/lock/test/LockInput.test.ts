@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, LockRecord, LockStore } from "@leasehold/lock"
-import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { LeaderElection, Lock, LockRecord, LockStore, Semaphore, TypedLock } from "@leasehold/lock"
+import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
 import { probe, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
@@ -185,6 +185,64 @@ describe("names and data are what DynamoDB can store", () => {
         expect(yield* Effect.flip(store.list({ limit }))).toMatchObject({ _tag: "LockStoreError", retryable: false })
       }
       expect((yield* store.list({ limit: Infinity })).records).toEqual([])
+    }))
+
+  it.effect("a name is checked by the store's own judge wherever it enters, before any store call", () =>
+    Effect.gen(function*() {
+      // A store whose keys encode "#" longer, as the DynamoDB store's do without a prefix: the names fit maxNameBytes.
+      const backing = sharedMemory()
+      const process = yield* probe(backing)
+      const store: LockStore.LockStore = {
+        ...process.service,
+        nameProblem: (name) => name.includes("#") ? `lock name ${name} takes too much as a key` : undefined,
+        semaphoreNameProblem: (name) =>
+          name.includes("#") ? `semaphore name ${name} takes too much as a key` : undefined
+      }
+      const counter = TypedLock.make(Schema.Number)
+      const handoff = {
+        _tag: "LeaseHandoff",
+        name: "a#b",
+        owner: "o".repeat(32),
+        fence: 1,
+        holder: "elsewhere",
+        leaseMs: 10_000,
+        leaseUntil: 60_000
+      } as const
+      const locks: ReadonlyArray<Effect.Effect<unknown, unknown, LockStore.LockStore>> = [
+        Effect.scoped(Lock.acquire("a#b")),
+        Lock.withLock("a#b", Effect.void),
+        Effect.scoped(counter.acquire("a#b", 1)),
+        counter.holder("a#b"),
+        LeaderElection.run("a#b", () => Effect.void),
+        Stream.runDrain(LeaderElection.leader("a#b")),
+        Lock.withResumed(handoff, Effect.void)
+      ]
+      const semaphores: ReadonlyArray<Effect.Effect<unknown, unknown, LockStore.LockStore>> = [
+        Effect.scoped(Semaphore.acquire("a#b", { limit: 2 })),
+        Semaphore.withPermits("a#b", Effect.void, { limit: 2 }),
+        Semaphore.inspect("a#b")
+      ]
+      for (const [kind, entries] of [["lock", locks], ["semaphore", semaphores]] as const) {
+        for (const entry of entries) {
+          const error = yield* Effect.flip(Effect.provideService(entry, LockStore.LockStore, store))
+          expect(error).toMatchObject({
+            _tag: "LockConfigError",
+            option: "name",
+            message: `${kind} name a#b takes too much as a key`
+          })
+        }
+      }
+      expect(Object.values(process.calls).every((n) => n === 0)).toBe(true)
+      // The memory store's own judge is the name's UTF-8 length against its budget, a byte less for a semaphore.
+      const memory = LockStore.makeMemory({ maxNameBytes: 8 })
+      expect(memory.nameProblem("#".repeat(8))).toBeUndefined()
+      expect(memory.nameProblem("é".repeat(4) + "#")).toContain("9 UTF-8 bytes, over this store's limit of 8")
+      expect(memory.semaphoreNameProblem("#".repeat(7))).toBeUndefined()
+      expect(memory.semaphoreNameProblem("#".repeat(8))).toContain("8 UTF-8 bytes, over this store's limit of 7")
+      expect(memory.nameProblem("")).toContain("must not be empty")
+      expect(memory.nameProblem("ab\uD83D")).toContain("not well-formed")
+      // A wrapped store or another process's view judges as the store it wraps.
+      expect(LockStore.processView(memory).nameProblem("x".repeat(9))).toBe(memory.nameProblem("x".repeat(9)))
     }))
 
   it.effect("the memory store's name budget is DynamoDB's sort key limit, or what the caller says", () =>

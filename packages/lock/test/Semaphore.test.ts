@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, type LockStore, Semaphore, SemaphoreRecord, SemaphoreStore } from "@leasehold/lock"
-import { Clock, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { Lock, type LockError, LockStore, Semaphore, SemaphoreRecord, SemaphoreStore } from "@leasehold/lock"
+import { Clock, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import { noCalls, probe, sharedMemory, withClockOffset } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
@@ -289,6 +289,73 @@ describe("Semaphore: input", () => {
       expect(yield* optionOf("n".repeat(longest + 1), { limit: 1 })).toBe("name")
       const fits = yield* Semaphore.acquire("n".repeat(longest), { limit: 1 }).pipe(Effect.provide(a.layer))
       expect(fits.name.length).toBe(longest)
+    }).pipe(Effect.scoped))
+
+  it.effect("app-wide defaults are checked as a semaphore's: data over a holder's budget, a lease the store refuses", () =>
+    Effect.gen(function*() {
+      const a = yield* probe(sharedMemory())
+      // A store that can keep a semaphore holder's lease only under a minute, as a DynamoDB table whose ttlRetention
+      // is a minute can.
+      const store: LockStore.LockStore = {
+        ...a.service,
+        semaphoreLeaseProblem: ({ leaseMs, takeover }) => {
+          const skewMs = takeover._tag === "Absolute" ? takeover.maxClockSkewMs : 0
+          return leaseMs + skewMs < 60_000 ? undefined : `a lease of ${leaseMs} ms and ${skewMs} ms of skew: too long`
+        }
+      }
+      const failureOf = (defaults: Lock.LockOptions, options: Semaphore.SemaphoreOptions) =>
+        Effect.gen(function*() {
+          const layer = Layer.merge(Layer.succeed(LockStore.LockStore, store), Lock.layerDefaults(defaults))
+          // Tag, option and message only: a store's error carries more than can be compared.
+          const summary = (error: { readonly _tag: string; readonly message: string }) => ({
+            _tag: error._tag,
+            option: error._tag === "LockConfigError" ? (error as LockError.LockConfigError).option : undefined,
+            message: error.message
+          })
+          const acquired = yield* Effect.flip(Semaphore.acquire("jobs", options).pipe(Effect.provide(layer)))
+          const wrapped = yield* Effect.flip(
+            Semaphore.withPermits("jobs", Effect.void, options).pipe(Effect.provide(layer))
+          )
+          expect(summary(wrapped)).toEqual(summary(acquired))
+          return summary(acquired)
+        })
+      /** App-wide defaults, and the call's options. */
+      type Case = readonly [Lock.LockOptions, Semaphore.SemaphoreOptions]
+      const tooMuchData = "d".repeat(SemaphoreRecord.maxDataBytes + 1)
+      const dataCases: ReadonlyArray<Case> = [[{ data: tooMuchData }, { limit: 2 }], [{}, {
+        limit: 2,
+        data: tooMuchData
+      }]]
+      for (const [defaults, options] of dataCases) {
+        const error = yield* failureOf(defaults, options)
+        expect(error).toMatchObject({ _tag: "LockConfigError", option: "data" })
+        expect(error.message).toContain(`over a semaphore holder's limit of ${SemaphoreRecord.maxDataBytes}`)
+      }
+      expect((yield* failureOf({ data: tooMuchData }, { limit: 2 })).message).toContain("app-wide default")
+      // A holder name is checked as resolved already, as a lock's.
+      expect(yield* failureOf({ holder: "h".repeat(1025) }, { limit: 2 })).toMatchObject({ option: "holder" })
+      const leaseCases: ReadonlyArray<Case> = [[{ lease: "55 seconds" }, { limit: 2 }], [{}, {
+        limit: 2,
+        lease: "55 seconds"
+      }]]
+      for (const [defaults, options] of leaseCases) {
+        const error = yield* failureOf(defaults, options)
+        expect(error).toMatchObject({ _tag: "LockConfigError", option: "lease" })
+        expect(error.message).toContain("a lease of 55000 ms and 10000 ms of skew: too long")
+      }
+      expect(a.calls).toEqual(noCalls())
+      // Within the bounds, the defaults are what the holder gets: a lease the store keeps, and the data.
+      const layer = Layer.merge(
+        Layer.succeed(LockStore.LockStore, store),
+        Lock.layerDefaults({
+          lease: "55 seconds",
+          maxClockSkew: "1 second",
+          data: "d".repeat(SemaphoreRecord.maxDataBytes)
+        })
+      )
+      const permits = yield* Semaphore.acquire("jobs", { limit: 2 }).pipe(Effect.provide(layer))
+      expect(permits.data).toBe("d".repeat(SemaphoreRecord.maxDataBytes))
+      expect(permits.record.leaseMs).toBe(55_000)
     }).pipe(Effect.scoped))
 
   it.effect("a process without options is told that a semaphore needs its limit", () =>

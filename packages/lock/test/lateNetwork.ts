@@ -84,7 +84,10 @@ export const make = (backing: LockStore.LockStore): LateNetwork => {
     renewPermits: through("renewPermits", backing.renewPermits),
     releasePermits: through("releasePermits", backing.releasePermits),
     inspectSemaphore: through("inspectSemaphore", backing.inspectSemaphore),
-    maxNameBytes: backing.maxNameBytes
+    maxNameBytes: backing.maxNameBytes,
+    nameProblem: backing.nameProblem,
+    semaphoreNameProblem: backing.semaphoreNameProblem,
+    semaphoreLeaseProblem: backing.semaphoreLeaseProblem
   }
 
   return {

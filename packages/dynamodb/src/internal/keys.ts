@@ -143,6 +143,16 @@ interface Mode {
   readonly keyPrefixOf: (namePrefix: string) => string
 }
 
+/**
+ * What escaping adds to a name's key, for messages: the name's own size when its key is longer.
+ *
+ * @internal
+ */
+export const escapedNote = (name: string, keyBytes: number): string => {
+  const bytes = Utf8.byteLength(name)
+  return bytes === keyBytes ? "they are escaped" : `they are escaped; the name itself is ${bytes} UTF-8 bytes`
+}
+
 /** Partition-key-only mode without a prefix: the key is the escaped name. */
 const unprefixedMode = (partitionKey: string): Mode => ({
   maxNameBytes: partitionKeyMaxBytes,
@@ -151,7 +161,7 @@ const unprefixedMode = (partitionKey: string): Mode => ({
   tooLong: (name, bytes) =>
     `lock name ${quote(name)} takes ${bytes} UTF-8 bytes as a key, over this store's limit of ` +
     `${partitionKeyMaxBytes}: DynamoDB partition keys hold at most ${partitionKeyMaxBytes} bytes, this ` +
-    `store has no prefix, and "#" and "\\" in a name take two bytes each (they are escaped); use a ` +
+    `store has no prefix, and "#" and "\\" in a name take two bytes each (${escapedNote(name, bytes)}); use a ` +
     `shorter name`,
   keyOf: (_, key) => ({ [partitionKey]: { S: key } }),
   nameOf: (item) => {

@@ -55,8 +55,13 @@ const allOver = (current: SemaphoreRecord, expired: Expired, now: number, maxClo
  * Why a lease is too long for the table's TTL, or `undefined`. Every holder's write sets the one item's `ttl`, a
  * release to the retention past now: a lease (and the clock skew between the writers) longer than the retention could
  * let DynamoDB delete the item, and the permits of a holder still inside its lease with it.
+ *
+ * @internal
  */
-const outlivesTtl = (request: SemaphoreStore.AcquirePermitsRequest, ttlRetentionMs: number): string | undefined => {
+export const outlivesTtl = (
+  request: Pick<SemaphoreStore.AcquirePermitsRequest, "leaseMs" | "takeover">,
+  ttlRetentionMs: number
+): string | undefined => {
   const skewMs = request.takeover._tag === "Absolute" ? request.takeover.maxClockSkewMs : 0
   if (request.leaseMs + skewMs < ttlRetentionMs) return undefined
   return `a semaphore lease of ${request.leaseMs} ms (plus ${skewMs} ms of clock skew) must be shorter than the ` +

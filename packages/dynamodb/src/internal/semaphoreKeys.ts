@@ -15,6 +15,7 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb"
 import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Keys from "./keys.js"
 
 type Key = Record<string, AttributeValue>
@@ -32,6 +33,8 @@ export interface SemaphoreKeys {
   readonly maxNameBytes: number
   /** The item key of a semaphore name, or what is wrong with the name, as `KeyLayout.keyOf` says for a lock. */
   readonly keyOf: (name: string) => Either.Either<Key, string>
+  /** What `keyOf` finds wrong with a name, without building its key: `undefined` for a name this store can key. */
+  readonly nameProblem: (name: string) => string | undefined
   /** The semaphore name an item stands for, or `undefined` if it is not keyed as this store keys semaphores. */
   readonly nameOf: (item: Key) => string | undefined
 }
@@ -61,25 +64,33 @@ export const make = (layout: Keys.KeyLayout): SemaphoreKeys => {
   const carrier = (name: string): string =>
     sortKey !== undefined ? name : prefix === "" ? Keys.escape(name) : familyKey + name
 
+  const escapes = sortKey === undefined && prefix === ""
   const tooLong = (name: string, bytes: number) =>
     `semaphore name ${Keys.quote(name)} takes ${bytes} UTF-8 bytes as a key, over DynamoDB's limit of ` +
     `${maxKeyBytes} for a ${sortKey === undefined ? "partition" : "sort"} key: a semaphore's key is a lock's with ` +
     `"${marker}" in front${
-      sortKey === undefined && prefix === "" ? ` ("#" and "\\" in a name take two bytes each)` : ""
+      escapes
+        ? ` ("#" and "\\" in a name take two bytes each: ${Keys.escapedNote(name, bytes - Utf8.byteLength(marker))})`
+        : ""
     }` +
-    `, so this store takes semaphore names of up to ${maxNameBytes} bytes; use a shorter name`
+    `, so this store takes semaphore names of up to ${maxNameBytes} bytes${escapes ? " as a key" : ""}; use a ` +
+    `shorter name`
 
-  const keyOf = (name: string): Either.Either<Key, string> => {
+  /** The key value that carries the name, or what is wrong with the name. */
+  const valueOf = (name: string): Either.Either<string, string> => {
     const shape = shapeProblem(name)
     if (shape !== undefined) return Either.left(shape)
     const value = marker + carrier(name)
-    if (!Utf8.fits(value, maxKeyBytes)) return Either.left(tooLong(name, Utf8.byteLength(value)))
-    return Either.right(
+    return Utf8.fits(value, maxKeyBytes) ? Either.right(value) : Either.left(tooLong(name, Utf8.byteLength(value)))
+  }
+
+  const keyOf = (name: string): Either.Either<Key, string> =>
+    Either.map(valueOf(name), (value) =>
       sortKey === undefined
         ? { [partitionKey]: { S: value } }
-        : { [partitionKey]: { S: prefix }, [sortKey]: { S: value } }
-    )
-  }
+        : { [partitionKey]: { S: prefix }, [sortKey]: { S: value } })
+
+  const nameProblem = (name: string): string | undefined => Either.getLeft(valueOf(name)).pipe(Option.getOrUndefined)
 
   const nameOf = (item: Key): string | undefined => {
     if (sortKey !== undefined && stringAt(item, partitionKey) !== prefix) return undefined
@@ -96,5 +107,5 @@ export const make = (layout: Keys.KeyLayout): SemaphoreKeys => {
     return parsed !== undefined && parsed.prefix === "" && parsed.name !== "" ? parsed.name : undefined
   }
 
-  return { maxNameBytes, keyOf, nameOf }
+  return { maxNameBytes, keyOf, nameProblem, nameOf }
 }

@@ -10,6 +10,7 @@ import * as List from "./list.js"
 import * as RenewAndRelease from "./renewAndRelease.js"
 import * as Reserve from "./reserve.js"
 import * as Semaphore from "./semaphore.js"
+import * as SemaphoreAcquire from "./semaphoreAcquire.js"
 import * as StoreContext from "./storeContext.js"
 
 /** @internal */
@@ -24,6 +25,9 @@ export const make = (config: Config): LockStore.LockStore => {
     reserve: Reserve.make(context),
     ...List.make(context),
     ...Semaphore.make(context),
-    maxNameBytes: config.layout.maxNameBytes
+    maxNameBytes: config.layout.maxNameBytes,
+    nameProblem: config.layout.nameProblem,
+    semaphoreNameProblem: context.semaphoreKeys.nameProblem,
+    semaphoreLeaseProblem: (lease) => SemaphoreAcquire.outlivesTtl(lease, context.ttlRetentionMs)
   }
 }

@@ -154,7 +154,7 @@ export const run = <A, E, R>(
 ): Effect.Effect<A, E | LockStoreError | LockConfigError, R | LockStore> =>
   Effect.gen(function*() {
     const store = yield* LockStore
-    const validName = yield* Options.validateName(name, store.maxNameBytes)
+    const validName = yield* Options.validateName(name, store)
     const resolved = yield* ElectionOptions.resolveRun(yield* LockDefaults, options)
     let failures = 0
     while (true) {

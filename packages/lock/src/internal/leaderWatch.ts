@@ -1,14 +1,18 @@
 /**
- * `LeaderElection.leader`: who leads, as a watcher that only reads sees it. One `inspect` right away and then every
- * poll interval; the last record read is judged by the clock at each poll, so a leader whose lease runs out turns
- * into none even when the store does not answer.
+ * `LeaderElection.leader`: who leads, as a watcher that only reads sees it. One `inspect` right away and then a poll
+ * interval after each read ends. The last record read is judged by the clock whenever a read ends, and also at the
+ * moment the leader it names runs out of lease, so a leader turns into none then even while a read is in flight, slow
+ * or never answered.
  *
  * @internal
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as LeaderElection from "../LeaderElection.js"
 import type { LockConfigError, LockStoreError } from "../LockError.js"
@@ -33,9 +37,27 @@ const sameState = (a: LockRecord | undefined, b: LockRecord | undefined): boolea
     : a.owner === b.owner && a.fence === b.fence && a.version === b.version
 
 /**
- * The leader the last record names, if its lease has not run out as far as the watcher can tell: "absolute", until
- * `leaseUntil` on the watcher's wall clock (`wallNow`); "observed", until the record has stayed unchanged for its
- * `leaseMs` on the watcher's monotonic clock (`now`).
+ * How long (ms) the leader the last record names has left as far as the watcher can tell, or `undefined` when it
+ * names none or its lease has run out: "absolute", until `leaseUntil` on the watcher's wall clock (`wallNow`), which
+ * is `maxClockSkew` before anyone may take over; "observed", until the record has stayed unchanged for its `leaseMs`
+ * on the watcher's monotonic clock (`now`), the takeover time of an observed-mode follower that watched as long.
+ *
+ * @internal
+ */
+export const leaseLeft = (
+  record: LockRecord | undefined,
+  takeover: "absolute" | "observed",
+  unchangedSince: number,
+  wallNow: number,
+  now: number
+): number | undefined => {
+  if (record === undefined || record.owner === undefined) return undefined
+  const left = takeover === "absolute" ? record.leaseUntil - wallNow : unchangedSince + record.leaseMs - now
+  return left > 0 ? left : undefined
+}
+
+/**
+ * The leader the last record names, if its lease has not run out as far as the watcher can tell (see `leaseLeft`).
  *
  * @internal
  */
@@ -47,8 +69,7 @@ export const leaderOf = (
   now: number
 ): Option.Option<LeaderElection.Leader> => {
   if (record === undefined || record.owner === undefined) return Option.none()
-  const over = takeover === "absolute" ? record.leaseUntil <= wallNow : now - unchangedSince >= record.leaseMs
-  if (over) return Option.none()
+  if (leaseLeft(record, takeover, unchangedSince, wallNow, now) === undefined) return Option.none()
   return Option.some({
     holder: record.holder ?? "",
     owner: record.owner,
@@ -71,50 +92,98 @@ export const sameLeader = (
     ? Option.isNone(a) && Option.isNone(b)
     : a.value.owner === b.value.owner && a.value.fence === b.value.fence
 
-const poll = (
+type Read = Fiber.RuntimeFiber<Option.Option<LockRecord>, LockStoreError>
+
+/**
+ * One watcher's loop, a step per value: each step waits for the next thing that can change the answer (the read in
+ * flight ending, the leader's lease running out, the next read falling due) and returns the leader as judged then.
+ * Reads run in fibers of the stream's scope, one at a time, so that waiting for one never holds up the clock's
+ * judgement, and an answer never overtakes a later one.
+ */
+const watcher = (
   store: LockStore,
   name: string,
   resolved: ElectionOptions.ResolvedWatch,
-  watched: Watched
-): Effect.Effect<Option.Option<LeaderElection.Leader>, LockStoreError> =>
-  Effect.gen(function*() {
-    const read = yield* Effect.either(store.inspect(name))
-    const now = yield* monotonicMillis
-    if (read._tag === "Left") {
-      const error = read.left
-      if (!error.retryable) return yield* Effect.fail(error)
-      watched.failures += 1
-      const log = watched.failures === 1 ? Effect.logWarning : Effect.logDebug
-      yield* log(
-        `watching the leader of "${name}": reading the store failed (${error.message}); judging the last record ` +
-          `read by the clock and trying again in ${resolved.pollIntervalMs} ms`
-      ).pipe(Effect.annotateLogs({ lock: name, failures: watched.failures }))
-    } else {
+  scope: Scope.Scope,
+  startedAt: number
+) => {
+  const watched: Watched = { record: undefined, unchangedSince: startedAt, failures: 0 }
+  let inFlight: Read | undefined
+  let nextReadAt = startedAt
+
+  const judged = Effect.gen(function*() {
+    const wallNow = yield* Clock.currentTimeMillis
+    return leaderOf(watched.record, resolved.takeover, watched.unchangedSince, wallNow, yield* monotonicMillis)
+  })
+
+  const leaseLeftNow = Effect.gen(function*() {
+    const wallNow = yield* Clock.currentTimeMillis
+    return leaseLeft(watched.record, resolved.takeover, watched.unchangedSince, wallNow, yield* monotonicMillis)
+  })
+
+  /** Takes in what a read answered; fails the stream on a non-retryable error. */
+  const learn = (answer: Either.Either<Option.Option<LockRecord>, LockStoreError>) =>
+    Effect.gen(function*() {
+      const now = yield* monotonicMillis
+      nextReadAt = now + resolved.pollIntervalMs
+      if (Either.isLeft(answer)) {
+        const error = answer.left
+        if (!error.retryable) return yield* Effect.fail(error)
+        watched.failures += 1
+        const log = watched.failures === 1 ? Effect.logWarning : Effect.logDebug
+        return yield* log(
+          `watching the leader of "${name}": reading the store failed (${error.message}); judging the last record ` +
+            `read by the clock and trying again in ${resolved.pollIntervalMs} ms`
+        ).pipe(Effect.annotateLogs({ lock: name, failures: watched.failures }))
+      }
       if (watched.failures > 0) {
         yield* Effect.logInfo(`watching the leader of "${name}": the store answers again`).pipe(
           Effect.annotateLogs({ lock: name, failures: watched.failures })
         )
       }
       watched.failures = 0
-      const record = Option.getOrUndefined(read.right)
+      const record = Option.getOrUndefined(answer.right)
       if (!sameState(watched.record, record)) watched.unchangedSince = now
       watched.record = record
+    })
+
+  return Effect.gen(function*() {
+    while (true) {
+      const left = yield* leaseLeftNow
+      const read = inFlight
+      if (read !== undefined) {
+        const answer = Effect.either(Effect.flatten(Fiber.await(read)))
+        // Giving up the wait leaves the read running: its answer is taken at a later step.
+        const ended = left === undefined
+          ? Option.some(yield* answer)
+          : yield* Effect.timeoutOption(answer, Duration.millis(left))
+        if (Option.isNone(ended)) return yield* judged
+        inFlight = undefined
+        yield* learn(ended.value)
+        return yield* judged
+      }
+      const untilRead = nextReadAt - (yield* monotonicMillis)
+      if (untilRead <= 0) {
+        inFlight = yield* Effect.forkIn(store.inspect(name), scope)
+      } else if (left !== undefined && left < untilRead) {
+        yield* Effect.sleep(Duration.millis(left))
+        return yield* judged
+      } else {
+        yield* Effect.sleep(Duration.millis(untilRead))
+      }
     }
-    const wallNow = yield* Clock.currentTimeMillis
-    return leaderOf(watched.record, resolved.takeover, watched.unchangedSince, wallNow, now)
   })
+}
 
 /** @internal */
 export const leader = (
   name: string,
   options?: LeaderElection.WatchOptions
 ): Stream.Stream<Option.Option<LeaderElection.Leader>, LockStoreError | LockConfigError, LockStore> =>
-  Stream.unwrap(Effect.gen(function*() {
+  Stream.unwrapScoped(Effect.gen(function*() {
     const store = yield* LockStore
-    const validName = yield* Options.validateName(name, store.maxNameBytes)
+    const validName = yield* Options.validateName(name, store)
     const resolved = yield* ElectionOptions.resolveWatch(yield* LockDefaults, options)
-    const watched: Watched = { record: undefined, unchangedSince: yield* monotonicMillis, failures: 0 }
-    const next = poll(store, validName, resolved, watched)
-    const later = Effect.zipRight(Effect.sleep(Duration.millis(resolved.pollIntervalMs)), next)
-    return Stream.concat(Stream.fromEffect(next), Stream.repeatEffect(later)).pipe(Stream.changesWith(sameLeader))
+    const step = watcher(store, validName, resolved, yield* Effect.scope, yield* monotonicMillis)
+    return Stream.repeatEffect(step).pipe(Stream.changesWith(sameLeader))
   })).pipe(Stream.withSpan("LeaderElection.leader", { attributes: { "lock.name": name }, captureStackTrace: false }))

@@ -48,7 +48,7 @@ const acquireKept = (
 ): Effect.Effect<Acquisition, LockNotAcquired | LockStoreError | LockConfigError, LockStore> =>
   Effect.gen(function*() {
     const store = yield* LockStore
-    const validName = yield* Options.validateName(name, store.maxNameBytes)
+    const validName = yield* Options.validateName(name, store)
     const resolved = yield* Options.resolveEither(yield* LockDefaults, options, defaultHolder)
 
     // Re-entry: the outer acquisition keeps governing the lease and releases it.

@@ -247,7 +247,10 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     reserve: (request) => checkName("reserve", request.name, maxNameBytes, reserve(request)),
     forceRelease: (name, holder) => checkName("forceRelease", name, maxNameBytes, forceRelease(name, holder)),
     ...MemorySemaphores.make(maxNameBytes),
-    maxNameBytes
+    maxNameBytes,
+    nameProblem: (name) => LockName.describe(name, maxNameBytes, "lock"),
+    semaphoreNameProblem: (name) => LockName.describe(name, maxNameBytes - 1, "semaphore"),
+    semaphoreLeaseProblem: () => undefined
   }
   immediate.add(store)
   return store

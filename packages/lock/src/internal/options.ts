@@ -10,7 +10,7 @@ import type { LockOptions } from "../Lock.js"
 import * as LockDuration from "../LockDuration.js"
 import { LockConfigError } from "../LockError.js"
 import { payloadProblem } from "../LockRecord.js"
-import * as LockName from "./lockName.js"
+import type { LockStore } from "../LockStore.js"
 
 /**
  * What a caller may pass: the public options.
@@ -94,36 +94,21 @@ const duration = (
 }
 
 /**
- * Checks a lock (or semaphore) name against the store's key budget; `kind` names it in the message.
+ * Checks a lock (or semaphore) name against what the store can key (its `nameProblem`, which counts what its key
+ * encoding adds); `kind` says which of the store's judges to ask.
  *
  * @internal
  */
 export const validateName = (
   name: unknown,
-  maxNameBytes: number,
+  store: Pick<LockStore, "nameProblem" | "semaphoreNameProblem">,
   kind: "lock" | "semaphore" = "lock"
 ): Effect.Effect<string, LockConfigError> => {
   if (typeof name !== "string") {
     return fail("name", `a ${kind} name must be a non-empty string; got ${describe(name)}`)
   }
-  const problem = LockName.problem(name, maxNameBytes)
-  if (problem === undefined) return Effect.succeed(name)
-  switch (problem._tag) {
-    case "Empty":
-      return fail("name", `a ${kind} name must be a non-empty string; got ${describe(name)}`)
-    case "NotWellFormed":
-      return fail(
-        "name",
-        `${kind} name ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (it holds a lone surrogate), ` +
-          `so it has no UTF-8 form and two such names could become one key; use a well-formed string`
-      )
-    case "TooLong":
-      return fail(
-        "name",
-        `${kind} name is ${problem.bytes} bytes in UTF-8 but the store allows at most ${maxNameBytes} (after its ` +
-          `prefix): "${name.slice(0, 40)}…"`
-      )
-  }
+  const problem = kind === "lock" ? store.nameProblem(name) : store.semaphoreNameProblem(name)
+  return problem === undefined ? Effect.succeed(name) : fail("name", problem)
 }
 
 /** Validates and fills in defaults. Relations are checked after every value is known. */

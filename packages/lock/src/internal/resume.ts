@@ -125,7 +125,7 @@ const resumeKept = (
   Effect.gen(function*() {
     const store = yield* LockStore
     const handoff = yield* checkHandoff(input)
-    const name = yield* Options.validateName(handoff.name, store.maxNameBytes)
+    const name = yield* Options.validateName(handoff.name, store)
     const resolved = yield* resolveOptions(yield* LockDefaults, options, handoff)
     const { fence, owner } = handoff
     yield* Effect.annotateCurrentSpan({ "lock.owner": owner, "lock.fence": fence })

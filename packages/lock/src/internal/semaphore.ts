@@ -24,7 +24,6 @@ import type { Permits as PermitsApi } from "../Permits.js"
 import type * as Semaphore from "../Semaphore.js"
 import type { SemaphoreOptions } from "../Semaphore.js"
 import type { SemaphoreRecord } from "../SemaphoreRecord.js"
-import { maxNameBytes } from "../SemaphoreStore.js"
 import { monotonicMillis } from "./clock.js"
 import { LockDefaults } from "./defaults.js"
 import * as HeldLeases from "./heldLeases.js"
@@ -71,8 +70,7 @@ interface Acquisition {
 const storeAndName = (name: string) =>
   Effect.flatMap(
     LockStore,
-    (store) =>
-      Effect.map(Options.validateName(name, maxNameBytes(store), "semaphore"), (valid) => [store, valid] as const)
+    (store) => Effect.map(Options.validateName(name, store, "semaphore"), (valid) => [store, valid] as const)
   )
 
 /**
@@ -92,7 +90,7 @@ const acquireKept = (
 > =>
   Effect.gen(function*() {
     const [store, validName] = yield* storeAndName(name)
-    const resolved = yield* SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder)
+    const resolved = yield* SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder, store)
     const startedAt = yield* monotonicMillis
     const acquired = yield* restore(PermitAcquire.run({ store, name: validName, options: resolved, startedAt }))
     // From here to the caller's release nothing can be interrupted, so held permits always get their release.

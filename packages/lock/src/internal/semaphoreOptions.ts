@@ -6,8 +6,10 @@
  */
 import * as Either from "effect/Either"
 import { LockConfigError } from "../LockError.js"
+import type { LockStore } from "../LockStore.js"
 import type { SemaphoreOptions } from "../Semaphore.js"
 import { dataProblem, permitsProblem } from "../SemaphoreRecord.js"
+import type { PermitTakeover } from "../SemaphoreStore.js"
 import * as Options from "./options.js"
 
 /** @internal */
@@ -20,14 +22,26 @@ export interface Resolved {
 const fail = (option: string, message: string) => Either.left(new LockConfigError({ option, message }))
 
 /**
- * Validates `options` over the lock defaults, as a lock's, and then what is a semaphore's own.
+ * The data a holder will store: the call's, or else the app-wide default's, as `Options.resolveEither` overlays them;
+ * with where it comes from, for messages.
+ */
+const dataOf = (defaults: Options.Input, options: SemaphoreOptions) =>
+  options.data !== undefined
+    ? { data: options.data, from: "" }
+    : { data: defaults.data, from: "the app-wide default data (from Lock.layerDefaults) does not fit a semaphore: " }
+
+/**
+ * Validates `options` over the lock defaults, as a lock's, and then what is a semaphore's own: the limit and permits,
+ * the data against a holder's budget and the lease against what `store` can keep. The data and the lease are checked
+ * as resolved, the app-wide defaults included, so that a default no semaphore can have fails here too.
  *
  * @internal
  */
 export const resolve = (
   defaults: Options.Input,
   options: SemaphoreOptions,
-  defaultHolder: string
+  defaultHolder: string,
+  store: Pick<LockStore, "semaphoreLeaseProblem">
 ): Either.Either<Resolved, LockConfigError> => {
   if (typeof options !== "object" || options === null) {
     return fail("limit", `a semaphore needs options with its limit, e.g. { limit: 4 }; got ${String(options)}`)
@@ -38,10 +52,17 @@ export const resolve = (
   if (limitProblem !== undefined) return fail("limit", limitProblem)
   const problem = permitsProblem(options.limit, permits)
   if (problem !== undefined) return fail("permits", problem)
-  const data = dataProblem(options.data)
-  if (data !== undefined) return fail("data", data)
-  return Either.map(
-    Options.resolveEither(defaults, options, defaultHolder),
-    (lease) => ({ lease, limit: options.limit, permits })
-  )
+  // Before the lock's own checks, whose budget for data is far larger: the message is then a semaphore's.
+  const { data, from } = dataOf(defaults, options)
+  const badData = dataProblem(data)
+  if (badData !== undefined) return fail("data", from + badData)
+  return Either.flatMap(Options.resolveEither(defaults, options, defaultHolder), (lease) => {
+    const takeover: PermitTakeover = lease.takeover === "absolute"
+      ? { _tag: "Absolute", maxClockSkewMs: lease.maxClockSkewMs }
+      : { _tag: "Observed" }
+    const leaseProblem = store.semaphoreLeaseProblem({ leaseMs: lease.leaseMs, takeover })
+    return leaseProblem === undefined
+      ? Either.right({ lease, limit: options.limit, permits })
+      : fail("lease", leaseProblem)
+  })
 }

@@ -27,7 +27,10 @@ export const intercept = (backing: LockStore.LockStore, around: Interceptor): Lo
   renewPermits: (request) => around("renewPermits", backing.renewPermits(request)),
   releasePermits: (request) => around("releasePermits", backing.releasePermits(request)),
   inspectSemaphore: (name) => around("inspectSemaphore", backing.inspectSemaphore(name)),
-  maxNameBytes: backing.maxNameBytes
+  maxNameBytes: backing.maxNameBytes,
+  nameProblem: backing.nameProblem,
+  semaphoreNameProblem: backing.semaphoreNameProblem,
+  semaphoreLeaseProblem: backing.semaphoreLeaseProblem
 })
 
 const passThrough: Interceptor = (_operation, call) => call

@@ -166,7 +166,7 @@ export const make = <A, I, R>(schema: Schema.Schema<A, I, R>): TypedLock.TypedLo
   > =>
     Effect.gen(function*() {
       const store = yield* LockStore
-      const validName = yield* Options.validateName(name, store.maxNameBytes)
+      const validName = yield* Options.validateName(name, store)
       const found = yield* store.inspect(validName)
       if (Option.isNone(found) || found.value.owner === undefined) return Option.none()
       const record = found.value

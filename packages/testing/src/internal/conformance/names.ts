@@ -10,9 +10,13 @@ import * as Effect from "effect/Effect"
 import { leaseMs, maxClockSkewMs, type Test, utf8Bytes } from "./fixture.js"
 import { acquireNew, expectTag, inspectSome, listAll, releaseOf, renewOf } from "./helpers.js"
 
-/** Every operation on `lockName` fails with a non-retryable `LockStoreError`, and nothing is written. */
+/**
+ * Every operation on `lockName` fails with a non-retryable `LockStoreError`, and nothing is written; the store's own
+ * judge (`nameProblem`, which `Lock` asks first) says why.
+ */
 const expectRefused = (store: LockStore.LockStore, lockName: string) =>
   Effect.gen(function*() {
+    expect(store.nameProblem(lockName), JSON.stringify(lockName)).toBeTypeOf("string")
     const attempts = [
       store.tryAcquire({
         name: lockName,
@@ -51,6 +55,7 @@ export const names = (test: Test): void => {
         const lockName = base + "🔒".repeat(Math.floor(room / 4)) + tail
         expect(utf8Bytes(lockName)).toBe(store.maxNameBytes)
         expect(lockName.length).toBeLessThan(store.maxNameBytes)
+        expect(store.nameProblem(lockName)).toBeUndefined()
 
         const held = yield* acquireNew(store, lockName)
         expect(held.name).toBe(lockName)

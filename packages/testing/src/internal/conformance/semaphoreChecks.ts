@@ -22,10 +22,11 @@ import {
   takePermits
 } from "./semaphoreHelpers.js"
 
-/** Every semaphore operation on `name` fails with a non-retryable `LockStoreError`. */
+/** Every semaphore operation on `name` fails with a non-retryable `LockStoreError`; `semaphoreNameProblem` says why. */
 const expectNameRefused = (store: LockStore.LockStore, name: string) =>
   Effect.gen(function*() {
     const what = JSON.stringify(name)
+    expect(store.semaphoreNameProblem(name), what).toBeTypeOf("string")
     yield* expectRefusal(attemptPermits(store, name, { create: true }), "tryAcquirePermits", what)
     yield* expectRefusal(
       store.renewPermits({ name, owner: makeOwner(), fence: 1, leaseMs }),
@@ -62,6 +63,7 @@ const acquireRefusals = (test: Test): void => {
       const room = max - utf8Bytes(base)
       const longest = base + "é".repeat(Math.floor(room / 2)) + "x".repeat(room % 2)
       expect(utf8Bytes(longest)).toBe(max)
+      expect(store.semaphoreNameProblem(longest)).toBeUndefined()
       const held = yield* takePermits(store, longest)
       expect((yield* inspectSemaphoreSome(store, longest)).name).toBe(longest)
       expectTag(yield* renewPermitsOf(store, held.record), "Renewed")
