@@ -42,7 +42,7 @@ export const command = Command.make(
     )
   },
   ({ connection, cursor, held, json, limit }) =>
-    Run.withStore(connection, (_, table) =>
+    Run.withTable(connection, (table) =>
       Effect.gen(function*() {
         const page = yield* Run.readItems(table, {
           limit: Option.getOrUndefined(limit),

@@ -87,7 +87,7 @@ export const command = Command.make(
     )
   },
   ({ connection, count, interval, plain }) =>
-    Run.withStore(connection, (_, table) =>
+    Run.withTable(connection, (table) =>
       Effect.gen(function*() {
         const terminal = !plain && process.stdout.isTTY === true
         if (table.localEndpoint !== undefined) {

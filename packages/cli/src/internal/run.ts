@@ -62,26 +62,39 @@ export const openTable = (
     }
   })
 
-/** @internal */
+/** A store error anywhere in `self`, as an operator message. */
+const reportStoreErrors = <A, E, R>(
+  self: Effect.Effect<A, E | LockStoreError, R>
+): Effect.Effect<A, E | CliError.CliError, R> =>
+  self.pipe(
+    Effect.catchIf(
+      (error): error is LockStoreError =>
+        typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "LockStoreError",
+      (error) => Effect.fail(storeError(error))
+    )
+  ) as Effect.Effect<A, E | CliError.CliError, R>
+
+/**
+ * Runs `f` on the opened table, for commands that read it without the store (`list`, `watch`).
+ *
+ * @internal
+ */
+export const withTable = <A, E, R>(
+  flags: Connection.Flags,
+  f: (table: Connection.Table) => Effect.Effect<A, E | LockStoreError, R>
+): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
+  withConnection(flags, (connection) => reportStoreErrors(Effect.flatMap(openTable(connection), f)))
+
+/**
+ * Runs `f` with the live store on the opened table.
+ *
+ * @internal
+ */
 export const withStore = <A, E, R>(
   flags: Connection.Flags,
   f: (store: LockStore.LockStore, table: Connection.Table) => Effect.Effect<A, E | LockStoreError, R>
 ): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
-  withConnection(
-    flags,
-    (connection) =>
-      Effect.gen(function*() {
-        const table = yield* openTable(connection)
-        const store = yield* Connection.makeStore(table)
-        return yield* f(store, table)
-      }).pipe(
-        Effect.catchIf(
-          (error): error is LockStoreError =>
-            typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "LockStoreError",
-          (error) => Effect.fail(storeError(error))
-        )
-      ) as Effect.Effect<A, E | CliError.CliError, R | Scope.Scope>
-  )
+  withTable(flags, (table) => Effect.flatMap(Connection.makeStore(table), (store) => f(store, table)))
 
 /** @internal */
 export type Items = ReadonlyArray<DynamoLockItems.Item>
