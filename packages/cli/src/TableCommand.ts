@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
@@ -23,21 +24,25 @@ interface Keys {
   readonly sortKey: string | undefined
 }
 
-/** A table helper's call on the resolved table, its failure as an operator message. */
+/** A table helper's call on the resolved table, through the command's client; its failure as an operator message. */
 const onTable = <A>(
-  resolved: Connection.Connection,
+  table: { readonly connection: Connection.Connection; readonly client: DynamoDBClient },
   keys: Partial<Keys>,
   call: (options: DynamoLockTable.TableOptions) => Effect.Effect<A, LockStoreError | LockConfigError>
 ): Effect.Effect<A, CliError.CliError> =>
   Effect.mapError(
     call({
-      tableName: resolved.tableName,
-      clientConfig: resolved.clientConfig,
+      tableName: table.connection.tableName,
+      client: table.client,
       ...(keys.partitionKey === undefined ? {} : { partitionKey: keys.partitionKey }),
       ...(keys.sortKey === undefined ? {} : { sortKey: keys.sortKey })
     }),
     Run.tableError
   )
+
+/** The resolved table and one client for all of a command's requests. */
+const withClient = (connection: Connection.Connection) =>
+  Effect.map(Connection.makeClient(connection), (client) => ({ connection, client }))
 
 /** `--partition-key` and `--sort-key`, shared by both table commands. */
 const keyOptions = {
@@ -98,7 +103,7 @@ export const create = Command.make(
           partitionKey: Option.getOrElse(partitionKey, () => DynamoLockStore.defaultPartitionKey),
           sortKey: Option.getOrUndefined(sortKey)
         }
-        const result = yield* onTable(resolved, keys, DynamoLockTable.createTable)
+        const result = yield* onTable(yield* withClient(resolved), keys, DynamoLockTable.createTable)
         yield* Console.log(
           (result.created
             ? `created table "${result.tableName}" at ${resolved.location} (on-demand billing, ${describeKeys(keys)})`
@@ -130,7 +135,10 @@ interface Warning {
  * A missing or unusable table is checked against the defaults, which `checkTable` reports as missing, or as keyed
  * differently with the key schema it has.
  */
-const expectedKeys = (resolved: Connection.Connection, flags: { readonly [K in keyof Keys]: Option.Option<string> }) =>
+const expectedKeys = (
+  table: Effect.Effect.Success<ReturnType<typeof withClient>>,
+  flags: { readonly [K in keyof Keys]: Option.Option<string> }
+) =>
   Effect.gen(function*() {
     if (Option.isSome(flags.partitionKey) || Option.isSome(flags.sortKey)) {
       return {
@@ -138,7 +146,7 @@ const expectedKeys = (resolved: Connection.Connection, flags: { readonly [K in k
         sortKey: Option.getOrUndefined(flags.sortKey)
       } satisfies Keys
     }
-    const found = yield* onTable(resolved, {}, DynamoLockTable.describeKeys)
+    const found = yield* onTable(table, {}, DynamoLockTable.describeKeys)
     return found._tag === "Usable"
       ? { partitionKey: found.partitionKey, sortKey: found.sortKey } satisfies Keys
       : { partitionKey: DynamoLockStore.defaultPartitionKey, sortKey: undefined } satisfies Keys
@@ -165,13 +173,14 @@ export const check = Command.make(
   ({ connection, ignoreTtl, json, partitionKey, sortKey }) =>
     Run.withConnection(connection, (resolved) =>
       Effect.gen(function*() {
-        const keys = yield* expectedKeys(resolved, { partitionKey, sortKey })
-        const found = yield* onTable(resolved, keys, DynamoLockTable.checkTable)
+        const table = yield* withClient(resolved)
+        const keys = yield* expectedKeys(table, { partitionKey, sortKey })
+        const found = yield* onTable(table, keys, DynamoLockTable.checkTable)
         const ttlOff = found.some((problem) => problem._tag === "TtlDisabled")
         // checkTable can not tell a table whose TTL is off from a server that has none (nothing could turn it on):
         // only the first is a problem.
         const unsupported = ttlOff && !ignoreTtl &&
-          (yield* onTable(resolved, {}, DynamoLockTable.describeTtlState)) === "unsupported"
+          (yield* onTable(table, {}, DynamoLockTable.describeTtlState)) === "unsupported"
         const problems = ignoreTtl || unsupported
           ? found.filter((problem) => problem._tag !== "TtlDisabled")
           : found

@@ -168,6 +168,26 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         const list = yield* run(["list", ...flags])
         expect(list.code, list.stderr).toBe(0)
         expect(list.stdout).toBe(`no locks or semaphores in table "${tableName}" (family "leasehold")\n`)
+
+        const endpoint = flags.slice(0, 2)
+        const [custom, invalid] = yield* Effect.all([
+          run([
+            "table",
+            "create",
+            ...endpoint,
+            "--table",
+            unique("custom"),
+            "--partition-key",
+            "pk",
+            "--sort-key",
+            "sk"
+          ]),
+          run(["table", "create", ...endpoint, "--table", unique("invalid"), "--partition-key", "limit"])
+        ], { concurrency: 2 })
+        expect(custom.code, custom.stderr).toBe(0)
+        expect(custom.stdout).toContain(`stores on it need { partitionKey: "pk", sortKey: "sk" }`)
+        expect(invalid.code).toBe(2)
+        expect(invalid.stderr).toContain("--partition-key: partitionKey \"limit\" is one of the lock and semaphore")
       }),
     timeout
   )
