@@ -41,11 +41,12 @@ export const command = Command.make(
     CliError.usage("name a command: table create, table check, list, inspect, release, watch (see leasehold --help)")
 ).pipe(
   Command.withDescription(Help.describe(
-    "Operate Leasehold lock tables on DynamoDB: create and check the table, list, inspect and watch locks, " +
-      "force-release a stuck one. Every command takes --table, --region, --endpoint, --prefix and --local.",
+    "Operate Leasehold lock tables on DynamoDB: create and check the table, list, inspect and watch locks and " +
+      "semaphores, force-release a stuck lock or a dead holder's permits. Every command takes --table, --region, " +
+      "--endpoint, --prefix and --local.",
     [
       ["leasehold table create --table locks --region eu-west-1", "create the table"],
-      ["leasehold list --table locks", "the locks and their holders"],
+      ["leasehold list --table locks", "the locks and semaphores, and their holders"],
       ["leasehold watch --local", "try it out against an embedded server"]
     ]
   )),
@@ -84,7 +85,7 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
  *
  * Effect.runPromise(program)
  * // Output:
- * // no locks in table "leasehold-locks"
+ * // no locks or semaphores in table "leasehold-locks"
  * // exit code 0
  * ```
  *
@@ -96,7 +97,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, 
     Effect.as(ExitCode.ok),
     // @effect/cli has printed its own usage errors already.
     Effect.catchIf(ValidationError.isValidationError, () => Effect.succeed(ExitCode.usage)),
-    Effect.catchAll((error) => {
+    Effect.catchAll((error: unknown) => {
       if (error instanceof CliError.CliError) return Effect.as(report(error.message), error.exitCode)
       const message = typeof error === "object" && error !== null && "message" in error
         ? String(error.message)

@@ -42,6 +42,13 @@ export const notFound = (message: string): CliError => new CliError({ exitCode: 
  */
 export const cancelled = (message: string): CliError => new CliError({ exitCode: ExitCode.cancelled, message })
 
+/** The flags of the store and table options whose names differ. */
+const flagOf: Readonly<Record<string, string>> = {
+  tableName: "table",
+  partitionKey: "partition-key",
+  sortKey: "sort-key"
+}
+
 /**
  * An invalid store or table option, as a usage error naming the flag it came from.
  *
@@ -49,4 +56,4 @@ export const cancelled = (message: string): CliError => new CliError({ exitCode:
  * @category constructors
  */
 export const invalidOption = (error: { readonly option: string; readonly message: string }): CliError =>
-  usage(`--${error.option === "tableName" ? "table" : error.option}: ${error.message}`)
+  usage(`--${flagOf[error.option] ?? error.option}: ${error.message}`)

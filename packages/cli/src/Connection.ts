@@ -1,11 +1,12 @@
 /**
  * Where a command finds its lock table: the flags every command takes (`--table`, `--region`, `--endpoint`,
  * `--prefix`, `--local`), their environment defaults (as the AWS CLI reads them), and the store and table options
- * they resolve to.
+ * they resolve to. The table's key attributes are not flags: the commands that read or write locks ask the table
+ * (`DescribeTable`), so that they work on any lock table, with a sort key or without, as it is.
  *
  * @since 0.1.0
  */
-import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
+import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
 import * as Options from "@effect/cli/Options"
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
 import * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
@@ -58,7 +59,8 @@ export const options = {
   ),
   prefix: Options.text("prefix").pipe(
     Options.withDescription(
-      "The key prefix the applications' stores use (DynamoLockStore's `prefix`). Default: $LEASEHOLD_PREFIX."
+      "The key prefix the applications' stores use (DynamoLockStore's `prefix`; in a table with a sort key, the " +
+        `partition key value of the family, by default "${DynamoLockStore.defaultFamily}"). Default: $LEASEHOLD_PREFIX.`
     ),
     Options.optional
   ),
@@ -217,18 +219,59 @@ export const resolve = (
   })
 
 /**
- * The live store on the connection, for the life of the scope. The clock-skew guard is off: the CLI never takes a
- * lock over, it only reads and force-releases.
+ * An existing lock table, opened: the connection, the one client every request of the command goes through, and the
+ * table's key attributes as the table itself gave them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Table extends Connection {
+  readonly client: DynamoDBClient
+  readonly partitionKey: string
+  /** Set for a table with a sort key: lock names are sort keys, and the prefix is the family's partition key value. */
+  readonly sortKey: string | undefined
+}
+
+/**
+ * A client for the connection, destroyed with the scope. One attempt per request, as the store's own clients make:
+ * the store and the table helpers retry on their own schedule.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeClient = (connection: Connection): Effect.Effect<DynamoDBClient, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => new DynamoDBClient({ maxAttempts: 1, ...connection.clientConfig })),
+    (client) => Effect.sync(() => client.destroy())
+  )
+
+/**
+ * The family a table's commands see, for messages: "" for the family without a prefix, else ` (prefix "billing")`.
+ * In a table with a sort key every family has a partition, the default one included.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const family = (table: Table): string =>
+  table.sortKey !== undefined
+    ? ` (family "${table.prefix ?? DynamoLockStore.defaultFamily}")`
+    : table.prefix === undefined
+    ? ""
+    : ` (prefix "${table.prefix}")`
+
+/**
+ * The live store on the table, for the life of the scope. The clock-skew guard is off: the CLI never takes a lock or
+ * permits over, it only reads and force-releases.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeStore = (
-  connection: Connection
-): Effect.Effect<LockStore.LockStore, CliError.CliError, Scope.Scope> =>
+export const makeStore = (table: Table): Effect.Effect<LockStore.LockStore, CliError.CliError, Scope.Scope> =>
   DynamoLockStore.make({
-    tableName: connection.tableName,
-    clientConfig: connection.clientConfig,
+    tableName: table.tableName,
+    client: table.client,
+    partitionKey: table.partitionKey,
+    sortKey: table.sortKey,
     clockSkewGuard: false,
-    ...(connection.prefix === undefined ? {} : { prefix: connection.prefix })
+    ...(table.prefix === undefined ? {} : { prefix: table.prefix })
   }).pipe(Effect.mapError(CliError.invalidOption))

@@ -30,7 +30,8 @@ export const storeProblem = 1
 export const usage = 2
 
 /**
- * The lock named does not exist (`inspect`), or is not held (`release`): nothing was changed.
+ * The lock or semaphore named does not exist (`inspect`), or the lock, or the semaphore holder named, does not hold
+ * it (`release`): nothing was changed.
  *
  * @since 0.1.0
  * @category constants
@@ -58,6 +59,6 @@ export const table: readonly [
   [ok, "ok"],
   [storeProblem, "lock or store problem (table check failed, table missing, DynamoDB unreachable)"],
   [usage, "usage error (bad flag or value, no table or region given)"],
-  [notFound, "lock not found (inspect) or not held (release)"],
+  [notFound, "lock or semaphore not found (inspect), or not held (release)"],
   [cancelled, "cancelled at the confirmation prompt"]
 ]

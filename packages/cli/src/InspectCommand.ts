@@ -1,5 +1,5 @@
 /**
- * `leasehold inspect NAME`: one lock in full.
+ * `leasehold inspect NAME`: one lock in full; `leasehold inspect --semaphore NAME`: one semaphore and its holders.
  *
  * @since 0.1.0
  */
@@ -10,10 +10,9 @@ import * as Options from "@effect/cli/Options"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
 import * as Help from "./Help.js"
+import * as Lookup from "./internal/lookup.js"
 import * as Run from "./internal/run.js"
 import * as Render from "./Render.js"
 
@@ -24,7 +23,7 @@ import * as Render from "./Render.js"
  * @category args
  */
 export const nameArg = Args.text({ name: "NAME" }).pipe(
-  Args.withDescription("The lock name, as the program gave it."),
+  Args.withDescription("The lock name (with --semaphore, the semaphore name), as the program gave it."),
   Args.mapEffect((name) =>
     name === ""
       ? Effect.fail(HelpDoc.p("the lock name must not be empty: `leasehold list` shows the names in the table"))
@@ -33,17 +32,21 @@ export const nameArg = Args.text({ name: "NAME" }).pipe(
 )
 
 /**
- * The message for a name the table has no record of.
+ * The flag that makes NAME a semaphore's, shared with `release`. A lock and a semaphore of the same name are two
+ * records; the commands about one record say which kind they mean, and `list` and `watch` show both.
  *
- * @since 0.1.0
- * @category errors
+ * @since 0.2.0
+ * @category options
  */
-export const notFound = (name: string, connection: Connection.Connection): CliError.CliError =>
-  CliError.notFound(
-    `no lock named "${name}" in table "${connection.tableName}"` +
-      (connection.prefix === undefined ? "" : ` (prefix "${connection.prefix}")`) +
-      `: \`leasehold list\` shows the names there (they are case-sensitive; check --prefix)`
-  )
+export const semaphoreOption = Options.boolean("semaphore").pipe(
+  Options.withDescription("NAME is a semaphore's (a semaphore and a lock of the same name are different records).")
+)
+
+/** Label and value lines, the labels padded to one width. */
+const fields = (lines: ReadonlyArray<readonly [string, string]>): string => {
+  const width = Math.max(...lines.map(([key]) => key.length))
+  return lines.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join("\n")
+}
 
 const describe = (lock: Render.LockView): string => {
   const lines: Array<[string, string]> = [["name", lock.name]]
@@ -60,10 +63,30 @@ const describe = (lock: Render.LockView): string => {
     lines.push(["state", "free"])
     lines.push(["fence", `${lock.fence} (the next holder gets a higher one)`])
   }
-  const width = Math.max(...lines.map(([key]) => key.length))
-  const text = lines.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join("\n")
+  const text = fields(lines)
   if (lock.data === null) return text
   return `${text}\ndata\n${Render.data(lock.data).replace(/^/gm, "  ")}`
+}
+
+const describeSemaphore = (semaphore: Render.SemaphoreView): string => {
+  const text = fields([
+    ["semaphore", semaphore.name],
+    ["permits", `${semaphore.used} of ${semaphore.limit} in use (${semaphore.available} free)`],
+    ["fence", `${semaphore.fence} (the last issued; the next holder gets a higher one)`],
+    ["holders", semaphore.holders.length === 0 ? "none" : String(semaphore.holders.length)]
+  ])
+  if (semaphore.holders.length === 0) return text
+  const table = Render.columns(Render.permitHolderHeader, semaphore.holders.map(Render.permitHolderRow))
+  const expired = semaphore.holders.some((holder) => holder.expired)
+    ? "\n\nexpired: the holder stopped renewing (or its clock is off); the next acquirer that needs its permits " +
+      "removes it"
+    : ""
+  const data = semaphore.holders.flatMap((holder) =>
+    holder.data === null
+      ? []
+      : [`data of ${holder.holder} (fence ${holder.fence})\n${Render.data(holder.data).replace(/^/gm, "  ")}`]
+  )
+  return `${text}\n\n${table}${expired}${data.length === 0 ? "" : `\n\n${data.join("\n")}`}`
 }
 
 /**
@@ -75,25 +98,46 @@ export const command = Command.make(
   {
     connection: Connection.options,
     name: nameArg,
+    semaphore: semaphoreOption,
     json: Options.boolean("json").pipe(
-      Options.withDescription("Print the lock as JSON, with the data payload decoded as `dataJson` when it is JSON.")
+      Options.withDescription(
+        "Print the lock (or semaphore) as JSON, with each data payload decoded as `dataJson` when it is JSON."
+      )
     )
   },
-  ({ connection, json, name }) =>
-    Run.withStore(connection, (store, resolved) =>
+  ({ connection, json, name, semaphore }) =>
+    Run.withStore(connection, (store, table) =>
       Effect.gen(function*() {
-        const record = yield* store.inspect(name)
-        if (Option.isNone(record)) return yield* notFound(name, resolved)
-        const lock = Render.view(record.value, yield* Clock.currentTimeMillis)
+        if (semaphore) {
+          const record = yield* Lookup.semaphore(store, table, name)
+          const view = Render.semaphoreView(record, yield* Clock.currentTimeMillis)
+          return yield* Console.log(
+            json
+              ? JSON.stringify(
+                {
+                  ...view,
+                  holders: view.holders.map((holder) => ({ ...holder, dataJson: Render.decodedData(holder.data) }))
+                },
+                null,
+                2
+              )
+              : describeSemaphore(view)
+          )
+        }
+        const record = yield* Lookup.lock(store, table, name)
+        const lock = Render.view(record, yield* Clock.currentTimeMillis)
         yield* Console.log(
           json ? JSON.stringify({ ...lock, dataJson: Render.decodedData(lock.data) }, null, 2) : describe(lock)
         )
       }))
 ).pipe(Command.withDescription(Help.describe(
   "Show one lock in full: holder, owner, fence, lease and age, and its data payload (pretty-printed when it is " +
-    "JSON). Exits 3 if the table has no lock of that name.",
+    "JSON). With --semaphore, one semaphore: its limit, the permits in use, and each holder (holder, owner, " +
+    "permits, fence, lease until, whether it expired, data). Exits 3 if the table has no lock (or semaphore) of " +
+    "that name.",
   [
     ["leasehold inspect orders/42 --table locks", "one lock"],
-    ["leasehold inspect nightly-report --json | jq .fence", "its fencing token, for a script"]
+    ["leasehold inspect nightly-report --json | jq .fence", "its fencing token, for a script"],
+    ["leasehold inspect --semaphore partner-api", "a semaphore and who holds its permits"]
   ]
 )))

@@ -1,5 +1,6 @@
 /**
- * `leasehold list`: every lock with its holder, fence, lease remaining and age.
+ * `leasehold list`: every lock with its holder, fence, lease remaining and age, and every semaphore with its permits
+ * in use and their holders.
  *
  * @since 0.1.0
  */
@@ -9,7 +10,6 @@ import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
 import * as Help from "./Help.js"
 import * as CountOption from "./internal/countOption.js"
@@ -25,54 +25,65 @@ export const command = Command.make(
   {
     connection: Connection.options,
     json: Options.boolean("json").pipe(
-      Options.withDescription("Print {table, locks: [...], cursor} as JSON (times in ms and ISO strings).")
+      Options.withDescription(
+        "Print {table, locks: [...], semaphores: [...], cursor} as JSON (times in ms and ISO strings)."
+      )
     ),
-    held: Options.boolean("held").pipe(Options.withDescription("Only locks that someone holds.")),
-    limit: CountOption.make("limit", "Read at most this many locks, then print the cursor to resume from."),
+    held: Options.boolean("held").pipe(
+      Options.withDescription("Only locks that someone holds, and semaphores with holders.")
+    ),
+    limit: CountOption.make(
+      "limit",
+      "Read at most this many locks and semaphores, then print the cursor to resume from."
+    ),
     cursor: Options.text("cursor").pipe(
       Options.withDescription("Resume a listing where an earlier --limit stopped."),
       Options.optional
     )
   },
   ({ connection, cursor, held, json, limit }) =>
-    Run.withStore(connection, (store, resolved) =>
+    Run.withTable(connection, (table) =>
       Effect.gen(function*() {
-        const page = yield* Run.readLocks(store, {
+        const page = yield* Run.readItems(table, {
           limit: Option.getOrUndefined(limit),
           cursor: Option.getOrUndefined(cursor)
-        }).pipe(
-          // A cursor the store can not read was mistyped or comes from another table: the operator's to fix.
-          Effect.catchIf(
-            (error) => Option.isSome(cursor) && !error.retryable && /cursor/.test(error.message),
-            (error) => CliError.usage(`--cursor: ${error.message}`)
-          )
-        )
+        })
         const now = yield* Clock.currentTimeMillis
-        const locks = page.records.map((record) => Render.view(record, now)).filter((lock) => !held || lock.held)
+        const all = Render.listing(page.items, now)
+        const shown: Render.Listing = held
+          ? {
+            locks: all.locks.filter((lock) => lock.held),
+            semaphores: all.semaphores.filter((semaphore) => semaphore.holders.length > 0)
+          }
+          : all
         if (json) {
           return yield* Console.log(
             JSON.stringify(
-              { table: resolved.tableName, now: new Date(now).toISOString(), locks, cursor: page.cursor ?? null },
+              { table: table.tableName, now: new Date(now).toISOString(), ...shown, cursor: page.cursor ?? null },
               null,
               2
             )
           )
         }
         yield* Console.log(
-          locks.length === 0
-            ? `no ${held ? "held " : ""}locks in table "${resolved.tableName}"`
-            : Render.columns(Render.lockHeader, locks.map(Render.lockRow))
+          Render.tables(
+            shown,
+            `no ${held ? "held " : ""}locks or semaphores in table "${table.tableName}"${Connection.family(table)}`
+          )
         )
         if (page.cursor !== undefined) {
-          yield* Console.error(`more locks: continue with --cursor ${page.cursor}`)
+          yield* Console.error(`more locks and semaphores: continue with --cursor ${page.cursor}`)
         }
       }))
 ).pipe(Command.withDescription(Help.describe(
   "List the locks in the table: name, holder, fence, lease remaining (by the holder's clock) and how long the " +
-    "holder has had it. Released locks stay listed as (free): their row keeps the fence.",
+    "holder has had it; then the semaphores: permits in use, the limit, and each holder with its permits. Released " +
+    "locks stay listed as (free): their row keeps the fence. Tables with a sort key work as they are (the key " +
+    "schema is read from the table).",
   [
-    ["leasehold list --table locks", "every lock"],
+    ["leasehold list --table locks", "every lock and semaphore"],
     ["leasehold list --held --json | jq -r '.locks[].name'", "the names of held locks, for a script"],
+    ["leasehold list --json | jq '.semaphores[] | {name, used, limit}'", "how full each semaphore is"],
     ["leasehold list --limit 50", "the first 50; the next page with --cursor"]
   ]
 )))

@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import * as LateRenew from "./internal/lateRenew.js"
 import * as Render from "./Render.js"
 
 /**
@@ -19,14 +20,9 @@ export interface LockEvent {
   readonly text: string
 }
 
-/** Less than this fraction of the lease left means the holder is late with its renew. */
-const expiringFraction = 1 / 3
-
 const holderOf = (lock: Render.LockView) => `${lock.holder ?? "?"} (fence ${lock.fence})`
 
-const isExpiring = (lock: Render.LockView) =>
-  lock.held && lock.leaseRemainingMs !== null && lock.leaseRemainingMs >= 0 &&
-  lock.leaseRemainingMs < lock.leaseMs * expiringFraction
+const isExpiring = (lock: Render.LockView) => lock.held && LateRenew.isExpiring(lock)
 
 /**
  * The changes from `before` to `after` (both keyed by name), in name order.

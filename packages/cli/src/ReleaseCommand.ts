@@ -1,11 +1,13 @@
 /**
- * `leasehold release NAME --force`: take a lock away from its holder.
+ * `leasehold release NAME --force`: take a lock away from its holder; with `--semaphore --owner OWNER`, take one
+ * holder's permits of a semaphore.
  *
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Prompt from "@effect/cli/Prompt"
+import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -14,14 +16,44 @@ import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
 import * as Help from "./Help.js"
 import * as InspectCommand from "./InspectCommand.js"
+import * as Lookup from "./internal/lookup.js"
 import * as Run from "./internal/run.js"
 import * as Render from "./Render.js"
 
-const who = (lock: Render.LockView) =>
-  `${lock.holder ?? "?"} (owner ${lock.owner ?? "?"}, fence ${lock.fence}, lease ${Render.remaining(lock)})`
+const who = (lease: {
+  readonly holder: string | null
+  readonly owner: string | null
+  readonly fence: number
+  readonly leaseRemainingMs: number | null
+}) => `${lease.holder ?? "?"} (owner ${lease.owner ?? "?"}, fence ${lease.fence}, lease ${Render.remaining(lease)})`
+
+const permits = (n: number) => `${n} permit${n === 1 ? "" : "s"}`
 
 /** Whether someone can answer a prompt: a prompt on a pipe would hang a script or read garbage. */
 const interactive = Effect.sync(() => process.stdin.isTTY === true && process.stdout.isTTY === true)
+
+/**
+ * Asks before a force release unless `--yes`: `question` on a terminal, declined (or Ctrl-C) is a cancellation;
+ * without a terminal, a usage error, since nobody can answer.
+ */
+const confirm = (options: {
+  readonly yes: boolean
+  readonly what: string
+  readonly question: string
+  readonly cancelled: string
+}) =>
+  Effect.gen(function*() {
+    if (options.yes) return
+    if (!(yield* interactive)) {
+      return yield* CliError.usage(
+        `not releasing ${options.what} without confirmation, and stdin is not a terminal: pass --yes`
+      )
+    }
+    const confirmed = yield* Prompt.confirm({ message: options.question, initial: false }).pipe(
+      Effect.catchTag("QuitException", () => Effect.succeed(false))
+    )
+    if (!confirmed) return yield* CliError.cancelled(options.cancelled)
+  })
 
 /**
  * @since 0.1.0
@@ -32,8 +64,17 @@ export const command = Command.make(
   {
     connection: Connection.options,
     name: InspectCommand.nameArg,
+    semaphore: InspectCommand.semaphoreOption,
+    owner: Options.text("owner").pipe(
+      Options.withDescription(
+        "With --semaphore: the owner id of the holder whose permits to release (`inspect --semaphore` shows it)."
+      ),
+      Options.optional
+    ),
     force: Options.boolean("force").pipe(
-      Options.withDescription("Required: release the lock whoever holds it (holders release their own locks).")
+      Options.withDescription(
+        "Required: release the lock (or the holder's permits) whoever holds it (holders release their own)."
+      )
     ),
     yes: Options.boolean("yes").pipe(
       Options.withAlias("y"),
@@ -41,61 +82,126 @@ export const command = Command.make(
     ),
     json: Options.boolean("json").pipe(Options.withDescription("Print the removed holder as JSON."))
   },
-  ({ connection, force, json, name, yes }) =>
+  ({ connection, force, json, name, owner, semaphore, yes }) =>
     Effect.gen(function*() {
-      if (!force) {
+      if (Option.isSome(owner) && !semaphore) {
         return yield* CliError.usage(
-          `release takes "${name}" away from whoever holds it; pass --force to say you mean that ` +
-            `(a program releases its own locks by ending its scope)`
+          `--owner picks a holder of a semaphore's permits: add --semaphore (a lock has one holder, and release ` +
+            `--force takes it away whoever it is)`
         )
       }
-      return yield* Run.withStore(connection, (store, resolved) =>
-        Effect.gen(function*() {
-          const before = yield* store.inspect(name)
-          if (Option.isNone(before)) return yield* InspectCommand.notFound(name, resolved)
-          const seen = Render.view(before.value, yield* Clock.currentTimeMillis)
-          if (!seen.held) {
-            return yield* CliError.notFound(`lock "${name}" is not held (fence ${seen.fence}): nothing to release`)
-          }
-          if (!yes) {
-            if (!(yield* interactive)) {
-              return yield* CliError.usage(
-                `not releasing "${name}" (held by ${who(seen)}) without confirmation, and stdin is not a terminal: ` +
-                  `pass --yes`
-              )
-            }
-            const confirmed = yield* Prompt.confirm({
-              message: `Force-release "${name}", held by ${
-                who(seen)
-              }? It learns at its next renew that it lost the lock.`,
-              initial: false
-            }).pipe(Effect.catchTag("QuitException", () => Effect.succeed(false)))
-            if (!confirmed) return yield* CliError.cancelled(`cancelled: "${name}" was not released`)
-          }
-          const removed = yield* store.forceRelease(name)
-          if (Option.isNone(removed)) {
-            return yield* CliError.notFound(`lock "${name}" was released by its holder in the meantime: nothing to do`)
-          }
-          const lock = Render.view(removed.value, yield* Clock.currentTimeMillis)
-          yield* Console.log(
-            json
-              ? JSON.stringify({ released: true, removed: lock }, null, 2)
-              : `released "${name}": removed holder ${who(lock)}`
-          )
-          if (lock.owner !== seen.owner) {
-            yield* Console.error(
-              `note: the holder changed since the confirmation (was ${who(seen)}); the one above was removed`
-            )
-          }
-        }))
+      if (!force) {
+        return yield* CliError.usage(
+          semaphore
+            ? `release --semaphore takes permits of "${name}" away from their holder; pass --force to say you mean ` +
+              `that (a program gives its permits back by ending its scope)`
+            : `release takes "${name}" away from whoever holds it; pass --force to say you mean that ` +
+              `(a program releases its own locks by ending its scope)`
+        )
+      }
+      return yield* Run.withStore(connection, (store, table) =>
+        semaphore
+          ? releasePermits(store, table, { name, owner: Option.getOrUndefined(owner), yes, json })
+          : releaseLock(store, table, { name, yes, json }))
     })
 ).pipe(Command.withDescription(Help.describe(
-  "Force-release a lock: clear its holder whoever it is, keeping the fence so the next holder gets a higher one. " +
+  "Force-release a lock: clear the holder it shows (only that one: if the lock changed hands meanwhile, nothing is " +
+    "released), keeping the fence so the next holder gets a higher one. " +
     "The holder finds out at its next renew (LockLost \"stolen\") and its critical section is interrupted; until " +
-    "then it may still act, so downstream systems should check fencing tokens. Asks for confirmation unless --yes. " +
-    "Prints the holder it removed. Exits 3 if the lock is not held.",
+    "then it may still act, so downstream systems should check fencing tokens. With --semaphore and --owner: " +
+    "remove that one holder of the semaphore's permits (a dead process's, say), with a write conditional on its " +
+    "owner, fence and permits as shown; it finds out at its next renew too. Asks for confirmation unless --yes. " +
+    "Prints the holder it removed. Exits 3 if the lock is not held, or the holder is gone or changed.",
   [
     ["leasehold release orders/42 --force", "asks, then releases"],
-    ["leasehold release orders/42 --force --yes --json", "no prompt, for a script"]
+    ["leasehold release orders/42 --force --yes --json", "no prompt, for a script"],
+    ["leasehold release partner-api --semaphore --owner 3f2a... --force", "free one holder's permits"]
   ]
 )))
+
+const releaseLock = (
+  store: LockStore.LockStore,
+  table: Connection.Table,
+  options: { readonly name: string; readonly yes: boolean; readonly json: boolean }
+) =>
+  Effect.gen(function*() {
+    const { json, name, yes } = options
+    const seen = Render.view(yield* Lookup.lock(store, table, name), yield* Clock.currentTimeMillis)
+    if (!seen.held) {
+      return yield* CliError.notFound(`lock "${name}" is not held (fence ${seen.fence}): nothing to release`)
+    }
+    yield* confirm({
+      yes,
+      what: `"${name}" (held by ${who(seen)})`,
+      question: `Force-release "${name}", held by ${who(seen)}? It learns at its next renew that it lost the lock.`,
+      cancelled: `cancelled: "${name}" was not released`
+    })
+    // Only the holder that was confirmed: a release that lands after another process acquired frees nothing.
+    const removed = yield* store.forceRelease(name, { owner: seen.owner!, fence: seen.fence })
+    if (Option.isNone(removed)) {
+      const now = Render.view(yield* Lookup.lock(store, table, name), yield* Clock.currentTimeMillis)
+      return yield* CliError.notFound(
+        now.held
+          ? `lock "${name}" changed hands since the confirmation (was ${who(seen)}, now ${who(now)}): not released; ` +
+            `run the command again to release the new holder`
+          : `lock "${name}" was released by its holder in the meantime: nothing to do`
+      )
+    }
+    const lock = Render.view(removed.value, yield* Clock.currentTimeMillis)
+    yield* Console.log(
+      json
+        ? JSON.stringify({ released: true, removed: lock }, null, 2)
+        : `released "${name}": removed holder ${who(lock)}`
+    )
+  })
+
+const releasePermits = (
+  store: LockStore.LockStore,
+  table: Connection.Table,
+  options: {
+    readonly name: string
+    readonly owner: string | undefined
+    readonly yes: boolean
+    readonly json: boolean
+  }
+) =>
+  Effect.gen(function*() {
+    const { json, name, owner, yes } = options
+    const seen = Render.semaphoreView(yield* Lookup.semaphore(store, table, name), yield* Clock.currentTimeMillis)
+    const holders = seen.holders.map((holder) => `${who(holder)} with ${permits(holder.permits)}`).join("; ")
+    if (seen.holders.length === 0) {
+      return yield* CliError.notFound(`semaphore "${name}" has no holders (fence ${seen.fence}): nothing to release`)
+    }
+    if (owner === undefined) {
+      return yield* CliError.usage(
+        `name the holder whose permits of semaphore "${name}" to release with --owner; its holders: ${holders}`
+      )
+    }
+    const holder = seen.holders.find((holder) => holder.owner === owner)
+    if (holder === undefined) {
+      return yield* CliError.notFound(
+        `semaphore "${name}" has no holder with owner ${owner}: nothing to release; its holders: ${holders}`
+      )
+    }
+    const what = `${permits(holder.permits)} of semaphore "${name}"`
+    yield* confirm({
+      yes,
+      what: `${what} (held by ${who(holder)})`,
+      question: `Force-release ${what}, held by ${who(holder)}? It learns at its next renew that it lost them.`,
+      cancelled: `cancelled: the permits of "${name}" were not released`
+    })
+    // Conditional on the holder as shown: a holder that renewed since is still this one; one that is gone is not
+    // replaced by anybody this write could remove.
+    const result = yield* store.releasePermits({ name, owner, fence: holder.fence, permits: holder.permits })
+    if (result._tag !== "Released") {
+      return yield* CliError.notFound(
+        `the permits of ${who(holder)} of semaphore "${name}" were released in the meantime (given back, or ` +
+          `removed by an acquirer after their lease ran out): nothing to do`
+      )
+    }
+    yield* Console.log(
+      json
+        ? JSON.stringify({ released: true, semaphore: name, removed: holder }, null, 2)
+        : `released ${what}: removed holder ${who(holder)}`
+    )
+  })

@@ -1,9 +1,11 @@
 /**
- * How locks look on a terminal and in `--json`: durations, the data payload, aligned tables.
+ * How locks and semaphores look on a terminal and in `--json`: durations, the data payload, aligned tables.
  *
  * @since 0.1.0
  */
+import type * as DynamoLockItems from "@leasehold/dynamodb/DynamoLockItems"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
+import type { PermitHolder, SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 
 /**
  * A lock as `--json` prints it: the stored record plus what an operator derives from it at `now`.
@@ -71,12 +73,13 @@ export const duration = (ms: number): string => {
 }
 
 /**
- * The lease remaining as a table cell: "-" when free, "expired 3.2s ago" once it ran out.
+ * The lease remaining as a table cell: "-" when free, "expired 3.2s ago" once it ran out. For a lock's or a
+ * semaphore holder's view.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const remaining = (lock: LockView): string =>
+export const remaining = (lock: { readonly leaseRemainingMs: number | null }): string =>
   lock.leaseRemainingMs === null
     ? "-"
     : lock.leaseRemainingMs < 0
@@ -159,3 +162,189 @@ export const lockLine = (lock: LockView): string =>
     ? `name=${JSON.stringify(lock.name)} holder=${JSON.stringify(lock.holder ?? "?")} fence=${lock.fence} ` +
       `remaining=${remaining(lock).replace(/ /g, "_")}`
     : `name=${JSON.stringify(lock.name)} free fence=${lock.fence}`
+
+/**
+ * One holder of a semaphore's permits, as `--json` prints it: the stored entry plus what an operator derives from it
+ * at `now`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PermitHolderView {
+  readonly holder: string
+  readonly owner: string
+  readonly permits: number
+  readonly fence: number
+  /** ISO time. */
+  readonly leaseUntil: string
+  readonly leaseMs: number
+  /** `leaseUntil - now`: negative once the lease ran out without a renew. */
+  readonly leaseRemainingMs: number
+  /** Whether the holder's lease ran out (it stopped renewing, or clocks disagree); the next acquirer removes it. */
+  readonly expired: boolean
+  readonly acquiredAt: string
+  /** How long this holder has had its permits. */
+  readonly ageMs: number
+  readonly data: string | null
+}
+
+/**
+ * A semaphore as `--json` prints it: its limit, the permits in use, the last fence issued, and every holder (expired
+ * ones included, until an acquirer removes them) in the order of their fences.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SemaphoreView {
+  readonly name: string
+  readonly limit: number
+  readonly used: number
+  /** `limit - used`: expired holders count as holders until someone removes them. */
+  readonly available: number
+  readonly fence: number
+  readonly holders: ReadonlyArray<PermitHolderView>
+}
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const permitHolderView = (holder: PermitHolder, now: number): PermitHolderView => ({
+  holder: holder.holder,
+  owner: holder.owner,
+  permits: holder.permits,
+  fence: holder.fence,
+  leaseUntil: new Date(holder.leaseUntil).toISOString(),
+  leaseMs: holder.leaseMs,
+  leaseRemainingMs: holder.leaseUntil - now,
+  expired: holder.leaseUntil < now,
+  acquiredAt: new Date(holder.acquiredAt).toISOString(),
+  ageMs: now - holder.acquiredAt,
+  data: holder.data ?? null
+})
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const semaphoreView = (record: SemaphoreRecord, now: number): SemaphoreView => ({
+  name: record.name,
+  limit: record.limit,
+  used: record.used,
+  available: record.limit - record.used,
+  fence: record.fence,
+  holders: record.holders.map((holder) => permitHolderView(holder, now))
+})
+
+/**
+ * A semaphore's holders in one cell: each holder's name and permits, "expired" where its lease ran out; "-" for none.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const holders = (semaphore: SemaphoreView): string =>
+  semaphore.holders.length === 0
+    ? "-"
+    : semaphore.holders.map((holder) => `${holder.holder} (${holder.permits}${holder.expired ? ", expired" : ""})`)
+      .join(", ")
+
+/**
+ * The `list` and `watch` table header for semaphores.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const semaphoreHeader: ReadonlyArray<string> = ["SEMAPHORE", "USED", "LIMIT", "HOLDERS"]
+
+/**
+ * One semaphore as a `list` / `watch` row.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const semaphoreRow = (semaphore: SemaphoreView): ReadonlyArray<string> => [
+  semaphore.name,
+  String(semaphore.used),
+  String(semaphore.limit),
+  holders(semaphore)
+]
+
+/**
+ * One semaphore as a line of `key=value` pairs, for logs and non-terminal `watch` output.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const semaphoreLine = (semaphore: SemaphoreView): string =>
+  `semaphore name=${JSON.stringify(semaphore.name)} used=${semaphore.used} limit=${semaphore.limit} ` +
+  `holders=${JSON.stringify(semaphore.holders.length === 0 ? "" : holders(semaphore))}`
+
+/**
+ * The header of `inspect --semaphore`'s table of holders.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const permitHolderHeader: ReadonlyArray<string> = [
+  "HOLDER",
+  "OWNER",
+  "PERMITS",
+  "FENCE",
+  "LEASE UNTIL",
+  "REMAINING",
+  "AGE"
+]
+
+/**
+ * One holder as a row of `inspect --semaphore`'s table.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const permitHolderRow = (holder: PermitHolderView): ReadonlyArray<string> => [
+  holder.holder,
+  holder.owner,
+  String(holder.permits),
+  String(holder.fence),
+  holder.leaseUntil,
+  remaining(holder),
+  duration(holder.ageMs)
+]
+
+/**
+ * The locks and semaphores of a page, as `list` and `watch` show them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Listing {
+  readonly locks: ReadonlyArray<LockView>
+  readonly semaphores: ReadonlyArray<SemaphoreView>
+}
+
+/**
+ * The items of a page as views at `now`, locks and semaphores apart.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const listing = (items: ReadonlyArray<DynamoLockItems.Item>, now: number): Listing => ({
+  locks: items.flatMap((item) => item._tag === "Lock" ? [view(item.record, now)] : []),
+  semaphores: items.flatMap((item) => item._tag === "Semaphore" ? [semaphoreView(item.record, now)] : [])
+})
+
+/**
+ * A listing as tables: the locks, then the semaphores, each left out when there are none; `empty` when both are.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const tables = (listing: Listing, empty: string): string => {
+  const parts = [
+    ...(listing.locks.length === 0 ? [] : [columns(lockHeader, listing.locks.map(lockRow))]),
+    ...(listing.semaphores.length === 0
+      ? []
+      : [columns(semaphoreHeader, listing.semaphores.map(semaphoreRow))])
+  ]
+  return parts.length === 0 ? empty : parts.join("\n\n")
+}

@@ -3,24 +3,77 @@
  *
  * @since 0.1.0
  */
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
 import * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
 import * as ExitCode from "./ExitCode.js"
 import * as Help from "./Help.js"
 import * as Run from "./internal/run.js"
 
-/** A table helper's call on the resolved table, its failure as an operator message. */
+/** The key attributes of a table, as the store's options name them. */
+interface Keys {
+  readonly partitionKey: string
+  readonly sortKey: string | undefined
+}
+
+/** A table helper's call on the resolved table, through the command's client; its failure as an operator message. */
 const onTable = <A>(
-  resolved: Connection.Connection,
+  table: { readonly connection: Connection.Connection; readonly client: DynamoDBClient },
+  keys: Partial<Keys>,
   call: (options: DynamoLockTable.TableOptions) => Effect.Effect<A, LockStoreError | LockConfigError>
 ): Effect.Effect<A, CliError.CliError> =>
-  Effect.mapError(call({ tableName: resolved.tableName, clientConfig: resolved.clientConfig }), Run.tableError)
+  Effect.mapError(
+    call({
+      tableName: table.connection.tableName,
+      client: table.client,
+      ...(keys.partitionKey === undefined ? {} : { partitionKey: keys.partitionKey }),
+      ...(keys.sortKey === undefined ? {} : { sortKey: keys.sortKey })
+    }),
+    Run.tableError
+  )
+
+/** The resolved table and one client for all of a command's requests. */
+const withClient = (connection: Connection.Connection) =>
+  Effect.map(Connection.makeClient(connection), (client) => ({ connection, client }))
+
+/** `--partition-key` and `--sort-key`, shared by both table commands. */
+const keyOptions = {
+  partitionKey: Options.text("partition-key").pipe(
+    Options.withDescription(
+      `The partition key attribute (DynamoLockStore's \`partitionKey\`). Default: "${DynamoLockStore.defaultPartitionKey}".`
+    ),
+    Options.optional
+  ),
+  sortKey: Options.text("sort-key").pipe(
+    Options.withDescription(
+      "A sort key attribute (DynamoLockStore's `sortKey`): each family of locks is then one partition, listed with a " +
+        "Query. Default: none."
+    ),
+    Options.optional
+  )
+}
+
+const describeKeys = (keys: Keys): string =>
+  keys.sortKey === undefined
+    ? `partition key "${keys.partitionKey}"`
+    : `partition key "${keys.partitionKey}", sort key "${keys.sortKey}"`
+
+/** What a store on a table keyed so must be given, for the operator to copy into its options. */
+const storeOptions = (keys: Keys): string => {
+  const options = [
+    ...(keys.partitionKey === DynamoLockStore.defaultPartitionKey ? [] : [`partitionKey: "${keys.partitionKey}"`]),
+    ...(keys.sortKey === undefined ? [] : [`sortKey: "${keys.sortKey}"`])
+  ]
+  return options.length === 0 ? "" : `; stores on it need { ${options.join(", ")} }`
+}
 
 const ttlNote = (ttl: DynamoLockTable.TtlStatus): string => {
   switch (ttl) {
@@ -42,28 +95,62 @@ const ttlNote = (ttl: DynamoLockTable.TtlStatus): string => {
  */
 export const create = Command.make(
   "create",
-  { connection: Connection.options },
-  ({ connection }) =>
+  { connection: Connection.options, ...keyOptions },
+  ({ connection, partitionKey, sortKey }) =>
     Run.withConnection(connection, (resolved) =>
       Effect.gen(function*() {
-        const result = yield* onTable(resolved, DynamoLockTable.createTable)
+        const keys: Keys = {
+          partitionKey: Option.getOrElse(partitionKey, () => DynamoLockStore.defaultPartitionKey),
+          sortKey: Option.getOrUndefined(sortKey)
+        }
+        const result = yield* onTable(yield* withClient(resolved), keys, DynamoLockTable.createTable)
         yield* Console.log(
-          result.created
-            ? `created table "${result.tableName}" at ${resolved.location} (on-demand billing)`
-            : `table "${result.tableName}" already exists at ${resolved.location} with the expected key schema`
+          (result.created
+            ? `created table "${result.tableName}" at ${resolved.location} (on-demand billing, ${describeKeys(keys)})`
+            : `table "${result.tableName}" already exists at ${resolved.location} with the expected key schema ` +
+              `(${describeKeys(keys)})`) + storeOptions(keys)
         )
         yield* Console.log(ttlNote(result.ttl))
       }), { createLocalTable: false })
 ).pipe(Command.withDescription(Help.describe(
   "Create the lock table with on-demand billing and TTL on the \"ttl\" attribute, and wait until it is ACTIVE. " +
     "Does nothing (and exits 0) if the table exists with the expected key schema; exits 1 if the name is taken by " +
-    "a table keyed differently.",
+    "a table keyed differently. --sort-key makes a table where each family of locks (--prefix) is one partition.",
   [
     ["leasehold table create --table locks --region eu-west-1", "create the table \"locks\" in eu-west-1"],
     ["LEASEHOLD_TABLE=locks leasehold table create", "the same, with the table from the environment"],
-    ["leasehold table create --table locks --endpoint http://127.0.0.1:8000", "on DynamoDB Local"]
+    ["leasehold table create --table locks --endpoint http://127.0.0.1:8000", "on DynamoDB Local"],
+    ["leasehold table create --table locks --sort-key name", "for stores with { sortKey: \"name\" }"]
   ]
 )))
+
+/** A condition worth knowing that is not a problem: it does not fail the check. */
+interface Warning {
+  readonly _tag: "TtlUnsupported"
+  readonly message: string
+}
+
+/**
+ * The key attributes to check against: those given as flags, else those the table has if a lock store can use them.
+ * A missing or unusable table is checked against the defaults, which `checkTable` reports as missing, or as keyed
+ * differently with the key schema it has.
+ */
+const expectedKeys = (
+  table: Effect.Effect.Success<ReturnType<typeof withClient>>,
+  flags: { readonly [K in keyof Keys]: Option.Option<string> }
+) =>
+  Effect.gen(function*() {
+    if (Option.isSome(flags.partitionKey) || Option.isSome(flags.sortKey)) {
+      return {
+        partitionKey: Option.getOrElse(flags.partitionKey, () => DynamoLockStore.defaultPartitionKey),
+        sortKey: Option.getOrUndefined(flags.sortKey)
+      } satisfies Keys
+    }
+    const found = yield* onTable(table, {}, DynamoLockTable.describeKeys)
+    return found._tag === "Usable"
+      ? { partitionKey: found.partitionKey, sortKey: found.sortKey } satisfies Keys
+      : { partitionKey: DynamoLockStore.defaultPartitionKey, sortKey: undefined } satisfies Keys
+  })
 
 /**
  * `table check`: every problem of an existing table, one per line; exit 1 if there is any.
@@ -75,32 +162,51 @@ export const check = Command.make(
   "check",
   {
     connection: Connection.options,
+    ...keyOptions,
     json: Options.boolean("json").pipe(Options.withDescription("Print the result as JSON.")),
     ignoreTtl: Options.boolean("ignore-ttl").pipe(
-      Options.withDescription("Do not count TTL being off as a problem (local emulators have no TTL).")
+      Options.withDescription(
+        "Do not count TTL being off as a problem (a server without TTL, such as dynalite, is only a warning anyway)."
+      )
     )
   },
-  ({ connection, ignoreTtl, json }) =>
+  ({ connection, ignoreTtl, json, partitionKey, sortKey }) =>
     Run.withConnection(connection, (resolved) =>
       Effect.gen(function*() {
-        const found = yield* onTable(resolved, DynamoLockTable.checkTable)
-        const problems = ignoreTtl ? found.filter((problem) => problem._tag !== "TtlDisabled") : found
+        const table = yield* withClient(resolved)
+        const keys = yield* expectedKeys(table, { partitionKey, sortKey })
+        const found = yield* onTable(table, keys, DynamoLockTable.checkTable)
+        const ttlOff = found.some((problem) => problem._tag === "TtlDisabled")
+        // checkTable can not tell a table whose TTL is off from a server that has none (nothing could turn it on):
+        // only the first is a problem.
+        const unsupported = ttlOff && !ignoreTtl &&
+          (yield* onTable(table, {}, DynamoLockTable.describeTtlState)) === "unsupported"
+        const problems = ignoreTtl || unsupported
+          ? found.filter((problem) => problem._tag !== "TtlDisabled")
+          : found
+        const warnings: ReadonlyArray<Warning> = unsupported
+          ? [{ _tag: "TtlUnsupported", message: ttlNote("unsupported") }]
+          : []
         if (json) {
           yield* Console.log(JSON.stringify(
             {
               table: resolved.tableName,
               ok: problems.length === 0,
-              problems: problems.map(({ _tag, message }) => ({ problem: _tag, message }))
+              keys: { partitionKey: keys.partitionKey, sortKey: keys.sortKey ?? null },
+              problems: problems.map(({ _tag, message }) => ({ problem: _tag, message })),
+              warnings: warnings.map(({ _tag, message }) => ({ warning: _tag, message }))
             },
             null,
             2
           ))
-        } else if (problems.length === 0) {
-          yield* Console.log(`table "${resolved.tableName}" at ${resolved.location} is ready for locks`)
         } else {
           yield* Console.log(
-            `table "${resolved.tableName}" at ${resolved.location} has ${problems.length} problem(s):\n` +
-              problems.map((problem) => `  - ${problem._tag}: ${problem.message}`).join("\n")
+            (problems.length === 0
+              ? `table "${resolved.tableName}" at ${resolved.location} is ready for locks (${describeKeys(keys)})` +
+                storeOptions(keys)
+              : `table "${resolved.tableName}" at ${resolved.location} has ${problems.length} problem(s):\n` +
+                problems.map((problem) => `  - ${problem._tag}: ${problem.message}`).join("\n")) +
+              warnings.map((warning) => `\nwarning: ${warning.message}`).join("")
           )
         }
         if (problems.length > 0) {
@@ -108,12 +214,15 @@ export const check = Command.make(
         }
       }))
 ).pipe(Command.withDescription(Help.describe(
-  "Check an existing lock table: that it exists and is ACTIVE, has the key schema the store expects (partition " +
-    "key \"key\", a string) and TTL on \"ttl\". Prints exactly what is wrong and exits 1 if anything is.",
+  "Check an existing lock table: that it exists and is ACTIVE, has a key schema a store can use (the one given by " +
+    "--partition-key and --sort-key, or else whichever it has: a String partition key and optionally a String sort " +
+    "key) and TTL on \"ttl\". Prints exactly what is wrong and exits 1 if anything is. A server without TTL " +
+    "(dynalite) is a warning, not a problem; a DynamoDB table with TTL off is a problem unless --ignore-ttl.",
   [
     ["leasehold table check --table locks", "check the table \"locks\""],
     ["leasehold table check --json | jq .problems", "the problems, for a script"],
-    ["leasehold table check --endpoint http://127.0.0.1:8000 --ignore-ttl", "on an emulator without TTL"]
+    ["leasehold table check --table locks --sort-key name", "check it is right for stores with { sortKey: \"name\" }"],
+    ["leasehold table check --ignore-ttl", "accept a table whose TTL is off"]
   ]
 )))
 

@@ -1,5 +1,5 @@
 /**
- * `leasehold watch`: a live table of locks, and the changes between refreshes.
+ * `leasehold watch`: a live table of locks and semaphores, and the changes between refreshes.
  *
  * @since 0.1.0
  */
@@ -18,6 +18,7 @@ import * as CountOption from "./internal/countOption.js"
 import * as Run from "./internal/run.js"
 import * as LockEvents from "./LockEvents.js"
 import * as Render from "./Render.js"
+import * as SemaphoreEvents from "./SemaphoreEvents.js"
 
 /**
  * Between refreshes by default: often enough to see a default 30 s lease's renews, cheap enough (one Scan page per
@@ -68,6 +69,9 @@ const clearScreen = "\x1b[H\x1b[2J"
 
 const stamp = (now: number) => new Date(now).toISOString()
 
+const byName = <A extends { readonly name: string }>(views: ReadonlyArray<A>): ReadonlyMap<string, A> =>
+  new Map(views.map((view) => [view.name, view] as const))
+
 /**
  * @since 0.1.0
  * @category commands
@@ -83,44 +87,55 @@ export const command = Command.make(
     )
   },
   ({ connection, count, interval, plain }) =>
-    Run.withStore(connection, (store, resolved) =>
+    Run.withTable(connection, (table) =>
       Effect.gen(function*() {
         const terminal = !plain && process.stdout.isTTY === true
-        if (resolved.localEndpoint !== undefined) {
+        if (table.localEndpoint !== undefined) {
           yield* Console.error(
-            `leasehold: point programs at it with DYNAMODB_ENDPOINT=${resolved.localEndpoint} ` +
-              `LEASEHOLD_TABLE=${resolved.tableName}`
+            `leasehold: point programs at it with DYNAMODB_ENDPOINT=${table.localEndpoint} ` +
+              `LEASEHOLD_TABLE=${table.tableName}`
           )
         }
-        let previous: ReadonlyMap<string, Render.LockView> | undefined
+        let previous: Render.Listing | undefined
         const events: Array<string> = []
         const refreshes = Option.getOrElse(count, () => Infinity)
         for (let refresh = 1; refresh <= refreshes; refresh++) {
           if (refresh > 1) yield* Effect.sleep(interval)
-          const { records } = yield* Run.readLocks(store)
+          const { items } = yield* Run.readItems(table)
           const now = yield* Clock.currentTimeMillis
-          const current = new Map(records.map((record) => [record.name, Render.view(record, now)] as const))
-          const changes = previous === undefined ? [] : LockEvents.diff(previous, current)
-          const locks = [...current.values()].sort((a, b) => a.name.localeCompare(b.name))
+          const { locks, semaphores } = Render.listing(items, now)
+          const current: Render.Listing = {
+            locks: [...locks].sort((a, b) => a.name.localeCompare(b.name)),
+            semaphores: [...semaphores].sort((a, b) => a.name.localeCompare(b.name))
+          }
+          const changes = previous === undefined ? [] : [
+            ...LockEvents.diff(byName(previous.locks), byName(current.locks)),
+            ...SemaphoreEvents.diff(byName(previous.semaphores), byName(current.semaphores))
+          ]
           if (terminal) {
             events.push(...changes.map((event) => `${stamp(now)}  ${event.text}`))
             events.splice(0, Math.max(0, events.length - recentEvents))
             yield* Console.log(
               clearScreen +
-                `leasehold watch: table "${resolved.tableName}" at ${resolved.location}, every ` +
-                `${Duration.format(interval)} (Ctrl-C to stop)  ${stamp(now)}\n` +
-                (resolved.localEndpoint === undefined
+                `leasehold watch: table "${table.tableName}"${Connection.family(table)} at ${table.location}, ` +
+                `every ${Duration.format(interval)} (Ctrl-C to stop)  ${stamp(now)}\n` +
+                (table.localEndpoint === undefined
                   ? ""
-                  : `embedded server: DYNAMODB_ENDPOINT=${resolved.localEndpoint} LEASEHOLD_TABLE=${resolved.tableName}\n`) +
+                  : `embedded server: DYNAMODB_ENDPOINT=${table.localEndpoint} LEASEHOLD_TABLE=${table.tableName}\n`) +
                 "\n" +
-                (locks.length === 0 ? "no locks yet" : Render.columns(Render.lockHeader, locks.map(Render.lockRow))) +
+                Render.tables(current, "no locks or semaphores yet") +
                 (events.length === 0 ? "" : `\n\nrecent changes:\n${events.join("\n")}`)
             )
           } else if (previous === undefined) {
+            const lines = [
+              ...current.locks.map(Render.lockLine),
+              ...current.semaphores.map(Render.semaphoreLine)
+            ]
             yield* Console.log(
-              locks.length === 0
-                ? `${stamp(now)} snapshot: no locks in table "${resolved.tableName}"`
-                : locks.map((lock) => `${stamp(now)} snapshot ${Render.lockLine(lock)}`).join("\n")
+              lines.length === 0
+                ? `${stamp(now)} snapshot: no locks or semaphores in table "${table.tableName}"` +
+                  Connection.family(table)
+                : lines.map((line) => `${stamp(now)} snapshot ${line}`).join("\n")
             )
           } else {
             for (const event of changes) yield* Console.log(`${stamp(now)} ${event.text}`)
@@ -129,9 +144,10 @@ export const command = Command.make(
         }
       }))
 ).pipe(Command.withDescription(Help.describe(
-  "Watch the locks live: on a terminal, a table refreshed every --interval with the recent changes under it " +
-    "(acquisitions, releases, takeovers, leases running late or out). When stdout is not a terminal (or with " +
-    "--plain): one snapshot line per lock, then one line per change. Runs until Ctrl-C, or --count refreshes.",
+  "Watch the locks and semaphores live: on a terminal, tables refreshed every --interval with the recent changes " +
+    "under them (acquisitions, releases, takeovers, leases running late or out; for a semaphore, per holder of its " +
+    "permits). When stdout is not a terminal (or with --plain): one snapshot line per lock and per semaphore, then " +
+    "one line per change. Runs until Ctrl-C, or --count refreshes.",
   [
     ["leasehold watch --table locks", "the live view"],
     ["leasehold watch --interval 500ms --count 20 > changes.log", "ten seconds of changes, as lines"],

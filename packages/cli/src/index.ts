@@ -27,7 +27,14 @@ export * as ExitCode from "./ExitCode.js"
 export * as LockEvents from "./LockEvents.js"
 
 /**
- * Rendering of locks for terminals and JSON.
+ * What `watch` reports as changes to semaphores.
+ *
+ * @since 0.2.0
+ */
+export * as SemaphoreEvents from "./SemaphoreEvents.js"
+
+/**
+ * Rendering of locks and semaphores for terminals and JSON.
  *
  * @since 0.1.0
  */

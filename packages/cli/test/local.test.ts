@@ -22,7 +22,7 @@ it.effect(
       const result = yield* runScript(entry, ["watch", "--local", "--count", "1"])
       expect(result.code).toBe(0)
       expect(result.stderr).toMatch(/DYNAMODB_ENDPOINT=http:\/\/127\.0\.0\.1:\d+ LEASEHOLD_TABLE=leasehold-locks/)
-      expect(result.stdout).toContain("snapshot: no locks in table \"leasehold-locks\"")
+      expect(result.stdout).toContain("snapshot: no locks or semaphores in table \"leasehold-locks\"")
     }),
   60_000
 )

@@ -2,8 +2,11 @@
  * Running `leasehold` as a subprocess: the CLI bundled once per test file (esbuild, which tsx ships with) so each run
  * starts in a fraction of the time `node --import tsx` takes to load hundreds of modules on busy cores.
  */
+import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
+import { DynamoLockStore } from "@leasehold/dynamodb"
+import { type Lease, Lock, LockStore, type Permits, Semaphore } from "@leasehold/lock"
 import { NodeProgram } from "@leasehold/testing"
-import { Context, Effect, Layer, Queue } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Queue, type Scope } from "effect"
 
 import { execFileSync, spawn } from "node:child_process"
 import { mkdirSync, rmSync } from "node:fs"
@@ -161,3 +164,48 @@ export const runInTerminal = (
       child.on("close", (code) => resume(Effect.succeed({ code, stdout: output, stderr: "" })))
       return Effect.sync(() => child.kill("SIGKILL"))
     }))
+
+/** A store on `tableName` as an application makes it; the clock-skew guard is off (tests run on one host). */
+export const storeOn = (
+  clientConfig: DynamoDBClientConfig,
+  tableName: string,
+  options: Partial<DynamoLockStore.Options> = {}
+) => DynamoLockStore.make({ tableName, clientConfig, clockSkewGuard: false, ...options })
+
+/**
+ * Runs `acquire` on `store` in a forked fiber that keeps what it acquired until the test's scope closes (a lost
+ * lease interrupts the fiber that acquired it, and that must not be the test), and returns it.
+ */
+const keep = <A>(
+  store: LockStore.LockStore,
+  acquire: Effect.Effect<A, unknown, LockStore.LockStore | Scope.Scope>
+): Effect.Effect<A, unknown, Scope.Scope> =>
+  Effect.gen(function*() {
+    const acquired = yield* Deferred.make<A, unknown>()
+    const fiber = yield* Effect.scoped(
+      Effect.gen(function*() {
+        yield* Deferred.succeed(acquired, yield* acquire)
+        return yield* Effect.never
+      })
+    ).pipe(
+      Effect.provideService(LockStore.LockStore, store),
+      Effect.tapError((error) => Deferred.fail(acquired, error)),
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() => Fiber.interrupt(fiber))
+    return yield* Deferred.await(acquired)
+  })
+
+/** Holds the lock `name` on `store` until the scope closes. */
+export const holdLock = (
+  store: LockStore.LockStore,
+  name: string,
+  options: Lock.LockOptions = {}
+): Effect.Effect<Lease.Lease, unknown, Scope.Scope> => keep(store, Lock.acquire(name, options))
+
+/** Holds permits of the semaphore `name` on `store` until the scope closes. */
+export const holdPermits = (
+  store: LockStore.LockStore,
+  name: string,
+  options: Semaphore.SemaphoreOptions
+): Effect.Effect<Permits.Permits, unknown, Scope.Scope> => keep(store, Semaphore.acquire(name, options))

@@ -333,3 +333,118 @@ export const checkTable = (
     }
     return problems
   }).pipe(Effect.scoped, Effect.withSpan("DynamoLockTable.checkTable"))
+
+/**
+ * Where a table is, for the helpers that only read it: its name and the client to ask.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TableLocation = Pick<TableOptions, "tableName" | "client" | "clientConfig">
+
+/**
+ * How an existing table is keyed, as `describeKeys` finds it:
+ *
+ * - `Missing`: there is no such table.
+ * - `Usable`: a lock store can use it with these `partitionKey` and `sortKey` options (a String partition key and,
+ *   optionally, a String sort key, neither named like one of the items' own attributes).
+ * - `Unusable`: no lock store can; `keySchema` says how it is keyed, e.g. `{id: N}`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TableKeys =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Usable"; readonly partitionKey: string; readonly sortKey: string | undefined }
+  | { readonly _tag: "Unusable"; readonly keySchema: string }
+
+/**
+ * Reads how an existing table is keyed, with one `DescribeTable`: for tools that work on whatever lock table they
+ * are pointed at (the CLI), so that nobody has to repeat the key attributes the table already knows. Fails with a
+ * `LockStoreError` of operation "checkTable" only when DynamoDB can not be asked, and with a `LockConfigError`
+ * before any request if the table name is invalid.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const describeKeys = (options: TableLocation): Effect.Effect<TableKeys, LockStoreError | LockConfigError> =>
+  Effect.gen(function*() {
+    const invalid = Validate.tableName(options.tableName)
+    if (invalid !== undefined) return yield* Effect.fail(invalid)
+    const transport = yield* makeTransport(options, { partitionKey: "key", sortKey: undefined })
+    const table = yield* describeTable(transport, "checkTable").pipe(
+      Effect.catchIf((error) => errorName(error) === "ResourceNotFoundException", () => Effect.succeed(undefined))
+    )
+    if (table === undefined) return { _tag: "Missing" } satisfies TableKeys
+    const keySchema = table.KeySchema ?? []
+    const definitions = table.AttributeDefinitions ?? []
+    const partitionKey = keySchema.find((element) => element.KeyType === "HASH")?.AttributeName
+    const sortKey = keySchema.find((element) => element.KeyType === "RANGE")?.AttributeName
+    const usable = partitionKey !== undefined && Validate.keyAttributes(partitionKey, sortKey) === undefined &&
+      KeySchema.matches({ partitionKey, sortKey }, keySchema, definitions)
+    return usable
+      ? { _tag: "Usable", partitionKey, sortKey } satisfies TableKeys
+      : { _tag: "Unusable", keySchema: KeySchema.describeActual(keySchema, definitions) } satisfies TableKeys
+  }).pipe(Effect.scoped, Effect.withSpan("DynamoLockTable.describeKeys"))
+
+/**
+ * What `describeTtlState` finds: `TtlStatus`, or `disabled` when the server has TTL but the table does not use it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TtlState = TtlStatus | "disabled"
+
+/**
+ * A table name no table can have (DynamoDB's allow neither spaces nor ":"), for a TTL request that can not apply.
+ */
+const impossibleTableName = "leasehold: TTL support probe"
+
+/**
+ * Whether the server knows `UpdateTimeToLive`, asked without changing anything: the request names a table that can
+ * not exist, so a server with TTL refuses it (as invalid, or as not allowed by a least-privilege policy) and only a
+ * server without TTL answers that it has no such operation. dynalite, for one, describes every table's TTL as
+ * DISABLED but has no way to turn it on.
+ */
+const knowsUpdateTtl = (transport: Transport.Transport) =>
+  Transport.send(
+    transport,
+    { operation: "checkTable", action: "UpdateTimeToLive" },
+    (probe, abortSignal) =>
+      transport.client.send(
+        probe(
+          new UpdateTimeToLiveCommand({
+            TableName: impossibleTableName,
+            TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true }
+          })
+        ),
+        { abortSignal }
+      )
+  ).pipe(
+    Effect.as(true),
+    Effect.catchIf((error) => !error.retryable, (error) => Effect.succeed(!isUnknownOperation(error)))
+  )
+
+/**
+ * Reads whether TTL cleanup of idle lock rows is on. Unlike `checkTable`, which counts TTL that is not on `ttl` as a
+ * problem whatever the reason, it tells a server without TTL (`unsupported`: local emulators such as dynalite, where
+ * nothing can turn it on) from a table whose TTL is off (`disabled`). One `DescribeTimeToLive`; when that says
+ * TTL is off, one `UpdateTimeToLive` that can not apply (it names no table that can exist) to ask whether the server
+ * has the operation at all. Fails with a `LockStoreError` of operation "checkTable" when DynamoDB can not be asked
+ * or the table is missing, and with a `LockConfigError` before any request if the table name is invalid.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const describeTtlState = (options: TableLocation): Effect.Effect<TtlState, LockStoreError | LockConfigError> =>
+  Effect.gen(function*() {
+    const invalid = Validate.tableName(options.tableName)
+    if (invalid !== undefined) return yield* Effect.fail(invalid)
+    const transport = yield* makeTransport(options, { partitionKey: "key", sortKey: undefined })
+    const ttl = yield* describeTtl(transport, "checkTable")
+    const status = ttl?.TimeToLiveStatus
+    if (status === "ENABLED" || status === "ENABLING") {
+      return ttl?.AttributeName === ttlAttribute ? "enabled" satisfies TtlState : "other-attribute" satisfies TtlState
+    }
+    return (yield* knowsUpdateTtl(transport)) ? "disabled" satisfies TtlState : "unsupported" satisfies TtlState
+  }).pipe(Effect.scoped, Effect.withSpan("DynamoLockTable.describeTtlState"))

@@ -12,6 +12,13 @@
 export * as DynamoLockStore from "./DynamoLockStore.js"
 
 /**
+ * A family's locks and semaphores together, page by page, for operators.
+ *
+ * @since 0.2.0
+ */
+export * as DynamoLockItems from "./DynamoLockItems.js"
+
+/**
  * Creating and checking the lock table.
  *
  * @since 0.1.0

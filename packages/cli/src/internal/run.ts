@@ -1,11 +1,12 @@
 /**
- * What every command does around its work: resolve the connection, build the store, turn store errors into
- * operator messages.
+ * What every command does around its work: resolve the connection, open the table, build the store, turn store
+ * errors into operator messages.
  *
  * @internal
  */
+import * as DynamoLockItems from "@leasehold/dynamodb/DynamoLockItems"
+import * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
-import type { LockRecord } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -31,46 +32,112 @@ export const withConnection = <A, E, R>(
 ): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
   Effect.scoped(Effect.flatMap(Connection.resolve(flags, options), f))
 
-/** @internal */
-export const withStore = <A, E, R>(
-  flags: Connection.Flags,
-  f: (store: LockStore.LockStore, connection: Connection.Connection) => Effect.Effect<A, E | LockStoreError, R>
-): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
-  withConnection(
-    flags,
-    (connection) =>
-      Effect.flatMap(Connection.makeStore(connection), (store) => f(store, connection)).pipe(
-        Effect.catchIf(
-          (error): error is LockStoreError =>
-            typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "LockStoreError",
-          (error) => Effect.fail(storeError(error))
-        )
-      ) as Effect.Effect<A, E | CliError.CliError, R | Scope.Scope>
-  )
-
 /**
- * Records from `cursor` on, page by page, until `limit` records or the end; returns where to resume.
+ * Opens an existing table: one client for the command, and the key attributes the table says it has. A missing
+ * table, or one no lock store can use, is reported here, before any lock is read.
  *
  * @internal
  */
-export const readLocks = (
-  store: LockStore.LockStore,
+export const openTable = (
+  connection: Connection.Connection
+): Effect.Effect<Connection.Table, CliError.CliError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const client = yield* Connection.makeClient(connection)
+    const keys = yield* DynamoLockTable.describeKeys({ tableName: connection.tableName, client }).pipe(
+      Effect.mapError(tableError)
+    )
+    switch (keys._tag) {
+      case "Missing":
+        return yield* CliError.store(
+          `table "${connection.tableName}" not found at ${connection.location}: create it with ` +
+            `\`leasehold table create --table ${connection.tableName}\` (or fix --table, --region or --endpoint)`
+        )
+      case "Unusable":
+        return yield* CliError.store(
+          `table "${connection.tableName}" at ${connection.location} has key schema ${keys.keySchema}, which is not ` +
+            `a lock table's (a String partition key and, optionally, a String sort key): check --table`
+        )
+      case "Usable":
+        return { ...connection, client, partitionKey: keys.partitionKey, sortKey: keys.sortKey }
+    }
+  })
+
+/** A store error anywhere in `self`, as an operator message. */
+const reportStoreErrors = <A, E, R>(
+  self: Effect.Effect<A, E | LockStoreError, R>
+): Effect.Effect<A, E | CliError.CliError, R> =>
+  self.pipe(
+    Effect.catchIf(
+      (error): error is LockStoreError =>
+        typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "LockStoreError",
+      (error) => Effect.fail(storeError(error))
+    )
+  ) as Effect.Effect<A, E | CliError.CliError, R>
+
+/**
+ * Runs `f` on the opened table, for commands that read it without the store (`list`, `watch`).
+ *
+ * @internal
+ */
+export const withTable = <A, E, R>(
+  flags: Connection.Flags,
+  f: (table: Connection.Table) => Effect.Effect<A, E | LockStoreError, R>
+): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
+  withConnection(flags, (connection) => reportStoreErrors(Effect.flatMap(openTable(connection), f)))
+
+/**
+ * Runs `f` with the live store on the opened table.
+ *
+ * @internal
+ */
+export const withStore = <A, E, R>(
+  flags: Connection.Flags,
+  f: (store: LockStore.LockStore, table: Connection.Table) => Effect.Effect<A, E | LockStoreError, R>
+): Effect.Effect<A, E | CliError.CliError, Exclude<R, Scope.Scope>> =>
+  withTable(flags, (table) => Effect.flatMap(Connection.makeStore(table), (store) => f(store, table)))
+
+/** @internal */
+export type Items = ReadonlyArray<DynamoLockItems.Item>
+
+/**
+ * A family's locks and semaphores from `cursor` on, page by page, until `limit` items or the end; returns where to
+ * resume. A cursor the table can not read was mistyped or comes from another table: a usage error.
+ *
+ * @internal
+ */
+export const readItems = (
+  table: Connection.Table,
   options: { readonly limit?: number | undefined; readonly cursor?: string | undefined } = {}
 ): Effect.Effect<
-  { readonly records: ReadonlyArray<LockRecord>; readonly cursor: string | undefined },
-  LockStoreError
+  { readonly items: Items; readonly cursor: string | undefined },
+  CliError.CliError
 > =>
   Effect.gen(function*() {
-    const records: Array<LockRecord> = []
+    const items: Array<DynamoLockItems.Item> = []
     let cursor = options.cursor
     do {
       const want = options.limit === undefined
         ? LockStore.defaultListLimit
-        : Math.min(LockStore.defaultListLimit, options.limit - records.length)
+        : Math.min(LockStore.defaultListLimit, options.limit - items.length)
       if (want <= 0) break
-      const page = yield* store.list({ cursor, limit: want })
-      records.push(...page.records)
+      const page = yield* DynamoLockItems.list({
+        tableName: table.tableName,
+        client: table.client,
+        partitionKey: table.partitionKey,
+        sortKey: table.sortKey,
+        prefix: table.prefix,
+        cursor,
+        limit: want
+      }).pipe(
+        Effect.mapError((error) =>
+          error._tag === "LockStoreError" && cursor !== undefined && cursor === options.cursor && !error.retryable &&
+            /cursor/.test(error.message)
+            ? CliError.usage(`--cursor: ${error.message}`)
+            : tableError(error)
+        )
+      )
+      items.push(...page.items)
       cursor = page.cursor
     } while (cursor !== undefined)
-    return { records, cursor }
+    return { items, cursor }
   })
