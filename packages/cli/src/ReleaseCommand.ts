@@ -91,7 +91,7 @@ export const command = Command.make(
     })
 ).pipe(Command.withDescription(Help.describe(
   "Force-release a lock: clear its holder whoever it is, keeping the fence so the next holder gets a higher one. " +
-    "The holder finds out at its next renew (LockLost \"stolen\") and its critical section is interrupted; until " +
+    "The holder finds out at its next renew (LockLost \"freed\") and its critical section is interrupted; until " +
     "then it may still act, so downstream systems should check fencing tokens. Asks for confirmation unless --yes. " +
     "Prints the holder it removed. Exits 3 if the lock is not held.",
   [

@@ -99,7 +99,8 @@ export interface RenewRequest {
 }
 
 /**
- * `Lost` means the record no longer has this owner and fence; `current` is whoever holds it now, when known.
+ * `Lost` means the record no longer has this owner and fence; `current` is whoever holds it now, `undefined` when
+ * nobody does (the lock is free, or has no record): the holder's `LockLost` says "stolen" or "freed" by it.
  *
  * @since 0.1.0
  * @category models

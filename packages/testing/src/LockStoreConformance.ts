@@ -27,8 +27,9 @@ import * as internal from "./internal/conformance/suite.js"
  */
 export interface Features {
   /**
-   * Whether `Conflict`, `Lost` and `NotHeld` always carry the current holder. The contract allows `undefined` when the
-   * store could not tell; with `false` the suite accepts that, but still checks any holder that is returned.
+   * Whether `Conflict` and `NotHeld` always carry the current holder. The contract allows `undefined` there when the
+   * store could not tell; with `false` the suite accepts that, but still checks any holder that is returned. A renew's
+   * `Lost` must always say: its `undefined` means the lock is free, and tells the holder so ("freed", not "stolen").
    * Default: `true` (the memory store, and DynamoDB with `ReturnValuesOnConditionCheckFailure` or its fallback read).
    */
   readonly reportsCurrent: boolean

@@ -36,6 +36,7 @@ import { LockDefaults } from "./defaults.js"
 import { giveBack } from "./giveBack.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as Keeper from "./keeper.js"
+import { goneReason } from "./leaseState.js"
 import * as LeaseStore from "./leaseStore.js"
 import * as LeaseUsers from "./leaseUsers.js"
 import * as LocalQueue from "./localQueue.js"
@@ -95,8 +96,11 @@ const resolveOptions = (
   )
 }
 
-const lost = (handoff: LeaseHandoff.LeaseHandoff, reason: "expired" | "stolen", by: LockRecord | undefined) =>
-  new LockLost({ name: handoff.name, owner: handoff.owner, fence: handoff.fence, reason, by })
+const lost = (
+  handoff: LeaseHandoff.LeaseHandoff,
+  reason: "expired" | "stolen" | "freed",
+  by: LockRecord | undefined
+) => new LockLost({ name: handoff.name, owner: handoff.owner, fence: handoff.fence, reason, by })
 
 /** Gives back a lease the resume moved to `owner` (or may have) but can not use. */
 const giveBackResumed = (store: LockStore, handoff: LeaseHandoff.LeaseHandoff, owner: string) =>
@@ -149,7 +153,8 @@ const resumeKept = (
       : undefined
     if (record === undefined) {
       yield* onEnd
-      return yield* lost(handoff, "stolen", answer._tag === "Lost" ? answer.current : undefined)
+      const current = answer._tag === "Lost" ? answer.current : undefined
+      return yield* lost(handoff, goneReason(undefined, current), current)
     }
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
     if (sentAt + resolved.leaseMs - resolved.safetyMarginMs <= (yield* monotonicMillis)) {
