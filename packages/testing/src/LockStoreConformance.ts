@@ -13,6 +13,10 @@
  * shared (even persistent) DynamoDB table passes as well as a fresh memory store. Time moves only through `TestClock`,
  * starting from a realistic epoch so that a DynamoDB store writes realistic `leaseUntil` and `ttl` values.
  *
+ * Each test builds its store from `makeLayer()` under its `TestClock`. A `DynamoLockStore` passes with its default
+ * options on a server of this host (dynalite, DynamoDB Local): built under the `TestClock`, its clock-skew guard reads
+ * the server's time on it. Against a remote server, give it `clockSkewGuard: false` (see its documentation).
+ *
  * @since 0.1.0
  */
 import type * as LockStore from "@leasehold/lock/LockStore"

@@ -103,16 +103,19 @@ const headerOf = (headers: unknown, name: string): string | undefined => {
 const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" } as const
 
 const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
+  const offset = skew.offset
   // Low priority in the deserialize step puts this next to the HTTP handler, inside the SDK's deserializer: it sees
   // the raw response of every attempt, including the ones the deserializer turns into errors.
   const middleware = (next: Handler) => async (args: never) => {
     const sentAt = clock.unsafeCurrentTimeMillis()
+    const sentOffset = offset === undefined ? 0 : offset()
     const result = await next(args)
     skew.observe(
       sentAt,
       clock.unsafeCurrentTimeMillis(),
       ClockSkew.monotonicMillis(clock),
-      headerOf((result as DeserializeResult | undefined)?.response?.headers, "date")
+      headerOf((result as DeserializeResult | undefined)?.response?.headers, "date"),
+      offset === undefined ? undefined : { sent: sentOffset, received: offset() }
     )
     return result
   }
