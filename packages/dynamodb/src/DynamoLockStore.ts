@@ -33,6 +33,7 @@ import * as ClockSkew from "./internal/clockSkew.js"
 import * as Keys from "./internal/keys.js"
 import * as KeySchema from "./internal/keySchema.js"
 import * as Store from "./internal/store.js"
+import * as Transport from "./internal/transport.js"
 import * as Validate from "./internal/validate.js"
 
 /**
@@ -185,7 +186,9 @@ const resolve = (options: Options): Resolved | LockConfigError => {
 
 /**
  * Builds the store. Invalid options fail with a `LockConfigError` that names the option, before any client is built
- * or request sent. The client is built here unless given, and destroyed with the scope.
+ * or request sent. The client is built here unless given, and destroyed with the scope. When the scope closes, the
+ * store's requests still in flight are abandoned and later calls fail at once (a `LockStoreError`, not retryable):
+ * tidying up that a finished program left behind does not keep its process alive.
  *
  * @since 0.1.0
  * @category constructors
@@ -195,6 +198,8 @@ export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockC
     const resolved = resolve(options)
     if (!("layout" in resolved)) return yield* Effect.fail(resolved)
     const client = yield* ClientInternal.acquire(options)
+    // Ends before the client: the requests in flight are abandoned before a client the store built is destroyed.
+    const lifetime = yield* Transport.makeLifetime
     // The clock the store is built with: a TestClock's time is the test's, and DynamoDB's is read on it.
     const skew = (options.clockSkewGuard ?? defaultClockSkewGuard)
       ? ClockSkew.makeMonitor(yield* Effect.clock)
@@ -207,7 +212,8 @@ export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockC
         requestTimeoutMs: resolved.requestTimeoutMs,
         maxRetries: resolved.maxRetries,
         retryBaseDelayMs: resolved.retryBaseDelayMs,
-        skew
+        skew,
+        lifetime
       },
       layout: resolved.layout,
       tableName: options.tableName,

@@ -970,6 +970,38 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect((yield* requests).UpdateItem).toBe(1)
     }))
 
+  it.scoped("a store whose scope has closed abandons its requests in flight and sends no more", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const server = yield* DynamoServer.DynamoServer
+      const { tableName } = yield* makeTable()
+      const scope = yield* Scope.make()
+      const store = yield* makeStore(tableName).pipe(Scope.extend(scope))
+      const name = unique("closing")
+      yield* server.pause
+      yield* Effect.addFinalizer(() => server.resume)
+      const inFlight = yield* Effect.fork(store.tryAcquire(acquireRequest(name)))
+      yield* server.awaitPending(1)
+      // The program the store was provided to ends while the server holds its request.
+      yield* Scope.close(scope, Exit.void)
+      const abandoned = yield* Effect.flip(Fiber.join(inFlight))
+      expect([abandoned._tag, abandoned.operation, abandoned.retryable]).toEqual([
+        "LockStoreError",
+        "tryAcquire",
+        false
+      ])
+      expect(abandoned.message).toContain(`UpdateItem on table "${tableName}" was abandoned in flight`)
+      expect(abandoned.message).toContain("the store's scope has closed")
+      yield* awaitNothingPending
+      yield* server.resume
+      // Nothing more is sent, retried or new.
+      yield* server.resetRequests
+      const late = yield* Effect.flip(store.release({ name, owner: "owner", fence: 1 }))
+      expect([late.operation, late.retryable]).toEqual(["release", false])
+      expect(late.message).toContain("was not sent: the store's scope has closed")
+      expect(yield* requests).toEqual({})
+    }))
+
   it.scoped("a server that refuses connections is a retryable LockStoreError after the bounded retries", () =>
     Effect.gen(function*() {
       yield* clockNow

@@ -31,6 +31,7 @@ import type { LockOptions } from "../Lock.js"
 import { LockConfigError, LockLost, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import { LockStore } from "../LockStore.js"
+import * as Background from "./background.js"
 import { monotonicMillis } from "./clock.js"
 import { LockDefaults } from "./defaults.js"
 import { giveBack } from "./giveBack.js"
@@ -143,7 +144,7 @@ const resumeKept = (
     const sentAt = yield* monotonicMillis
     const answer = yield* restore(store.renew({ name, owner, fence, leaseMs: resolved.leaseMs, newOwner })).pipe(
       // The write may have applied: only this process knows the new owner, so it gives the lease back.
-      Effect.onError(() => Effect.zipRight(onEnd, Effect.forkDaemon(giveBackResumed(store, handoff, newOwner))))
+      Effect.onError(() => Effect.zipRight(onEnd, Background.fork(giveBackResumed(store, handoff, newOwner))))
     )
     // A retried request whose first attempt applied finds its own new owner.
     const record = answer._tag === "Renewed"
