@@ -107,7 +107,7 @@ export const command = Command.make(
 ).pipe(Command.withDescription(Help.describe(
   "Force-release a lock: clear the holder it shows (only that one: if the lock changed hands meanwhile, nothing is " +
     "released), keeping the fence so the next holder gets a higher one. " +
-    "The holder finds out at its next renew (LockLost \"stolen\") and its critical section is interrupted; until " +
+    "The holder finds out at its next renew (LockLost \"freed\") and its critical section is interrupted; until " +
     "then it may still act, so downstream systems should check fencing tokens. With --semaphore and --owner: " +
     "remove that one holder of the semaphore's permits (a dead process's, say), with a write conditional on its " +
     "owner, fence and permits as shown; it finds out at its next renew too. Asks for confirmation unless --yes. " +

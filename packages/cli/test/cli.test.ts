@@ -288,7 +288,7 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
   )
 
   it.scoped(
-    "release --force --yes removes the holder, which then loses the lock as stolen",
+    "release --force --yes removes the holder, which then loses the lock as freed",
     () =>
       Effect.gen(function*() {
         const tableName = yield* makeTable
@@ -307,8 +307,8 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         expect(removed).toMatchObject({ holder: "victim", owner: lease.owner, fence: lease.fence })
 
         const lost: LockLost = yield* Effect.flip(lease.lost).pipe(Effect.timeout("10 seconds"))
-        expect(lost.reason).toBe("stolen")
-        expect(lost.name).toBe("stuck")
+        expect([lost.reason, lost.name, lost.by]).toEqual(["freed", "stuck", undefined])
+        expect(lost.message).toContain("the store shows it free")
 
         const again = yield* run(["release", "stuck", "--force", "--yes", ...flags])
         expect(again.code).toBe(3)

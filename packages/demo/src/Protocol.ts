@@ -93,7 +93,7 @@ export const WorkerEvent = Schema.Union(
   Schema.TaggedStruct("Lost", {
     worker: Schema.Int,
     fence: Schema.Number,
-    reason: Schema.Literal("expired", "stolen", "released", "handedOff"),
+    reason: Schema.Literal("expired", "stolen", "freed", "released", "handedOff"),
     at: Schema.Number
   }),
   /** Stopped on request; the process exits next. */

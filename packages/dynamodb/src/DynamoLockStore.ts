@@ -33,6 +33,7 @@ import * as ClockSkew from "./internal/clockSkew.js"
 import * as Keys from "./internal/keys.js"
 import * as KeySchema from "./internal/keySchema.js"
 import * as Store from "./internal/store.js"
+import * as Transport from "./internal/transport.js"
 import * as Validate from "./internal/validate.js"
 
 /**
@@ -131,9 +132,16 @@ export interface Options {
   readonly ttlRetention?: Duration.DurationInput | undefined
   /**
    * Watch this process's clock against DynamoDB's (the HTTP `Date` header) and refuse absolute-mode takeovers of
-   * expired leases while the provable skew exceeds half of `maxClockSkew` (default `defaultClockSkewGuard`).
-   * Observed-mode takeovers trust no clock and are never refused. Turn it off only where the lease clock is not the
-   * wall clock (tests driving a `TestClock`).
+   * expired leases (and removals of a semaphore's expired holders) while the provable skew exceeds half of
+   * `maxClockSkew`; after a wall-clock step, measure again before any (default `defaultClockSkewGuard`).
+   * Observed-mode takeovers trust no clock and are never refused.
+   *
+   * The clock checked is the one each call runs with; DynamoDB's time is read on the clock the store is built with.
+   * A store built under a `TestClock` (inside a test) reads it on that clock, so moving the `TestClock` is time
+   * passing, not skew, and a fiber whose clock is set apart from it (`Simulation.withClockOffset`) is skewed by that:
+   * tests need not turn the guard off. Turn it off only where DynamoDB's clock is no reference for the clocks that
+   * share the locks (an emulator on another host, whose clock nobody keeps), or for takeover tests with a zero skew
+   * bound against a remote server, which allow no provable skew at all.
    */
   readonly clockSkewGuard?: boolean | undefined
 }
@@ -182,7 +190,9 @@ const resolve = (options: Options): Resolved | LockConfigError => {
 
 /**
  * Builds the store. Invalid options fail with a `LockConfigError` that names the option, before any client is built
- * or request sent. The client is built here unless given, and destroyed with the scope.
+ * or request sent. The client is built here unless given, and destroyed with the scope. When the scope closes, the
+ * store's requests still in flight are abandoned and later calls fail at once (a `LockStoreError`, not retryable):
+ * tidying up that a finished program left behind does not keep its process alive.
  *
  * @since 0.1.0
  * @category constructors
@@ -192,7 +202,12 @@ export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockC
     const resolved = resolve(options)
     if (!("layout" in resolved)) return yield* Effect.fail(resolved)
     const client = yield* ClientInternal.acquire(options)
-    const skew = (options.clockSkewGuard ?? defaultClockSkewGuard) ? ClockSkew.makeMonitor() : undefined
+    // Ends before the client: the requests in flight are abandoned before a client the store built is destroyed.
+    const lifetime = yield* Transport.makeLifetime
+    // The clock the store is built with: a TestClock's time is the test's, and DynamoDB's is read on it.
+    const skew = (options.clockSkewGuard ?? defaultClockSkewGuard)
+      ? ClockSkew.makeMonitor(yield* Effect.clock)
+      : undefined
     return Store.make({
       transport: {
         client,
@@ -201,7 +216,8 @@ export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockC
         requestTimeoutMs: resolved.requestTimeoutMs,
         maxRetries: resolved.maxRetries,
         retryBaseDelayMs: resolved.retryBaseDelayMs,
-        skew
+        skew,
+        lifetime
       },
       layout: resolved.layout,
       tableName: options.tableName,

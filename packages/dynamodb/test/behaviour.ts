@@ -808,13 +808,14 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
       const name = unique("skew")
       const held = acquired(yield* a.tryAcquire(acquireRequest(name, { leaseMs: 1_000 })))
-      // The local (Test)clock jumps an hour ahead of DynamoDB's: every lease looks long expired.
-      yield* TestClock.adjust("1 hour")
+      // A process whose clock runs an hour ahead of the test's (which is the server's): every lease looks long
+      // expired to it.
+      const anHourAhead = Simulation.withClockOffset(60 * 60 * 1000)
       const absolute = acquireRequest(name, { holder: "worker-b" })
 
       // A fresh process knows no skew yet: it asks for a free lock first and measures with the answer.
       const b = yield* makeStore(tableName, { clockSkewGuard: true })
-      const { requests: calls, result: error } = yield* counted(Effect.flip(b.tryAcquire(absolute)))
+      const { requests: calls, result: error } = yield* counted(Effect.flip(anHourAhead(b.tryAcquire(absolute))))
       expect(error._tag).toBe("LockStoreError")
       expect(error.retryable).toBe(false)
       expect(error.message).toContain(`refusing to take over lock "${name}"`)
@@ -824,21 +825,45 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(calls.UpdateItem).toBe(1)
 
       // A process that measured the skew on an earlier response refuses too.
-      yield* a.inspect(name)
-      const again = yield* Effect.flip(a.tryAcquire(absolute))
+      yield* anHourAhead(a.inspect(name))
+      const again = yield* Effect.flip(anHourAhead(a.tryAcquire(absolute)))
       expect(again.message).toContain("refusing to take over")
       expect(Option.map(yield* a.inspect(name), (r) => r.owner)).toEqual(Option.some(held.owner))
 
       // Observed mode trusts no clock and is not refused.
       const stale = { owner: held.owner!, fence: held.fence, version: held.version }
       const taken = acquired(
-        yield* b.tryAcquire(acquireRequest(name, { holder: "worker-b", takeover: { _tag: "Observed", stale } }))
+        yield* anHourAhead(
+          b.tryAcquire(acquireRequest(name, { holder: "worker-b", takeover: { _tag: "Observed", stale } }))
+        )
       )
       expect(taken.fence).toBe(held.fence + 1)
 
       // A free lock is still acquired in absolute mode.
-      yield* b.release({ name, owner: taken.owner!, fence: taken.fence })
-      acquired(yield* b.tryAcquire(absolute))
+      yield* anHourAhead(b.release({ name, owner: taken.owner!, fence: taken.fence }))
+      acquired(yield* anHourAhead(b.tryAcquire(absolute)))
+    }))
+
+  it.scoped("clock-skew guard: a TestClock moved on is time passing for the whole test, not skew", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
+      const name = unique("passing")
+      const held = acquired(yield* a.tryAcquire(acquireRequest(name, { leaseMs: 1_000 })))
+      // An hour of the test's time: far past the lease and the skew bound, while the server's clock moved on by
+      // milliseconds. The stores were built under the TestClock and read the server's Date on it.
+      yield* TestClock.adjust("1 hour")
+      const b = yield* makeStore(tableName, { clockSkewGuard: true })
+      // A fresh process measures first (a free-only write that conflicts), then takes over.
+      const { requests: calls, result } = yield* counted(b.tryAcquire(acquireRequest(name, { holder: "worker-b" })))
+      const taken = acquired(result)
+      expect(taken.fence).toBe(held.fence + 1)
+      expect(calls.UpdateItem).toBe(2)
+      // The process that measured an hour ago (of the test's time) still trusts its estimate: one write.
+      yield* TestClock.adjust("1 hour")
+      const again = yield* counted(a.tryAcquire(acquireRequest(name, { holder: "worker-a" })))
+      expect(acquired(again.result).fence).toBe(taken.fence + 1)
+      expect(again.requests.UpdateItem).toBe(1)
     }))
 
   it.scoped("clock-skew guard: with agreeing clocks an absolute takeover goes through; off, it is not consulted", () =>
@@ -965,6 +990,38 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       // ... so it was never applied.
       expect(yield* store.inspect(name)).toEqual(Option.none())
       expect((yield* requests).UpdateItem).toBe(1)
+    }))
+
+  it.scoped("a store whose scope has closed abandons its requests in flight and sends no more", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const server = yield* DynamoServer.DynamoServer
+      const { tableName } = yield* makeTable()
+      const scope = yield* Scope.make()
+      const store = yield* makeStore(tableName).pipe(Scope.extend(scope))
+      const name = unique("closing")
+      yield* server.pause
+      yield* Effect.addFinalizer(() => server.resume)
+      const inFlight = yield* Effect.fork(store.tryAcquire(acquireRequest(name)))
+      yield* server.awaitPending(1)
+      // The program the store was provided to ends while the server holds its request.
+      yield* Scope.close(scope, Exit.void)
+      const abandoned = yield* Effect.flip(Fiber.join(inFlight))
+      expect([abandoned._tag, abandoned.operation, abandoned.retryable]).toEqual([
+        "LockStoreError",
+        "tryAcquire",
+        false
+      ])
+      expect(abandoned.message).toContain(`UpdateItem on table "${tableName}" was abandoned in flight`)
+      expect(abandoned.message).toContain("the store's scope has closed")
+      yield* awaitNothingPending
+      yield* server.resume
+      // Nothing more is sent, retried or new.
+      yield* server.resetRequests
+      const late = yield* Effect.flip(store.release({ name, owner: "owner", fence: 1 }))
+      expect([late.operation, late.retryable]).toEqual(["release", false])
+      expect(late.message).toContain("was not sent: the store's scope has closed")
+      expect(yield* requests).toEqual({})
     }))
 
   it.scoped("a server that refuses connections is a retryable LockStoreError after the bounded retries", () =>

@@ -3,6 +3,7 @@
  * shapes the SDK throws (names, `$metadata`, Node error codes), no server needed.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { Clock, Effect, TestClock } from "effect"
 import * as ClockSkew from "../src/internal/clockSkew.js"
 import * as Failure from "../src/internal/failure.js"
 
@@ -124,7 +125,7 @@ describe("clock skew", () => {
   it("ignores a missing or unparsable Date header, and keeps the latest estimate", () => {
     expect(ClockSkew.measure(0, 1, 0, undefined)).toBeUndefined()
     expect(ClockSkew.measure(0, 1, 0, "yesterday-ish")).toBeUndefined()
-    const monitor = ClockSkew.makeMonitor()
+    const monitor = ClockSkew.makeMonitor(Clock.make())
     expect(monitor.current()).toBeUndefined()
     monitor.observe(server + 9 * second, server + 9 * second, 0, date)
     expect(monitor.current()?.skewMs).toBe(8 * second)
@@ -133,6 +134,33 @@ describe("clock skew", () => {
     monitor.observe(server + 1, server + 2, 0, date)
     expect(monitor.current()?.skewMs).toBe(0)
   })
+
+  it.effect("reads the server's time moved onto the store's clock by the offset, which only a TestClock has", () =>
+    Effect.gen(function*() {
+      // The store's clock reads an hour ahead of the system clock: the server's Date is moved by as much.
+      const hour = 3_600_000
+      const onTestClock = ClockSkew.measure(server + hour + 100, server + hour + 900, 0, date, {
+        sent: hour,
+        received: hour
+      })
+      expect(onTestClock).toMatchObject({ skewMs: 0, serverDate: server + hour, simulated: true })
+      // A request's clock 6 s ahead of the store's is skewed by that, as against a real clock.
+      expect(ClockSkew.measure(server + hour + 6 * second, server + hour + 6 * second, 0, date, {
+        sent: hour,
+        received: hour
+      })).toMatchObject({ skewMs: 5 * second, localAhead: true })
+      // The TestClock stands still during a request while the system clock runs on: each end has its own offset.
+      expect(ClockSkew.measure(server + hour, server + hour, 0, date, { sent: hour, received: hour - 1_500 }))
+        .toMatchObject({ skewMs: 0 })
+      expect(ClockSkew.describe(onTestClock!)).toContain("as read on the store's TestClock")
+
+      expect(ClockSkew.isTestClock(yield* TestClock.testClock())).toBe(true)
+      expect(ClockSkew.isTestClock(Clock.make())).toBe(false)
+      expect(ClockSkew.makeMonitor(Clock.make()).offset).toBeUndefined()
+      yield* TestClock.setTime(Date.now() + hour)
+      const offset = ClockSkew.makeMonitor(yield* TestClock.testClock()).offset!()
+      expect(Math.abs(offset - hour)).toBeLessThan(60_000)
+    }))
 
   it("is stale once wall and monotonic time have moved apart by more than the tolerance, either way", () => {
     const estimate = ClockSkew.measure(server, server + 10, 5_000, date)!

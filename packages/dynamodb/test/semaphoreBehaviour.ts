@@ -8,7 +8,7 @@ import { expect } from "@effect/vitest"
 import type { LockStore } from "@leasehold/lock"
 import type { LockStoreError } from "@leasehold/lock/LockError"
 import type * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
-import type { DynamoServer } from "@leasehold/testing"
+import { type DynamoServer, Simulation } from "@leasehold/testing"
 import { Effect, Option, TestClock } from "effect"
 import type { Engine } from "./behaviour.js"
 import { acquireRequest, counted, getRaw, makeStore, makeTable, makeTableAndStore, putRaw, unique } from "./support.js"
@@ -230,14 +230,17 @@ const guard = (it: It, engine: Engine) => {
       const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
       const name = unique("skew")
       const held = acquired(yield* a.tryAcquirePermits(permitsRequest(name, { limit: 1, leaseMs: 1_000 })))
-      // The local (Test)clock jumps an hour ahead of DynamoDB's: every lease looks long expired.
-      yield* TestClock.adjust("1 hour")
+      // A process whose clock runs an hour ahead of the test's (which is the server's): every lease looks long
+      // expired to it.
+      const anHourAhead = Simulation.withClockOffset(60 * 60 * 1000)
       const expired = [{ owner: held.record.owner!, permits: 1, version: held.record.version }]
       const removing = permitsRequest(name, { limit: 1, create: false, expired })
 
       // A fresh process knows no skew yet: it asks without removing anyone first and measures with the answer.
       const b = yield* makeStore(tableName, { clockSkewGuard: true })
-      const { requests: calls, result: error } = yield* counted(Effect.flip(b.tryAcquirePermits(removing)))
+      const { requests: calls, result: error } = yield* counted(
+        Effect.flip(anHourAhead(b.tryAcquirePermits(removing)))
+      )
       refused(error, "tryAcquirePermits", `refusing to remove the expired holders of semaphore "${name}"`, "NTP")
       expect(error.message).toMatch(/the local clock is at least \d+ ms ahead of DynamoDB's/)
       expect(calls.UpdateItem).toBe(1)
@@ -245,8 +248,25 @@ const guard = (it: It, engine: Engine) => {
       expect(Option.map(yield* a.inspectSemaphore(name), (r) => r.holders.length)).toEqual(Option.some(1))
 
       // Observed mode trusts no clock and is not refused.
-      const observed = yield* b.tryAcquirePermits({ ...removing, takeover: { _tag: "Observed" } })
+      const observed = yield* anHourAhead(b.tryAcquirePermits({ ...removing, takeover: { _tag: "Observed" } }))
       expect(acquired(observed).record.fence).toBe(held.record.fence + 1)
+    }))
+
+  it.scoped("clock-skew guard: a TestClock moved on is time passing for the whole test: expired holders go", () =>
+    Effect.gen(function*() {
+      yield* clockNow
+      const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
+      const name = unique("passing")
+      const held = acquired(yield* a.tryAcquirePermits(permitsRequest(name, { limit: 1, leaseMs: 1_000 })))
+      yield* TestClock.adjust("1 hour")
+      const expired = [{ owner: held.record.owner!, permits: 1, version: held.record.version }]
+      const b = yield* makeStore(tableName, { clockSkewGuard: true })
+      const { requests: calls, result } = yield* counted(
+        b.tryAcquirePermits(permitsRequest(name, { limit: 1, create: false, expired }))
+      )
+      expect(acquired(result).semaphore.holders.map((holder) => holder.owner)).not.toContain(held.record.owner)
+      // Measured first, with a write that removes nobody.
+      expect(calls.UpdateItem).toBe(2)
     }))
 
   it.scoped("clock-skew guard: with agreeing clocks expired holders are removed; off, the guard is not consulted", () =>

@@ -268,7 +268,8 @@ export const handOff: (lease: Lease) => Effect.Effect<LeaseHandoff, LockLost> = 
  *
  * Fails with `LockLost` if the lease can not be resumed: reason "expired", with no write, once the hand-off's
  * `leaseUntil` has passed on this process's clock (whatever the store would say); reason "stolen" if the store
- * has another owner (in `by`) or none, as after the hand-off was resumed once already. With `LockConfigError`,
+ * has another owner (in `by`), as after the hand-off was resumed once already; reason "freed" if it has none (an
+ * operator released it, or it was resumed and released since). With `LockConfigError`,
  * before any store call, if the hand-off is malformed or the options are invalid. After a `LockStoreError` the write
  * may have applied: the lease is released in the background, and the hand-off is spent.
  *

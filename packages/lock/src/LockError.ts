@@ -77,15 +77,21 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
 }
 
 /**
- * Why a held lock was lost: its lease ran out before a renew succeeded, or another owner took it. `released` is for a
- * re-entered section, whose outer acquisition released the lease while the section still ran, and for a data update
- * (`Lease.updateData`) of a lease that was already released. `handedOff`: the lease was handed to another process
- * (`Lock.handOff`), so this process may no longer act under it.
+ * Why a held lock was lost:
+ *
+ * - `expired`: its lease ran out before a renew succeeded.
+ * - `stolen`: a renew found another owner (in `by`); for a semaphore's permits, that they are no longer in its record
+ *   (taken over as expired, or given back in their holder's place: the record can not tell which).
+ * - `freed`: a renew found the lock free, released in this holder's place: by an operator (`forceRelease`, the CLI's
+ *   `release --force`), or by a holder that took it over and has released it since.
+ * - `released`: for a re-entered section, whose outer acquisition released the lease while the section still ran,
+ *   and for a data update (`Lease.updateData`) of a lease that was already released.
+ * - `handedOff`: the lease was handed to another process (`Lock.handOff`), so this process may no longer act under it.
  *
  * @since 0.1.0
  * @category models
  */
-export type LostReason = "expired" | "stolen" | "released" | "handedOff"
+export type LostReason = "expired" | "stolen" | "freed" | "released" | "handedOff"
 
 /**
  * A held lock was lost; the critical section was interrupted.
@@ -98,7 +104,7 @@ export class LockLost extends Data.TaggedError("LockLost")<{
   readonly owner: string
   readonly fence: number
   readonly reason: LostReason
-  /** The new holder, when the store told us (reason "stolen"). */
+  /** The new holder, when the store told us (reason "stolen"); `undefined` for every other reason. */
   readonly by: LockRecord | undefined
   /** Set when what was lost are permits of a semaphore (`name` is then the semaphore's): how many. */
   readonly permits?: number | undefined
@@ -116,6 +122,10 @@ export class LockLost extends Data.TaggedError("LockLost")<{
           ? `${what} was lost: it is now held by ${describeHolder(this.by)}`
           : `${what} was lost: they are no longer in the semaphore's record (given back in this holder's place, or ` +
             `taken over as expired)`
+      case "freed":
+        return `${what} was lost: the store shows it free, so it was released in this holder's place: by an ` +
+          `operator (forceRelease, or "leasehold release --force"), or by a holder that took it over and has ` +
+          `released it since`
       case "released":
         return `lock "${this.name}" (fence ${this.fence}) was released while still in use: by the acquisition a ` +
           `re-entered section borrowed it from, while the section still ran, or by its own scope before a data ` +

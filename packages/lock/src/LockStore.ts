@@ -4,10 +4,12 @@
  *
  * @since 0.1.0
  */
+import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
+import * as Background from "./internal/background.js"
 import * as ListLimit from "./internal/listLimit.js"
 import * as MemoryStore from "./internal/memoryStore.js"
 import * as StoreViews from "./internal/storeViews.js"
@@ -109,7 +111,8 @@ export interface RenewRequest {
 }
 
 /**
- * `Lost` means the record no longer has this owner and fence; `current` is whoever holds it now, when known.
+ * `Lost` means the record no longer has this owner and fence; `current` is whoever holds it now, `undefined` when
+ * nobody does (the lock is free, or has no record): the holder's `LockLost` says "stolen" or "freed" by it.
  *
  * @since 0.1.0
  * @category models
@@ -457,3 +460,16 @@ export const makeMemory = (options?: MemoryOptions): LockStore =>
  * @category layers
  */
 export const layerMemory: Layer.Layer<LockStore> = Layer.sync(LockStore, makeMemory)
+
+/**
+ * Whether `clock` is the one `Lock` runs background work with: the releases nobody waits for (the retries after a
+ * release's first attempt, the release of a lease already lost, the give-back of a write that may have applied). Its
+ * sleeps do not keep a Node process alive, so that a finished program's leftover tidying up never holds the process.
+ * A store with timers of its own outside `Clock` (request timeouts and retry backoffs on the real clock while a test
+ * drives a `TestClock`, say) should not let them keep the process alive either when the calling fiber's clock is this
+ * one. Under a `TestClock` background work keeps the test's clock, and this is `false`.
+ *
+ * @since 0.2.0
+ * @category background
+ */
+export const isBackgroundClock: (clock: Clock.Clock) => boolean = Background.isBackgroundClock

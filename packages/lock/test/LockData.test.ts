@@ -187,6 +187,15 @@ describe("Lease.updateData", () => {
       })).pipe(Effect.provide(process.layer))
       expect(stolen.data).toBeUndefined()
 
+      // Freed: an operator force-released it, and nobody holds it.
+      yield* Effect.scoped(Effect.gen(function*() {
+        const lease = yield* Lock.acquire("freed", options)
+        yield* backing.forceRelease("freed")
+        const error = yield* Effect.flip(lease.updateData("mine"))
+        expect(error).toMatchObject({ _tag: "LockLost", reason: "freed", by: undefined })
+        expect(error.message).toContain("the store shows it free")
+      })).pipe(Effect.provide(process.layer))
+
       // Released: the scope closed.
       const releasing = yield* held("released", options).pipe(Effect.provide(process.layer))
       yield* releasing.release

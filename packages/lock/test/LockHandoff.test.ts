@@ -193,8 +193,8 @@ describe("Lock.handOff and Lock.resume", () => {
       expect(first).toBe("resumed")
       expect(b.calls).toMatchObject({ renew: 1, release: 1 })
       const again = yield* Effect.either(Lock.withResumed(handoff, Effect.void).pipe(Effect.provide(b.layer)))
-      // Released by the first: the second finds nobody.
-      expect(Either.isLeft(again) && again.left._tag === "LockLost" && again.left.reason).toBe("stolen")
+      // Released by the first: the second finds the lock free.
+      expect(Either.isLeft(again) && again.left._tag === "LockLost" && again.left.reason).toBe("freed")
     }))
 
   it.effect("the process's queue moves on: its waiters go to the store and get in only once the lease is free", () =>
@@ -338,7 +338,7 @@ describe("Lock.handOff and Lock.resume", () => {
       expect((yield* record(backing, "late")).owner).toBe(handoff.owner)
     }).pipe(Effect.withRandom(Random.fixed([0]))))
 
-  it.effect("resuming a lease another process took fails with LockLost stolen, naming the holder", () =>
+  it.effect("resuming a lease an operator freed fails with LockLost freed; one another process took, stolen, naming it", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()
       const [a, b, c] = yield* Effect.all([probe(backing), probe(backing), probe(backing)])
@@ -346,8 +346,9 @@ describe("Lock.handOff and Lock.resume", () => {
       // Force-released: the store has nobody.
       yield* backing.forceRelease("taken")
       const freed = yield* Effect.flip(Effect.scoped(Lock.resume(handoff)).pipe(Effect.provide(b.layer)))
-      expect(freed._tag === "LockLost" && freed.reason).toBe("stolen")
+      expect(freed._tag === "LockLost" && freed.reason).toBe("freed")
       expect(freed._tag === "LockLost" && freed.by).toBeUndefined()
+      expect(freed.message).toContain("the store shows it free")
       // Taken by another process.
       const { taken, thief } = yield* Effect.gen(function*() {
         const thief = yield* Lock.acquire("taken", { holder: "thief" })
@@ -476,7 +477,8 @@ describe("Lock.handOff and Lock.resume", () => {
       yield* Effect.scoped(Lock.acquire("lost")).pipe(Effect.provide(c.layer))
       yield* TestClock.adjust("30 seconds")
       const afterLoss = yield* Effect.flip(Lock.handOff(held))
-      expect(afterLoss.reason).toBe("stolen")
+      // Taken by another holder, and released since: free when the next renew looked.
+      expect(afterLoss.reason).toBe("freed")
       // A value that is not a lease this library made.
       const fake = { ...held } as Lease.Lease
       expect(Exit.isFailure(yield* Effect.exit(Lock.handOff(fake)))).toBe(true)

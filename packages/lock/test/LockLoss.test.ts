@@ -47,6 +47,36 @@ describe("Lock: loss and release", () => {
       expect(Option.getOrThrow(yield* backing.inspect("stolen")).owner).toBe(thief.owner)
     }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([0]))))
 
+  it.effect("a lock force-released by an operator is lost at the next renew as freed: the store shows it free", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const [a, operator] = yield* Effect.all([probe(backing), probe(backing)])
+      const { capture, warnings } = warningLog()
+      const victim = yield* Effect.fork(
+        Lock.withLock("forced", Effect.never, { lease: "30 seconds" }).pipe(
+          Effect.provide(a.layer),
+          Effect.provide(capture)
+        )
+      )
+      yield* settle
+      const held = Option.getOrThrow(yield* backing.inspect("forced"))
+      yield* operator.service.forceRelease("forced")
+      // The first renew goes at the latest point it may (the draw below): one heartbeat in.
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(Fiber.join(victim))
+      expect(error._tag).toBe("LockLost")
+      if (error._tag !== "LockLost") return
+      expect([error.reason, error.by, error.fence, error.owner]).toEqual(["freed", undefined, held.fence, held.owner])
+      expect(error.message).toContain(`lock "forced" (fence ${held.fence}) was lost: the store shows it free`)
+      expect(error.message).toContain("forceRelease")
+      expect(error.message).not.toContain("held by")
+      // The holder's log line says the same.
+      expect(warnings.map((warning) => String(warning.message))).toEqual([error.message])
+      // Nothing to give back: the lock stays free for whoever comes next.
+      expect(a.calls.release).toBe(0)
+      expect(Option.getOrThrow(yield* backing.inspect("forced")).owner).toBeUndefined()
+    }).pipe(Effect.withRandom(Random.fixed([0]))))
+
   it.effect("a lease lost by expiry is released while the store's lease lasts, and not once it is over", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()

@@ -191,7 +191,7 @@ describe("Re-entry: only a live lease is re-entered", () => {
       yield* backing.forceRelease("x")
       // The next renew (at 1 s) finds the lock no longer ours.
       yield* TestClock.adjust("1 second")
-      expect(yield* Effect.flip(Fiber.join(holder))).toMatchObject({ _tag: "LockLost", reason: "stolen" })
+      expect(yield* Effect.flip(Fiber.join(holder))).toMatchObject({ _tag: "LockLost", reason: "freed" })
       yield* gate.open
       expect(yield* Fiber.join(daemon!)).toBe("again")
       expect(process.calls.tryAcquire).toBe(2)

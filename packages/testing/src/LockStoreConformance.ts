@@ -13,6 +13,10 @@
  * shared (even persistent) DynamoDB table passes as well as a fresh memory store. Time moves only through `TestClock`,
  * starting from a realistic epoch so that a DynamoDB store writes realistic `leaseUntil` and `ttl` values.
  *
+ * Each test builds its store from `makeLayer()` under its `TestClock`. A `DynamoLockStore` passes with its default
+ * options on a server of this host (dynalite, DynamoDB Local): built under the `TestClock`, its clock-skew guard reads
+ * the server's time on it. Against a remote server, give it `clockSkewGuard: false` (see its documentation).
+ *
  * @since 0.1.0
  */
 import type * as LockStore from "@leasehold/lock/LockStore"
@@ -27,8 +31,9 @@ import * as internal from "./internal/conformance/suite.js"
  */
 export interface Features {
   /**
-   * Whether `Conflict`, `Lost` and `NotHeld` always carry the current holder. The contract allows `undefined` when the
-   * store could not tell; with `false` the suite accepts that, but still checks any holder that is returned.
+   * Whether `Conflict` and `NotHeld` always carry the current holder. The contract allows `undefined` there when the
+   * store could not tell; with `false` the suite accepts that, but still checks any holder that is returned. A renew's
+   * `Lost` must always say: its `undefined` means the lock is free, and tells the holder so ("freed", not "stolen").
    * Default: `true` (the memory store, and DynamoDB with `ReturnValuesOnConditionCheckFailure` or its fallback read).
    */
   readonly reportsCurrent: boolean

@@ -13,8 +13,17 @@
  * monotonic time of its arrival: as long as wall and monotonic time have advanced alike since then, the estimate
  * still holds; otherwise it is stale and the skew must be measured again.
  *
+ * The clock measured is the one each request runs with (the fiber's `Clock`). DynamoDB's `Date` is read on the clock
+ * the store was built with: for a real clock, as it is. A `TestClock` is simulated time, which every fiber of the test
+ * shares and no server follows: a store built under one reads DynamoDB's `Date` moved by as far as the `TestClock` is
+ * from the system clock at that moment, so that moving the `TestClock` (time passing, for the whole test) is no skew,
+ * and a clock set apart from it (`Simulation.withClockOffset`, a process with a skewed clock) is skewed by exactly that.
+ * What remains is the system clock's own skew against DynamoDB's, which the guard still checks.
+ *
  * @internal
  */
+import type * as Clock from "effect/Clock"
+import type * as TestClock from "effect/TestClock"
 
 /**
  * How far wall-clock and monotonic elapsed time may differ before an estimate counts as stale, in ms. Without a step
@@ -34,8 +43,10 @@ export interface Estimate {
   readonly skewMs: number
   /** Whether the local clock is ahead of the server's (only meaningful when `skewMs > 0`). */
   readonly localAhead: boolean
-  /** The server time seen, epoch ms (start of its one-second window). */
+  /** The server time seen, epoch ms (start of its one-second window), as read on the store's clock. */
   readonly serverDate: number
+  /** Whether the server time was read on a `TestClock` (moved with it), not as the `Date` header said it. */
+  readonly simulated: boolean
   /** Local time when the response arrived, epoch ms. */
   readonly receivedAt: number
   /** Monotonic time when the response arrived, ms (the clock's nanoseconds; only differences mean anything). */
@@ -43,7 +54,21 @@ export interface Estimate {
 }
 
 /**
- * The provable minimum skew of one exchange, or `undefined` when the header is missing or unparsable.
+ * Where the server's time lands on the store's clock: how far that clock reads from the system clock, when the request
+ * was sent and when its answer arrived (both 0 for a real clock, which reads the server's `Date` as it is).
+ *
+ * @internal
+ */
+export interface ServerOffset {
+  readonly sent: number
+  readonly received: number
+}
+
+const noOffset: ServerOffset = { sent: 0, received: 0 }
+
+/**
+ * The provable minimum skew of one exchange, or `undefined` when the header is missing or unparsable. `sentAt`,
+ * `receivedAt` and `receivedAtMonotonic` are the request's clock; `offset` moves the server's time onto the store's.
  *
  * @internal
  */
@@ -51,15 +76,34 @@ export const measure = (
   sentAt: number,
   receivedAt: number,
   receivedAtMonotonic: number,
-  dateHeader: string | undefined
+  dateHeader: string | undefined,
+  offset: ServerOffset = noOffset
 ): Estimate | undefined => {
   if (dateHeader === undefined) return undefined
-  const serverDate = Date.parse(dateHeader)
-  if (!Number.isFinite(serverDate)) return undefined
-  const behind = serverDate - receivedAt
-  const ahead = sentAt - (serverDate + 1000)
+  const date = Date.parse(dateHeader)
+  if (!Number.isFinite(date)) return undefined
+  const behind = date + offset.received - receivedAt
+  const ahead = sentAt - (date + offset.sent + 1000)
   const skewMs = Math.max(0, behind, ahead)
-  return { skewMs, localAhead: ahead > 0, serverDate, receivedAt, receivedAtMonotonic }
+  return {
+    skewMs,
+    localAhead: ahead > 0,
+    serverDate: date + offset.received,
+    simulated: offset !== noOffset,
+    receivedAt,
+    receivedAtMonotonic
+  }
+}
+
+/**
+ * Whether `clock` is a `TestClock`: its public interface, which no real clock has.
+ *
+ * @internal
+ */
+export const isTestClock = (clock: Clock.Clock): boolean => {
+  const candidate = clock as Partial<TestClock.TestClock>
+  return typeof candidate.adjust === "function" && typeof candidate.setTime === "function" &&
+    candidate.sleeps !== undefined
 }
 
 /**
@@ -95,21 +139,32 @@ export const monotonicMillis = (clock: { readonly unsafeCurrentTimeNanos: () => 
  */
 export interface Monitor {
   readonly current: () => Estimate | undefined
+  /**
+   * How far the store's clock reads from the system clock now, for `observe`'s `offset`; `undefined` for a real
+   * clock, whose requests read the server's `Date` as it is.
+   */
+  readonly offset: (() => number) | undefined
   readonly observe: (
     sentAt: number,
     receivedAt: number,
     receivedAtMonotonic: number,
-    dateHeader: string | undefined
+    dateHeader: string | undefined,
+    offset?: ServerOffset
   ) => Estimate | undefined
 }
 
-/** @internal */
-export const makeMonitor = (): Monitor => {
+/**
+ * A monitor for a store built with `clock` (see the module's notes on a `TestClock`).
+ *
+ * @internal
+ */
+export const makeMonitor = (clock: Clock.Clock): Monitor => {
   let latest: Estimate | undefined
   return {
     current: () => latest,
-    observe: (sentAt, receivedAt, receivedAtMonotonic, dateHeader) => {
-      const estimate = measure(sentAt, receivedAt, receivedAtMonotonic, dateHeader)
+    offset: isTestClock(clock) ? () => clock.unsafeCurrentTimeMillis() - Date.now() : undefined,
+    observe: (sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset) => {
+      const estimate = measure(sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset)
       if (estimate !== undefined) latest = estimate
       return estimate
     }
@@ -119,5 +174,6 @@ export const makeMonitor = (): Monitor => {
 /** A readable account of an estimate, for error messages. */
 export const describe = (estimate: Estimate): string =>
   `the local clock is at least ${estimate.skewMs} ms ${estimate.localAhead ? "ahead of" : "behind"} DynamoDB's ` +
-  `(server Date ${new Date(estimate.serverDate).toUTCString()}, local time at receipt ` +
-  `${new Date(estimate.receivedAt).toISOString()})`
+  `(server Date ${new Date(estimate.serverDate).toUTCString()}${
+    estimate.simulated ? " as read on the store's TestClock" : ""
+  }, local time at receipt ${new Date(estimate.receivedAt).toISOString()})`

@@ -7,13 +7,21 @@
  * first attempt is kept to one `Effect.async` around the SDK's promise: the timeout is a plain timer that aborts the
  * request, not a fiber racing it. Effect takes over again only for what is rare: a backoff, or building an error.
  *
+ * A finished program must not be kept alive by what it leaves behind. A call of background work (the calling fiber's
+ * clock is `LockStore.isBackgroundClock`) times out and backs off on timers that do not keep the process alive; a
+ * request in flight still does, until its timeout or its caller gives up on it. And when the store's scope closes
+ * (the end of the program it was provided to) its requests in flight are abandoned and no new one is sent.
+ *
  * @internal
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb"
-import type { LockStoreError, StoreOperation } from "@leasehold/lock/LockError"
+import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
+import { isBackgroundClock } from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
+import type * as Scope from "effect/Scope"
 import * as ClientInternal from "./client.js"
 import * as ClockSkew from "./clockSkew.js"
 import * as Failure from "./failure.js"
@@ -28,7 +36,35 @@ export interface Transport {
   readonly retryBaseDelayMs: number
   /** Fed by every response's `Date` header when set. */
   readonly skew: ClockSkew.Monitor | undefined
+  /** A store's: once its scope closes, nothing more is sent. The table helpers, which end with their call, have none. */
+  readonly lifetime?: Lifetime | undefined
 }
+
+/**
+ * The requests in flight of one store, and whether its scope has closed.
+ *
+ * @internal
+ */
+export interface Lifetime {
+  closed: boolean
+  readonly inFlight: Set<AbortController>
+}
+
+/**
+ * A store's lifetime, which ends with the scope: its requests in flight are aborted (their calls fail, not retried),
+ * and later calls fail at once. Made after the client, so that it ends before a client the store built is destroyed.
+ *
+ * @internal
+ */
+export const makeLifetime: Effect.Effect<Lifetime, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync((): Lifetime => ({ closed: false, inFlight: new Set() })),
+  (lifetime) =>
+    Effect.sync(() => {
+      lifetime.closed = true
+      for (const controller of lifetime.inFlight) controller.abort()
+      lifetime.inFlight.clear()
+    })
+)
 
 /** @internal */
 export interface Call {
@@ -109,16 +145,19 @@ const headerOf = (headers: unknown, name: string): string | undefined => {
 const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" } as const
 
 const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
+  const offset = skew.offset
   // Low priority in the deserialize step puts this next to the HTTP handler, inside the SDK's deserializer: it sees
   // the raw response of every attempt, including the ones the deserializer turns into errors.
   const middleware = (next: Handler) => async (args: never) => {
     const sentAt = clock.unsafeCurrentTimeMillis()
+    const sentOffset = offset === undefined ? 0 : offset()
     const result = await next(args)
     skew.observe(
       sentAt,
       clock.unsafeCurrentTimeMillis(),
       ClockSkew.monotonicMillis(clock),
-      headerOf((result as DeserializeResult | undefined)?.response?.headers, "date")
+      headerOf((result as DeserializeResult | undefined)?.response?.headers, "date"),
+      offset === undefined ? undefined : { sent: sentOffset, received: offset() }
     )
     return result
   }
@@ -151,8 +190,9 @@ const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
 const identity = <C extends Probeable>(command: C): C => command
 
 /**
- * Sends one request (a fresh command per attempt, built by `attempt`). `clock` is the fiber's, for the skew samples;
- * a caller that already holds it saves looking it up again.
+ * Sends one request (a fresh command per attempt, built by `attempt`). `clock` is the fiber's, for the skew samples
+ * and to tell background work (see the module's notes); a caller that already holds it saves looking it up again.
+ * The operations of a lease (its release, above all: the only calls background work makes) pass it.
  *
  * @internal
  */
@@ -161,12 +201,29 @@ export const send = <Out>(transport: Transport, call: Call, attempt: Attempt<Out
   LockStoreError
 > => {
   const skew = transport.skew
-  if (skew === undefined) return sendWith(transport, call, attempt, identity)
-  if (clock !== undefined) return sendWith(transport, call, attempt, installProbe(skew, clock))
-  return Effect.clockWith((clock) => sendWith(transport, call, attempt, installProbe(skew, clock)))
+  const background = clock !== undefined && isBackgroundClock(clock)
+  if (skew === undefined) return sendWith(transport, call, attempt, identity, background)
+  if (clock !== undefined) return sendWith(transport, call, attempt, installProbe(skew, clock), background)
+  return Effect.clockWith((clock) => sendWith(transport, call, attempt, installProbe(skew, clock), false))
 }
 
 type Probe = <C extends Probeable>(command: C) => C
+
+/** Lets a background call's timer fire while the process lives on for other reasons, without keeping it alive. */
+const unref = (timer: ReturnType<typeof setTimeout>) => {
+  // Outside Node (a browser, a worker) a timer is a number and holds nothing open anyway.
+  if (typeof timer === "object" && typeof timer.unref === "function") timer.unref()
+}
+
+const closedError = (transport: Transport, call: Call, inFlight: boolean) =>
+  new LockStoreError({
+    operation: call.operation,
+    retryable: false,
+    mayHaveApplied: inFlight,
+    message: `${call.action} on table "${transport.tableName}" ${
+      inFlight ? "was abandoned in flight" : "was not sent"
+    }: the store's scope has closed (the program it was provided to has ended)`
+  })
 
 // The steps of a request are module functions, not closures made per request: every acquire and release sends one.
 
@@ -185,30 +242,47 @@ const fail = (transport: Transport, call: Call, error: unknown, attempts: number
       }))
   )
 
-// Attempt `attempts` (1-based): the nominal backoff before it is base * 2^(attempts - 2).
-const backoff = (transport: Transport, attempts: number) =>
+// Attempt `attempts` (1-based): the nominal backoff before it is base * 2^(attempts - 2). Background work sleeps on its
+// own clock, the live clock's twin whose timers do not keep the process alive.
+const backoff = (transport: Transport, attempts: number, background: boolean) =>
   Effect.flatMap(
     Random.nextRange(jitterMin, jitterMax),
-    (jitter) => Effect.sleep(transport.retryBaseDelayMs * 2 ** (attempts - 2) * jitter)
-  ).pipe(Effect.withClock(liveClock))
+    (jitter) => {
+      const delay = Duration.millis(transport.retryBaseDelayMs * 2 ** (attempts - 2) * jitter)
+      return background ? Effect.sleep(delay) : Effect.withClock(Effect.sleep(delay), liveClock)
+    }
+  )
 
 const sendWith = <Out>(
   transport: Transport,
   call: Call,
   attempt: Attempt<Out>,
   probe: Probe,
+  background: boolean,
   attempts = 1,
   earlierMayHaveApplied = false
 ): Effect.Effect<Response<Out>, LockStoreError> =>
   Effect.async<Response<Out>, LockStoreError>((resume) => {
-    // One controller per attempt: the timer and an interruption both abort the request in flight.
+    const lifetime = transport.lifetime
+    if (lifetime?.closed === true) {
+      resume(Effect.fail(closedError(transport, call, false)))
+      return
+    }
+    // One controller per attempt: the timer, an interruption and the store's end all abort the request in flight.
     const controller = new AbortController()
+    lifetime?.inFlight.add(controller)
     let timedOut = false
     let settled = false
     const timer = setTimeout(() => {
       timedOut = true
       controller.abort()
     }, Math.min(transport.requestTimeoutMs, maxTimerMs))
+    if (background) unref(timer)
+    const settle = () => {
+      settled = true
+      clearTimeout(timer)
+      lifetime?.inFlight.delete(controller)
+    }
     let promise: Promise<Out>
     try {
       promise = attempt(probe, controller.signal)
@@ -218,14 +292,12 @@ const sendWith = <Out>(
     promise.then(
       (output) => {
         if (settled) return
-        settled = true
-        clearTimeout(timer)
+        settle()
         resume(Effect.succeed({ _tag: "Ok", output, attempts }))
       },
       (cause: unknown) => {
         if (settled) return
-        settled = true
-        clearTimeout(timer)
+        settle()
         const error = timedOut ? new Failure.RequestTimedOut(transport.requestTimeoutMs) : cause
         if (Failure.isConditionalCheckFailed(error)) {
           resume(Effect.succeed({
@@ -233,6 +305,8 @@ const sendWith = <Out>(
             item: (error.Item ?? undefined) as Record<string, AttributeValue> | undefined,
             attempts
           }))
+        } else if (lifetime?.closed === true) {
+          resume(Effect.fail(closedError(transport, call, true)))
         } else if (
           attempts <= transport.maxRetries && Failure.isTransient(error) &&
           !(call.reportsUnknownOutcomes === true && Failure.mayHaveApplied(error))
@@ -240,8 +314,8 @@ const sendWith = <Out>(
           const mayHaveApplied = earlierMayHaveApplied || Failure.mayHaveApplied(error)
           resume(
             Effect.zipRight(
-              backoff(transport, attempts + 1),
-              sendWith(transport, call, attempt, probe, attempts + 1, mayHaveApplied)
+              backoff(transport, attempts + 1, background),
+              sendWith(transport, call, attempt, probe, background, attempts + 1, mayHaveApplied)
             )
           )
         } else {
@@ -251,8 +325,7 @@ const sendWith = <Out>(
     )
     return Effect.sync(() => {
       if (settled) return
-      settled = true
-      clearTimeout(timer)
+      settle()
       controller.abort()
     })
   })

@@ -11,6 +11,7 @@ import * as Metric from "effect/Metric"
 import * as Random from "effect/Random"
 import { LockNotAcquired, type PermitShortage } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
+import * as Background from "./background.js"
 import { monotonicMillis } from "./clock.js"
 import * as Metrics from "./metrics.js"
 
@@ -78,7 +79,7 @@ export const bound = <A, E, E2>(args: {
   readonly unanswered: (now: number) => Effect.Effect<never, E2>
 }): Effect.Effect<A, E | E2> => {
   const { answersAtOnce, giveBack, waitUntil } = args
-  const afterExit = answersAtOnce ? giveBack : Effect.asVoid(Effect.forkDaemon(giveBack))
+  const afterExit = answersAtOnce ? giveBack : Effect.asVoid(Background.fork(giveBack))
   const cleaned = args.loop.pipe(
     Effect.onExit((exit) => exit._tag === "Failure" && args.mayHaveWritten() ? afterExit : Effect.void)
   )

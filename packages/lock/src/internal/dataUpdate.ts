@@ -53,7 +53,7 @@ const answered = (
   Effect.clockWith((clock) => {
     if (result._tag === "Lost") {
       return Effect.zipRight(
-        LeaseState.declareLost(state, "stolen", result.current),
+        LeaseState.declareGone(state, result.current),
         Effect.suspend(() => Effect.fail(ended(state)))
       )
     }

@@ -83,7 +83,7 @@ const renewAnswered = (beat: Beat, sentAt: number) =>
     state.renewing = false
     const now = monotonicMillisOf(clock)
     if (Either.isLeft(result)) return renewFailed(beat, now, result.left)
-    if (result.right._tag === "Lost") return LeaseState.declareLost(state, "stolen", result.right.current)
+    if (result.right._tag === "Lost") return LeaseState.declareGone(state, result.right.current)
     const renewedDeadline = sentAt + options.leaseMs - options.safetyMarginMs
     // A renew that answered after its own deadline proves nothing about now: leave the deadline to decide.
     if (state.finished || renewedDeadline <= now) return renewFailed(beat, now, undefined)

@@ -151,7 +151,7 @@ export const recordHoldTime = (state: LeaseState): Effect.Effect<void> =>
  */
 export const declareLost = (
   state: LeaseState,
-  reason: "expired" | "stolen",
+  reason: "expired" | "stolen" | "freed",
   by: LockRecord | undefined
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
@@ -169,3 +169,21 @@ export const declareLost = (
       LeaseUsers.interruptOnLoss(state.users)
     ], { discard: true })
   })
+
+/**
+ * Why a write on the lease found it gone (the store's `Lost`, with `current` as the store answered): "stolen" when the
+ * store names a holder in its place, "freed" when it shows a lock free. A semaphore's store names nobody: it can not
+ * tell a takeover of expired permits from a give-back in their holder's place, and the loss stays "stolen".
+ *
+ * @internal
+ */
+export const goneReason = (permits: number | undefined, current: LockRecord | undefined): "stolen" | "freed" =>
+  current === undefined && permits === undefined ? "freed" : "stolen"
+
+/**
+ * Declares the loss a write found: the store no longer has this lease (see `goneReason`).
+ *
+ * @internal
+ */
+export const declareGone = (state: LeaseState, current: LockRecord | undefined): Effect.Effect<void> =>
+  declareLost(state, goneReason(state.permits, current), current)

@@ -36,7 +36,7 @@ export const reservations = Metric.counter("leasehold_lock_reservations_total", 
 
 /** @internal */
 export const losses = Metric.counter("leasehold_lock_losses_total", {
-  description: "Held locks lost (tag reason: expired or stolen)",
+  description: "Held locks lost (tag reason: expired, stolen or freed)",
   incremental: true
 })
 

@@ -5,7 +5,7 @@
  * - It does not wait for a renew in flight: it abandons it. A renew that the store applies after the release changes
  *   nothing, being conditional on an owner the release cleared; one applied before is released with the rest.
  * - The caller waits for one release attempt at most; retries, and the whole release of a lease that was already
- *   lost, continue in the background, bounded and logged.
+ *   lost, continue in the background, bounded and logged, and never keep a finished Node process alive.
  *
  * @internal
  */
@@ -19,6 +19,7 @@ import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
 import type { LockStoreError } from "../LockError.js"
 import type * as LockStore from "../LockStore.js"
+import * as Background from "./background.js"
 import { monotonicMillis } from "./clock.js"
 import { failureReason } from "./failureReason.js"
 import * as LeaseState from "./leaseState.js"
@@ -99,9 +100,12 @@ const releaseAttempt = (
     )
   })
 
-/** `attempts` release attempts in a daemon fiber, bounded and logged: the caller already has its answer. */
+/**
+ * `attempts` release attempts as background work, bounded and logged: the caller already has its answer, and a
+ * program that ends meanwhile does not wait for them either (see `background.ts`).
+ */
 const releaseInBackground = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore, attempts: number) =>
-  Effect.asVoid(Effect.forkDaemon(
+  Effect.asVoid(Background.fork(
     Effect.retry(releaseAttempt(state, store), releaseRetries(attempts - 1)).pipe(
       Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
       Effect.withSpan(store.spans.release, releaseSpan(state, true))

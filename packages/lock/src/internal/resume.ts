@@ -31,11 +31,13 @@ import type { LockOptions } from "../Lock.js"
 import { LockConfigError, LockLost, type LockStoreError } from "../LockError.js"
 import type { LockRecord } from "../LockRecord.js"
 import { LockStore } from "../LockStore.js"
+import * as Background from "./background.js"
 import { monotonicMillis } from "./clock.js"
 import { LockDefaults } from "./defaults.js"
 import { giveBack } from "./giveBack.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as Keeper from "./keeper.js"
+import { goneReason } from "./leaseState.js"
 import * as LeaseStore from "./leaseStore.js"
 import * as LeaseUsers from "./leaseUsers.js"
 import * as LocalQueue from "./localQueue.js"
@@ -95,8 +97,11 @@ const resolveOptions = (
   )
 }
 
-const lost = (handoff: LeaseHandoff.LeaseHandoff, reason: "expired" | "stolen", by: LockRecord | undefined) =>
-  new LockLost({ name: handoff.name, owner: handoff.owner, fence: handoff.fence, reason, by })
+const lost = (
+  handoff: LeaseHandoff.LeaseHandoff,
+  reason: "expired" | "stolen" | "freed",
+  by: LockRecord | undefined
+) => new LockLost({ name: handoff.name, owner: handoff.owner, fence: handoff.fence, reason, by })
 
 /** Gives back a lease the resume moved to `owner` (or may have) but can not use. */
 const giveBackResumed = (store: LockStore, handoff: LeaseHandoff.LeaseHandoff, owner: string) =>
@@ -139,7 +144,7 @@ const resumeKept = (
     const sentAt = yield* monotonicMillis
     const answer = yield* restore(store.renew({ name, owner, fence, leaseMs: resolved.leaseMs, newOwner })).pipe(
       // The write may have applied: only this process knows the new owner, so it gives the lease back.
-      Effect.onError(() => Effect.zipRight(onEnd, Effect.forkDaemon(giveBackResumed(store, handoff, newOwner))))
+      Effect.onError(() => Effect.zipRight(onEnd, Background.fork(giveBackResumed(store, handoff, newOwner))))
     )
     // A retried request whose first attempt applied finds its own new owner.
     const record = answer._tag === "Renewed"
@@ -149,7 +154,8 @@ const resumeKept = (
       : undefined
     if (record === undefined) {
       yield* onEnd
-      return yield* lost(handoff, "stolen", answer._tag === "Lost" ? answer.current : undefined)
+      const current = answer._tag === "Lost" ? answer.current : undefined
+      return yield* lost(handoff, goneReason(undefined, current), current)
     }
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
     if (sentAt + resolved.leaseMs - resolved.safetyMarginMs <= (yield* monotonicMillis)) {

@@ -95,7 +95,7 @@ const setDataWrites = (test: Test): void => {
 
 /** What a renew with `setData` refuses, and writes nothing for. */
 const setDataRefusals = (test: Test): void => {
-  test("changes nothing for a wrong fence, a wrong owner, a new holder or a released lock", ({ expectCurrent, name, store }) =>
+  test("changes nothing for a wrong fence, a wrong owner, a new holder or a released lock", ({ expectLostTo, name, store }) =>
     Effect.gen(function*() {
       const held = yield* acquireNew(store, name("owner"), { data: "mine" })
       const wrongFence = yield* store.renew({
@@ -105,7 +105,7 @@ const setDataRefusals = (test: Test): void => {
         leaseMs,
         setData: { data: "forged" }
       })
-      expectCurrent(expectTag(wrongFence, "Lost").current, held)
+      expectLostTo(expectTag(wrongFence, "Lost").current, held)
       const wrongOwner = yield* store.renew({
         name: held.name,
         owner: makeOwner(),
@@ -113,24 +113,24 @@ const setDataRefusals = (test: Test): void => {
         leaseMs,
         setData: { data: undefined }
       })
-      expectCurrent(expectTag(wrongOwner, "Lost").current, held)
+      expectLostTo(expectTag(wrongOwner, "Lost").current, held)
       expect(fields(yield* inspectSome(store, name("owner")))).toEqual(fields(held))
 
       // After a takeover the old holder's update neither writes nor removes the new holder's data.
       yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1)
       const thief = yield* acquireNew(store, name("owner"), { holder: "holder-b", data: "theirs" })
-      expectCurrent(expectTag(yield* setDataOf(store, held, "late"), "Lost").current, thief)
-      expectCurrent(expectTag(yield* setDataOf(store, held, undefined), "Lost").current, thief)
+      expectLostTo(expectTag(yield* setDataOf(store, held, "late"), "Lost").current, thief)
+      expectLostTo(expectTag(yield* setDataOf(store, held, undefined), "Lost").current, thief)
       expect(fields(yield* inspectSome(store, name("owner")))).toEqual(fields(thief))
 
       // A released lock stays free and without data.
       expectTag(yield* releaseOf(store, thief), "Released")
-      expectCurrent(expectTag(yield* setDataOf(store, thief, "after release"), "Lost").current, undefined)
+      expectLostTo(expectTag(yield* setDataOf(store, thief, "after release"), "Lost").current, undefined)
       const record = yield* inspectSome(store, name("owner"))
       expect([record.owner, record.data]).toEqual([undefined, undefined])
     }))
 
-  test("of a name never acquired is Lost and creates no record", ({ expectCurrent, name, store }) =>
+  test("of a name never acquired is Lost and creates no record", ({ expectLostTo, name, store }) =>
     Effect.gen(function*() {
       const lost = yield* store.renew({
         name: name("ghost"),
@@ -139,7 +139,7 @@ const setDataRefusals = (test: Test): void => {
         leaseMs,
         setData: { data: "x" }
       })
-      expectCurrent(expectTag(lost, "Lost").current, undefined)
+      expectLostTo(expectTag(lost, "Lost").current, undefined)
       expect(Option.isNone(yield* store.inspect(name("ghost")))).toBe(true)
     }))
 

@@ -24,6 +24,11 @@ export interface Fixture {
     actual: LockRecord.LockRecord | undefined,
     expected: LockRecord.LockRecord | undefined
   ) => void
+  /** Checks a renew's `Lost.current` against the holder the test expects: every store must report it. */
+  readonly expectLostTo: (
+    actual: LockRecord.LockRecord | undefined,
+    expected: LockRecord.LockRecord | undefined
+  ) => void
 }
 
 /**

@@ -16,7 +16,7 @@ import { acquireNew, expectSome, expectTag, fields, inspectSome, releaseOf, rene
  */
 export const forceRelease = (test: Test): void => {
   describe("forceRelease", () => {
-    test("returns the holder it removed and frees the lock, keeping the fence", ({ expectCurrent, name, store }) =>
+    test("returns the holder it removed and frees the lock, keeping the fence", ({ expectLostTo, name, store }) =>
       Effect.gen(function*() {
         const held = yield* acquireNew(store, name("force"), { data: "x" })
         const removed = expectSome(yield* store.forceRelease(name("force")), "the removed holder")
@@ -26,7 +26,7 @@ export const forceRelease = (test: Test): void => {
         expect(record.data).toBeUndefined()
         expect(record.fence).toBe(held.fence)
         // The old holder learns it lost the lock at its next heartbeat.
-        expectCurrent(expectTag(yield* renewOf(store, held), "Lost").current, undefined)
+        expectLostTo(expectTag(yield* renewOf(store, held), "Lost").current, undefined)
         const next = yield* acquireNew(store, name("force"), { holder: "holder-b" })
         expect(next.fence).toBeGreaterThan(held.fence)
       }))

@@ -53,22 +53,22 @@ export const renew = (test: Test): void => {
         expect(renewed.leaseUntil).toBe(now + leaseMs)
       }))
 
-    test("fails with Lost and reports the new holder after a takeover", ({ expectCurrent, name, store }) =>
+    test("fails with Lost and reports the new holder after a takeover", ({ expectLostTo, name, store }) =>
       Effect.gen(function*() {
         const held = yield* acquireNew(store, name("stolen"))
         yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1)
         const thief = yield* acquireNew(store, name("stolen"), { holder: "holder-b" })
         const lost = expectTag(yield* renewOf(store, held), "Lost")
-        expectCurrent(lost.current, thief)
+        expectLostTo(lost.current, thief)
         expect(fields(yield* inspectSome(store, name("stolen")))).toEqual(fields(thief))
       }))
 
-    test("fails with Lost and no holder after release; a late renew cannot resurrect the lock", ({ expectCurrent, name, store }) =>
+    test("fails with Lost and no holder after release; a late renew cannot resurrect the lock", ({ expectLostTo, name, store }) =>
       Effect.gen(function*() {
         const held = yield* acquireNew(store, name("released"))
         expectTag(yield* releaseOf(store, held), "Released")
         const lost = expectTag(yield* renewOf(store, held), "Lost")
-        expectCurrent(lost.current, undefined)
+        expectLostTo(lost.current, undefined)
         const record = yield* inspectSome(store, name("released"))
         expect(record.owner).toBeUndefined()
         expect(record.fence).toBe(held.fence)
@@ -76,7 +76,7 @@ export const renew = (test: Test): void => {
         yield* acquireNew(store, name("released"), { holder: "holder-b" })
       }))
 
-    test("fails with Lost for a wrong fence or a wrong owner, leaving the holder in place", ({ expectCurrent, name, store }) =>
+    test("fails with Lost for a wrong fence or a wrong owner, leaving the holder in place", ({ expectLostTo, name, store }) =>
       Effect.gen(function*() {
         const held = yield* acquireNew(store, name("wrong"))
         yield* TestClock.adjust(1_000)
@@ -86,13 +86,13 @@ export const renew = (test: Test): void => {
           fence: held.fence + 1,
           leaseMs
         })
-        expectCurrent(expectTag(wrongFence, "Lost").current, held)
+        expectLostTo(expectTag(wrongFence, "Lost").current, held)
         const wrongOwner = yield* store.renew({ name: held.name, owner: makeOwner(), fence: held.fence, leaseMs })
-        expectCurrent(expectTag(wrongOwner, "Lost").current, held)
+        expectLostTo(expectTag(wrongOwner, "Lost").current, held)
         expect(fields(yield* inspectSome(store, name("wrong")))).toEqual(fields(held))
       }))
 
-    test("with newOwner moves the lease to it, keeping the fence; the old owner is refused, a second move too", ({ expectCurrent, name, store }) =>
+    test("with newOwner moves the lease to it, keeping the fence; the old owner is refused, a second move too", ({ expectLostTo, name, store }) =>
       Effect.gen(function*() {
         const held = yield* acquireNew(store, name("moved"))
         yield* TestClock.adjust(1_000)
@@ -104,8 +104,8 @@ export const renew = (test: Test): void => {
         expect(moved.version).not.toBe(held.version)
         expect([moved.holder, moved.acquiredAt, moved.data]).toEqual([held.holder, held.acquiredAt, held.data])
         // The old owner, and a second move from it, find the new owner: a hand-off resumes once.
-        expectCurrent(expectTag(yield* renewOf(store, held), "Lost").current, moved)
-        expectCurrent(expectTag(yield* store.renew({ ...request, newOwner: makeOwner() }), "Lost").current, moved)
+        expectLostTo(expectTag(yield* renewOf(store, held), "Lost").current, moved)
+        expectLostTo(expectTag(yield* store.renew({ ...request, newOwner: makeOwner() }), "Lost").current, moved)
         expectTag(yield* releaseOf(store, held), "NotHeld")
         expect(fields(yield* inspectSome(store, name("moved")))).toEqual(fields(moved))
         // The new owner renews and releases as any holder.
@@ -114,10 +114,10 @@ export const renew = (test: Test): void => {
         expectTag(yield* releaseOf(store, renewed), "Released")
       }))
 
-    test("of a name never acquired is Lost and creates no record", ({ expectCurrent, name, store }) =>
+    test("of a name never acquired is Lost and creates no record", ({ expectLostTo, name, store }) =>
       Effect.gen(function*() {
         const lost = yield* store.renew({ name: name("ghost"), owner: makeOwner(), fence: 1, leaseMs })
-        expectCurrent(expectTag(lost, "Lost").current, undefined)
+        expectLostTo(expectTag(lost, "Lost").current, undefined)
         expect(Option.isNone(yield* store.inspect(name("ghost")))).toBe(true)
       }))
   })

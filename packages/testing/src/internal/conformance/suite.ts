@@ -39,14 +39,18 @@ export const suite = (
   // Read once: the tests replay the same realistic epoch, and TestClock moves it from there.
   const epoch = Date.now()
 
-  const expectCurrent = (actual: LockRecord.LockRecord | undefined, expected: LockRecord.LockRecord | undefined) => {
-    if (expected === undefined || expected.owner === undefined) {
-      // A free lock has no holder to report, whatever the store knows.
-      expect(actual).toBeUndefined()
-    } else if (actual !== undefined || features.reportsCurrent) {
-      expect(actual === undefined ? undefined : fields(actual)).toEqual(fields(expected))
+  const checkCurrent =
+    (reportsCurrent: boolean) =>
+    (actual: LockRecord.LockRecord | undefined, expected: LockRecord.LockRecord | undefined) => {
+      if (expected === undefined || expected.owner === undefined) {
+        // A free lock has no holder to report, whatever the store knows.
+        expect(actual).toBeUndefined()
+      } else if (actual !== undefined || reportsCurrent) {
+        expect(actual === undefined ? undefined : fields(actual)).toEqual(fields(expected))
+      }
     }
-  }
+  const expectCurrent = checkCurrent(features.reportsCurrent)
+  const expectLostTo = checkCurrent(true)
 
   // Tests with a live server answer in milliseconds; vitest's default timeout is plenty unless the caller says.
   const test: Test = (title, body) =>
@@ -57,7 +61,7 @@ export const suite = (
           yield* TestClock.setTime(epoch)
           const store = yield* LockStore.LockStore
           const prefix = makePrefix()
-          yield* body({ store, prefix, name: (label) => prefix + label, expectCurrent })
+          yield* body({ store, prefix, name: (label) => prefix + label, expectCurrent, expectLostTo })
         }).pipe(Effect.provide(makeLayer())),
       options.timeout
     )
