@@ -91,7 +91,7 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
       expect(released.code, released.stderr).toBe(0)
       expect(released.stdout).toContain("released \"stuck\": removed holder victim")
       const lockLost: LockLost = yield* Effect.flip(lease.lost).pipe(Effect.timeout("10 seconds"))
-      expect(lockLost.reason).toBe("stolen")
+      expect(lockLost.reason).toBe("freed")
 
       const freed = yield* run([
         "release",
