@@ -231,7 +231,9 @@ export interface LockStore extends SemaphoreOperations {
    * live: there is none, it is the caller's (`reservedBy = owner`), or it has lapsed (`reservedUntil < now` on the
    * caller's clock). Increments the fence and clears the reservation in the same write. Never a read before the
    * write, never a blind retry of a conflict. A conflict carries the record, reservation included, when it is held
-   * or reserved.
+   * or reserved. A store does not retry a write whose outcome it does not know (a timeout, a dropped connection)
+   * behind the caller's back: it fails with `LockStoreError` (`mayHaveApplied`), so that the caller knows the write
+   * may still land and dates any lease that bears its owner from it.
    */
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
   /**

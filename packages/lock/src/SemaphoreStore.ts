@@ -138,7 +138,9 @@ export interface SemaphoreOperations {
    * their permits + permits <= limit`); removes them in the same write if each is still there with its permits and
    * over under `takeover` (`leaseUntil < now - maxClockSkewMs` on the caller's clock, or still at the seen `version`).
    * The caller's fence is the record's, plus one. Any failed condition changes nothing: `LimitMismatch` if the limit
-   * differs, else `Conflict` with the record. A retried request whose first attempt applied answers `Acquired`.
+   * differs, else `Conflict` with the record. A retried request whose first attempt applied answers `Acquired`. As
+   * for a lock's acquire, a write whose outcome the store does not know is reported (`LockStoreError`,
+   * `mayHaveApplied`), not retried behind the caller's back.
    */
   readonly tryAcquirePermits: (
     request: AcquirePermitsRequest
