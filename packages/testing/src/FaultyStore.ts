@@ -1,13 +1,15 @@
 /**
  * A `LockStore` wrapper that injects faults into any store, per operation and per simulated process: errors
- * (retryable and not), latency, hangs, and lost responses (the write is applied but the caller gets an error or a
- * timeout: the ambiguous case). Delays go through `Clock`, so `TestClock` drives them; which call gets which fault
- * comes from a `Plan`, either an explicit list (replayable, shrinkable) or a seeded random plan.
+ * (retryable and not), latency, hangs, lost responses (the write is applied but the caller gets an error or a
+ * timeout: the ambiguous case) and late delivery (the network holds a write after its sender gave up, and delivers
+ * it later). Delays go through `Clock`, so `TestClock` drives them; which call gets which fault comes from a `Plan`,
+ * either an explicit list (replayable, shrinkable) or a seeded random plan.
  *
  * @since 0.1.0
  */
-import type { LockStore } from "@leasehold/lock"
+import type { LockError, LockStore } from "@leasehold/lock"
 import type * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as internal from "./internal/faultyStore.js"
 
@@ -29,10 +31,33 @@ export type Operation = LockStore.OperationName
  * - `lostResponse`: the write is applied, the caller gets a retryable error (the ambiguous case).
  * - `lostTimeout`: the write is applied, the caller waits `ms` (forever without `ms`) and gets a timeout error.
  *
+ * The late kinds hold the request in the network and deliver it `ms` after it was sent (no earlier; later if the
+ * sending process is paused then), whatever its sender does meanwhile, out of order with the sender's later calls.
+ * The store applies it as DynamoDB applies a request built before it was held: at the sender's wall clock as it read
+ * when the request was sent. They differ in how the sender gives up:
+ *
+ * - `lateTimeout`: `giveUpMs` after sending, the call fails with a retryable `LockStoreError`, as a request timeout
+ *   does; whoever made it retries with a new request, or gives up.
+ * - `lateRetry`: `giveUpMs` after sending, the wrapper sends the same request again, as the DynamoDB store's
+ *   transport does after a timeout (built at the same time, so with the same clock reading); the second copy is
+ *   applied and answered. An acquire (`tryAcquire`, `tryAcquirePermits`) is not retried so, as no store may retry one
+ *   whose outcome it does not know behind its caller's back: it fails as with `lateTimeout`.
+ * - `lateHang`: the call never answers, until its caller interrupts it.
+ *
  * @since 0.1.0
  * @category models
  */
-export type FaultKind = "retryable" | "fatal" | "latency" | "hang" | "slowResponse" | "lostResponse" | "lostTimeout"
+export type FaultKind =
+  | "retryable"
+  | "fatal"
+  | "latency"
+  | "hang"
+  | "slowResponse"
+  | "lostResponse"
+  | "lostTimeout"
+  | "lateTimeout"
+  | "lateRetry"
+  | "lateHang"
 
 /**
  * All fault kinds, for summaries and generators.
@@ -43,13 +68,31 @@ export type FaultKind = "retryable" | "fatal" | "latency" | "hang" | "slowRespon
 export const faultKinds: ReadonlyArray<FaultKind> = internal.faultKinds
 
 /**
+ * The kinds that hold a write and deliver it after its sender gave up.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const lateFaultKinds: ReadonlyArray<FaultKind> = internal.lateFaultKinds
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface Fault {
   readonly kind: FaultKind
-  /** Delay for `latency`, `hang`, `slowResponse`, `lostTimeout`, in milliseconds. */
+  /**
+   * Delay for `latency`, `hang`, `slowResponse`, `lostTimeout`, in milliseconds; for the late kinds, how long after
+   * it was sent the held request is delivered (at once without `ms`).
+   */
   readonly ms?: number | undefined
+  /**
+   * For `lateTimeout` and `lateRetry`: when the sender gives up on the first copy, in milliseconds after sending it
+   * (at once without `giveUpMs`).
+   *
+   * @since 0.2.0
+   */
+  readonly giveUpMs?: number | undefined
 }
 
 /**
@@ -63,6 +106,33 @@ export interface Call {
   readonly process: string
   readonly operation: Operation
   readonly nth: number
+}
+
+/**
+ * What a call asked: the request object its caller built (the very object, passed on unchanged), or the name for
+ * the operations that take one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Request = Parameters<LockStore.LockStore[Operation]>[0]
+
+/**
+ * A held request, as it reached the store after its sender gave up on it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Delivery {
+  readonly call: Call
+  readonly fault: Fault
+  readonly request: Request
+  /** The sender's wall clock when it sent the request: the time the store applied it at. */
+  readonly builtAt: number
+  /** How long the network held it, on the sender's monotonic clock. */
+  readonly heldMs: number
+  /** What the store answered it, which nobody hears. */
+  readonly exit: Exit.Exit<unknown, LockError.LockStoreError>
 }
 
 /**
@@ -96,8 +166,9 @@ export interface ScheduledFault {
 export const fromList: (faults: ReadonlyArray<ScheduledFault>) => Plan = internal.fromList
 
 /**
- * A seeded random plan: each call gets a fault with probability `rate`, of a kind drawn from `kinds`, with a delay up
- * to `maxMs`. The draw depends only on (seed, process, operation, nth), not on the order in which calls happen.
+ * A seeded random plan: each call gets a fault with probability `rate`, of a kind drawn from `kinds` (default: every
+ * kind), with a delay up to `maxMs` (a late kind gives up within it). The draw depends only on (seed, process,
+ * operation, nth), not on the order in which calls happen.
  *
  * @since 0.1.0
  * @category constructors
@@ -123,6 +194,12 @@ export interface Options {
   readonly gate?: Effect.Effect<void> | undefined
   /** Told about every injected fault, for summaries. */
   readonly onFault?: ((call: Call, fault: Fault) => void) | undefined
+  /**
+   * Told about every held request once the store has applied it (or refused it).
+   *
+   * @since 0.2.0
+   */
+  readonly onDelivery?: ((delivery: Delivery) => void) | undefined
 }
 
 /**

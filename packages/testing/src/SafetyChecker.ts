@@ -128,8 +128,8 @@ export const checkSchedule: (schedule: Simulation.Schedule) => Report = Invarian
 
 /**
  * Reduces a schedule that fails `stillFails` to a smaller one that still does: drops sections, faults, force
- * releases, children, pauses, clock steps, clock offsets and idle processes one at a time, then shortens sections and
- * children and takes one permit where a section took more, until nothing more can go.
+ * releases, hand-offs, data updates, children, pauses, clock steps, clock offsets and idle processes one at a time,
+ * then shortens sections and children and takes one permit where a section took more, until nothing more can go.
  *
  * @since 0.1.0
  * @category checking
@@ -161,6 +161,22 @@ export interface FailedSeed {
 }
 
 /**
+ * Held writes delivered after their senders gave up, on locks or on semaphores, and how many of them landed after
+ * their sender had written to the same name again: any write, a give-back by owner alone, an acquire that
+ * succeeded, a release with a fence (see `Simulation.LateAfter`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface LateTally {
+  readonly delivered: number
+  readonly afterLaterWrite: number
+  readonly afterGiveBack: number
+  readonly afterAcquired: number
+  readonly afterRelease: number
+}
+
+/**
  * What a batch saw of one class of schedules.
  *
  * @since 0.1.0
@@ -184,6 +200,13 @@ export interface ClassSummary {
   /** Acquired sections under a semaphore's permits, and how many of them removed holders whose leases were over. */
   readonly permitSections: number
   readonly permitTakeovers: number
+  /**
+   * Held writes delivered late, on locks and on semaphores.
+   *
+   * @since 0.2.0
+   */
+  readonly lateOnLocks: LateTally
+  readonly lateOnSemaphores: LateTally
   /** Schedules with violations of what the class promises, and per invariant. */
   readonly failed: number
   readonly violations: Partial<Record<Invariant, number>>

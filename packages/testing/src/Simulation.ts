@@ -16,6 +16,7 @@ import * as BadOptions from "./internal/simulation/badOptions.js"
 import * as ClockOffset from "./internal/simulation/clockOffset.js"
 import * as Resource from "./internal/simulation/fencedResource.js"
 import * as Generate from "./internal/simulation/generate.js"
+import type * as LateDelivery from "./internal/simulation/lateDelivery.js"
 import type * as Reservations from "./internal/simulation/reservations.js"
 import * as Run from "./internal/simulation/run.js"
 import type * as SectionParts from "./internal/simulation/sectionParts.js"
@@ -42,6 +43,10 @@ import type * as WriteRecords from "./internal/simulation/writeRecord.js"
  *   resumes it after a delay and runs the rest of the section; some delays outlast the lease.
  * - `semaphore`: most sections take permits of a semaphore (`SectionSpec.semaphore`) instead of their name's lock,
  *   among more sections than in the other classes, with store faults on the semaphore operations.
+ * - `late`: the network holds some writes after their sender gave up on them (a timeout, the DynamoDB transport's
+ *   retry, an interruption) and delivers them later, out of order with the sender's later writes (the late kinds of
+ *   `FaultyStore.FaultKind`), on locks and semaphores; some sections update their data under `Effect.timeout`
+ *   (`SectionSpec.updates`), hand their lease off, or wait a finite time.
  *
  * @since 0.1.0
  * @category models
@@ -57,6 +62,7 @@ export type Mode =
   | "badOptions"
   | "handOff"
   | "semaphore"
+  | "late"
 
 /**
  * Every class, in the order summaries print them.
@@ -154,6 +160,16 @@ export type HandOffSpec = SectionParts.HandOffSpec
 export type PermitSpec = SectionParts.PermitSpec
 
 /**
+ * Data updates in a section: after each of its writes but the last, `lease.updateData` inside an `Effect.timeout` of
+ * `timeoutMs`. An update that times out or fails with `LockStoreError` is skipped (it may still be applied later); one
+ * that finds the lease lost ends the section with `LockLost`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type DataUpdateSpec = SectionParts.DataUpdateSpec
+
+/**
  * An invalid option a section passes on top of the schedule's timings. The core must refuse each of them with
  * `LockConfigError` before any store call.
  *
@@ -215,6 +231,8 @@ export interface SectionSpec {
    * scoped `Semaphore.acquire` otherwise. No child, no hand-off.
    */
   readonly semaphore?: PermitSpec | undefined
+  /** Lock sections only. */
+  readonly updates?: DataUpdateSpec | undefined
 }
 
 /**
@@ -317,6 +335,25 @@ export interface StealRecord {
 export type ReservationRecord = Reservations.ReservationRecord
 
 /**
+ * What the process that sent a held write had written to the same lock or semaphore by the time it was delivered:
+ * any other write (`laterWrite`), a give-back by owner alone (`giveBack`, a release without a fence), an acquire that
+ * succeeded (`acquired`), a release with a fence that freed it (`released`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type LateAfter = LateDelivery.LateAfter
+
+/**
+ * A write the network held after its sender gave up on it, as it was delivered: when it was sent and applied (true
+ * ms), what the store answered, and what its sender had written to the same name meanwhile.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type DeliveryRecord = LateDelivery.DeliveryRecord
+
+/**
  * Everything a run observed.
  *
  * @since 0.1.0
@@ -329,6 +366,8 @@ export interface History {
   readonly faults: ReadonlyArray<FaultRecord>
   readonly steals?: ReadonlyArray<StealRecord> | undefined
   readonly reservations?: ReadonlyArray<ReservationRecord> | undefined
+  /** Held writes delivered after their senders gave up, in the order the store applied them. */
+  readonly deliveries?: ReadonlyArray<DeliveryRecord> | undefined
   /** True time when the last fiber finished. */
   readonly endedAt: number
   /** Whether every fiber finished before the simulation's time cap. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
+import { Effect, Either, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import * as FaultyStore from "../src/FaultyStore.js"
 
 const request = (owner: string): LockStore.AcquireRequest => ({
@@ -116,5 +116,190 @@ describe("FaultyStore", () => {
       const error = yield* Effect.flip(Lock.withLock("a", Effect.void).pipe(Effect.provide(faulty)))
       expect(error._tag).toBe("LockStoreError")
       if (error._tag === "LockStoreError") expect(error.message).toContain("injected fault: fatal")
+    }))
+})
+
+/** A store over `backing` that notes each request it runs, when it runs it. */
+const spying = (backing: LockStore.LockStore, ran: Array<unknown>): LockStore.LockStore => {
+  const noted = <R, A, E>(call: (request: R) => Effect.Effect<A, E>) => (request: R) =>
+    Effect.suspend(() => {
+      ran.push(request)
+      return call(request)
+    })
+  return {
+    ...backing,
+    tryAcquire: noted(backing.tryAcquire),
+    renew: noted(backing.renew),
+    release: noted(backing.release),
+    reserve: noted(backing.reserve),
+    forceRelease: noted(backing.forceRelease),
+    tryAcquirePermits: noted(backing.tryAcquirePermits),
+    renewPermits: noted(backing.renewPermits),
+    releasePermits: noted(backing.releasePermits)
+  }
+}
+
+/** A faulty view of `backing` whose planned calls are held, and the deliveries it reports. */
+const holding = (backing: LockStore.LockStore, faults: ReadonlyArray<FaultyStore.ScheduledFault>) => {
+  const deliveries: Array<FaultyStore.Delivery> = []
+  const store = FaultyStore.make(backing, {
+    process: "p1",
+    plan: FaultyStore.fromList(faults),
+    onDelivery: (delivery) => deliveries.push(delivery)
+  })
+  return { store, deliveries }
+}
+
+const leaseUntil = (backing: LockStore.LockStore) =>
+  Effect.map(backing.inspect("a"), (record) => Option.getOrUndefined(record)?.leaseUntil)
+
+describe("FaultyStore: late delivery", () => {
+  it.effect("a renew whose sender timed out lands later, as of its send time, behind the sender's newer renew", () =>
+    Effect.gen(function*() {
+      const backing = LockStore.makeMemory()
+      const { deliveries, store } = holding(backing, [
+        { operation: "renew", nth: 0, fault: { kind: "lateTimeout", ms: 5_000, giveUpMs: 100 } }
+      ])
+      const acquired = yield* backing.tryAcquire(request("x"))
+      if (acquired._tag !== "Acquired") return expect.fail("not acquired")
+      yield* TestClock.adjust(1_000)
+      const renew: LockStore.RenewRequest = { name: "a", owner: "x", fence: acquired.record.fence, leaseMs: 10_000 }
+      const timedOut = yield* Effect.fork(Effect.flip(store.renew(renew)))
+      yield* TestClock.adjust(100)
+      const error = yield* Fiber.join(timedOut)
+      expect(error.retryable).toBe(true)
+      expect(error.message).toContain("may still be delivered")
+      yield* TestClock.adjust(900)
+      expect((yield* store.renew({ ...renew }))._tag).toBe("Renewed")
+      expect(yield* leaseUntil(backing)).toBe(12_000)
+      yield* TestClock.adjust(3_999)
+      expect(deliveries).toEqual([])
+      yield* TestClock.adjust(1)
+      // Built at 1,000: the lease goes back behind the renew sent at 2,000.
+      expect(yield* leaseUntil(backing)).toBe(11_000)
+      expect(deliveries.map(({ builtAt, call, heldMs }) => ({ builtAt, call, heldMs }))).toEqual([
+        { builtAt: 1_000, call: { process: "p1", operation: "renew", nth: 0 }, heldMs: 5_000 }
+      ])
+      expect(deliveries[0]!.request).toBe(renew)
+      expect(Exit.isSuccess(deliveries[0]!.exit)).toBe(true)
+    }))
+
+  it.effect("the transport's retry: the copy sent again answers, and the first lands after the sender's release", () =>
+    Effect.gen(function*() {
+      const backing = LockStore.makeMemory()
+      const { deliveries, store } = holding(backing, [
+        { operation: "tryAcquire", nth: 0, fault: { kind: "lateRetry", ms: 3_000, giveUpMs: 500 } }
+      ])
+      const fiber = yield* Effect.fork(store.tryAcquire(request("x")))
+      yield* TestClock.adjust(499)
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust(1)
+      const answer = yield* Fiber.join(fiber)
+      if (answer._tag !== "Acquired") return expect.fail("not acquired")
+      // Sent again as it was built, at 0.
+      expect(answer.record.leaseUntil).toBe(10_000)
+      yield* TestClock.adjust(500)
+      expect((yield* store.release({ name: "a", owner: "x", fence: answer.record.fence }))._tag).toBe("Released")
+      yield* TestClock.adjust(2_000)
+      // The first copy finds the lock free and takes it again for the owner that released it, as of 0.
+      const record = Option.getOrThrow(yield* backing.inspect("a"))
+      expect({ owner: record.owner, leaseUntil: record.leaseUntil, fence: record.fence }).toEqual({
+        owner: "x",
+        leaseUntil: 10_000,
+        fence: answer.record.fence + 1
+      })
+      expect(deliveries.map((d) => d.heldMs)).toEqual([3_000])
+    }))
+
+  it.effect("a call that hangs lands even after its caller interrupted it", () =>
+    Effect.gen(function*() {
+      const backing = LockStore.makeMemory()
+      const { deliveries, store } = holding(backing, [
+        { operation: "release", nth: 0, fault: { kind: "lateHang", ms: 2_000 } }
+      ])
+      const acquired = yield* backing.tryAcquire(request("x"))
+      if (acquired._tag !== "Acquired") return expect.fail("not acquired")
+      const fiber = yield* Effect.fork(store.release({ name: "a", owner: "x", fence: acquired.record.fence }))
+      yield* TestClock.adjust(500)
+      yield* Fiber.interrupt(fiber)
+      const owner = Effect.map(backing.inspect("a"), (r) => Option.getOrUndefined(r)?.owner)
+      expect(yield* owner).toBe("x")
+      yield* TestClock.adjust(1_500)
+      expect(yield* owner).toBeUndefined()
+      expect(deliveries.map((d) => d.exit._tag === "Success" && (d.exit.value as { _tag: string })._tag)).toEqual([
+        "Released"
+      ])
+    }))
+
+  it.effect("every write can be held, and the store gets the very request its caller built, extra fields and all", () =>
+    Effect.gen(function*() {
+      const ran: Array<unknown> = []
+      const operations: ReadonlyArray<FaultyStore.Operation> = [
+        "tryAcquire",
+        "renew",
+        "release",
+        "reserve",
+        "forceRelease",
+        "tryAcquirePermits",
+        "renewPermits",
+        "releasePermits"
+      ]
+      const { deliveries, store } = holding(
+        spying(LockStore.makeMemory(), ran),
+        operations.map((operation) => ({ operation, nth: 0, fault: { kind: "lateHang", ms: 1_000 } }))
+      )
+      // A field the store contract may gain (a write counter): whatever a request carries goes through.
+      const extra = { sequence: 7 }
+      const lock = { name: "a", owner: "x" }
+      const semaphore = { name: "s", owner: "x", leaseMs: 10_000 }
+      const requests = {
+        tryAcquire: { ...request("x"), ...extra },
+        renew: { ...lock, fence: 1, leaseMs: 10_000, ...extra },
+        release: { ...lock, fence: undefined, ...extra },
+        reserve: { ...lock, reserveMs: 100, waitingSince: 0, ...extra },
+        tryAcquirePermits: {
+          ...semaphore,
+          holder: "x",
+          limit: 2,
+          permits: 1,
+          data: undefined,
+          takeover: { _tag: "Absolute", maxClockSkewMs: 0 } as const,
+          expired: [],
+          create: true,
+          ...extra
+        },
+        renewPermits: { ...semaphore, fence: 1, ...extra },
+        releasePermits: { name: "s", owner: "x", fence: undefined, permits: 1, ...extra }
+      }
+      const calls: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
+        store.tryAcquire(requests.tryAcquire),
+        store.renew(requests.renew),
+        store.release(requests.release),
+        store.reserve(requests.reserve),
+        store.forceRelease("a"),
+        store.tryAcquirePermits(requests.tryAcquirePermits),
+        store.renewPermits(requests.renewPermits),
+        store.releasePermits(requests.releasePermits)
+      ]
+      const fibers = yield* Effect.forEach(calls, (call) => Effect.fork(call))
+      yield* TestClock.adjust(10)
+      yield* Fiber.interruptAll(fibers)
+      expect(ran).toEqual([])
+      yield* TestClock.adjust(990)
+      // Delivered at the same instant, in no particular order: match each by its operation.
+      const sent: Record<string, unknown> = { ...requests, forceRelease: "a" }
+      expect(deliveries.map((d) => d.call.operation).sort()).toEqual([...operations].sort())
+      expect(deliveries.filter((d) => d.request !== sent[d.call.operation])).toEqual([])
+      expect(ran.length).toBe(operations.length)
+      expect(ran.filter((r) => !Object.values(sent).includes(r))).toEqual([])
+    }))
+
+  it.effect("a random plan draws the late kinds too, each giving up before its write lands", () =>
+    Effect.sync(() => {
+      const plan = FaultyStore.random({ seed: 3, rate: 1 })
+      const faults = Array.from({ length: 300 }, (_, nth) => plan({ process: "p1", operation: "renew", nth })!)
+      for (const kind of FaultyStore.lateFaultKinds) expect(faults.some((f) => f.kind === kind)).toBe(true)
+      const givingUp = faults.filter((f) => f.kind === "lateTimeout" || f.kind === "lateRetry")
+      expect(givingUp.every((f) => f.giveUpMs !== undefined && f.giveUpMs < f.ms!)).toBe(true)
     }))
 })

@@ -91,6 +91,9 @@ export const main = (argv: ReadonlyArray<string>, print: (line: string) => void)
   for (const m of modes) {
     const c = summary.byClass[m]
     if (c === undefined) continue
+    const late = (what: string, t: SafetyChecker.LateTally) =>
+      t.delivered === 0 ? "" : `late writes delivered on ${what} ${t.delivered} (after their sender wrote again ` +
+        `${t.afterLaterWrite}, gave back ${t.afterGiveBack}, acquired ${t.afterAcquired}, released ${t.afterRelease})`
     const extra = [
       c.stealsPlanned > 0 ? `force releases ${c.steals} of ${c.stealsPlanned} cleared a holder` : "",
       c.clockSteps > 0 ? `clock steps ${c.clockSteps}` : "",
@@ -98,7 +101,9 @@ export const main = (argv: ReadonlyArray<string>, print: (line: string) => void)
       c.badOptions > 0 ? `bad options ${c.badOptions}` : "",
       c.permitSections > 0
         ? `under permits ${c.permitSections} (${c.permitTakeovers} removed holders whose leases were over)`
-        : ""
+        : "",
+      late("locks", c.lateOnLocks),
+      late("semaphores", c.lateOnSemaphores)
     ].filter((x) => x !== "").map((x) => `; ${x}`).join("")
     print(
       `  ${m}: ${c.schedules} schedules; sections ${c.sections}; writes ${c.writes}; faults ${c.faults}; ` +

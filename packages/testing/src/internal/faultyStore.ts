@@ -8,6 +8,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as FaultyStore from "../FaultyStore.js"
+import * as HeldRequest from "./heldRequest.js"
 import { prng } from "./prng.js"
 
 /** @internal */
@@ -18,8 +19,12 @@ export const faultKinds: ReadonlyArray<FaultyStore.FaultKind> = [
   "hang",
   "slowResponse",
   "lostResponse",
-  "lostTimeout"
+  "lostTimeout",
+  ...HeldRequest.lateFaultKinds
 ]
+
+/** @internal */
+export const lateFaultKinds = HeldRequest.lateFaultKinds
 
 /** @internal */
 export const fromList = (faults: ReadonlyArray<FaultyStore.ScheduledFault>): FaultyStore.Plan => (call) =>
@@ -40,7 +45,10 @@ export const random = (options: {
     const next = prng(hash(`${options.seed}/${call.process}/${call.operation}/${call.nth}`))
     if (next() >= options.rate || kinds.length === 0) return undefined
     const kind = kinds[Math.floor(next() * kinds.length)]!
-    return { kind, ms: 1 + Math.floor(next() * maxMs) }
+    const ms = 1 + Math.floor(next() * maxMs)
+    return kind === "lateTimeout" || kind === "lateRetry"
+      ? { kind, ms, giveUpMs: Math.floor(next() * ms) }
+      : { kind, ms }
   }
 }
 
@@ -63,6 +71,7 @@ export const make = (backing: LockStore.LockStore, options: FaultyStore.Options)
 
   const wrap = <A>(
     operation: FaultyStore.Operation,
+    request: FaultyStore.Request,
     run: Effect.Effect<A, LockError.LockStoreError>
   ): Effect.Effect<A, LockError.LockStoreError> =>
     Effect.suspend(() => {
@@ -103,12 +112,44 @@ export const make = (backing: LockStore.LockStore, options: FaultyStore.Options)
             Effect.fail(error(true, "timed out after the write applied"))
           )
           break
+        case "lateTimeout":
+        case "lateRetry":
+        case "lateHang":
+          effect = Effect.zipRight(
+            gate,
+            HeldRequest.send({
+              call,
+              fault,
+              request,
+              run,
+              timedOut: Effect.fail(error(true, "timed out; the request may still be delivered")),
+              onDelivery: options.onDelivery
+            })
+          )
+          break
       }
       // The answer reaches a paused process only when it resumes.
       return Effect.zipLeft(effect, gate)
     })
 
-  return LockStore.intercept(backing, wrap)
+  // Each call keeps its request, which a held call is delivered with.
+  return {
+    tryAcquire: (request) => wrap("tryAcquire", request, backing.tryAcquire(request)),
+    renew: (request) => wrap("renew", request, backing.renew(request)),
+    release: (request) => wrap("release", request, backing.release(request)),
+    inspect: (name) => wrap("inspect", name, backing.inspect(name)),
+    list: (request) => wrap("list", request, backing.list(request)),
+    reserve: (request) => wrap("reserve", request, backing.reserve(request)),
+    forceRelease: (name, holder) => wrap("forceRelease", name, backing.forceRelease(name, holder)),
+    tryAcquirePermits: (request) => wrap("tryAcquirePermits", request, backing.tryAcquirePermits(request)),
+    renewPermits: (request) => wrap("renewPermits", request, backing.renewPermits(request)),
+    releasePermits: (request) => wrap("releasePermits", request, backing.releasePermits(request)),
+    inspectSemaphore: (name) => wrap("inspectSemaphore", name, backing.inspectSemaphore(name)),
+    maxNameBytes: backing.maxNameBytes,
+    nameProblem: backing.nameProblem,
+    semaphoreNameProblem: backing.semaphoreNameProblem,
+    semaphoreLeaseProblem: backing.semaphoreLeaseProblem
+  }
 }
 
 /** @internal */

@@ -16,8 +16,36 @@ export const failsLike = (report: SafetyChecker.Report) => (schedule: Simulation
   return checkSchedule(schedule).violations.some((v) => v.invariant === first.invariant)
 }
 
-type MutableClassSummary = { -readonly [K in keyof SafetyChecker.ClassSummary]: SafetyChecker.ClassSummary[K] } & {
-  failingSeeds: Array<number>
+type MutableLateTally = { -readonly [K in keyof SafetyChecker.LateTally]: number }
+
+type MutableClassSummary =
+  & {
+    -readonly [K in Exclude<keyof SafetyChecker.ClassSummary, "lateOnLocks" | "lateOnSemaphores">]:
+      SafetyChecker.ClassSummary[K]
+  }
+  & {
+    failingSeeds: Array<number>
+    lateOnLocks: MutableLateTally
+    lateOnSemaphores: MutableLateTally
+  }
+
+const emptyLate = (): MutableLateTally => ({
+  delivered: 0,
+  afterLaterWrite: 0,
+  afterGiveBack: 0,
+  afterAcquired: 0,
+  afterRelease: 0
+})
+
+const tallyLate = (tally: MutableClassSummary, deliveries: ReadonlyArray<Simulation.DeliveryRecord>) => {
+  for (const d of deliveries) {
+    const late = d.semaphore ? tally.lateOnSemaphores : tally.lateOnLocks
+    late.delivered++
+    if (d.after.includes("laterWrite")) late.afterLaterWrite++
+    if (d.after.includes("giveBack")) late.afterGiveBack++
+    if (d.after.includes("acquired")) late.afterAcquired++
+    if (d.after.includes("released")) late.afterRelease++
+  }
 }
 
 const emptyClass = (): MutableClassSummary => ({
@@ -34,6 +62,8 @@ const emptyClass = (): MutableClassSummary => ({
   badOptions: 0,
   permitSections: 0,
   permitTakeovers: 0,
+  lateOnLocks: emptyLate(),
+  lateOnSemaphores: emptyLate(),
   failed: 0,
   violations: {},
   anomalies: {},
@@ -60,6 +90,7 @@ const tallyClass = (tally: MutableClassSummary, report: SafetyChecker.Report) =>
     if ((s.tookOver ?? 0) > 0) tally.permitTakeovers++
   }
   tally.badOptions += schedule.sections.filter((s) => s.badOption !== undefined).length
+  tallyLate(tally, history.deliveries ?? [])
   for (const invariant of new Set(report.violations.map((v) => v.invariant))) {
     tally.violations[invariant] = (tally.violations[invariant] ?? 0) + 1
   }

@@ -6,8 +6,27 @@
 import type * as FaultyStore from "../../FaultyStore.js"
 import * as Simulation from "../../Simulation.js"
 
-/** The duration of a fault, if it has one. */
-const ms = (f: FaultyStore.Fault) => f.ms === undefined ? "" : ` ${f.ms}ms`
+/** The duration of a fault, if it has one, and when the sender of a held write gives up. */
+const ms = (f: FaultyStore.Fault) =>
+  (f.ms === undefined ? "" : ` ${f.ms}ms`) + (f.giveUpMs === undefined ? "" : ` (sender gives up at ${f.giveUpMs}ms)`)
+
+/** What a held write's sender had done to the same name by the time it was delivered, in words. */
+const afterWords: Record<Simulation.LateAfter, string> = {
+  laterWrite: "wrote again",
+  giveBack: "gave an acquire back",
+  acquired: "acquired",
+  released: "released"
+}
+
+/** A held write as it was delivered. */
+const delivery = (d: Simulation.DeliveryRecord) => {
+  const after = d.after.length === 0 ? "" : `; since then its sender ${d.after.map((a) => afterWords[a]).join(", ")}`
+  const giveBack = d.call.operation.startsWith("release") && d.fence === undefined ? " (a give-back)" : ""
+  return `${d.call.process} ${d.call.operation} #${d.call.nth}${giveBack} of ${
+    target(d.name, d.semaphore ? 1 : undefined)
+  }, ` +
+    `sent at ${d.sentAt}, delivered late (${d.fault.kind}): ${d.outcome}${after}`
+}
 
 /** How a wall clock steps, in words. */
 const clockStep = (x: Simulation.ClockStep) =>
@@ -50,10 +69,13 @@ const scheduleLines = (s: Simulation.Schedule): Array<string> => {
     const handOff = x.handOff === undefined
       ? ""
       : `; hands off after ${x.handOff.afterSteps} steps to ${x.handOff.to}, resumed ${x.handOff.delayMs} ms later`
+    const updates = x.updates === undefined
+      ? ""
+      : `; updates its data after each write, under Effect.timeout(${x.updates.timeoutMs} ms)`
     lines.push(
       `  section #${i}: ${x.process} ${target(x.name, x.semaphore?.permits)} at ${x.at} via ${apiOf(x)}, ` +
         `wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
-        bad + child + handOff
+        bad + child + handOff + updates
     )
   })
   for (const f of s.faults) {
@@ -99,6 +121,7 @@ const eventsOf = (history: Simulation.History): Array<[number, number, string]> 
       `${f.call.process} ${f.call.operation} #${f.call.nth}: fault ${f.fault.kind}${ms(f.fault)}`
     ])
   }
+  for (const d of history.deliveries ?? []) events.push([d.at, order++, delivery(d)])
   for (const x of history.sections) {
     if (x.start !== undefined) {
       const borrowed = x.borrowedFrom === undefined ? "" : ` (the lease of #${x.borrowedFrom})`

@@ -42,6 +42,7 @@ export const expectedInvariants = (schedule: Simulation.Schedule): ReadonlyArray
     case "badOptions":
     case "handOff":
     case "semaphore":
+    case "late":
       return invariants
     case "skew":
     case "clockStep":

@@ -39,6 +39,11 @@ export const shrink = (
       if (attempt({ ...current, sections })) progress = true
     }
     for (let i = 0; i < current.sections.length; i++) {
+      if (current.sections[i]!.updates === undefined) continue
+      const sections = current.sections.map((x, k) => k === i ? { ...x, updates: undefined } : x)
+      if (attempt({ ...current, sections })) progress = true
+    }
+    for (let i = 0; i < current.sections.length; i++) {
       if (current.sections[i]!.child === undefined) continue
       const sections = current.sections.map((x, k) => k === i ? { ...x, child: undefined } : x)
       if (attempt({ ...current, sections })) progress = true

@@ -3,6 +3,17 @@
  *
  * @internal
  */
+import * as FaultyStore from "../../FaultyStore.js"
+
+/**
+ * The fault kinds every class draws from. The late kinds are the `late` class's: drawn here, they would also change
+ * every other class's schedules.
+ *
+ * @internal
+ */
+export const baseFaultKinds: ReadonlyArray<FaultyStore.FaultKind> = FaultyStore.faultKinds.filter((kind) =>
+  !FaultyStore.lateFaultKinds.includes(kind)
+)
 
 /**
  * A seeded draw of integers in `[lo, hi]` and of items, from `next`.

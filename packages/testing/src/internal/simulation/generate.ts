@@ -8,8 +8,10 @@ import * as FaultyStore from "../../FaultyStore.js"
 import type * as Simulation from "../../Simulation.js"
 import { prng } from "../prng.js"
 import { badOptions } from "./badOptions.js"
-import { draws } from "./draws.js"
+import { baseFaultKinds, draws } from "./draws.js"
+import { withLateDelivery } from "./lateSchedule.js"
 import { withSemaphores } from "./permitSchedule.js"
+import { handedOff, lengthen } from "./sectionDraws.js"
 
 /** @internal */
 export const defaultTimings: Simulation.LockTimings = {
@@ -31,7 +33,8 @@ export const modes: ReadonlyArray<Simulation.Mode> = [
   "clockStep",
   "badOptions",
   "handOff",
-  "semaphore"
+  "semaphore",
+  "late"
 ]
 
 /** @internal */
@@ -44,9 +47,13 @@ export const wrappedApis: ReadonlyArray<Simulation.Api> = [
 
 const storeOperations: ReadonlyArray<FaultyStore.Operation> = ["tryAcquire", "renew", "renew", "release"]
 
-/** Seeded share of each class when no mode is asked for: mostly `safe`. */
+/**
+ * Seeded share of each class when no mode is asked for: mostly `safe`. A class added later takes its share from
+ * `safe` and comes right after it, so that every other seed keeps its class.
+ */
 const modeShares: ReadonlyArray<readonly [Simulation.Mode, number]> = [
-  ["safe", 0.31],
+  ["safe", 0.24],
+  ["late", 0.07],
   ["skew", 0.1],
   ["longPause", 0.1],
   ["wrapped", 0.07],
@@ -121,7 +128,7 @@ export const generate = (
   const faultCount = int(0, 10)
   for (let i = 0; i < faultCount; i++) {
     const operation = pick(storeOperations)
-    const kind = pick(FaultyStore.faultKinds)
+    const kind = pick(baseFaultKinds)
     const ms = kind === "latency" ? int(1, 300) : int(100, timings.leaseMs * 3)
     faults.push({
       process: pick(processes).id,
@@ -145,7 +152,7 @@ const reserveFaults = (
   const faults: Array<FaultyStore.ScheduledFault> = []
   const count = int(0, 3)
   for (let i = 0; i < count; i++) {
-    const kind = pick(FaultyStore.faultKinds)
+    const kind = pick(baseFaultKinds)
     faults.push({
       process: pick(processes).id,
       operation: "reserve",
@@ -161,11 +168,6 @@ const reserveFaults = (
 /** Adds what `schedule.mode` needs beyond the base schedule, drawing from `next`. */
 const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.Schedule => {
   const { int, pick } = draws(next)
-  const lengthen = (s: Simulation.SectionSpec): Simulation.SectionSpec => ({
-    ...s,
-    steps: Math.max(s.steps, int(3, 6)),
-    stepMs: Math.max(s.stepMs, int(300, 700))
-  })
   const wrap = (s: Simulation.SectionSpec): Simulation.SectionSpec => {
     const api = pick(wrappedApis)
     return api === "acquireInTimeout" ? { ...s, api, timeoutMs: int(200, 6_000) } : { ...s, api }
@@ -192,7 +194,7 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
         ...schedule,
         faults: [...schedule.faults, ...hangs],
         // Long enough to have steps left when the lease runs out.
-        sections: schedule.sections.map((s) => next() < 0.75 ? wrap(lengthen(s)) : s)
+        sections: schedule.sections.map((s) => next() < 0.75 ? wrap(lengthen(s, next)) : s)
       }
     }
     case "reentry":
@@ -245,7 +247,7 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
       })
       // Sections that hold the lock for longer than a lease, and waiters that watch them meanwhile.
       const sections = schedule.sections.map((s) =>
-        next() < 0.6 ? { ...lengthen(s), wait: next() < 0.7 ? "forever" as const : s.wait } : s
+        next() < 0.6 ? { ...lengthen(s, next), wait: next() < 0.7 ? "forever" as const : s.wait } : s
       )
       return { ...schedule, processes, sections }
     }
@@ -256,26 +258,9 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
       }
     case "semaphore":
       return withSemaphores(schedule, next)
-    case "handOff": {
-      const ids = schedule.processes.map((p) => p.id)
-      return {
-        ...schedule,
-        sections: schedule.sections.map((s) => {
-          if (next() >= 0.6) return s
-          const long = lengthen(s)
-          const others = ids.filter((id) => id !== s.process)
-          return {
-            ...long,
-            handOff: {
-              afterSteps: int(0, long.steps),
-              // Mostly another process; sometimes a later "invocation" of the same one.
-              to: next() < 0.8 && others.length > 0 ? pick(others) : s.process,
-              // Mostly within what is left of the lease; sometimes past it.
-              delayMs: next() < 0.8 ? int(0, 1_500) : int(1_500, 3 * schedule.timings.leaseMs)
-            }
-          }
-        })
-      }
-    }
+    case "handOff":
+      return { ...schedule, sections: schedule.sections.map((s) => next() < 0.6 ? handedOff(schedule, s, next) : s) }
+    case "late":
+      return withLateDelivery(schedule, next)
   }
 }

@@ -6,7 +6,7 @@
  */
 import * as FaultyStore from "../../FaultyStore.js"
 import type * as Simulation from "../../Simulation.js"
-import { draws } from "./draws.js"
+import { baseFaultKinds, draws } from "./draws.js"
 
 /** The largest limit drawn: small, so that semaphores fill and holders wait, are removed and are taken over. */
 const maxLimit = 5
@@ -21,8 +21,17 @@ const permitOperations: ReadonlyArray<FaultyStore.Operation> = [
   "releasePermits"
 ]
 
-/** @internal */
-export const withSemaphores = (schedule: Simulation.Schedule, next: () => number): Simulation.Schedule => {
+/**
+ * `schedule` with `share` of its sections (most, by default) turned into uses of their name's semaphore, and more
+ * of those.
+ *
+ * @internal
+ */
+export const withSemaphores = (
+  schedule: Simulation.Schedule,
+  next: () => number,
+  share = 0.8
+): Simulation.Schedule => {
   const { int, pick } = draws(next)
   const { leaseMs } = schedule.timings
   const names = [...new Set(schedule.sections.map((s) => s.name))].sort()
@@ -32,7 +41,7 @@ export const withSemaphores = (schedule: Simulation.Schedule, next: () => number
     return { limit, permits: int(1, limit) }
   }
   // Some sections keep their lock: a lock and a semaphore of one name must not meet.
-  const sections = schedule.sections.map((s) => next() < 0.8 ? { ...s, semaphore: permitOf(s.name) } : s)
+  const sections = schedule.sections.map((s) => next() < share ? { ...s, semaphore: permitOf(s.name) } : s)
   const extra = int(2, 6)
   for (let i = 0; i < extra; i++) {
     const name = pick(names)
@@ -52,7 +61,7 @@ export const withSemaphores = (schedule: Simulation.Schedule, next: () => number
   const faultCount = int(0, 10)
   for (let i = 0; i < faultCount; i++) {
     const operation = pick(permitOperations)
-    const kind = pick(FaultyStore.faultKinds)
+    const kind = pick(baseFaultKinds)
     const ms = kind === "latency" ? int(1, 300) : int(100, leaseMs * 3)
     faults.push({
       process: pick(schedule.processes).id,

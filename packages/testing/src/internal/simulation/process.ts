@@ -40,18 +40,21 @@ export const makeProcesses = (
       timeline.schedule(pause.at, () => gate.pause())
       timeline.schedule(pause.at + pause.ms, () => gate.resume())
     }
+    const clock = processClock(timeline, wallOffset(spec), gate)
     const recorded = Reservations.recording(
       PermitGrants.recording(backing, recorder.permitGrants),
       spec.id,
       timeline,
-      recorder.reservations
+      recorder.reservations,
+      clock
     )
-    const store = FaultyStore.make(recorded, {
+    const store = FaultyStore.make(recorder.late.recording(recorded, spec.id), {
       process: spec.id,
       plan,
       gate: gate.pass,
-      onFault: (call, fault) => recorder.faults.push({ at: timeline.now, call, fault })
+      onFault: (call, fault) => recorder.faults.push({ at: timeline.now, call, fault }),
+      onDelivery: recorder.late.delivered
     })
-    return [spec.id, { spec, gate, store, clock: processClock(timeline, wallOffset(spec), gate) }] as const
+    return [spec.id, { spec, gate, store, clock }] as const
   }))
 }

@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
 import type { Timeline } from "../timeline.js"
 import { makeFencedResource } from "./fencedResource.js"
+import { type LateLog, makeLateLog } from "./lateDelivery.js"
 import type { PermitGrant } from "./permitGrants.js"
 
 /** @internal */
@@ -25,6 +26,8 @@ export interface Recorder {
   readonly reservations: Array<Simulation.ReservationRecord>
   /** What the store granted each semaphore holder, by holder name. */
   readonly permitGrants: Map<string, PermitGrant>
+  /** Every write the processes applied, and the held ones as they were delivered. */
+  readonly late: LateLog
   /** A new record of a use, not yet started. */
   readonly newSection: (
     index: number,
@@ -34,17 +37,18 @@ export interface Recorder {
   ) => Simulation.SectionRecord
   /**
    * A write at the start, then `count` steps of `stepMs` each ending in a write. Under `permits` of a semaphore, the
-   * writes go to no fenced resource.
+   * writes go to no fenced resource. `between(k)` runs after write `k` but the last, before the step's wait.
    */
-  readonly steps: (
+  readonly steps: <E = never>(
     name: string,
     fence: number,
     section: number,
     by: number,
     count: number,
     stepMs: number,
-    permits?: number
-  ) => Effect.Effect<void>
+    permits?: number,
+    between?: (k: number) => Effect.Effect<void, E>
+  ) => Effect.Effect<void, E>
   /** Notes that the use was called now. */
   readonly requested: (record: Simulation.SectionRecord) => Effect.Effect<void>
   /** Notes when the critical section ended and in what state its lease was. */
@@ -146,6 +150,7 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
     steals: [],
     reservations: [],
     permitGrants: new Map(),
+    late: makeLateLog(timeline),
     newSection: (index, process, name, api) => {
       const record: Simulation.SectionRecord = {
         index,
@@ -163,10 +168,11 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
       sections.push(record)
       return record
     },
-    steps: (name, fence, section, by, count, stepMs, permits) =>
+    steps: (name, fence, section, by, count, stepMs, permits, between) =>
       Effect.gen(function*() {
         yield* write(name, fence, section, by, permits)
         for (let k = 0; k < count; k++) {
+          if (between !== undefined) yield* between(k)
           yield* Effect.sleep(stepMs)
           yield* write(name, fence, section, by, permits)
         }

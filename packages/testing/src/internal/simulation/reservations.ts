@@ -5,6 +5,7 @@
  * @internal
  */
 import type { LockStore } from "@leasehold/lock"
+import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { Timeline } from "../timeline.js"
 
@@ -29,13 +30,18 @@ export interface ReservationRecord {
  * `backing` as `process` uses it, pushing to `records`. Wrapped below the fault wrapper, so the times are those at
  * which the store applied the calls.
  *
+ * An acquire built earlier than it was applied (a held one, or a copy the transport sent again) is judged by the store
+ * at the time it was built, which `clock`, the process's own, no longer reads: whatever reservation refused it, it
+ * was refused as of then, not as of the true time it was applied, so it is not recorded.
+ *
  * @internal
  */
 export const recording = (
   backing: LockStore.LockStore,
   process: string,
   timeline: Timeline,
-  records: Array<ReservationRecord>
+  records: Array<ReservationRecord>,
+  clock: Clock.Clock
 ): LockStore.LockStore => ({
   ...backing,
   reserve: (request) =>
@@ -48,10 +54,13 @@ export const recording = (
       })),
   tryAcquire: (request) =>
     Effect.tap(backing.tryAcquire(request), (result) =>
-      Effect.sync(() => {
+      Effect.clockWith((used) => {
         const current = result._tag === "Conflict" ? result.current : undefined
-        if (current === undefined || current.owner !== undefined || current.reservedBy === undefined) return
+        if (current === undefined || current.owner !== undefined || current.reservedBy === undefined) return Effect.void
+        if (used.unsafeCurrentTimeMillis() !== clock.unsafeCurrentTimeMillis()) return Effect.void
         const { name, reservedBy: owner, reservedUntil } = current
-        records.push({ kind: "refused", at: timeline.now, process, name, owner, reservedUntil, reserveMs: 0 })
+        return Effect.sync(() => {
+          records.push({ kind: "refused", at: timeline.now, process, name, owner, reservedUntil, reserveMs: 0 })
+        })
       }))
 })

@@ -78,6 +78,7 @@ export const run = (
     faults,
     steals,
     reservations,
+    deliveries: recorder.late.deliveries,
     endedAt: timeline.now,
     finished: isDone()
   }

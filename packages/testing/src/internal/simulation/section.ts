@@ -15,6 +15,7 @@ import type * as Scope from "effect/Scope"
 import type * as Simulation from "../../Simulation.js"
 import type { Timeline } from "../timeline.js"
 import { badOptionValue } from "./badOptions.js"
+import { dataUpdates } from "./dataUpdates.js"
 import type { Process } from "./process.js"
 import type { Recorder } from "./recorder.js"
 
@@ -119,7 +120,9 @@ const resumed = (
     const lease = yield* Lock.acquire(spec.name)
     record.resumedAt = world.timeline.now
     yield* watchLoss(world, lease, record)
-    yield* world.recorder.steps(spec.name, lease.fence, index, index, spec.steps - h.afterSteps, spec.stepMs).pipe(
+    const left = spec.steps - h.afterSteps
+    const updates = dataUpdates(spec, index, lease)
+    yield* world.recorder.steps(spec.name, lease.fence, index, index, left, spec.stepMs, undefined, updates).pipe(
       // Inside the resumed lease's scope, as for any section: before its release.
       Effect.ensuring(world.recorder.endWith(record, lease))
     )
@@ -194,8 +197,12 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
         else forked.push(yield* Effect.fork(forkChild))
       }
       const h = spec.handOff
-      if (h === undefined) return yield* recorder.steps(spec.name, lease.fence, index, index, spec.steps, spec.stepMs)
-      yield* recorder.steps(spec.name, lease.fence, index, index, h.afterSteps, spec.stepMs)
+      const updates = dataUpdates(spec, index, lease)
+      const { fence, name } = lease
+      if (h === undefined) {
+        return yield* recorder.steps(name, fence, index, index, spec.steps, spec.stepMs, undefined, updates)
+      }
+      yield* recorder.steps(name, fence, index, index, h.afterSteps, spec.stepMs, undefined, updates)
       const handoff = yield* Lock.handOff(lease)
       record.handedOffAt = timeline.now
       yield* resumed(world, spec, index, options, record, handoff, h)

@@ -1,6 +1,7 @@
 /**
- * What a planned section may add to its use of a lock: a child it forks, a hand-off midway, or permits of a semaphore
- * in place of the lock. The public `Simulation.ChildSpec`, `HandOffSpec` and `PermitSpec`.
+ * What a planned section may add to its use of a lock: a child it forks, a hand-off midway, permits of a semaphore in
+ * place of the lock, or data updates. The public `Simulation.ChildSpec`, `HandOffSpec`, `PermitSpec` and
+ * `DataUpdateSpec`.
  *
  * @internal
  */
@@ -24,4 +25,9 @@ export interface HandOffSpec {
 export interface PermitSpec {
   readonly limit: number
   readonly permits: number
+}
+
+/** @internal */
+export interface DataUpdateSpec {
+  readonly timeoutMs: number
 }
