@@ -7,11 +7,11 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
-import { type Lease, Lock, LockStore } from "@leasehold/lock"
+import { Lock } from "@leasehold/lock"
 import type { LockLost } from "@leasehold/lock/LockError"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
-import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import { CliBundleLive, hasScript, run, runInTerminal, start, unique } from "./support.js"
+import { Effect, Exit, Layer, Scope } from "effect"
+import { CliBundleLive, hasScript, holdLock, run, runInTerminal, start, unique } from "./support.js"
 
 const TestLive = Layer.mergeAll(DynamoServer.layerDynalite, CliBundleLive)
 
@@ -39,20 +39,7 @@ const hold = (tableName: string, name: string, options: Lock.LockOptions = {}, p
       clockSkewGuard: false,
       ...(prefix === undefined ? {} : { prefix })
     })
-    const acquired = yield* Deferred.make<Lease.Lease, unknown>()
-    const fiber = yield* Effect.scoped(
-      Effect.gen(function*() {
-        const lease = yield* Lock.acquire(name, { lease: "1 second", ...options })
-        yield* Deferred.succeed(acquired, lease)
-        return yield* Effect.never
-      })
-    ).pipe(
-      Effect.provideService(LockStore.LockStore, store),
-      Effect.tapError((error) => Deferred.fail(acquired, error)),
-      Effect.forkScoped
-    )
-    yield* Effect.addFinalizer(() => Fiber.interrupt(fiber))
-    return yield* Deferred.await(acquired)
+    return yield* holdLock(store, name, { lease: "1 second", ...options })
   })
 
 const timeout = 60_000

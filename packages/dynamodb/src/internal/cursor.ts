@@ -5,13 +5,39 @@
  * @internal
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb"
+import { LockStoreError } from "@leasehold/lock/LockError"
 import * as Utf8 from "@leasehold/lock/Utf8"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Keys from "./keys.js"
 
 type Key = Record<string, AttributeValue>
 
 const base64url = /^[A-Za-z0-9_-]+$/
+
+/**
+ * DynamoDB's `Limit` is a 32-bit integer; a larger page (an infinite one: no limit) is read in requests this big.
+ *
+ * @internal
+ */
+export const maxRequestLimit = 2 ** 31 - 1
+
+/**
+ * A cursor that is not one a page of `source` ("store", "table") returned: refused before anything is sent.
+ *
+ * @internal
+ */
+export const malformed = (cursor: string, problem: string, source: "store" | "table") =>
+  Effect.fail(
+    new LockStoreError({
+      operation: "list",
+      retryable: false,
+      mayHaveApplied: false,
+      message: `list cursor ${JSON.stringify(cursor.length > 80 ? cursor.slice(0, 80) + "…" : cursor)} is ` +
+        `malformed: ${problem}; pass back a cursor exactly as a page of this ${source} returned it, or none to start ` +
+        `from the beginning`
+    })
+  )
 
 /** @internal */
 export const encode = (key: Key): string => Buffer.from(JSON.stringify(key), "utf8").toString("base64url")

@@ -177,6 +177,10 @@ export const renewUpdateFor = (
   return setData.data === undefined ? `${renew} REMOVE #${a.data}` : `${renew}, #${a.data} = :data`
 }
 
+/** What a release clears or sets, and with it a force release (which also drops the reservation). */
+const clearAttributes = [a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version, a.sequence]
+const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil, a.reservedSince]
+
 /**
  * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
  *
@@ -186,7 +190,7 @@ export const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${ne
   `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}`
 
 /** @internal */
-export const clearNames = names(a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version, a.sequence)
+export const clearNames = names(...clearAttributes)
 
 /**
  * An operator's release also drops the reservation: nobody is left waiting behind a lock an operator freed.
@@ -197,32 +201,10 @@ export const forceClearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl,
   `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}, ${clearReservation}`
 
 /** @internal */
-export const forceClearNames = names(
-  a.sequence,
-  a.leaseUntil,
-  a.reservedUntil,
-  a.ttl,
-  a.owner,
-  a.holder,
-  a.acquiredAt,
-  a.data,
-  a.reservedBy,
-  a.reservedSince,
-  a.version
-)
+export const forceClearNames = names(...forceClearAttributes)
 
 /** @internal */
-export const clearNamesWithFence = names(
-  a.sequence,
-  a.leaseUntil,
-  a.ttl,
-  a.owner,
-  a.holder,
-  a.acquiredAt,
-  a.data,
-  a.version,
-  a.fence
-)
+export const clearNamesWithFence = names(...clearAttributes, a.fence)
 
 /** @internal */
 export const releaseByOwner = `#${a.owner} = :owner`
@@ -241,20 +223,7 @@ export const forceReleaseCondition = `attribute_exists(#${a.owner})`
 export const forceReleaseOfHolderCondition = releaseByOwnerAndFence
 
 /** @internal */
-export const forceClearNamesWithFence = names(
-  a.sequence,
-  a.leaseUntil,
-  a.reservedUntil,
-  a.ttl,
-  a.owner,
-  a.holder,
-  a.acquiredAt,
-  a.data,
-  a.reservedBy,
-  a.reservedSince,
-  a.version,
-  a.fence
-)
+export const forceClearNamesWithFence = names(...forceClearAttributes, a.fence)
 
 /**
  * The calls of each operation, as errors name them.

@@ -19,20 +19,6 @@ import * as StoreContext from "./storeContext.js"
 
 type ItemMap = Expressions.ItemMap
 
-/** DynamoDB's `Limit` is a 32-bit integer; a larger page (an infinite one: no limit) is read in requests this big. */
-const maxRequestLimit = 2 ** 31 - 1
-
-const malformedCursor = (cursor: string, problem: string) =>
-  Effect.fail(
-    new LockStoreError({
-      operation: "list",
-      retryable: false,
-      message: `list cursor ${JSON.stringify(cursor.length > 80 ? cursor.slice(0, 80) + "…" : cursor)} is ` +
-        `malformed: ${problem}; pass back a cursor exactly as a page of this store returned it, or none to start ` +
-        `from the beginning`
-    })
-  )
-
 /** What one page is read from: the server-side prefix, and which names it returns belong to the page. */
 interface PageRequest {
   readonly prefix: string
@@ -52,7 +38,7 @@ const listByQuery = (context: StoreContext.StoreContext, sortKey: string, page: 
     const { cursor, limit, matches, prefix } = page
     const records: Array<LockRecord> = []
     if (cursor !== undefined && layout.nameProblem(cursor) !== undefined) {
-      return yield* malformedCursor(cursor, `it is not a lock name of this store`)
+      return yield* Cursor.malformed(cursor, `it is not a lock name of this store`, "store")
     }
     // DynamoDB rejects a start key outside the key condition; a cursor outside the prefix means "from the start"
     // when it sorts before every match and "nothing left" when it sorts after them.
@@ -80,7 +66,7 @@ const listByQuery = (context: StoreContext.StoreContext, sortKey: string, page: 
         TableName: context.tableName,
         ...condition,
         ConsistentRead: true,
-        Limit: Math.min(limit + 1 - records.length, maxRequestLimit),
+        Limit: Math.min(limit + 1 - records.length, Cursor.maxRequestLimit),
         ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey })
       })
       if (response._tag === "ConditionFailed") break
@@ -115,7 +101,7 @@ const listByScan = (context: StoreContext.StoreContext, page: PageRequest) =>
     let startKey: ItemMap | undefined = undefined
     if (cursor !== undefined) {
       const decoded = Cursor.decode(cursor, layout.partitionKey)
-      if (Either.isLeft(decoded)) return yield* malformedCursor(cursor, decoded.left)
+      if (Either.isLeft(decoded)) return yield* Cursor.malformed(cursor, decoded.left, "store")
       startKey = decoded.right
     }
     const records: Array<LockRecord> = []
@@ -124,7 +110,7 @@ const listByScan = (context: StoreContext.StoreContext, page: PageRequest) =>
       const input: ScanCommandInput = {
         TableName: context.tableName,
         ConsistentRead: true,
-        Limit: Math.min(limit - records.length, maxRequestLimit),
+        Limit: Math.min(limit - records.length, Cursor.maxRequestLimit),
         ...(keyPrefix === "" ? {} : {
           FilterExpression: "begins_with(#pk, :prefix)",
           ExpressionAttributeNames: { "#pk": layout.partitionKey },

@@ -22,20 +22,6 @@ import type * as StoreContext from "./storeContext.js"
 
 type ItemMap = Expressions.ItemMap
 
-/** DynamoDB's `Limit` is a 32-bit integer; an unbounded page is read in requests this big. */
-const maxRequestLimit = 2 ** 31 - 1
-
-const malformedCursor = (cursor: string, problem: string) =>
-  Effect.fail(
-    new LockStoreError({
-      operation: "list",
-      retryable: false,
-      message: `list cursor ${JSON.stringify(cursor.length > 80 ? cursor.slice(0, 80) + "…" : cursor)} is ` +
-        `malformed: ${problem}; pass back a cursor exactly as a page of this table returned it, or none to start ` +
-        `from the beginning`
-    })
-  )
-
 const stringAt = (item: ItemMap, attribute: string): string | undefined => {
   const value = item[attribute]
   return value !== undefined && "S" in value && typeof value.S === "string" ? value.S : undefined
@@ -52,7 +38,7 @@ const byQuery = (context: StoreContext.StoreContext, sortKey: string, cursor: st
     if (
       cursor !== undefined && (cursor === "" || !Utf8.isWellFormed(cursor) || !Utf8.fits(cursor, Keys.sortKeyMaxBytes))
     ) {
-      return yield* malformedCursor(cursor, "it is not a sort key of this table")
+      return yield* Cursor.malformed(cursor, "it is not a sort key of this table", "table")
     }
     const items: Array<{ readonly item: TableItem; readonly sortKey: string }> = []
     let startKey: ItemMap | undefined = cursor === undefined
@@ -66,7 +52,7 @@ const byQuery = (context: StoreContext.StoreContext, sortKey: string, cursor: st
         ExpressionAttributeValues: { ":family": Expressions.str(layout.prefix) },
         ConsistentRead: true,
         // One more than the page holds says whether there is a next page, so the last page has no cursor.
-        Limit: Math.min(limit + 1 - items.length, maxRequestLimit),
+        Limit: Math.min(limit + 1 - items.length, Cursor.maxRequestLimit),
         ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey })
       }
       const response = yield* context.query(input)
@@ -98,7 +84,7 @@ const byScan = (context: StoreContext.StoreContext, cursor: string | undefined, 
     let startKey: ItemMap | undefined = undefined
     if (cursor !== undefined) {
       const decoded = Cursor.decode(cursor, layout.partitionKey)
-      if (Either.isLeft(decoded)) return yield* malformedCursor(cursor, decoded.left)
+      if (Either.isLeft(decoded)) return yield* Cursor.malformed(cursor, decoded.left, "table")
       startKey = decoded.right
     }
     const lockKeys = layout.keyPrefixOf("")
@@ -115,7 +101,7 @@ const byScan = (context: StoreContext.StoreContext, cursor: string | undefined, 
       const response = yield* context.scan({
         TableName: context.tableName,
         ConsistentRead: true,
-        Limit: Math.min(limit - items.length, maxRequestLimit),
+        Limit: Math.min(limit - items.length, Cursor.maxRequestLimit),
         ...filter,
         ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey })
       })

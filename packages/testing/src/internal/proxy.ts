@@ -150,20 +150,22 @@ const forward = (upstream: URL, agent: Http.Agent, counts: Map<string, number>, 
   const upstreamPort = upstream.port === "" ? 80 : Number(upstream.port)
   // URL keeps the brackets of an IPv6 literal ("[::1]"); sockets want the bare address.
   const upstreamHost = upstream.hostname.replace(/^\[(.*)\]$/, "$1")
+  const upstreamRequestOf = (req: Http.IncomingMessage) =>
+    Http.request({
+      host: upstreamHost,
+      port: upstreamPort,
+      method: req.method,
+      path: req.url,
+      headers: endToEnd(req.headers),
+      agent
+    })
   return (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     if (hold.mode === "refuse") return req.socket.resetAndDestroy()
     const operation = operationOf(req.headers["x-amz-target"])
     if (operation !== undefined) counts.set(operation, (counts.get(operation) ?? 0) + 1)
     if (hold.mode === "late") {
       return holdLate(hold, req, res, (body) => {
-        const forwarded = Http.request({
-          host: upstreamHost,
-          port: upstreamPort,
-          method: req.method,
-          path: req.url,
-          headers: endToEnd(req.headers),
-          agent
-        })
+        const forwarded = upstreamRequestOf(req)
         forwarded.end(body)
         return forwarded
       })
@@ -173,14 +175,7 @@ const forward = (upstream: URL, agent: Http.Agent, counts: Map<string, number>, 
       if (!res.writableFinished) upstreamRequest?.destroy()
     })
     gate(hold, req.socket, () => {
-      const forwarded = Http.request({
-        host: upstreamHost,
-        port: upstreamPort,
-        method: req.method,
-        path: req.url,
-        headers: endToEnd(req.headers),
-        agent
-      })
+      const forwarded = upstreamRequestOf(req)
       upstreamRequest = forwarded
       forwarded.once("response", (upstreamResponse) =>
         gate(hold, req.socket, () => {

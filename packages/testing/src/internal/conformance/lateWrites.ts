@@ -10,27 +10,19 @@
 import { describe, expect } from "@effect/vitest"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import type * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
+import * as HeldRequest from "../heldRequest.js"
 import { leaseMs, maxClockSkewMs, type Test } from "./fixture.js"
 import { acquireNew, expectTag, inspectSome } from "./helpers.js"
 import { inspectSemaphoreSome, takePermits } from "./semaphoreHelpers.js"
 
-/** A clock that reads `ago` ms behind `base`; it sleeps as `base` does. */
-const behind = (base: Clock.Clock, ago: number): Clock.Clock => ({
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => base.unsafeCurrentTimeMillis() - ago,
-  currentTimeMillis: Effect.sync(() => base.unsafeCurrentTimeMillis() - ago),
-  unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos() - BigInt(ago) * 1_000_000n,
-  currentTimeNanos: Effect.sync(() => base.unsafeCurrentTimeNanos() - BigInt(ago) * 1_000_000n),
-  sleep: (duration) => base.sleep(duration)
-})
-
 /** Runs `write` as if sent `ago` ms before now: delivered late, with the time it was built at. */
 const sentAgo = <A, E>(ago: number, write: Effect.Effect<A, E>) =>
-  Effect.clockWith((clock) => Effect.withClock(write, behind(clock, ago)))
+  Effect.clockWith((clock) =>
+    Effect.withClock(write, HeldRequest.standingAt(clock, clock.unsafeCurrentTimeMillis() - ago))
+  )
 
 /**
  * Registers the late-write tests.
