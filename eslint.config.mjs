@@ -30,7 +30,7 @@ export default tseslint.config(
   },
   {
     // library code states its types: `any` would switch the checks off for its users too
-    files: ["packages/{lock,dynamodb,testing,cli}/src/**/*.ts"],
+    files: ["packages/{core,lock,dynamodb,testing,cli}/src/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "error" }
   },
   {
@@ -38,6 +38,18 @@ export default tseslint.config(
     rules: {
       // library code imports effect per module, so that bundlers keep only what it uses; tests may use the barrel
       "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect"] }]
+    }
+  },
+  {
+    // the core is the rules without a runtime: both Effect lines build on it, so it may import neither
+    files: ["packages/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          group: ["effect", "effect/*", "@effect/*", "@leasehold/*", "@aws-sdk/*"],
+          message: "the core is plain TypeScript: it imports no runtime, SDK or shell"
+        }]
+      }]
     }
   },
   {

@@ -1,2 +1,2 @@
 /** The packages that are published, each after the packages it imports (the order they build in). */
-export const publicPackages = ["lock", "dynamodb", "testing", "cli"] as const
+export const publicPackages = ["core", "lock", "dynamodb", "testing", "cli"] as const

@@ -4,18 +4,19 @@
  *
  * @since 0.1.0
  */
+import * as LockProtocol from "@leasehold/core/store/LockProtocol"
+import type * as SemaphoreProtocol from "@leasehold/core/store/SemaphoreProtocol"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Background from "./internal/background.js"
-import * as ListLimit from "./internal/listLimit.js"
 import * as MemoryStore from "./internal/memoryStore.js"
 import * as StoreViews from "./internal/storeViews.js"
 import type { LockStoreError } from "./LockError.js"
 import type { LockRecord } from "./LockRecord.js"
-import type { PermitTakeover, SemaphoreOperations } from "./SemaphoreStore.js"
+import type { SemaphoreOperations } from "./SemaphoreStore.js"
 
 /**
  * How a waiting acquirer may take over a lock whose holder stopped renewing.
@@ -30,9 +31,7 @@ import type { PermitTakeover, SemaphoreOperations } from "./SemaphoreStore.js"
  * @since 0.1.0
  * @category models
  */
-export type Takeover =
-  | { readonly _tag: "Absolute"; readonly maxClockSkewMs: number }
-  | { readonly _tag: "Observed"; readonly stale: StaleObservation | undefined }
+export type Takeover = LockProtocol.Takeover
 
 /**
  * The holder an observed-mode acquirer watched go stale.
@@ -40,11 +39,7 @@ export type Takeover =
  * @since 0.1.0
  * @category models
  */
-export interface StaleObservation {
-  readonly owner: string
-  readonly fence: number
-  readonly version: number
-}
+export type StaleObservation = LockProtocol.StaleObservation
 
 /**
  * One acquire attempt.
@@ -52,16 +47,7 @@ export interface StaleObservation {
  * @since 0.1.0
  * @category models
  */
-export interface AcquireRequest {
-  readonly name: string
-  /** Random per acquisition; identifies this holder in every later renew and release. */
-  readonly owner: string
-  /** Readable holder name for people. */
-  readonly holder: string
-  readonly leaseMs: number
-  readonly data: string | undefined
-  readonly takeover: Takeover
-}
+export type AcquireRequest = LockProtocol.AcquireRequest
 
 /**
  * The outcome of an acquire attempt. `Acquired` carries the new record (with the incremented fence); `Conflict`
@@ -70,9 +56,7 @@ export interface AcquireRequest {
  * @since 0.1.0
  * @category models
  */
-export type AcquireResult =
-  | { readonly _tag: "Acquired"; readonly record: LockRecord }
-  | { readonly _tag: "Conflict"; readonly current: LockRecord | undefined }
+export type AcquireResult = LockProtocol.AcquireResult
 
 /**
  * A heartbeat: extend the lease, conditional on owner and fence. With `setData`, the same conditional write also
@@ -81,34 +65,7 @@ export type AcquireResult =
  * @since 0.1.0
  * @category models
  */
-export interface RenewRequest {
-  readonly name: string
-  readonly owner: string
-  readonly fence: number
-  readonly leaseMs: number
-  /**
-   * The lease's write number: 1 for its first renew, one more for each renew sent after it (a retry of the same request
-   * keeps it). The store applies the renew only if it is above the record's `sequence`, and then sets that to it, so a
-   * renew that the network delivers after a newer one (the caller gave up on it: a timeout, an interruption) changes
-   * nothing. A renew that finds its own owner and fence with a `sequence` as high already applied, or a newer write of
-   * the same lease did: it answers `Renewed` with the record as it is. A renew with `newOwner` starts the new owner's
-   * count at its own number, whatever the old owner's was. Absent: the renew is not ordered (for callers that never
-   * give up on one).
-   */
-  readonly sequence?: number | undefined
-  /**
-   * Present: the write sets `data` to `setData.data`, or removes it when that is `undefined`. Absent: `data` is left
-   * as it is, as by every heartbeat. The data is checked as an acquire's is (`LockRecord.dataProblem`): a store
-   * refuses what it can not keep with a non-retryable `LockStoreError`, before writing anything.
-   */
-  readonly setData?: { readonly data: string | undefined } | undefined
-  /**
-   * Present: the same write moves the lease to this owner id, keeping the fence (a hand-off's resume): the old owner's
-   * writes, and a second resume, then find the new one. A retried request whose first attempt applied answers `Lost`
-   * with the new owner as `current`.
-   */
-  readonly newOwner?: string | undefined
-}
+export type RenewRequest = LockProtocol.RenewRequest
 
 /**
  * `Lost` means the record no longer has this owner and fence; `current` is whoever holds it now, `undefined` when
@@ -117,9 +74,7 @@ export interface RenewRequest {
  * @since 0.1.0
  * @category models
  */
-export type RenewResult =
-  | { readonly _tag: "Renewed"; readonly record: LockRecord }
-  | { readonly _tag: "Lost"; readonly current: LockRecord | undefined }
+export type RenewResult = LockProtocol.RenewResult
 
 /**
  * Release, conditional on the owner and, when known, the fence. The fence is unknown only when cleaning up after an
@@ -128,19 +83,13 @@ export type RenewResult =
  * @since 0.1.0
  * @category models
  */
-export interface ReleaseRequest {
-  readonly name: string
-  readonly owner: string
-  readonly fence: number | undefined
-}
+export type ReleaseRequest = LockProtocol.ReleaseRequest
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type ReleaseResult =
-  | { readonly _tag: "Released" }
-  | { readonly _tag: "NotHeld"; readonly current: LockRecord | undefined }
+export type ReleaseResult = LockProtocol.ReleaseResult
 
 /**
  * A waiting acquisition's claim to be next: `owner` is the acquisition's own owner id (the one its acquire attempts
@@ -149,13 +98,7 @@ export type ReleaseResult =
  * @since 0.1.0
  * @category models
  */
-export interface ReserveRequest {
-  readonly name: string
-  readonly owner: string
-  readonly reserveMs: number
-  /** Epoch ms on the caller's clock when the acquisition began to wait: the earliest waiter may take a reservation. */
-  readonly waitingSince: number
-}
+export type ReserveRequest = LockProtocol.ReserveRequest
 
 /**
  * `Reserved` carries the record with the new reservation. `NotReserved` carries the current record when the store
@@ -164,9 +107,7 @@ export interface ReserveRequest {
  * @since 0.1.0
  * @category models
  */
-export type ReserveResult =
-  | { readonly _tag: "Reserved"; readonly record: LockRecord }
-  | { readonly _tag: "NotReserved"; readonly current: LockRecord | undefined }
+export type ReserveResult = LockProtocol.ReserveResult
 
 /**
  * The holder a force release is meant for: its owner and fence, as an operator saw them.
@@ -174,10 +115,7 @@ export type ReserveResult =
  * @since 0.2.0
  * @category models
  */
-export interface ForceReleaseHolder {
-  readonly owner: string
-  readonly fence: number
-}
+export type ForceReleaseHolder = LockProtocol.ForceReleaseHolder
 
 /**
  * A page of a listing. Pass `cursor` back to get the next page; `undefined` means there is no next page.
@@ -185,7 +123,7 @@ export interface ForceReleaseHolder {
  * @since 0.1.0
  * @category models
  */
-export type ListPage = ListLimit.ListPage
+export type ListPage = LockProtocol.ListPage
 
 /**
  * What is wrong with a `list` page size, or `undefined` if it is one every store takes: a whole number of at least 1,
@@ -195,7 +133,7 @@ export type ListPage = ListLimit.ListPage
  * @since 0.1.0
  * @category validation
  */
-export const listLimitProblem: (limit: unknown) => string | undefined = ListLimit.problem
+export const listLimitProblem: typeof LockProtocol.listLimitProblem = LockProtocol.listLimitProblem
 
 /**
  * The `list` page size when the caller gives none.
@@ -203,7 +141,7 @@ export const listLimitProblem: (limit: unknown) => string | undefined = ListLimi
  * @since 0.1.0
  * @category constants
  */
-export const defaultListLimit: number = ListLimit.defaultLimit
+export const defaultListLimit: typeof LockProtocol.defaultListLimit = LockProtocol.defaultListLimit
 
 /**
  * What to list: names starting with `prefix`, from `cursor`, pages of `limit` (a whole number of at least 1, or
@@ -212,7 +150,7 @@ export const defaultListLimit: number = ListLimit.defaultLimit
  * @since 0.1.0
  * @category models
  */
-export type ListRequest = ListLimit.ListRequest
+export type ListRequest = LockProtocol.ListRequest
 
 /**
  * A store: what a storage backend implements, and the service `Lock` takes it from. Every operation is one round trip;
@@ -300,7 +238,7 @@ export interface LockStore extends SemaphoreOperations {
    */
   readonly semaphoreLeaseProblem: (lease: {
     readonly leaseMs: number
-    readonly takeover: PermitTakeover
+    readonly takeover: SemaphoreProtocol.PermitTakeover
   }) => string | undefined
 }
 

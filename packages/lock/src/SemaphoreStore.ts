@@ -7,11 +7,11 @@
  *
  * @since 0.2.0
  */
+import type * as SemaphoreProtocol from "@leasehold/core/store/SemaphoreProtocol"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Checks from "./internal/semaphoreChecks.js"
 import type { LockStoreError } from "./LockError.js"
-import type { LockRecord } from "./LockRecord.js"
 import type { ReleaseResult, RenewResult } from "./LockStore.js"
 import type { SemaphoreRecord } from "./SemaphoreRecord.js"
 
@@ -26,9 +26,7 @@ import type { SemaphoreRecord } from "./SemaphoreRecord.js"
  * @since 0.2.0
  * @category models
  */
-export type PermitTakeover =
-  | { readonly _tag: "Absolute"; readonly maxClockSkewMs: number }
-  | { readonly _tag: "Observed" }
+export type PermitTakeover = SemaphoreProtocol.PermitTakeover
 
 /**
  * A holder the acquirer judged over, from its last view of the record, to remove in the acquiring write.
@@ -36,13 +34,7 @@ export type PermitTakeover =
  * @since 0.2.0
  * @category models
  */
-export interface ExpiredPermit {
-  readonly owner: string
-  /** The holder's permits, as seen: the write frees exactly these, and fails if the holder holds another number. */
-  readonly permits: number
-  /** The holder's version, as seen: observed takeover removes the holder only if it still has this version. */
-  readonly version: number
-}
+export type ExpiredPermit = SemaphoreProtocol.ExpiredPermit
 
 /**
  * One attempt to take `permits` of a semaphore's `limit`.
@@ -50,27 +42,7 @@ export interface ExpiredPermit {
  * @since 0.2.0
  * @category models
  */
-export interface AcquirePermitsRequest {
-  readonly name: string
-  /** Random per acquisition (at most `SemaphoreRecord.maxOwnerBytes`); identifies it in every later renew and release. */
-  readonly owner: string
-  /** Readable holder name for people. */
-  readonly holder: string
-  /** The semaphore's limit: every process must ask with the same one (else `LimitMismatch`). */
-  readonly limit: number
-  readonly permits: number
-  readonly leaseMs: number
-  /** At most `SemaphoreRecord.maxDataBytes`. */
-  readonly data: string | undefined
-  readonly takeover: PermitTakeover
-  /**
-   * Holders to remove in the same write, to make room: distinct owners, not the caller's. The write fails, changing
-   * nothing, unless each is still there with these permits and is over under `takeover`. Ignored with `create`.
-   */
-  readonly expired: ReadonlyArray<ExpiredPermit>
-  /** The caller saw no record: the write creates it, and fails if one exists. */
-  readonly create: boolean
-}
+export type AcquirePermitsRequest = SemaphoreProtocol.AcquirePermitsRequest
 
 /**
  * The outcome of an acquire attempt.
@@ -84,10 +56,7 @@ export interface AcquirePermitsRequest {
  * @since 0.2.0
  * @category models
  */
-export type AcquirePermitsResult =
-  | { readonly _tag: "Acquired"; readonly record: LockRecord; readonly semaphore: SemaphoreRecord }
-  | { readonly _tag: "Conflict"; readonly current: SemaphoreRecord | undefined }
-  | { readonly _tag: "LimitMismatch"; readonly limit: number }
+export type AcquirePermitsResult = SemaphoreProtocol.AcquirePermitsResult
 
 /**
  * A heartbeat of one holder's permits, conditional on its owner and fence.
@@ -95,17 +64,7 @@ export type AcquirePermitsResult =
  * @since 0.2.0
  * @category models
  */
-export interface RenewPermitsRequest {
-  readonly name: string
-  readonly owner: string
-  readonly fence: number
-  readonly leaseMs: number
-  /**
-   * The holder's write number, as a lock's renew's (`LockStore.RenewRequest`): applied only above the holder's
-   * `sequence`, so a renew delivered after a newer one changes nothing. Absent: not ordered.
-   */
-  readonly sequence?: number | undefined
-}
+export type RenewPermitsRequest = SemaphoreProtocol.RenewPermitsRequest
 
 /**
  * Giving permits back, conditional on the owner, the permits and, when known, the fence (unknown only when cleaning
@@ -114,12 +73,7 @@ export interface RenewPermitsRequest {
  * @since 0.2.0
  * @category models
  */
-export interface ReleasePermitsRequest {
-  readonly name: string
-  readonly owner: string
-  readonly fence: number | undefined
-  readonly permits: number
-}
+export type ReleasePermitsRequest = SemaphoreProtocol.ReleasePermitsRequest
 
 /**
  * The semaphore operations of a store (a `LockStore` has them). Each is one round trip; time is read from the calling

@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import * as LockProtocol from "@leasehold/core/store/LockProtocol"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -21,7 +22,6 @@ import {
   sequenceProblem
 } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
-import * as ListLimit from "./listLimit.js"
 import * as LockName from "./lockName.js"
 import * as MemorySemaphores from "./memorySemaphores.js"
 
@@ -209,8 +209,8 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
   const inspect = (name: string) => Effect.sync(() => Option.fromNullable(records.get(name)))
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
-    const limit = request.limit ?? ListLimit.defaultLimit
-    const problem = ListLimit.problem(limit)
+    const limit = request.limit ?? LockProtocol.defaultListLimit
+    const problem = LockProtocol.listLimitProblem(limit)
     if (problem !== undefined) return refuse("list", problem)
     return Effect.sync((): LockStore.ListPage => {
       const prefix = request.prefix ?? ""
