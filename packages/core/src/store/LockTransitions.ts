@@ -1,0 +1,196 @@
+/**
+ * The lock operations of the store contract as rules over one record: given the record a name has (or none), the
+ * request and the time the request started on the caller's clock, the answer and the record after. A store that
+ * keeps its records in the memory of one process applies them as they are; a store with conditional writes (DynamoDB)
+ * expresses the same rules as its conditions.
+ *
+ * @since 0.2.0
+ */
+import { isRenewSuperseded, isReservableAt, isReservedForOtherAt, type LockRecord } from "../record/LockRecord.js"
+import type * as LockProtocol from "./LockProtocol.js"
+import * as Transition from "./Transition.js"
+
+/**
+ * Whether an acquire under `takeover` may take `record` at `now`: it is free, or its holder's lease is over (on the
+ * caller's clock, less the skew bound, under absolute takeover; the record is still the one the caller watched go
+ * stale, under observed takeover).
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const mayTakeOver = (record: LockRecord, takeover: LockProtocol.Takeover, now: number): boolean => {
+  if (record.owner === undefined) return true
+  switch (takeover._tag) {
+    case "Absolute":
+      return record.leaseUntil + takeover.maxClockSkewMs < now
+    case "Observed":
+      return takeover.stale !== undefined &&
+        takeover.stale.owner === record.owner &&
+        takeover.stale.fence === record.fence &&
+        takeover.stale.version === record.version
+  }
+}
+
+/**
+ * The record an acquire at `now` writes over `current`. A name never seen starts its fence from the clock, as a
+ * DynamoDB row deleted by TTL does, so that a fence never repeats across the record's lives.
+ */
+const acquired = (
+  request: LockProtocol.AcquireRequest,
+  current: LockRecord | undefined,
+  now: number
+): LockRecord => ({
+  name: request.name,
+  owner: request.owner,
+  holder: request.holder,
+  leaseUntil: now + request.leaseMs,
+  leaseMs: request.leaseMs,
+  fence: (current?.fence ?? now) + 1,
+  version: (current?.version ?? 0) + 1,
+  sequence: 0,
+  acquiredAt: now,
+  data: request.data,
+  reservedBy: undefined,
+  reservedUntil: 0,
+  reservedSince: 0
+})
+
+/** A released record keeps its fence (the next holder's must be higher) and its reservation (the reserver is next). */
+const released = (record: LockRecord): LockRecord => ({
+  ...record,
+  owner: undefined,
+  holder: undefined,
+  leaseUntil: 0,
+  version: record.version + 1,
+  sequence: 0,
+  acquiredAt: undefined,
+  data: undefined
+})
+
+/** What `forceRelease` leaves: nobody holds the lock, and nobody waits to be next. */
+const forceReleased = (record: LockRecord): LockRecord => ({
+  ...released(record),
+  reservedBy: undefined,
+  reservedUntil: 0,
+  reservedSince: 0
+})
+
+/** A record as a refusal carries it: only while someone holds it, so that a caller tells "stolen" from "freed". */
+const heldOnly = (record: LockRecord | undefined): LockRecord | undefined =>
+  record?.owner === undefined ? undefined : record
+
+/**
+ * `tryAcquire` at `now`: the lock is the caller's if it may take it over (`mayTakeOver`) and no one else's
+ * reservation is live; the write increments the fence and clears the reservation. Else a conflict with the record.
+ *
+ * @since 0.2.0
+ * @category transitions
+ */
+export const tryAcquire = (
+  current: LockRecord | undefined,
+  request: LockProtocol.AcquireRequest,
+  now: number
+): Transition.Transition<LockProtocol.AcquireResult, LockRecord> => {
+  if (
+    current !== undefined &&
+    (!mayTakeOver(current, request.takeover, now) || isReservedForOtherAt(current, request.owner, now))
+  ) {
+    return Transition.unchanged({ _tag: "Conflict", current })
+  }
+  const record = acquired(request, current, now)
+  return Transition.written({ _tag: "Acquired", record }, record)
+}
+
+/**
+ * `renew` at `now`, on owner and fence: extends the lease, changes the version and takes the request's sequence (and
+ * its `setData` and `newOwner`, when given). A renew whose sequence is not above the record's changes nothing: it, or
+ * a newer one of the same lease, applied already, however late the network delivers it.
+ *
+ * @since 0.2.0
+ * @category transitions
+ */
+export const renew = (
+  current: LockRecord | undefined,
+  request: LockProtocol.RenewRequest,
+  now: number
+): Transition.Transition<LockProtocol.RenewResult, LockRecord> => {
+  if (current === undefined || current.owner !== request.owner || current.fence !== request.fence) {
+    return Transition.unchanged({ _tag: "Lost", current: heldOnly(current) })
+  }
+  if (isRenewSuperseded(current.sequence, request)) return Transition.unchanged({ _tag: "Renewed", record: current })
+  const record: LockRecord = {
+    ...current,
+    leaseUntil: now + request.leaseMs,
+    leaseMs: request.leaseMs,
+    version: current.version + 1,
+    // A new owner's count starts at this write's.
+    sequence: request.newOwner !== undefined ? request.sequence ?? 0 : request.sequence ?? current.sequence,
+    data: request.setData === undefined ? current.data : request.setData.data,
+    owner: request.newOwner ?? current.owner
+  }
+  return Transition.written({ _tag: "Renewed", record }, record)
+}
+
+/**
+ * `release`, on the owner and, when given, the fence: clears the holder, keeping the fence and the reservation.
+ *
+ * @since 0.2.0
+ * @category transitions
+ */
+export const release = (
+  current: LockRecord | undefined,
+  request: LockProtocol.ReleaseRequest
+): Transition.Transition<LockProtocol.ReleaseResult, LockRecord> => {
+  if (
+    current === undefined || current.owner !== request.owner ||
+    (request.fence !== undefined && current.fence !== request.fence)
+  ) {
+    return Transition.unchanged({ _tag: "NotHeld", current: heldOnly(current) })
+  }
+  return Transition.written({ _tag: "Released" }, released(current))
+}
+
+/**
+ * `reserve` at `now`: names the caller the next holder of a lock that has a record, unless someone who began to wait
+ * no later holds a live reservation (`LockRecord.isReservableAt`).
+ *
+ * @since 0.2.0
+ * @category transitions
+ */
+export const reserve = (
+  current: LockRecord | undefined,
+  request: LockProtocol.ReserveRequest,
+  now: number
+): Transition.Transition<LockProtocol.ReserveResult, LockRecord> => {
+  if (current === undefined || !isReservableAt(current, request.owner, request.waitingSince, now)) {
+    return Transition.unchanged({ _tag: "NotReserved", current })
+  }
+  // Neither the version nor the holder fields change: observed takeover watches them.
+  const record: LockRecord = {
+    ...current,
+    reservedBy: request.owner,
+    reservedUntil: now + request.reserveMs,
+    reservedSince: request.waitingSince
+  }
+  return Transition.written({ _tag: "Reserved", record }, record)
+}
+
+/**
+ * `forceRelease`: clears the holder and any reservation of a held lock (held by `holder`, when given). The answer is
+ * the record as it was, or `undefined` when it frees nothing.
+ *
+ * @since 0.2.0
+ * @category transitions
+ */
+export const forceRelease = (
+  current: LockRecord | undefined,
+  holder: LockProtocol.ForceReleaseHolder | undefined
+): Transition.Transition<LockRecord | undefined, LockRecord> => {
+  if (
+    current === undefined || current.owner === undefined ||
+    (holder !== undefined && (current.owner !== holder.owner || current.fence !== holder.fence))
+  ) {
+    return Transition.unchanged(undefined)
+  }
+  return Transition.written(current, forceReleased(current))
+}

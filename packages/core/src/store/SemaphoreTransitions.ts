@@ -1,0 +1,162 @@
+/**
+ * The semaphore operations of the store contract as rules over one record: given the record a semaphore has (or
+ * none), the request and the time the request started on the caller's clock, the answer and the record after. As
+ * `LockTransitions` for a lock: a store in one process's memory applies them as they are, DynamoDB as conditions.
+ *
+ * @since 0.2.0
+ */
+import { isRenewSuperseded, type LockRecord } from "../record/LockRecord.js"
+import { holderOf, type PermitHolder, permitRecord, type SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import type * as LockProtocol from "./LockProtocol.js"
+import type * as SemaphoreProtocol from "./SemaphoreProtocol.js"
+import * as Transition from "./Transition.js"
+
+type AcquireResult = SemaphoreProtocol.AcquirePermitsResult
+
+const lost: LockProtocol.RenewResult = { _tag: "Lost", current: undefined }
+const notHeld: LockProtocol.ReleaseResult = { _tag: "NotHeld", current: undefined }
+const released: LockProtocol.ReleaseResult = { _tag: "Released" }
+
+const newHolder = (request: SemaphoreProtocol.AcquirePermitsRequest, fence: number, now: number): PermitHolder => ({
+  owner: request.owner,
+  holder: request.holder,
+  permits: request.permits,
+  fence,
+  leaseUntil: now + request.leaseMs,
+  leaseMs: request.leaseMs,
+  version: 1,
+  sequence: 0,
+  acquiredAt: now,
+  data: request.data
+})
+
+/**
+ * Whether an expired entry of an acquire names a holder of `current` that is there with those permits and whose lease
+ * is over at `now` under `takeover`: past its `leaseUntil` by more than the skew bound (absolute), or still at the
+ * version the acquirer watched go stale (observed).
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const isRemovable = (
+  current: SemaphoreRecord,
+  entry: SemaphoreProtocol.ExpiredPermit,
+  takeover: SemaphoreProtocol.PermitTakeover,
+  now: number
+): boolean => {
+  const holder = holderOf(current, entry.owner)
+  if (holder === undefined || holder.permits !== entry.permits) return false
+  return takeover._tag === "Absolute"
+    ? holder.leaseUntil < now - takeover.maxClockSkewMs
+    : holder.version === entry.version
+}
+
+const permitsOf = (entries: ReadonlyArray<SemaphoreProtocol.ExpiredPermit>): number =>
+  entries.reduce((sum, entry) => sum + entry.permits, 0)
+
+/** What a failed condition answers: the limit first, as DynamoDB's store decides from the record it reads back. */
+const refused = (current: SemaphoreRecord, request: SemaphoreProtocol.AcquirePermitsRequest): AcquireResult =>
+  current.limit === request.limit
+    ? { _tag: "Conflict", current }
+    : { _tag: "LimitMismatch", limit: current.limit }
+
+const acquired = (
+  semaphore: SemaphoreRecord,
+  holder: PermitHolder
+): Transition.Transition<AcquireResult, SemaphoreRecord> =>
+  Transition.written({ _tag: "Acquired", record: permitRecord(semaphore.name, holder), semaphore }, semaphore)
+
+/**
+ * `tryAcquirePermits` at `now`. With `create`, a new record whose one holder is the caller, its fence started from the
+ * clock as a lock's is; a conflict if a record exists. Without, one write adds the caller as a holder with the next
+ * fence and removes the expired holders it names, if the limit is the record's, the caller holds nothing yet, every
+ * named holder is removable (`isRemovable`) and the permits fit; else a conflict, or `LimitMismatch` when the limit
+ * differs.
+ *
+ * @since 0.2.0
+ * @category transitions
+ */
+export const tryAcquirePermits = (
+  current: SemaphoreRecord | undefined,
+  request: SemaphoreProtocol.AcquirePermitsRequest,
+  now: number
+): Transition.Transition<AcquireResult, SemaphoreRecord> => {
+  if (request.create) {
+    if (current !== undefined) return Transition.unchanged(refused(current, request))
+    const holder = newHolder(request, now + 1, now)
+    const { limit, name, permits } = request
+    return acquired({ name, limit, fence: holder.fence, used: permits, holders: [holder] }, holder)
+  }
+  if (current === undefined) return Transition.unchanged({ _tag: "Conflict", current: undefined })
+  const removedPermits = permitsOf(request.expired)
+  if (
+    current.limit !== request.limit ||
+    holderOf(current, request.owner) !== undefined ||
+    !request.expired.every((entry) => isRemovable(current, entry, request.takeover, now)) ||
+    current.used - removedPermits + request.permits > current.limit
+  ) {
+    return Transition.unchanged(refused(current, request))
+  }
+  const removed = new Set(request.expired.map((entry) => entry.owner))
+  const holder = newHolder(request, current.fence + 1, now)
+  return acquired({
+    ...current,
+    fence: holder.fence,
+    used: current.used - removedPermits + request.permits,
+    // Fences only grow, so appending keeps the holders in the order of their fences.
+    holders: [...current.holders.filter((other) => !removed.has(other.owner)), holder]
+  }, holder)
+}
+
+/**
+ * `renewPermits` at `now`, on the holder's owner and fence: extends its lease, changes its version and takes the
+ * request's sequence. A renew whose sequence is not above the holder's changes nothing, as a lock's.
+ *
+ * @since 0.2.0
+ * @category transitions
+ */
+export const renewPermits = (
+  current: SemaphoreRecord | undefined,
+  request: SemaphoreProtocol.RenewPermitsRequest,
+  now: number
+): Transition.Transition<LockProtocol.RenewResult, SemaphoreRecord> => {
+  const holder = current === undefined ? undefined : holderOf(current, request.owner)
+  if (current === undefined || holder === undefined || holder.fence !== request.fence) {
+    return Transition.unchanged(lost)
+  }
+  if (isRenewSuperseded(holder.sequence, request)) {
+    return Transition.unchanged({ _tag: "Renewed", record: permitRecord(current.name, holder) })
+  }
+  const renewed: PermitHolder = {
+    ...holder,
+    leaseUntil: now + request.leaseMs,
+    leaseMs: request.leaseMs,
+    version: holder.version + 1,
+    sequence: request.sequence ?? holder.sequence
+  }
+  const holders = current.holders.map((other) => other.owner === request.owner ? renewed : other)
+  const record: LockRecord = permitRecord(current.name, renewed)
+  return Transition.written({ _tag: "Renewed", record }, { ...current, holders })
+}
+
+/**
+ * `releasePermits`, on the holder's owner, permits and, when given, fence: removes the holder and frees its permits.
+ * The record stays, with its fence: the next acquisition's fence must be higher.
+ *
+ * @since 0.2.0
+ * @category transitions
+ */
+export const releasePermits = (
+  current: SemaphoreRecord | undefined,
+  request: SemaphoreProtocol.ReleasePermitsRequest
+): Transition.Transition<LockProtocol.ReleaseResult, SemaphoreRecord> => {
+  const holder = current === undefined ? undefined : holderOf(current, request.owner)
+  if (
+    current === undefined || holder === undefined || holder.permits !== request.permits ||
+    (request.fence !== undefined && holder.fence !== request.fence)
+  ) {
+    return Transition.unchanged(notHeld)
+  }
+  const holders = current.holders.filter((other) => other.owner !== request.owner)
+  return Transition.written(released, { ...current, used: current.used - holder.permits, holders })
+}
