@@ -90,7 +90,8 @@ export const warnAtFraction = 1 / 3
 export const safetyMarginFraction = 1 / 10
 
 /**
- * Waiters poll at least this often by default (and at least `pollsPerLease` times per lease): a freed lock is seen soon.
+ * Waiters poll at least this often by default, and at least `pollsPerLease` times per lease: a freed lock is seen
+ * soon.
  *
  * @since 0.2.0
  * @category defaults

@@ -4,7 +4,6 @@
  *
  * @internal
  */
-import * as DurationOption from "@leasehold/core/options/DurationOption"
 import * as CoreOptions from "@leasehold/core/options/LockOptions"
 import type * as OptionCheck from "@leasehold/core/options/OptionCheck"
 import * as LockName from "@leasehold/core/record/LockName"
@@ -38,9 +37,6 @@ export const warnAtFraction = CoreOptions.warnAtFraction
 export const safetyMarginFraction = CoreOptions.safetyMarginFraction
 /** @internal */
 export const maxPollInterval = Duration.millis(CoreOptions.maxPollIntervalMs)
-
-/** @internal */
-export const maxDurationMs = DurationOption.maxMs
 
 /**
  * The exact milliseconds of a duration input, as the core's checks read them.
