@@ -7,6 +7,7 @@
  *
  * @since 0.2.0
  */
+import * as DurationOption from "@leasehold/core/options/DurationOption"
 import * as Schema from "effect/Schema"
 
 /**
@@ -41,7 +42,7 @@ export interface LeaseHandoff {
  * @since 0.2.0
  * @category constants
  */
-export const maxLeaseMs = 2 ** 31 - 1
+export const maxLeaseMs: number = DurationOption.maxMs
 
 const nonEmpty = Schema.String.pipe(Schema.minLength(1))
 

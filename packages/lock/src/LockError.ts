@@ -3,16 +3,14 @@
  *
  * @since 0.1.0
  */
+import * as DataMismatch from "@leasehold/core/errors/DataMismatch"
+import * as LimitMismatch from "@leasehold/core/errors/LimitMismatch"
+import * as Lost from "@leasehold/core/errors/Lost"
+import * as NotAcquired from "@leasehold/core/errors/NotAcquired"
 import * as Data from "effect/Data"
 import type * as ParseResult from "effect/ParseResult"
 import type { LockRecord } from "./LockRecord.js"
 import type { OperationName } from "./LockStore.js"
-
-const describeHolder = (record: LockRecord | undefined): string => {
-  if (record === undefined || record.owner === undefined) return "an unknown holder"
-  const until = Number.isFinite(record.leaseUntil) ? new Date(record.leaseUntil).toISOString() : "?"
-  return `${record.holder ?? "?"} (owner ${record.owner}, fence ${record.fence}, lease until ${until})`
-}
 
 /**
  * How full a semaphore was when permits of it could not be acquired.
@@ -20,14 +18,7 @@ const describeHolder = (record: LockRecord | undefined): string => {
  * @since 0.2.0
  * @category models
  */
-export interface PermitShortage {
-  /** The permits asked for. */
-  readonly wanted: number
-  readonly limit: number
-  /** The permits held when last seen, by `holders` holders (whose leases may be over but not yet taken over). */
-  readonly used: number
-  readonly holders: number
-}
+export type PermitShortage = NotAcquired.PermitShortage
 
 /**
  * The lock (or a semaphore's permits) could not be acquired within the `wait` budget: another holder has it.
@@ -55,24 +46,7 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
   readonly permits?: PermitShortage | undefined
 }> {
   override get message(): string {
-    const what = this.permits === undefined ? "lock" : "semaphore"
-    if (this.unansweredAfterMs !== undefined) {
-      return `${what} "${this.name}" was not acquired: the store had not answered ${this.unansweredAfterMs} ms after ` +
-        `"wait" ran out, so the attempt was abandoned after ${this.waitedMs} ms (is the store reachable? whatever ` +
-        `the attempt may have written is being released in the background)`
-    }
-    if (this.answeredAfterMs !== undefined) {
-      return `${what} "${this.name}" was acquired, but the store's answer came ${this.answeredAfterMs} ms after the ` +
-        `request, too late to use the lease safely, so it was given back; gave up after ${this.waitedMs} ms (the ` +
-        `store is slow or this process is overloaded: raise "lease", or "wait" to try again)`
-    }
-    if (this.permits !== undefined) {
-      const { holders, limit, used, wanted } = this.permits
-      return `semaphore "${this.name}" has no ${wanted} free of its ${limit} permits (${used} held by ${holders} ` +
-        `holders); gave up after ${this.waitedMs} ms (raise the "wait" option to wait longer)`
-    }
-    return `lock "${this.name}" is held by ${describeHolder(this.holder)}; gave up after ${this.waitedMs} ms ` +
-      `(raise the "wait" option to wait longer)`
+    return NotAcquired.message(this)
   }
 }
 
@@ -91,7 +65,7 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<{
  * @since 0.1.0
  * @category models
  */
-export type LostReason = "expired" | "stolen" | "freed" | "released" | "handedOff"
+export type LostReason = Lost.Reason
 
 /**
  * A held lock was lost; the critical section was interrupted.
@@ -110,30 +84,7 @@ export class LockLost extends Data.TaggedError("LockLost")<{
   readonly permits?: number | undefined
 }> {
   override get message(): string {
-    const what = this.permits === undefined
-      ? `lock "${this.name}" (fence ${this.fence})`
-      : `${this.permits} permit(s) of semaphore "${this.name}" (fence ${this.fence})`
-    switch (this.reason) {
-      case "expired":
-        return `${what} was lost: its lease ran out before a renew succeeded ` +
-          `(is the store reachable? is the process pausing for longer than the lease?)`
-      case "stolen":
-        return this.permits === undefined
-          ? `${what} was lost: it is now held by ${describeHolder(this.by)}`
-          : `${what} was lost: they are no longer in the semaphore's record (given back in this holder's place, or ` +
-            `taken over as expired)`
-      case "freed":
-        return `${what} was lost: the store shows it free, so it was released in this holder's place: by an ` +
-          `operator (forceRelease, or "leasehold release --force"), or by a holder that took it over and has ` +
-          `released it since`
-      case "released":
-        return `lock "${this.name}" (fence ${this.fence}) was released while still in use: by the acquisition a ` +
-          `re-entered section borrowed it from, while the section still ran, or by its own scope before a data ` +
-          `update (a section or fiber forked inside a lock must end with it)`
-      case "handedOff":
-        return `lock "${this.name}" (fence ${this.fence}) was handed off to another process (Lock.handOff); this ` +
-          `process may no longer act under it`
-    }
+    return Lost.message(this)
   }
 }
 
@@ -196,12 +147,7 @@ export class LockDataError extends Data.TaggedError("LockDataError")<{
   readonly cause: ParseResult.ParseError
 }> {
   override get message(): string {
-    return this.direction === "encode"
-      ? `the data for lock "${this.name}" does not fit the lock's schema, so nothing was written: ` +
-        `${this.cause.message}`
-      : `lock "${this.name}" holds data that does not fit this lock's schema (was it stored by another program, or ` +
-        `by a version of this one with another schema? every program that shares the name must use the same ` +
-        `schema, or one that decodes what the others store): ${this.cause.message}`
+    return DataMismatch.message({ name: this.name, direction: this.direction, causeMessage: this.cause.message })
   }
 }
 
@@ -222,8 +168,7 @@ export class SemaphoreLimitMismatch extends Data.TaggedError("SemaphoreLimitMism
   readonly storedLimit: number
 }> {
   override get message(): string {
-    return `semaphore "${this.name}" has a limit of ${this.storedLimit} in the store, but this acquisition asked ` +
-      `with ${this.limit}: every process that shares the name must use the same limit`
+    return LimitMismatch.message(this)
   }
 }
 

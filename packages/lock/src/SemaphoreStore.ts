@@ -7,10 +7,10 @@
  *
  * @since 0.2.0
  */
+import * as SemaphoreChecks from "@leasehold/core/store/SemaphoreChecks"
 import type * as SemaphoreProtocol from "@leasehold/core/store/SemaphoreProtocol"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import * as Checks from "./internal/semaphoreChecks.js"
 import type { LockStoreError } from "./LockError.js"
 import type { ReleaseResult, RenewResult } from "./LockStore.js"
 import type { SemaphoreRecord } from "./SemaphoreRecord.js"
@@ -136,7 +136,7 @@ export const maxNameBytes = (store: { readonly maxNameBytes: number }): number =
  * @since 0.2.0
  * @category validation
  */
-export const acquireProblem: (request: AcquirePermitsRequest) => string | undefined = Checks.acquireProblem
+export const acquireProblem: (request: AcquirePermitsRequest) => string | undefined = SemaphoreChecks.acquireProblem
 
 /**
  * What is wrong with a renew request, its name aside, or `undefined`: an owner id as an acquire's, a whole fence
@@ -145,7 +145,7 @@ export const acquireProblem: (request: AcquirePermitsRequest) => string | undefi
  * @since 0.2.0
  * @category validation
  */
-export const renewProblem: (request: RenewPermitsRequest) => string | undefined = Checks.renewProblem
+export const renewProblem: (request: RenewPermitsRequest) => string | undefined = SemaphoreChecks.renewProblem
 
 /**
  * What is wrong with a release request, its name aside, or `undefined`: an owner id as an acquire's, a whole fence
@@ -154,4 +154,4 @@ export const renewProblem: (request: RenewPermitsRequest) => string | undefined 
  * @since 0.2.0
  * @category validation
  */
-export const releaseProblem: (request: ReleasePermitsRequest) => string | undefined = Checks.releaseProblem
+export const releaseProblem: (request: ReleasePermitsRequest) => string | undefined = SemaphoreChecks.releaseProblem

@@ -1,15 +1,18 @@
 /**
- * Turning user options into validated milliseconds, before any store call.
+ * Turning user options into validated milliseconds, before any store call: the rules are the core's
+ * (`LockOptions`); here, the `Duration` inputs read as milliseconds and the answers as `LockConfigError`.
  *
  * @internal
  */
+import * as CoreOptions from "@leasehold/core/options/LockOptions"
+import type * as OptionCheck from "@leasehold/core/options/OptionCheck"
+import * as LockName from "@leasehold/core/record/LockName"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { LockOptions } from "../Lock.js"
 import * as LockDuration from "../LockDuration.js"
 import { LockConfigError } from "../LockError.js"
-import { payloadProblem } from "../LockRecord.js"
 import type { LockStore } from "../LockStore.js"
 
 /**
@@ -20,78 +23,41 @@ import type { LockStore } from "../LockStore.js"
 export type Input = LockOptions
 
 /** @internal */
-export interface Resolved {
-  readonly leaseMs: number
-  readonly heartbeatMs: number
-  /** `undefined`: wait forever. */
-  readonly waitMs: number | undefined
-  readonly maxClockSkewMs: number
-  readonly warnAtMs: number
-  readonly safetyMarginMs: number
-  readonly pollIntervalMs: number
-  readonly takeover: "absolute" | "observed"
-  readonly holder: string
-  readonly data: string | undefined
-}
+export type Resolved = CoreOptions.Resolved
 
-/** Long enough to ride out a GC pause or a slow store call; short enough that a crashed holder's work resumes soon. */
-export const defaultLease = Duration.seconds(30)
-/** Three chances to renew before the lease runs out. */
-export const heartbeatsPerLease = 3
-/** The bound assumed for clock differences between hosts that share a lock: NTP keeps hosts far closer. */
-export const defaultMaxClockSkew = Duration.seconds(10)
-/** Warn when a third of the lease is left: one heartbeat late is normal, two is a problem worth reporting. */
-export const warnAtFraction = 1 / 3
-/** Stop the critical section a tenth of a lease early, to leave time for the interruption itself. */
-export const safetyMarginFraction = 1 / 10
-/** Waiters poll at most this often, and never slower than a tenth of the lease. */
-export const maxPollInterval = Duration.seconds(1)
+/** @internal */
+export const defaultLease = Duration.millis(CoreOptions.defaultLeaseMs)
+/** @internal */
+export const heartbeatsPerLease = CoreOptions.heartbeatsPerLease
+/** @internal */
+export const defaultMaxClockSkew = Duration.millis(CoreOptions.defaultMaxClockSkewMs)
+/** @internal */
+export const warnAtFraction = CoreOptions.warnAtFraction
+/** @internal */
+export const safetyMarginFraction = CoreOptions.safetyMarginFraction
+/** @internal */
+export const maxPollInterval = Duration.millis(CoreOptions.maxPollIntervalMs)
 
 /**
- * The longest duration any option may have: Node's timers (and Effect's live clock with them) treat a longer delay
- * as "never", so a lease or a wait beyond it would never renew or never end.
+ * The exact milliseconds of a duration input, as the core's checks read them.
  *
  * @internal
  */
-export const maxDurationMs = 2 ** 31 - 1
-
-const fail = (option: string, message: string) => Either.left(new LockConfigError({ option, message }))
-
-const describe = LockDuration.describe
+export const readMillis = (input: Duration.DurationInput): OptionCheck.OptionCheck<number> =>
+  Either.match(LockDuration.toMillis(input), {
+    onLeft: (problem) => ({ _tag: "Invalid", option: "", message: problem }),
+    onRight: (millis) => ({ _tag: "Ok", value: millis })
+  })
 
 /**
- * Decodes one duration option into whole milliseconds. `allowZero` is for options where zero means "none" (wait,
- * skew, warning, margin).
+ * A core check's answer as this line's `Either`, a refusal as `LockConfigError`.
+ *
+ * @internal
  */
-const duration = (
-  option: string,
-  input: Duration.DurationInput | undefined,
-  fallback: number,
-  allowZero: boolean
-): Either.Either<number, LockConfigError> => {
-  if (input === undefined) return Either.right(Math.round(fallback))
-  const wanted = `a finite, ${allowZero ? "non-negative" : "positive"} duration of at most ${maxDurationMs} ms`
-  const exact = LockDuration.toMillis(input)
-  if (Either.isLeft(exact)) {
-    return fail(option, `${option} must be ${wanted}; got ${describe(input)}, which ${exact.left}`)
-  }
-  // Whole milliseconds: the store keeps integers, and timers that wake a fraction of a millisecond early would spin.
-  const millis = Math.round(exact.right)
-  if (millis === 0 && !allowZero) {
-    return fail(
-      option,
-      `${option} must be ${wanted}; got ${describe(input)}, which is 0 in whole milliseconds (durations are whole ` +
-        `milliseconds)`
-    )
-  }
-  if (millis > maxDurationMs) {
-    return fail(
-      option,
-      `${option} must be ${wanted} (about 24.8 days: the platform's timers wait no longer); got ${describe(input)}`
-    )
-  }
-  return Either.right(millis)
-}
+export const toEither = <A>(checked: OptionCheck.OptionCheck<A>): Either.Either<A, LockConfigError> =>
+  checked._tag === "Ok"
+    ? Either.right(checked.value)
+    : Either.left(new LockConfigError({ option: checked.option, message: checked.message }))
 
 /**
  * Checks a lock (or semaphore) name against what the store can key (its `nameProblem`, which counts what its key
@@ -103,100 +69,20 @@ export const validateName = (
   name: unknown,
   store: Pick<LockStore, "nameProblem" | "semaphoreNameProblem">,
   kind: "lock" | "semaphore" = "lock"
-): Effect.Effect<string, LockConfigError> => {
-  if (typeof name !== "string") {
-    return fail("name", `a ${kind} name must be a non-empty string; got ${describe(name)}`)
-  }
-  const problem = kind === "lock" ? store.nameProblem(name) : store.semaphoreNameProblem(name)
-  return problem === undefined ? Effect.succeed(name) : fail("name", problem)
-}
-
-/** Validates and fills in defaults. Relations are checked after every value is known. */
-const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolved, LockConfigError> =>
-  Either.gen(function*() {
-    const leaseMs = yield* duration("lease", input.lease, Duration.toMillis(defaultLease), false)
-    const heartbeatMs = yield* duration("heartbeat", input.heartbeat, leaseMs / heartbeatsPerLease, false)
-    const waitMs = input.wait === "forever"
-      ? undefined
-      : yield* duration("wait", input.wait, 0, true)
-    const maxClockSkewMs = yield* duration(
-      "maxClockSkew",
-      input.maxClockSkew,
-      Duration.toMillis(defaultMaxClockSkew),
-      true
+): Effect.Effect<string, LockConfigError> =>
+  toEither(
+    LockName.check(
+      name,
+      kind,
+      (value) => kind === "lock" ? store.nameProblem(value) : store.semaphoreNameProblem(value)
     )
-    const safetyMarginMs = yield* duration("safetyMargin", input.safetyMargin, leaseMs * safetyMarginFraction, true)
-    // The at-risk point is measured against the local deadline (lease - safetyMargin): never past it by default.
-    const warnAtMs = yield* duration(
-      "warnAt",
-      input.warnAt,
-      Math.min(leaseMs * warnAtFraction, (leaseMs - safetyMarginMs) / 2),
-      true
-    )
-    const pollIntervalMs = yield* duration(
-      "pollInterval",
-      input.pollInterval,
-      Math.min(Duration.toMillis(maxPollInterval), leaseMs / 10),
-      false
-    )
-    if (safetyMarginMs >= leaseMs) {
-      return yield* fail("safetyMargin", `safetyMargin (${safetyMarginMs} ms) must be less than lease (${leaseMs} ms)`)
-    }
-    if (heartbeatMs >= leaseMs) {
-      return yield* fail("heartbeat", `heartbeat (${heartbeatMs} ms) must be less than lease (${leaseMs} ms)`)
-    }
-    if (heartbeatMs >= leaseMs - safetyMarginMs) {
-      return yield* fail(
-        "heartbeat",
-        `heartbeat (${heartbeatMs} ms) must be less than lease minus safetyMargin (${leaseMs - safetyMarginMs} ms), ` +
-          `or the lease would be lost before the first renew`
-      )
-    }
-    if (warnAtMs >= leaseMs - safetyMarginMs) {
-      return yield* fail(
-        "warnAt",
-        `warnAt (${warnAtMs} ms) must be less than lease minus safetyMargin (${leaseMs - safetyMarginMs} ms), the ` +
-          `time a fresh lease has before its local deadline, or every lease would be at risk from the start`
-      )
-    }
-    const takeover = input.takeover ?? "absolute"
-    if (takeover !== "absolute" && takeover !== "observed") {
-      return yield* fail("takeover", `takeover must be "absolute" or "observed"; got ${describe(takeover)}`)
-    }
-    const holder = input.holder ?? defaultHolder
-    if (typeof holder !== "string" || holder.length === 0) {
-      return yield* fail("holder", `holder must be a non-empty string; got ${describe(holder)}`)
-    }
-    const data = input.data
-    const payload = payloadProblem({ holder, data })
-    if (payload !== undefined) return yield* fail(payload.field, payload.message)
-    return {
-      leaseMs,
-      heartbeatMs,
-      waitMs,
-      maxClockSkewMs,
-      warnAtMs,
-      safetyMarginMs,
-      pollIntervalMs,
-      takeover,
-      holder,
-      data
-    }
-  })
-
-/** The fields of `options` that are given: `undefined` means "not given" and leaves the default in place. */
-const overlay = (defaults: Input, options: Input | undefined): Input => {
-  if (options === undefined) return defaults
-  const merged: Record<string, unknown> = { ...defaults }
-  for (const key in options) {
-    const value = (options as Record<string, unknown>)[key]
-    if (value !== undefined) merged[key] = value
-  }
-  return merged as Input
-}
+  )
 
 /** The defaults objects already resolved on their own, with the holder name they were resolved with. */
 const resolvedDefaults = new WeakMap<Input, { readonly holder: string; readonly resolved: Resolved }>()
+
+const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolved, LockConfigError> =>
+  toEither(CoreOptions.resolve(input, defaultHolder, readMillis))
 
 /**
  * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Given options are resolved
@@ -211,7 +97,7 @@ export const resolveEither = (
   options: Input | undefined,
   defaultHolder: string
 ): Either.Either<Resolved, LockConfigError> => {
-  if (options !== undefined) return resolveInput(overlay(defaults, options), defaultHolder)
+  if (options !== undefined) return resolveInput(CoreOptions.overlay(defaults, options), defaultHolder)
   const cached = resolvedDefaults.get(defaults)
   if (cached !== undefined && cached.holder === defaultHolder) return Either.right(cached.resolved)
   const resolved = resolveInput(defaults, defaultHolder)
@@ -237,12 +123,4 @@ export const resolve = (
  * @internal
  */
 export const checkValues = (input: Input): Either.Either<void, LockConfigError> =>
-  Either.gen(function*() {
-    for (const option of ["lease", "heartbeat", "pollInterval"] as const) {
-      yield* duration(option, input[option], 1, false)
-    }
-    for (const option of ["maxClockSkew", "warnAt", "safetyMargin"] as const) {
-      yield* duration(option, input[option], 0, true)
-    }
-    if (input.wait !== "forever") yield* duration("wait", input.wait, 0, true)
-  })
+  toEither(CoreOptions.checkValues(input, readMillis))

@@ -1,0 +1,18 @@
+/**
+ * A lock's holder as error messages describe it: who, under which owner and fence, until when.
+ *
+ * @since 0.2.0
+ */
+import type { LockRecord } from "../record/LockRecord.js"
+
+/**
+ * `record`'s holder in one phrase, or "an unknown holder" when the store did not say (or the lock is free).
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const describe = (record: LockRecord | undefined): string => {
+  if (record === undefined || record.owner === undefined) return "an unknown holder"
+  const until = Number.isFinite(record.leaseUntil) ? new Date(record.leaseUntil).toISOString() : "?"
+  return `${record.holder ?? "?"} (owner ${record.owner}, fence ${record.fence}, lease until ${until})`
+}

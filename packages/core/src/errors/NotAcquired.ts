@@ -1,0 +1,66 @@
+/**
+ * What a person reads when a lock (or a semaphore's permits) could not be acquired within the `wait` budget.
+ *
+ * @since 0.2.0
+ */
+import type { LockRecord } from "../record/LockRecord.js"
+import * as Holder from "./Holder.js"
+
+/**
+ * How full a semaphore was when permits of it could not be acquired.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PermitShortage {
+  /** The permits asked for. */
+  readonly wanted: number
+  readonly limit: number
+  /** The permits held when last seen, by `holders` holders (whose leases may be over but not yet taken over). */
+  readonly used: number
+  readonly holders: number
+}
+
+/**
+ * What the error knows: the name, the last holder seen, how long the caller waited, and why it gave up when no other
+ * holder was the reason (see the lock package's `LockNotAcquired`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Fields {
+  readonly name: string
+  readonly holder: LockRecord | undefined
+  readonly waitedMs: number
+  readonly answeredAfterMs?: number | undefined
+  readonly unansweredAfterMs?: number | undefined
+  readonly permits?: PermitShortage | undefined
+}
+
+/**
+ * The message: an unanswered store call first, then an answer that came too late, then a full semaphore, then a held
+ * lock, each with what to do about it.
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const message = (error: Fields): string => {
+  const what = error.permits === undefined ? "lock" : "semaphore"
+  if (error.unansweredAfterMs !== undefined) {
+    return `${what} "${error.name}" was not acquired: the store had not answered ${error.unansweredAfterMs} ms after ` +
+      `"wait" ran out, so the attempt was abandoned after ${error.waitedMs} ms (is the store reachable? whatever ` +
+      `the attempt may have written is being released in the background)`
+  }
+  if (error.answeredAfterMs !== undefined) {
+    return `${what} "${error.name}" was acquired, but the store's answer came ${error.answeredAfterMs} ms after the ` +
+      `request, too late to use the lease safely, so it was given back; gave up after ${error.waitedMs} ms (the ` +
+      `store is slow or this process is overloaded: raise "lease", or "wait" to try again)`
+  }
+  if (error.permits !== undefined) {
+    const { holders, limit, used, wanted } = error.permits
+    return `semaphore "${error.name}" has no ${wanted} free of its ${limit} permits (${used} held by ${holders} ` +
+      `holders); gave up after ${error.waitedMs} ms (raise the "wait" option to wait longer)`
+  }
+  return `lock "${error.name}" is held by ${Holder.describe(error.holder)}; gave up after ${error.waitedMs} ms ` +
+    `(raise the "wait" option to wait longer)`
+}
