@@ -4,6 +4,7 @@
  *
  * @since 0.2.0
  */
+import type * as LockName from "../record/LockName.js"
 
 /**
  * Why a name can not be a key of at most some UTF-8 bytes, as the store's name check finds it.
@@ -11,10 +12,7 @@
  * @since 0.2.0
  * @category models
  */
-export type NameProblem =
-  | { readonly _tag: "Empty" }
-  | { readonly _tag: "NotWellFormed" }
-  | { readonly _tag: "TooLong"; readonly bytes: number }
+export type NameProblem = LockName.Problem
 
 const bytesOf = (problem: NameProblem): number => problem._tag === "TooLong" ? problem.bytes : 0
 
