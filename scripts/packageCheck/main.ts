@@ -106,19 +106,39 @@ interface Packed {
   readonly files: ReadonlyArray<string>
 }
 
+/**
+ * What a package's `exports` point users at, under the conditions users resolve (`types`, `import`, `require`): a
+ * file, or for a pattern (`./dist/esm/*.js`) the folder it must have files in.
+ */
+const exportedFiles = (packageDirectory: string): ReadonlyArray<string> => {
+  const manifest = JSON.parse(Fs.readFileSync(Path.join(packageDirectory, "package.json"), "utf8")) as {
+    exports: Record<string, string | null | Record<string, string>>
+  }
+  const targets = Object.values(manifest.exports).flatMap((entry) =>
+    entry !== null && typeof entry === "object" ? [entry.types, entry.import, entry.require] : []
+  )
+  return [...new Set(targets.filter((target) => target !== undefined))].map((target) => {
+    const file = target.replace(/^\.\//, "")
+    return file.includes("*") ? file.slice(0, file.indexOf("*")) : file
+  })
+}
+
 const pack = (tarballs: string): ReadonlyArray<Packed> =>
   publicPackages.map((name) => {
     const packageDirectory = Path.join(root, "packages", name)
     check(
-      Fs.existsSync(Path.join(packageDirectory, "dist", "esm", "index.js")),
+      Fs.existsSync(Path.join(packageDirectory, "dist", "esm")),
       `packages/${name}/dist is missing: run \`npm run build\` first`
     )
     const [report] = JSON.parse(
       npm(["pack", "--json", "--pack-destination", tarballs], packageDirectory, `pack @leasehold/${name}`).stdout
     ) as Array<{ filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>
     const files = report!.files.map((file) => file.path)
-    for (const required of ["dist/esm/index.js", "dist/cjs/index.js", "dist/dts/index.d.ts", "README.md", "LICENSE"]) {
-      check(files.includes(required), `@leasehold/${name}'s tarball lacks ${required}`)
+    for (const required of [...exportedFiles(packageDirectory), "README.md", "LICENSE"]) {
+      const present = required.endsWith("/")
+        ? files.some((file) => file.startsWith(required))
+        : files.includes(required)
+      check(present, `@leasehold/${name}'s tarball lacks ${required}`)
     }
     const stray = files.filter((file) => /^(test|build)\/|tsconfig|vitest/.test(file))
     check(stray.length === 0, `@leasehold/${name}'s tarball ships what users do not need: ${stray.join(", ")}`)
