@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import * as Checked from "../Checked.js"
 import type { LockRecord } from "../record/LockRecord.js"
 import type * as LockProtocol from "../store/LockProtocol.js"
 
@@ -35,3 +36,20 @@ export const resumedRecord = (
     : answer.current?.owner === newOwner && answer.current.fence === fence
     ? answer.current
     : undefined
+
+/**
+ * Checks the options of a resumed lease: it keeps the lease duration of its hand-off (`handoffLeaseMs`), whatever the
+ * options say, since the store's `leaseUntil` and every observer count with it.
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const checkLease = <A extends { readonly leaseMs: number }>(
+  handoffLeaseMs: number,
+  options: A
+): Checked.Checked<A> =>
+  options.leaseMs === handoffLeaseMs
+    ? Checked.ok(options)
+    : Checked.invalid(
+      `a resumed lease keeps the lease of its hand-off (${handoffLeaseMs} ms); got ${options.leaseMs} ms`
+    )

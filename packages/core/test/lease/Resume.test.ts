@@ -23,3 +23,17 @@ describe("Resume", () => {
     expect(Resume.resumedRecord({ _tag: "Lost", current: undefined }, "new", 7)).toBeUndefined()
   })
 })
+
+describe("Resume.checkLease", () => {
+  it("keeps the options of a resumed lease with the hand-off's lease duration", () => {
+    const options = { leaseMs: 3_000, heartbeatMs: 1_000 }
+    expect(Resume.checkLease(3_000, options)).toEqual({ _tag: "Ok", value: options })
+  })
+
+  it("refuses another lease duration, saying which one the hand-off keeps", () => {
+    expect(Resume.checkLease(3_000, { leaseMs: 5_000 })).toEqual({
+      _tag: "Invalid",
+      message: "a resumed lease keeps the lease of its hand-off (3000 ms); got 5000 ms"
+    })
+  })
+})

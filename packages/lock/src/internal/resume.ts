@@ -84,19 +84,12 @@ const resolveOptions = (
     warnAt: options?.warnAt,
     safetyMargin: options?.safetyMargin
   }
-  return Either.flatMap(
-    Options.resolveEither(defaults, given, defaultHolder),
-    (resolved) =>
-      resolved.leaseMs === handoff.leaseMs
-        ? Either.right(resolved)
-        : Either.left(
-          new LockConfigError({
-            option: "lease",
-            message:
-              `a resumed lease keeps the lease of its hand-off (${handoff.leaseMs} ms); got ${resolved.leaseMs} ms`
-          })
-        )
-  )
+  return Either.flatMap(Options.resolveEither(defaults, given, defaultHolder), (resolved) => {
+    const checked = Resume.checkLease(handoff.leaseMs, resolved)
+    return checked._tag === "Ok"
+      ? Either.right(checked.value)
+      : Either.left(new LockConfigError({ option: "lease", message: checked.message }))
+  })
 }
 
 const lost = (
