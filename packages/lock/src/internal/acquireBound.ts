@@ -1,10 +1,12 @@
 /**
- * What both acquire loops (a lock's, a semaphore's) share: the jittered poll, the `LockNotAcquired` they give up with,
- * and what they are wrapped in: the give-back of a write that may have applied when the loop ends without acquiring,
- * and the bound on a store call still in flight when `wait` runs out.
+ * What both acquire loops (a lock's, a semaphore's) share: the jittered poll's draw, the `LockNotAcquired` they give up
+ * with, and what they are wrapped in: the give-back of a write that may have applied when the loop ends without
+ * acquiring, and the bound on a store call still in flight when `wait` runs out. The times themselves are computed in
+ * `@leasehold/core/acquire/AcquireBound`.
  *
  * @internal
  */
+import * as AcquireBound from "@leasehold/core/acquire/AcquireBound"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
@@ -16,20 +18,12 @@ import { monotonicMillis } from "./clock.js"
 import * as Metrics from "./metrics.js"
 
 /**
- * How long past `wait` an acquire may take while a store call is in flight: enough for a slow round trip, short
- * enough for callers that size `wait` to a deadline.
- *
- * @internal
- */
-export const waitSlack = Duration.seconds(1)
-
-/**
- * Between half the poll interval and the whole of it: `pollInterval` is the longest sleep between attempts.
+ * The jittered poll, from one draw of `Random.next`: between half the poll interval and the whole of it.
  *
  * @internal
  */
 export const jitteredPoll = (pollIntervalMs: number): Effect.Effect<number> =>
-  Effect.map(Random.next, (r) => Math.max(1, Math.round(pollIntervalMs * (0.5 + r / 2))))
+  Effect.map(Random.next, (random) => AcquireBound.jitteredPollMs(pollIntervalMs, random))
 
 /** How an acquire ended without acquiring, for `LockNotAcquired`'s fields. */
 export interface Shortfall {
@@ -54,7 +48,7 @@ export const giveUp = (shortfall: Shortfall, now: number): Effect.Effect<never, 
       new LockNotAcquired({
         name: shortfall.name,
         holder: shortfall.holder,
-        waitedMs: Math.max(0, now - shortfall.startedAt),
+        waitedMs: AcquireBound.waitedMs(shortfall.startedAt, now),
         answeredAfterMs: shortfall.answeredAfterMs,
         unansweredAfterMs: shortfall.unansweredAfterMs,
         permits: shortfall.permits
@@ -65,7 +59,7 @@ export const giveUp = (shortfall: Shortfall, now: number): Effect.Effect<never, 
 /**
  * Runs `loop`. If it fails while `mayHaveWritten()` says a write of it may have applied, runs `giveBack`: before the
  * caller hears back from a store that answers at once (as tests expect), in the background from any other. With a
- * finite `wait` (ending at `waitUntil`, monotonic ms) and a store that may hang, abandons the loop `waitSlack` after
+ * finite `wait` (ending at `waitUntil`, monotonic ms) and a store that may hang, abandons the loop `waitSlackMs` after
  * `wait` and fails with `unanswered(now)`.
  *
  * @internal
@@ -87,7 +81,7 @@ export const bound = <A, E, E2>(args: {
   if (waitUntil === Infinity || answersAtOnce) return cleaned
   return Effect.flatMap(monotonicMillis, (begun) =>
     Effect.flatMap(
-      Effect.timeoutOption(cleaned, Duration.millis(Math.max(0, waitUntil + Duration.toMillis(waitSlack) - begun))),
+      Effect.timeoutOption(cleaned, Duration.millis(AcquireBound.timeLeftMs(waitUntil, begun))),
       (result) =>
         result._tag === "Some" ? Effect.succeed(result.value) : Effect.flatMap(monotonicMillis, args.unanswered)
     ))

@@ -1,91 +1,34 @@
 /**
- * The owner id an acquire writes with, and what it knows of that id's writes. Both acquire loops (a lock's, a
- * semaphore's) keep one.
- *
- * A write whose answer never came (a timeout, a dropped connection, an interruption) may still be applied, at any time
- * later: the network may deliver it after its sender gave up, out of order with the sender's later writes. So:
- *
- * - A lease that bears the owner id may have been set by any of its writes whose outcome is unknown: it is dated from
- *   the earliest of them (`leaseStart`), which can only make the local deadline earlier than the lease's. An answer
- *   that came later (a conflict) proves nothing about such a write: it may land after it.
- * - A write given back (released by owner, its fence unknown) may be delivered after the acquire tried again. The
- *   acquire then goes on with a fresh owner id (`renew`), so that a give-back can only ever free a lease of its own
- *   owner id, never a later acquisition. The owner id names the acquisition's writes up to a give-back, no further.
- * - A write refused as a whole (`LockStoreError.mayHaveApplied` false: a missing table, a refused connection) was
- *   not applied: nothing to date, nothing to give back.
+ * The owner id an acquire writes with, and what it knows of that id's writes (see `@leasehold/core/acquire/AcquireOwner`
+ * for why a lease is dated from the earliest unknown write, and why a give-back moves on to a fresh owner id). What
+ * stays here is what needs the runtime: the owner ids, drawn from the platform's CSPRNG, and the store's errors.
  *
  * @internal
  */
+import * as AcquireOwner from "@leasehold/core/acquire/AcquireOwner"
 import type { LockStoreError } from "../LockError.js"
 import { randomOwner } from "./owner.js"
 
 /** @internal */
-export interface AcquireOwner {
-  /** The owner id of the next write. */
-  owner: string
-  /** Monotonic ms just before the write in flight went out; `undefined` when none is. */
-  inFlightSince: number | undefined
-  /** Monotonic ms just before the earliest write with `owner` whose outcome is unknown for good; `undefined` if none. */
-  unknownSince: number | undefined
-}
+export type { AcquireOwner } from "@leasehold/core/acquire/AcquireOwner"
 
 /** @internal */
-export const make = (): AcquireOwner => ({ owner: randomOwner(), inFlightSince: undefined, unknownSince: undefined })
-
-/**
- * A write with the owner id goes out at `sentAt` (monotonic ms). Until it answers, its outcome is unknown.
- *
- * @internal
- */
-export const sending = (self: AcquireOwner, sentAt: number): void => {
-  self.inFlightSince = sentAt
-}
-
-/**
- * The write in flight answered (acquired, or a conflict): its outcome is known. Earlier unknown ones stay unknown: the
- * answer proves nothing about a write that may land after it.
- *
- * @internal
- */
-export const answered = (self: AcquireOwner): void => {
-  self.inFlightSince = undefined
-}
+export const make = (): AcquireOwner.AcquireOwner => AcquireOwner.make(randomOwner())
 
 /**
  * The write in flight failed: its outcome is unknown for good, unless the store knows that nothing was applied.
  *
  * @internal
  */
-export const failed = (self: AcquireOwner, error: LockStoreError): void => {
-  const sentAt = self.inFlightSince
-  self.inFlightSince = undefined
-  if (error.mayHaveApplied === false || sentAt === undefined) return
-  self.unknownSince = Math.min(sentAt, self.unknownSince ?? sentAt)
-}
-
-/**
- * When a lease that bears the owner id began, at the earliest: its write went out no earlier than the earliest write of
- * the owner whose outcome is unknown, or than the write at `sentAt` that answered with it.
- *
- * @internal
- */
-export const leaseStart = (self: AcquireOwner, sentAt: number): number => Math.min(sentAt, self.unknownSince ?? sentAt)
-
-/**
- * Whether a write with the owner id may have applied without our knowing: what to give back if the acquire ends.
- *
- * @internal
- */
-export const mayHaveWritten = (self: AcquireOwner): boolean =>
-  self.inFlightSince !== undefined || self.unknownSince !== undefined
+export const failed = (self: AcquireOwner.AcquireOwner, error: LockStoreError): void =>
+  AcquireOwner.failed(self, error.mayHaveApplied)
 
 /**
  * After a give-back: the next writes go with a fresh owner id, which nothing given back can touch.
  *
  * @internal
  */
-export const renew = (self: AcquireOwner): void => {
-  self.owner = randomOwner()
-  self.inFlightSince = undefined
-  self.unknownSince = undefined
-}
+export const renew = (self: AcquireOwner.AcquireOwner): void => AcquireOwner.renew(self, randomOwner())
+
+/** @internal */
+export const { answered, mayHaveWritten, sending } = AcquireOwner

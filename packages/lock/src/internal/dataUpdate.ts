@@ -14,6 +14,7 @@
  *
  * @internal
  */
+import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import { LockConfigError, LockLost, type LockStoreError } from "../LockError.js"
@@ -35,7 +36,7 @@ const ended = (state: LeaseState.LeaseState): LockLost => {
 /** Fails with the lease's `LockLost` once it has ended; at its deadline, ends it first, as the keeper would. */
 const failEnded = (state: LeaseState.LeaseState, now: number): Effect.Effect<void, LockLost> | undefined => {
   if (state.finished || state.releasing) return Effect.fail(ended(state))
-  if (state.deadline > now) return undefined
+  if (!LeaseDeadline.isPast(state.deadline, now)) return undefined
   return Effect.zipRight(
     LeaseState.declareLost(state, "expired", undefined),
     Effect.suspend(() => Effect.fail(ended(state)))
@@ -58,9 +59,9 @@ const answered = (
       )
     }
     const now = monotonicMillisOf(clock)
-    const renewedDeadline = sentAt + options.leaseMs - options.safetyMarginMs
+    const renewed = LeaseDeadline.renewed({ options, deadline: state.deadline, finished: state.finished, sentAt, now })
     // An answer that came after its own deadline proves nothing about now, as for a renew.
-    if (!state.finished && renewedDeadline > now) state.deadline = Math.max(state.deadline, renewedDeadline)
+    if (renewed._tag === "Extended") state.deadline = renewed.deadline
     const failure = failEnded(state, now)
     if (failure !== undefined) return failure
     state.data = data

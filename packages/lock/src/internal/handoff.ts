@@ -16,6 +16,7 @@
  *
  * @internal
  */
+import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -68,11 +69,14 @@ export const handOff = (
         const now = yield* monotonicMillis
         // Lost while a renew was in flight; or the keeper died, or the deadline passed before it could say so.
         const died = Exit.isFailure(exit) && !Exit.isInterrupted(exit)
-        if (now >= state.deadline || died) yield* LeaseState.declareLost(state, "expired", undefined)
+        if (LeaseDeadline.isPast(state.deadline, now) || died) {
+          yield* LeaseState.declareLost(state, "expired", undefined)
+        }
         const after = state.status.unsafeGet()
         if (after._tag === "Lost") return yield* notHandedOff(after.error)
         state.finished = true
-        const leaseUntil = (yield* Clock.currentTimeMillis) + state.deadline + safetyMarginMs - now
+        const wallNow = yield* Clock.currentTimeMillis
+        const leaseUntil = LeaseDeadline.wallLeaseUntil(state.deadline, safetyMarginMs, now, wallNow)
         yield* LeaseState.recordHoldTime(state)
         yield* state.status.set(handedOff)
         Deferred.unsafeDone(settled, Exit.succeed(true))

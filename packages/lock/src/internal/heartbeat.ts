@@ -1,17 +1,16 @@
 /**
  * The keeper's loop: renew on the heartbeat, retry a failed renew with backoff until the deadline, and declare the
- * lease lost when the deadline passes or a renew finds another owner.
+ * lease lost when the deadline passes or a renew finds another owner. Its timing (when the first renew goes, what a
+ * wake leads to, the retries' back-off) is decided in `@leasehold/core/lease/Heartbeat`.
  *
  * The loop sleeps until its next event: the next renew, the at-risk point, or the deadline. A renew runs in the
  * keeper's own fiber with one watcher beside it (see `watchdog.ts`) that marks the lease at risk and declares it lost
  * at the deadline, so a store that hangs can not hold the loss back.
  *
- * Leases acquired together would renew together on every beat: the first renew goes at a random point in the second
- * half of the first heartbeat, and the later ones one heartbeat after the previous one was sent. Renewing early is
- * always safe; no renew goes later than one heartbeat after the last write that set the lease.
- *
  * @internal
  */
+import * as Heartbeat from "@leasehold/core/lease/Heartbeat"
+import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -27,22 +26,6 @@ import * as LeaseWrites from "./leaseWrites.js"
 import * as Metrics from "./metrics.js"
 import type * as Options from "./options.js"
 import * as Watchdog from "./watchdog.js"
-
-/** How often a failed renew is retried, at first; it doubles up to one heartbeat. */
-const renewRetryBaseMs = 50
-
-const retryDelay = (options: Options.Resolved, failures: number) =>
-  Math.min(options.heartbeatMs, renewRetryBaseMs * 2 ** Math.min(failures, 16))
-
-/**
- * When the first renew goes, for `random` a draw of `Random.next` (the unit interval, ends included, since a fixed
- * `Random` may give either end): in the second half of the heartbeat after the acquiring write, never later than a
- * full one.
- *
- * @internal
- */
-export const firstRenewAt = (sentAt: number, heartbeatMs: number, random: number): number =>
-  sentAt + heartbeatMs - Math.floor(random * (heartbeatMs / 2))
 
 /** What the loop keeps between wakes. */
 class Beat {
@@ -62,7 +45,7 @@ class Beat {
 
 const renewFailed = (beat: Beat, now: number, error: LockStoreError | undefined): Effect.Effect<void> => {
   beat.failures += 1
-  beat.renewAt = now + retryDelay(beat.options, beat.failures)
+  beat.renewAt = now + Heartbeat.retryDelayMs(beat.options.heartbeatMs, beat.failures)
   if (error === undefined) return Effect.void
   const { fence, name } = beat.state
   return Effect.zipRight(
@@ -84,14 +67,12 @@ const renewAnswered = (beat: Beat, sentAt: number) =>
     const now = monotonicMillisOf(clock)
     if (Either.isLeft(result)) return renewFailed(beat, now, result.left)
     if (result.right._tag === "Lost") return LeaseState.declareGone(state, result.right.current)
-    const renewedDeadline = sentAt + options.leaseMs - options.safetyMarginMs
+    const renewed = LeaseDeadline.renewed({ options, deadline: state.deadline, finished: state.finished, sentAt, now })
     // A renew that answered after its own deadline proves nothing about now: leave the deadline to decide.
-    if (state.finished || renewedDeadline <= now) return renewFailed(beat, now, undefined)
-    state.deadline = Math.max(state.deadline, renewedDeadline)
+    if (renewed._tag === "TooLate") return renewFailed(beat, now, undefined)
+    state.deadline = renewed.deadline
     beat.failures = 0
-    // Every heartbeat of lease time, counted from when the last renew was sent: round trips do not add up into
-    // lateness, and after a renew slower than a beat the next one goes at once.
-    beat.renewAt = sentAt + options.heartbeatMs
+    beat.renewAt = Heartbeat.nextRenewAt(sentAt, options.heartbeatMs)
     return state.status.unsafeGet()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
   })
 
@@ -124,13 +105,17 @@ const step = (beat: Beat): Effect.Effect<void> =>
     // A hand-off stops the loop here, after the answer of a renew in flight.
     if (state.finished || state.handOff !== undefined) return Effect.void
     const now = monotonicMillisOf(clock)
-    const remaining = state.deadline - now
-    if (remaining <= 0) return LeaseState.declareLost(state, "expired", undefined)
-    const warn = Watchdog.warnIfAtRisk(state, options, remaining)
-    const next = now >= beat.renewAt
-      ? renewOnce(beat, now)
-      : clock.sleep(Duration.millis(Math.max(1, Watchdog.nextWake(state, options, beat.renewAt, now) - now)))
-    return Effect.flatMap(warn === Effect.void ? next : Effect.zipRight(warn, next), () => step(beat))
+    const next = Heartbeat.step({
+      deadline: state.deadline,
+      renewAt: beat.renewAt,
+      warnAtMs: options.warnAtMs,
+      held: state.status.unsafeGet()._tag === "Held",
+      now
+    })
+    if (next._tag === "Expired") return LeaseState.declareLost(state, "expired", undefined)
+    const warn = Watchdog.warnIfAtRisk(state, options, next.remainingMs)
+    const then = next._tag === "Renew" ? renewOnce(beat, now) : clock.sleep(Duration.millis(next.sleepMs))
+    return Effect.flatMap(warn === Effect.void ? then : Effect.zipRight(warn, then), () => step(beat))
   })
 
 /**
@@ -149,5 +134,6 @@ export const keep = (
 ): Effect.Effect<void> =>
   Effect.flatMap(
     Random.next,
-    (random) => step(new Beat(state, store, options, parent, firstRenewAt(sentAt, options.heartbeatMs, random)))
+    (random) =>
+      step(new Beat(state, store, options, parent, Heartbeat.firstRenewAt(sentAt, options.heartbeatMs, random)))
   )

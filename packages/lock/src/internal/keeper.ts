@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
@@ -214,7 +215,7 @@ const keepKept = <Handle>(args: KeepArgs<Handle>): Effect.Effect<Kept<Handle>> =
     const state = LeaseState.make({
       record,
       users: args.users,
-      deadline: args.sentAt + options.leaseMs - options.safetyMarginMs,
+      deadline: LeaseDeadline.fromSend(options, args.sentAt),
       keptSince: yield* monotonicMillis,
       permits: args.permits
     })

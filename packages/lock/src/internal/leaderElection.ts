@@ -10,6 +10,7 @@
  *
  * @internal
  */
+import * as CampaignBackoff from "@leasehold/core/election/CampaignBackoff"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
@@ -99,17 +100,6 @@ const campaignAndLead = <A, E, R>(
     )
   }))
 
-/**
- * How long to wait after the `failures`-th failed campaign in a row: the poll interval, doubling, at most
- * `maxBackoff`, jittered between half and all of it.
- *
- * @internal
- */
-export const backoffMs = (resolved: ElectionOptions.ResolvedRun, failures: number, random: number): number => {
-  const full = Math.min(resolved.maxBackoffMs, resolved.lock.pollIntervalMs * 2 ** Math.min(failures - 1, 30))
-  return Math.max(1, Math.round(full * (0.5 + random / 2)))
-}
-
 /** Runs one campaign and term; succeeds with how it ended, unless the leader's effect ended it (its exit, as is). */
 const oneTerm = <A, E, R>(
   name: string,
@@ -176,14 +166,15 @@ export const run = <A, E, R>(
         continue
       }
       failures += 1
-      if (failures >= resolved.maxCampaignFailures) {
+      if (CampaignBackoff.givesUp(failures, resolved.maxCampaignFailures)) {
         yield* Effect.logWarning(
           `campaign for leadership of "${validName}" failed (${error.message}); giving up after ${failures} ` +
             `failed campaigns in a row (maxCampaignFailures)`
         ).pipe(Effect.annotateLogs({ lock: validName, retryable: error.retryable }))
         return yield* Effect.fail(error)
       }
-      const delay = backoffMs(resolved, failures, yield* Random.next)
+      const backoff = { maxBackoffMs: resolved.maxBackoffMs, pollIntervalMs: resolved.lock.pollIntervalMs }
+      const delay = CampaignBackoff.backoffMs(backoff, failures, yield* Random.next)
       const bound = Number.isFinite(resolved.maxCampaignFailures) ? ` of at most ${resolved.maxCampaignFailures}` : ""
       yield* Effect.logWarning(
         `campaign for leadership of "${validName}" failed (${error.message}); campaigning again in ${delay} ms ` +

@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import * as LeaderWatch from "@leasehold/core/election/LeaderWatch"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -31,66 +32,19 @@ interface Watched {
   failures: number
 }
 
-const sameState = (a: LockRecord | undefined, b: LockRecord | undefined): boolean =>
-  a === undefined || b === undefined
-    ? a === b
-    : a.owner === b.owner && a.fence === b.fence && a.version === b.version
-
-/**
- * How long (ms) the leader the last record names has left as far as the watcher can tell, or `undefined` when it
- * names none or its lease has run out: "absolute", until `leaseUntil` on the watcher's wall clock (`wallNow`), which
- * is `maxClockSkew` before anyone may take over; "observed", until the record has stayed unchanged for its `leaseMs`
- * on the watcher's monotonic clock (`now`), the takeover time of an observed-mode follower that watched as long.
- *
- * @internal
- */
-export const leaseLeft = (
+/** The leader the last record names, as the stream's value (see `LeaderWatch.leaderOf`). */
+const leaderOf = (
   record: LockRecord | undefined,
   takeover: "absolute" | "observed",
   unchangedSince: number,
   wallNow: number,
   now: number
-): number | undefined => {
-  if (record === undefined || record.owner === undefined) return undefined
-  const left = takeover === "absolute" ? record.leaseUntil - wallNow : unchangedSince + record.leaseMs - now
-  return left > 0 ? left : undefined
-}
+): Option.Option<LeaderElection.Leader> =>
+  Option.fromNullable(LeaderWatch.leaderOf(record, takeover, unchangedSince, wallNow, now))
 
-/**
- * The leader the last record names, if its lease has not run out as far as the watcher can tell (see `leaseLeft`).
- *
- * @internal
- */
-export const leaderOf = (
-  record: LockRecord | undefined,
-  takeover: "absolute" | "observed",
-  unchangedSince: number,
-  wallNow: number,
-  now: number
-): Option.Option<LeaderElection.Leader> => {
-  if (record === undefined || record.owner === undefined) return Option.none()
-  if (leaseLeft(record, takeover, unchangedSince, wallNow, now) === undefined) return Option.none()
-  return Option.some({
-    holder: record.holder ?? "",
-    owner: record.owner,
-    fence: record.fence,
-    since: record.acquiredAt ?? record.leaseUntil - record.leaseMs,
-    data: record.data
-  })
-}
-
-/**
- * Whether two values of the stream are the same: both none, or the same term (owner and fence).
- *
- * @internal
- */
-export const sameLeader = (
-  a: Option.Option<LeaderElection.Leader>,
-  b: Option.Option<LeaderElection.Leader>
-): boolean =>
-  Option.isNone(a) || Option.isNone(b)
-    ? Option.isNone(a) && Option.isNone(b)
-    : a.value.owner === b.value.owner && a.value.fence === b.value.fence
+/** Whether two values of the stream are the same: both none, or the same term. */
+const sameLeader = (a: Option.Option<LeaderElection.Leader>, b: Option.Option<LeaderElection.Leader>): boolean =>
+  LeaderWatch.sameLeader(Option.getOrUndefined(a), Option.getOrUndefined(b))
 
 type Read = Fiber.RuntimeFiber<Option.Option<LockRecord>, LockStoreError>
 
@@ -118,7 +72,8 @@ const watcher = (
 
   const leaseLeftNow = Effect.gen(function*() {
     const wallNow = yield* Clock.currentTimeMillis
-    return leaseLeft(watched.record, resolved.takeover, watched.unchangedSince, wallNow, yield* monotonicMillis)
+    const now = yield* monotonicMillis
+    return LeaderWatch.leaseLeft(watched.record, resolved.takeover, watched.unchangedSince, wallNow, now)
   })
 
   /** Takes in what a read answered; fails the stream on a non-retryable error. */
@@ -143,7 +98,7 @@ const watcher = (
       }
       watched.failures = 0
       const record = Option.getOrUndefined(answer.right)
-      if (!sameState(watched.record, record)) watched.unchangedSince = now
+      watched.unchangedSince = LeaderWatch.unchangedSince(watched.record, record, watched.unchangedSince, now)
       watched.record = record
     })
 
@@ -162,14 +117,14 @@ const watcher = (
         yield* learn(ended.value)
         return yield* judged
       }
-      const untilRead = nextReadAt - (yield* monotonicMillis)
-      if (untilRead <= 0) {
+      const wait = LeaderWatch.wait(left, nextReadAt - (yield* monotonicMillis))
+      if (wait._tag === "Read") {
         inFlight = yield* Effect.forkIn(store.inspect(name), scope)
-      } else if (left !== undefined && left < untilRead) {
-        yield* Effect.sleep(Duration.millis(left))
+      } else if (wait._tag === "Judge") {
+        yield* Effect.sleep(Duration.millis(wait.sleepMs))
         return yield* judged
       } else {
-        yield* Effect.sleep(Duration.millis(untilRead))
+        yield* Effect.sleep(Duration.millis(wait.sleepMs))
       }
     }
   })

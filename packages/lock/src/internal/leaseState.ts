@@ -10,6 +10,7 @@
  *
  * @internal
  */
+import * as LeaseLoss from "@leasehold/core/lease/LeaseLoss"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -171,19 +172,9 @@ export const declareLost = (
   })
 
 /**
- * Why a write on the lease found it gone (the store's `Lost`, with `current` as the store answered): "stolen" when the
- * store names a holder in its place, "freed" when it shows a lock free. A semaphore's store names nobody: it can not
- * tell a takeover of expired permits from a give-back in their holder's place, and the loss stays "stolen".
- *
- * @internal
- */
-export const goneReason = (permits: number | undefined, current: LockRecord | undefined): "stolen" | "freed" =>
-  current === undefined && permits === undefined ? "freed" : "stolen"
-
-/**
- * Declares the loss a write found: the store no longer has this lease (see `goneReason`).
+ * Declares the loss a write found: the store no longer has this lease (see `LeaseLoss.goneReason`).
  *
  * @internal
  */
 export const declareGone = (state: LeaseState, current: LockRecord | undefined): Effect.Effect<void> =>
-  declareLost(state, goneReason(state.permits, current), current)
+  declareLost(state, LeaseLoss.goneReason(state.permits, current), current)

@@ -9,6 +9,7 @@
  *
  * @internal
  */
+import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -160,12 +161,12 @@ export const release = (
     state.finished = true
     yield* Fiber.interrupt(keeper)
     const current = state.status.unsafeGet()
-    // A lock another owner took has nothing to release; one that expired locally may still be ours in the store,
-    // and releasing it lets the next holder in before leaseUntil + skew. Once the store's lease has run out too, the
-    // process is behind (its release comes after the lease it would end): another write would only add to the load.
+    // A lost lease is released only while it may still be ours in the store (see `LeaseDeadline.releasesAfterLoss`).
     if (current._tag === "Lost") {
-      const storeLeaseOver = (yield* monotonicMillis) >= state.deadline + safetyMarginMs
-      if (current.error.reason === "expired" && !storeLeaseOver) yield* releaseInStore(state, store, true)
+      const now = yield* monotonicMillis
+      if (LeaseDeadline.releasesAfterLoss(current.error.reason, state.deadline, safetyMarginMs, now)) {
+        yield* releaseInStore(state, store, true)
+      }
     } else {
       yield* releaseInStore(state, store, false)
     }

@@ -1,61 +1,15 @@
 /**
- * Fair handover across processes: what a waiter does about reservations after a lost poll. Once it has waited a poll
- * interval, a waiter reserves the lock (one conditional write, refreshed only as it nears its end), so that the
- * reserved waiter is the next holder (if the lock was freed meanwhile, it acquires at once), and a waiter that began
- * to wait earlier takes the reservation over: the longest waiter goes next. The reserver follows the hold closely; a
- * waiter behind someone else's reservation polls slower. Reservations only make waits fairer: a failed one never
- * fails the acquire, and mutual exclusion never depends on them.
+ * Fair handover across processes: the reservation write. When a waiter reserves, for how long, and how long it and
+ * those behind it sleep, are decided in `@leasehold/core/acquire/Reservation`. Reservations only make waits fairer: a
+ * failed one never fails the acquire, and mutual exclusion never depends on them.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import { isReservableAt, isReservedForOtherAt, type LockRecord } from "../LockRecord.js"
+import type { LockRecord } from "../LockRecord.js"
 import type * as LockStore from "../LockStore.js"
 import * as Metrics from "./metrics.js"
-import type * as Options from "./options.js"
-
-/**
- * How many poll intervals a reservation lasts (bounded by the lease): a live reserver polls, and refreshes it, well
- * within that; a crashed one keeps a free lock from everyone else for at most that long.
- */
-const reservationPolls = 4
-
-/** The reserver's shortest sleep, as a share of the poll interval: it follows short holds without spinning. */
-const reserverPollShare = 8
-
-/**
- * How many poll intervals a waiter sleeps behind someone else's live reservation (no longer than it lasts): it can
- * not be next, so it polls slower, yet soon enough to reserve during the reserver's hold.
- */
-const behindReservationPolls = 2
-
-/**
- * How long a reservation of this acquisition lasts, in ms.
- *
- * @internal
- */
-export const reservationMs = (options: Options.Resolved): number =>
-  Math.max(1, Math.min(options.pollIntervalMs * reservationPolls, options.leaseMs))
-
-/**
- * Whether to reserve after a conflict on `record` (at `wallNow`, our wall clock): only with absolute takeover
- * (reservations are judged by wall clocks), once we have waited a poll interval (a short wait is not worth a write),
- * on a lock we do not hold, when no one else's reservation is live or its reserver began to wait after us, and
- * ours is missing or would lapse before the next poll.
- *
- * @internal
- */
-export const shouldReserve = (
-  options: Options.Resolved,
-  owner: string,
-  record: LockRecord,
-  waitingSince: number,
-  wallNow: number
-): boolean =>
-  options.takeover === "absolute" && record.owner !== owner && wallNow - waitingSince >= options.pollIntervalMs &&
-  isReservableAt(record, owner, waitingSince, wallNow) &&
-  (record.reservedBy !== owner || record.reservedUntil - wallNow <= options.pollIntervalMs)
 
 /**
  * Reserves, and answers the record to plan the next sleep by: the reserved record, the current one when the
@@ -77,34 +31,3 @@ export const reserve = (
     ),
     Effect.catchAll(() => Effect.succeed(conflict))
   )
-
-/**
- * How long to sleep after a conflict on `record`: at most a poll or until the takeover time, as always. Two cases
- * sleep otherwise. Holding the reservation of a held lock, sleep as long as the holder has held it so far (on the wall
- * clocks), no less than a share of a poll: a short hold is followed closely, and a long one is caught at most its own
- * length after it ends, with ever fewer polls. Nothing is learned across holds, so a slow handover never makes the
- * next one slower. Behind someone else's live reservation, poll slower, but no longer than the reservation lasts.
- *
- * @internal
- */
-export const sleepMs = (args: {
-  readonly options: Options.Resolved
-  readonly owner: string
-  readonly record: LockRecord | undefined
-  readonly untilTakeoverMs: number
-  readonly pollMs: number
-  readonly wallNow: number
-}): number => {
-  const { options, owner, pollMs, record, untilTakeoverMs, wallNow } = args
-  const usual = Math.min(pollMs, untilTakeoverMs)
-  if (record === undefined) return usual
-  if (record.owner !== undefined && record.reservedBy === owner && record.reservedUntil >= wallNow) {
-    const floor = Math.max(1, options.pollIntervalMs / reserverPollShare)
-    const heldFor = record.acquiredAt === undefined ? floor : wallNow - record.acquiredAt
-    return Math.min(usual, Math.max(floor, heldFor))
-  }
-  if (!isReservedForOtherAt(record, owner, wallNow)) return usual
-  const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))
-  // A takeover time already past would not let us in before the reservation lapses: waking for it would spin.
-  return Math.min(pollMs * behindReservationPolls, untilLapse, untilTakeoverMs > 0 ? untilTakeoverMs : Infinity)
-}

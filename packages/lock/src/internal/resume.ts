@@ -16,6 +16,9 @@
  *
  * @internal
  */
+import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
+import * as LeaseLoss from "@leasehold/core/lease/LeaseLoss"
+import * as Resume from "@leasehold/core/lease/Resume"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -37,7 +40,6 @@ import { LockDefaults } from "./defaults.js"
 import { giveBack } from "./giveBack.js"
 import * as HeldLeases from "./heldLeases.js"
 import * as Keeper from "./keeper.js"
-import { goneReason } from "./leaseState.js"
 import * as LeaseStore from "./leaseStore.js"
 import * as LeaseUsers from "./leaseUsers.js"
 import * as LocalQueue from "./localQueue.js"
@@ -82,19 +84,12 @@ const resolveOptions = (
     warnAt: options?.warnAt,
     safetyMargin: options?.safetyMargin
   }
-  return Either.flatMap(
-    Options.resolveEither(defaults, given, defaultHolder),
-    (resolved) =>
-      resolved.leaseMs === handoff.leaseMs
-        ? Either.right(resolved)
-        : Either.left(
-          new LockConfigError({
-            option: "lease",
-            message:
-              `a resumed lease keeps the lease of its hand-off (${handoff.leaseMs} ms); got ${resolved.leaseMs} ms`
-          })
-        )
-  )
+  return Either.flatMap(Options.resolveEither(defaults, given, defaultHolder), (resolved) => {
+    const checked = Resume.checkLease(handoff.leaseMs, resolved)
+    return checked._tag === "Ok"
+      ? Either.right(checked.value)
+      : Either.left(new LockConfigError({ option: "lease", message: checked.message }))
+  })
 }
 
 const lost = (
@@ -134,8 +129,9 @@ const resumeKept = (
     const resolved = yield* resolveOptions(yield* LockDefaults, options, handoff)
     const { fence, owner } = handoff
     yield* Effect.annotateCurrentSpan({ "lock.owner": owner, "lock.fence": fence })
-    // Conservative: a lease that may have run out is not written to, whatever the store would say.
-    if ((yield* Clock.currentTimeMillis) >= handoff.leaseUntil) return yield* lost(handoff, "expired", undefined)
+    if (Resume.isExpired(handoff.leaseUntil, yield* Clock.currentTimeMillis)) {
+      return yield* lost(handoff, "expired", undefined)
+    }
 
     const queues = queuesOf(store)
     const isHead = LocalQueue.tryEnter(queues, name)
@@ -146,19 +142,14 @@ const resumeKept = (
       // The write may have applied: only this process knows the new owner, so it gives the lease back.
       Effect.onError(() => Effect.zipRight(onEnd, Background.fork(giveBackResumed(store, handoff, newOwner))))
     )
-    // A retried request whose first attempt applied finds its own new owner.
-    const record = answer._tag === "Renewed"
-      ? answer.record
-      : answer.current?.owner === newOwner && answer.current.fence === fence
-      ? answer.current
-      : undefined
+    const record = Resume.resumedRecord(answer, newOwner, fence)
     if (record === undefined) {
       yield* onEnd
       const current = answer._tag === "Lost" ? answer.current : undefined
-      return yield* lost(handoff, goneReason(undefined, current), current)
+      return yield* lost(handoff, LeaseLoss.goneReason(undefined, current), current)
     }
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
-    if (sentAt + resolved.leaseMs - resolved.safetyMarginMs <= (yield* monotonicMillis)) {
+    if (!LeaseDeadline.isInTime(resolved, sentAt, yield* monotonicMillis)) {
       // Answered after the lease it set could be taken over: give it back rather than run on it.
       yield* onEnd
       yield* giveBackResumed(store, handoff, newOwner)

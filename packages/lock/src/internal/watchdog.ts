@@ -1,9 +1,11 @@
 /**
  * The deadline side of keeping a lease: it reports the lease at risk once less than `warnAt` is left, and bounds a
- * renew in flight by the deadline, so that a store that hangs can not hold the loss back.
+ * renew in flight by the deadline, so that a store that hangs can not hold the loss back. When it warns and wakes is
+ * decided in `@leasehold/core/lease/Watchdog`.
  *
  * @internal
  */
+import * as WatchdogCore from "@leasehold/core/lease/Watchdog"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
@@ -24,7 +26,10 @@ export const warnIfAtRisk = (
   options: Options.Resolved,
   remaining: number
 ): Effect.Effect<void> => {
-  if (state.finished || remaining > options.warnAtMs || state.status.unsafeGet()._tag !== "Held") return Effect.void
+  const held = state.status.unsafeGet()._tag === "Held"
+  if (!WatchdogCore.warns({ finished: state.finished, held, remainingMs: remaining, warnAtMs: options.warnAtMs })) {
+    return Effect.void
+  }
   return Effect.zipRight(
     state.status.set({ _tag: "AtRisk", remainingMs: remaining }),
     Effect.logWarning(`${LeaseState.describe(state)} is at risk: ${remaining} ms of lease left and no renew yet`).pipe(
@@ -45,16 +50,16 @@ const watch = (
   Effect.clockWith((clock) => {
     if (state.finished) return Effect.void
     const remaining = state.deadline - monotonicMillisOf(clock)
-    if (remaining <= 0) {
+    const next = WatchdogCore.watch(remaining, options.warnAtMs)
+    if (next._tag === "Expired") {
       return Effect.zipRight(
         Effect.zipRight(Metric.increment(Metrics.renewFailures), LeaseState.declareLost(state, "expired", undefined)),
         Effect.withFiberRuntime<void>((self) => Effect.sync(() => keeper.unsafeInterruptAsFork(self.id())))
       )
     }
-    const untilNext = remaining > options.warnAtMs ? remaining - options.warnAtMs : remaining
     return Effect.zipRight(
       warnIfAtRisk(state, options, remaining),
-      Effect.flatMap(clock.sleep(Duration.millis(Math.max(1, untilNext))), () => watch(state, options, keeper))
+      Effect.flatMap(clock.sleep(Duration.millis(next.sleepMs)), () => watch(state, options, keeper))
     )
   })
 
@@ -76,22 +81,3 @@ export const bound = <A, E>(
       (watcher) => Effect.ensuring(call, Effect.sync(() => watcher.unsafeInterruptAsFork(keeper.id())))
     )
   )
-
-/**
- * When the keeper should next wake with nothing to do before: the next renew, the at-risk point, or the deadline.
- *
- * @internal
- */
-export const nextWake = (
-  state: LeaseState.LeaseState,
-  options: Options.Resolved,
-  renewAt: number,
-  now: number
-): number => {
-  const warnAt = state.deadline - options.warnAtMs
-  return Math.min(
-    renewAt,
-    state.deadline,
-    state.status.unsafeGet()._tag === "Held" && warnAt > now ? warnAt : state.deadline
-  )
-}

@@ -1,0 +1,176 @@
+/**
+ * The decisions of a lock's acquire loop, one conditional write per attempt: what to ask the store to take over, what
+ * an answer means (the lock is ours, ours too late to use, or someone else's), what an observed-mode waiter remembers
+ * of a holder, and how long until the holder's lease could be taken over. Times are ms: `now` and `sentAt` on the
+ * monotonic clock, `wallNow` on the wall clock.
+ *
+ * @since 0.2.0
+ */
+import * as LeaseDeadline from "../lease/LeaseDeadline.js"
+import type { LockRecord } from "../record/LockRecord.js"
+import type * as LockProtocol from "../store/LockProtocol.js"
+import * as AcquireOwner from "./AcquireOwner.js"
+
+/**
+ * What the loop's decisions depend on of an acquire's options.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AttemptOptions {
+  readonly takeover: "absolute" | "observed"
+  readonly maxClockSkewMs: number
+  readonly leaseMs: number
+  readonly safetyMarginMs: number
+}
+
+/**
+ * A holder as seen by an observed-mode waiter, with the monotonic time it was first seen in this state.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Observation {
+  readonly owner: string
+  readonly fence: number
+  readonly version: number
+  readonly leaseMs: number
+  readonly seenAt: number
+}
+
+const sameHolder = (observation: Observation | undefined, record: LockRecord) =>
+  observation !== undefined && observation.owner === record.owner && observation.fence === record.fence &&
+  observation.version === record.version
+
+/**
+ * What a waiter knows of a conflicting holder after seeing `holder` at `now`: the same observation while the holder
+ * is in the same state (same owner, fence and version), a fresh one when it changed; nothing new when there is no
+ * holder.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const observe = (
+  observation: Observation | undefined,
+  holder: LockRecord | undefined,
+  now: number
+): Observation | undefined => {
+  if (holder === undefined || holder.owner === undefined || sameHolder(observation, holder)) return observation
+  return { owner: holder.owner, fence: holder.fence, version: holder.version, leaseMs: holder.leaseMs, seenAt: now }
+}
+
+/**
+ * What the attempt sent at `now` asks the store to take over: by the clocks (absolute), or (observed) the holder this
+ * waiter has watched stay unchanged for a full lease, if any.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const takeover = (
+  options: AttemptOptions,
+  observation: Observation | undefined,
+  now: number
+): LockProtocol.Takeover => {
+  if (options.takeover === "absolute") return { _tag: "Absolute", maxClockSkewMs: options.maxClockSkewMs }
+  const seen = observation
+  return { _tag: "Observed", stale: seen !== undefined && now - seen.seenAt >= seen.leaseMs ? seen : undefined }
+}
+
+/**
+ * Whether the time until `record`'s takeover is judged on the wall clock: a held record under absolute takeover.
+ * The runtime reads its wall clock for `untilTakeoverMs` only then.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const judgedByWallClock = (options: AttemptOptions, record: LockRecord | undefined): boolean =>
+  record?.owner !== undefined && options.takeover === "absolute"
+
+/**
+ * How long until `record`'s lease could be taken over, on our clocks: 0 for a free record. Absolute: past its
+ * `leaseUntil` + skew on the wall clock; observed: a full lease after the waiter first saw the holder in its state (a
+ * full lease from now if it has not yet).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const untilTakeoverMs = (
+  options: AttemptOptions,
+  observation: Observation | undefined,
+  record: LockRecord | undefined,
+  now: number,
+  wallNow: number
+): number => {
+  if (record?.owner === undefined) return 0
+  if (options.takeover === "absolute") return record.leaseUntil + options.maxClockSkewMs + 1 - wallNow
+  const seen = observation
+  return seen === undefined ? record.leaseMs : seen.seenAt + seen.leaseMs - now
+}
+
+/**
+ * A holder, if the record has one: a free record a reservation kept us out of names nobody.
+ *
+ * @since 0.2.0
+ * @category getters
+ */
+export const heldOnly = (record: LockRecord | undefined): LockRecord | undefined =>
+  record?.owner === undefined ? undefined : record
+
+/**
+ * The holder to name when the wait runs out with a call in flight: the last conflict's, if it named one.
+ *
+ * @since 0.2.0
+ * @category getters
+ */
+export const lastHolder = (
+  previous: LockRecord | undefined,
+  result: LockProtocol.AcquireResult
+): LockRecord | undefined => {
+  const holder = result._tag === "Conflict" ? result.current : undefined
+  return heldOnly(holder) !== undefined ? holder : previous
+}
+
+/**
+ * What an attempt's answer means.
+ *
+ * - `Acquired`: the lock is ours, with a lease counted from `sentAt` (the earliest write that may have set it).
+ * - `TooLate`: ours, but answered after the lease could already be taken over: running the section now could overlap
+ *   the next holder's. The write is given back, and the acquire goes on with a fresh owner id.
+ * - `Conflict`: someone else's, as `holder` shows (or the store could not tell).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Answer =
+  | { readonly _tag: "Acquired"; readonly record: LockRecord; readonly sentAt: number }
+  | { readonly _tag: "TooLate"; readonly answeredAfterMs: number }
+  | { readonly _tag: "Conflict"; readonly holder: LockRecord | undefined }
+
+/**
+ * Judges `result`, the answer at `now` of the write sent at `sentAt`. A conflict that names our own owner is ours: one
+ * of its writes whose answer never came applied. Either way the lease may have been set by any write of the owner
+ * whose outcome is unknown: it counts from the earliest of them, which can only make the local deadline earlier than
+ * the lease's.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const judge = (args: {
+  readonly options: AttemptOptions
+  readonly owner: AcquireOwner.AcquireOwner
+  readonly result: LockProtocol.AcquireResult
+  readonly sentAt: number
+  readonly now: number
+}): Answer => {
+  const { now, owner, result, sentAt } = args
+  const holder = result._tag === "Conflict" ? result.current : undefined
+  const record = result._tag === "Acquired"
+    ? result.record
+    : holder !== undefined && holder.owner === owner.owner
+    ? holder
+    : undefined
+  if (record === undefined) return { _tag: "Conflict", holder }
+  const leaseStart = AcquireOwner.leaseStart(owner, sentAt)
+  if (LeaseDeadline.isInTime(args.options, leaseStart, now)) return { _tag: "Acquired", record, sentAt: leaseStart }
+  return { _tag: "TooLate", answeredAfterMs: now - sentAt }
+}

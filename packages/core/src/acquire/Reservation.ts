@@ -1,0 +1,118 @@
+/**
+ * Fair handover across processes: what a waiter does about reservations after a lost poll. Once it has waited a poll
+ * interval, a waiter reserves the lock (one conditional write, refreshed only as it nears its end), so that the
+ * reserved waiter is the next holder (if the lock was freed meanwhile, it acquires at once), and a waiter that began
+ * to wait earlier takes the reservation over: the longest waiter goes next. The reserver follows the hold closely; a
+ * waiter behind someone else's reservation polls slower. Reservations only make waits fairer: a failed one never
+ * fails the acquire, and mutual exclusion never depends on them.
+ *
+ * @since 0.2.0
+ */
+import { isReservableAt, isReservedForOtherAt, type LockRecord } from "../record/LockRecord.js"
+
+/**
+ * What reservations depend on of an acquire's options (times in ms).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ReservationOptions {
+  readonly takeover: "absolute" | "observed"
+  readonly pollIntervalMs: number
+  readonly leaseMs: number
+}
+
+/**
+ * How many poll intervals a reservation lasts (bounded by the lease): a live reserver polls, and refreshes it, well
+ * within that; a crashed one keeps a free lock from everyone else for at most that long.
+ */
+const reservationPolls = 4
+
+/** The reserver's shortest sleep, as a share of the poll interval: it follows short holds without spinning. */
+const reserverPollShare = 8
+
+/**
+ * How many poll intervals a waiter sleeps behind someone else's live reservation (no longer than it lasts): it can
+ * not be next, so it polls slower, yet soon enough to reserve during the reserver's hold.
+ */
+const behindReservationPolls = 2
+
+/**
+ * How long a reservation of this acquisition lasts, in ms.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const reservationMs = (options: ReservationOptions): number =>
+  Math.max(1, Math.min(options.pollIntervalMs * reservationPolls, options.leaseMs))
+
+/**
+ * How long a reservation made at `now` (monotonic ms) asks for: no longer than the acquire may still wait, since a
+ * waiter that gives up keeps nobody out.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const reserveMs = (options: ReservationOptions, now: number, waitUntil: number): number =>
+  Math.max(1, Math.min(reservationMs(options), waitUntil - now))
+
+/**
+ * Epoch ms on the wall clock when the caller began to ask, from `wallNow` and the monotonic times of now and of the
+ * start: the priority reservations are compared by.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const waitingSince = (wallNow: number, now: number, startedAt: number): number => wallNow - (now - startedAt)
+
+/**
+ * Whether to reserve after a conflict on `record` (at `wallNow`, our wall clock): only with absolute takeover
+ * (reservations are judged by wall clocks), once we have waited a poll interval (a short wait is not worth a write),
+ * on a lock we do not hold, when no one else's reservation is live or its reserver began to wait after us, and
+ * ours is missing or would lapse before the next poll.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const shouldReserve = (
+  options: ReservationOptions,
+  owner: string,
+  record: LockRecord,
+  waitingSince: number,
+  wallNow: number
+): boolean =>
+  options.takeover === "absolute" && record.owner !== owner && wallNow - waitingSince >= options.pollIntervalMs &&
+  isReservableAt(record, owner, waitingSince, wallNow) &&
+  (record.reservedBy !== owner || record.reservedUntil - wallNow <= options.pollIntervalMs)
+
+/**
+ * How long to sleep after a conflict on `record`: at most a poll or until the takeover time, as always. Two cases
+ * sleep otherwise. Holding the reservation of a held lock, sleep as long as the holder has held it so far (on the wall
+ * clocks), no less than a share of a poll: a short hold is followed closely, and a long one is caught at most its own
+ * length after it ends, with ever fewer polls. Nothing is learned across holds, so a slow handover never makes the
+ * next one slower. Behind someone else's live reservation, poll slower, but no longer than the reservation lasts.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const sleepMs = (args: {
+  readonly options: ReservationOptions
+  readonly owner: string
+  readonly record: LockRecord | undefined
+  readonly untilTakeoverMs: number
+  readonly pollMs: number
+  readonly wallNow: number
+}): number => {
+  const { options, owner, pollMs, record, untilTakeoverMs, wallNow } = args
+  const usual = Math.min(pollMs, untilTakeoverMs)
+  if (record === undefined) return usual
+  if (record.owner !== undefined && record.reservedBy === owner && record.reservedUntil >= wallNow) {
+    const floor = Math.max(1, options.pollIntervalMs / reserverPollShare)
+    const heldFor = record.acquiredAt === undefined ? floor : wallNow - record.acquiredAt
+    return Math.min(usual, Math.max(floor, heldFor))
+  }
+  if (!isReservedForOtherAt(record, owner, wallNow)) return usual
+  const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))
+  // A takeover time already past would not let us in before the reservation lapses: waking for it would spin.
+  return Math.min(pollMs * behindReservationPolls, untilLapse, untilTakeoverMs > 0 ? untilTakeoverMs : Infinity)
+}

@@ -1,0 +1,133 @@
+/**
+ * A watcher of a leader election, who only reads: the last record read judged by the clock, and what the watcher
+ * waits for next. The judgement is "absolute" (the record's `leaseUntil` on the watcher's wall clock) or "observed"
+ * (the record unchanged for its `leaseMs` on the watcher's monotonic clock). Times are ms: `now` and `unchangedSince`
+ * monotonic, `wallNow` on the wall clock.
+ *
+ * @since 0.2.0
+ */
+import type { LockRecord } from "../record/LockRecord.js"
+
+/**
+ * The leader a record names, as a watcher reports it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Leader {
+  /** The leader's readable name (its `holder`). */
+  readonly holder: string
+  /** Its term's owner id: a new term has a new one. */
+  readonly owner: string
+  /** Its term's fencing token. */
+  readonly fence: number
+  /** When its term began: epoch ms on the leader's clock. */
+  readonly since: number
+  /** What the leader stored with the lock. */
+  readonly data: string | undefined
+}
+
+/**
+ * Whether two reads show the record in the same state (same owner, fence and version), or both no record: the time a
+ * record has stayed unchanged counts from the read that first showed its state.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const sameState = (a: LockRecord | undefined, b: LockRecord | undefined): boolean =>
+  a === undefined || b === undefined
+    ? a === b
+    : a.owner === b.owner && a.fence === b.fence && a.version === b.version
+
+/**
+ * Since when the record read at `now` has stayed unchanged, given the last one read and since when that had.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const unchangedSince = (
+  last: LockRecord | undefined,
+  read: LockRecord | undefined,
+  since: number,
+  now: number
+): number => sameState(last, read) ? since : now
+
+/**
+ * How long (ms) the leader the last record names has left as far as the watcher can tell, or `undefined` when it
+ * names none or its lease has run out: "absolute", until `leaseUntil` on the watcher's wall clock (`wallNow`), which
+ * is `maxClockSkew` before anyone may take over; "observed", until the record has stayed unchanged for its `leaseMs`
+ * on the watcher's monotonic clock (`now`), the takeover time of an observed-mode follower that watched as long.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const leaseLeft = (
+  record: LockRecord | undefined,
+  takeover: "absolute" | "observed",
+  unchangedSince: number,
+  wallNow: number,
+  now: number
+): number | undefined => {
+  if (record === undefined || record.owner === undefined) return undefined
+  const left = takeover === "absolute" ? record.leaseUntil - wallNow : unchangedSince + record.leaseMs - now
+  return left > 0 ? left : undefined
+}
+
+/**
+ * The leader the last record names, if its lease has not run out as far as the watcher can tell (see `leaseLeft`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const leaderOf = (
+  record: LockRecord | undefined,
+  takeover: "absolute" | "observed",
+  unchangedSince: number,
+  wallNow: number,
+  now: number
+): Leader | undefined => {
+  if (record === undefined || record.owner === undefined) return undefined
+  if (leaseLeft(record, takeover, unchangedSince, wallNow, now) === undefined) return undefined
+  return {
+    holder: record.holder ?? "",
+    owner: record.owner,
+    fence: record.fence,
+    since: record.acquiredAt ?? record.leaseUntil - record.leaseMs,
+    data: record.data
+  }
+}
+
+/**
+ * Whether two answers of the watcher are the same: both none, or the same term (owner and fence).
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const sameLeader = (a: Leader | undefined, b: Leader | undefined): boolean =>
+  a === undefined || b === undefined ? a === undefined && b === undefined : a.owner === b.owner && a.fence === b.fence
+
+/**
+ * What the watcher waits for next, with no read in flight, `leftMs` of the leader's lease (see `leaseLeft`) and
+ * `untilReadMs` to the next read:
+ *
+ * - `Read`: the next read is due.
+ * - `Judge`: the leader's lease runs out before the next read: sleep `sleepMs`, then judge the record again.
+ * - `Sleep`: sleep `sleepMs` until the read falls due.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Wait =
+  | { readonly _tag: "Read" }
+  | { readonly _tag: "Judge"; readonly sleepMs: number }
+  | { readonly _tag: "Sleep"; readonly sleepMs: number }
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const wait = (leftMs: number | undefined, untilReadMs: number): Wait => {
+  if (untilReadMs <= 0) return { _tag: "Read" }
+  if (leftMs !== undefined && leftMs < untilReadMs) return { _tag: "Judge", sleepMs: leftMs }
+  return { _tag: "Sleep", sleepMs: untilReadMs }
+}
