@@ -6,8 +6,8 @@
  * @internal
  */
 import * as AcquireOwner from "@leasehold/core/acquire/AcquireOwner"
+import { random as randomOwner } from "@leasehold/core/record/Owner"
 import type { LockStoreError } from "../LockError.js"
-import { randomOwner } from "./owner.js"
 
 /** @internal */
 export type { AcquireOwner } from "@leasehold/core/acquire/AcquireOwner"

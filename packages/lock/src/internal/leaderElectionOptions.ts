@@ -5,13 +5,13 @@
  * @internal
  */
 import * as ElectionOptions from "@leasehold/core/options/ElectionOptions"
+import { defaultHolder } from "@leasehold/core/record/Owner"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as LeaderElection from "../LeaderElection.js"
 import type { LockOptions } from "../Lock.js"
 import type { LockConfigError } from "../LockError.js"
 import * as Options from "./options.js"
-import { defaultHolder } from "./owner.js"
 
 /**
  * A watcher reads the store once a second unless told otherwise: as often as a waiter polls at most.

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { defaultHolder } from "@leasehold/core/record/Owner"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -26,7 +27,6 @@ import * as LeaseUsers from "./leaseUsers.js"
 import * as LocalQueue from "./localQueue.js"
 import * as Metrics from "./metrics.js"
 import * as Options from "./options.js"
-import { defaultHolder } from "./owner.js"
 import { queuesOf } from "./processLocal.js"
 import { type Restore, runSection } from "./section.js"
 

@@ -8,6 +8,7 @@
  *
  * @internal
  */
+import * as LockName from "@leasehold/core/record/LockName"
 import type { SemaphoreRecord } from "@leasehold/core/record/SemaphoreRecord"
 import * as NameRefusal from "@leasehold/core/store/NameRefusal"
 import * as SemaphoreTransitions from "@leasehold/core/store/SemaphoreTransitions"
@@ -17,9 +18,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
 import type * as SemaphoreStore from "../SemaphoreStore.js"
-import * as LockName from "./lockName.js"
 
-import * as Checks from "./semaphoreChecks.js"
+import * as Checks from "@leasehold/core/store/SemaphoreChecks"
 
 /** The name's problem as a lock's (`LockName`), against the budget of a semaphore name: a byte under a lock's. */
 const nameProblem = (name: string, maxNameBytes: number): string | undefined => {

@@ -8,6 +8,7 @@
  *
  * @internal
  */
+import * as LockName from "@leasehold/core/record/LockName"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as LockChecks from "@leasehold/core/store/LockChecks"
 import * as LockListing from "@leasehold/core/store/LockListing"
@@ -19,7 +20,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { LockStoreError, type StoreOperation } from "../LockError.js"
 import type * as LockStore from "../LockStore.js"
-import * as LockName from "./lockName.js"
 import * as MemorySemaphores from "./memorySemaphores.js"
 
 const refuse = (operation: StoreOperation, message: string) =>

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { defaultHolder } from "@leasehold/core/record/Owner"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import { dual } from "effect/Function"
@@ -34,7 +35,6 @@ import * as LeaseUsers from "./leaseUsers.js"
 import { LeaseView } from "./leaseView.js"
 import * as Metrics from "./metrics.js"
 import * as Options from "./options.js"
-import { defaultHolder } from "./owner.js"
 import * as PermitAcquire from "./permitAcquire.js"
 import { type Restore, runSection } from "./section.js"
 import * as SemaphoreOptionsInternal from "./semaphoreOptions.js"
