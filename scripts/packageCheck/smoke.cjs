@@ -7,7 +7,7 @@ const { locks } = require("./scenario.cjs")
 
 let internalImport = "importable"
 try {
-  require("@leasehold/lock/internal/keeper")
+  require("@leasehold/lock/internal/lease/keeper")
 } catch (e) {
   internalImport = e.code
 }

@@ -7,7 +7,7 @@ import { Effect, Layer } from "effect"
 import { locks } from "./scenario.cjs"
 
 // An internal module is not part of the public surface.
-const internalImport = await import("@leasehold/lock/internal/keeper").then(() => "importable", (e) => e.code)
+const internalImport = await import("@leasehold/lock/internal/lease/keeper").then(() => "importable", (e) => e.code)
 
 // AWS DynamoDB Local is an optional peer dependency the app did not install: starting it is a typed error.
 const dynamoDBLocal = Layer.build(DynamoServer.layerDynamoDBLocal).pipe(

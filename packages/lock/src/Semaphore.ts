@@ -37,7 +37,7 @@
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as internal from "./internal/semaphore.js"
+import * as internal from "./internal/semaphore/semaphore.js"
 import type { LockOptions } from "./Lock.js"
 import type { LockConfigError, LockLost, LockNotAcquired, LockStoreError, SemaphoreLimitMismatch } from "./LockError.js"
 import type { LockStore } from "./LockStore.js"

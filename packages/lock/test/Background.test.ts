@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { LockStore } from "@leasehold/lock"
 import { Clock, Duration, Effect, Fiber } from "effect"
-import * as Background from "../src/internal/background.js"
+import * as Background from "../src/internal/process/background.js"
 
 /** The timers that keep this process alive right now (an unreferenced timer is not one of them). */
 const liveTimers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length

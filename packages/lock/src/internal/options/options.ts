@@ -1,0 +1,126 @@
+/**
+ * Turning user options into validated milliseconds, before any store call: the rules are the core's
+ * (`LockOptions`); here, the `Duration` inputs read as milliseconds and the answers as `LockConfigError`.
+ *
+ * @internal
+ */
+import * as CoreOptions from "@leasehold/core/options/LockOptions"
+import type * as OptionCheck from "@leasehold/core/options/OptionCheck"
+import * as LockName from "@leasehold/core/record/LockName"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type { LockOptions } from "../../Lock.js"
+import * as LockDuration from "../../LockDuration.js"
+import { LockConfigError } from "../../LockError.js"
+import type { LockStore } from "../../LockStore.js"
+
+/**
+ * What a caller may pass: the public options.
+ *
+ * @internal
+ */
+export type Input = LockOptions
+
+/** @internal */
+export type Resolved = CoreOptions.Resolved
+
+/** @internal */
+export const defaultLease = Duration.millis(CoreOptions.defaultLeaseMs)
+/** @internal */
+export const heartbeatsPerLease = CoreOptions.heartbeatsPerLease
+/** @internal */
+export const defaultMaxClockSkew = Duration.millis(CoreOptions.defaultMaxClockSkewMs)
+/** @internal */
+export const warnAtFraction = CoreOptions.warnAtFraction
+/** @internal */
+export const safetyMarginFraction = CoreOptions.safetyMarginFraction
+/** @internal */
+export const maxPollInterval = Duration.millis(CoreOptions.maxPollIntervalMs)
+
+/**
+ * The exact milliseconds of a duration input, as the core's checks read them.
+ *
+ * @internal
+ */
+export const readMillis = (input: Duration.DurationInput): OptionCheck.OptionCheck<number> =>
+  Either.match(LockDuration.toMillis(input), {
+    onLeft: (problem) => ({ _tag: "Invalid", option: "", message: problem }),
+    onRight: (millis) => ({ _tag: "Ok", value: millis })
+  })
+
+/**
+ * A core check's answer as this line's `Either`, a refusal as `LockConfigError`.
+ *
+ * @internal
+ */
+export const toEither = <A>(checked: OptionCheck.OptionCheck<A>): Either.Either<A, LockConfigError> =>
+  checked._tag === "Ok"
+    ? Either.right(checked.value)
+    : Either.left(new LockConfigError({ option: checked.option, message: checked.message }))
+
+/**
+ * Checks a lock (or semaphore) name against what the store can key (its `nameProblem`, which counts what its key
+ * encoding adds); `kind` says which of the store's judges to ask.
+ *
+ * @internal
+ */
+export const validateName = (
+  name: unknown,
+  store: Pick<LockStore, "nameProblem" | "semaphoreNameProblem">,
+  kind: "lock" | "semaphore" = "lock"
+): Effect.Effect<string, LockConfigError> =>
+  toEither(
+    LockName.check(
+      name,
+      kind,
+      (value) => kind === "lock" ? store.nameProblem(value) : store.semaphoreNameProblem(value)
+    )
+  )
+
+/** The defaults objects already resolved on their own, with the holder name they were resolved with. */
+const resolvedDefaults = new WeakMap<Input, { readonly holder: string; readonly resolved: Resolved }>()
+
+const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolved, LockConfigError> =>
+  toEither(CoreOptions.resolve(input, defaultHolder, readMillis))
+
+/**
+ * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Given options are resolved
+ * afresh on every call: an options object may be reused with different values. Defaults alone (a call without
+ * options) are resolved once per defaults object: they come from a layer, which hands the same object to every
+ * acquisition, and resolving them again on each one would cost every uncontended acquire for nothing.
+ *
+ * @internal
+ */
+export const resolveEither = (
+  defaults: Input,
+  options: Input | undefined,
+  defaultHolder: string
+): Either.Either<Resolved, LockConfigError> => {
+  if (options !== undefined) return resolveInput(CoreOptions.overlay(defaults, options), defaultHolder)
+  const cached = resolvedDefaults.get(defaults)
+  if (cached !== undefined && cached.holder === defaultHolder) return Either.right(cached.resolved)
+  const resolved = resolveInput(defaults, defaultHolder)
+  if (Either.isRight(resolved)) resolvedDefaults.set(defaults, { holder: defaultHolder, resolved: resolved.right })
+  return resolved
+}
+
+/**
+ * `resolveEither` as an effect, evaluated when run.
+ *
+ * @internal
+ */
+export const resolve = (
+  defaults: Input,
+  options: Input | undefined,
+  defaultHolder: string
+): Effect.Effect<Resolved, LockConfigError> => Effect.suspend(() => resolveEither(defaults, options, defaultHolder))
+
+/**
+ * Checks each given value on its own (relations between them are checked when a lock is taken): for app-wide
+ * defaults, so that a bad value fails at startup.
+ *
+ * @internal
+ */
+export const checkValues = (input: Input): Either.Either<void, LockConfigError> =>
+  toEither(CoreOptions.checkValues(input, readMillis))
