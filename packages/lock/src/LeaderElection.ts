@@ -30,6 +30,7 @@
  *
  * @since 0.2.0
  */
+import type * as LeaderWatch from "@leasehold/core/election/LeaderWatch"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
@@ -72,18 +73,7 @@ export interface Term {
  * @since 0.2.0
  * @category models
  */
-export interface Leader {
-  /** The leader's readable name (its `holder` option). */
-  readonly holder: string
-  /** Its term's owner id: a new term has a new one. */
-  readonly owner: string
-  /** Its term's fencing token. */
-  readonly fence: number
-  /** When its term began: epoch ms on the leader's clock (the record's `acquiredAt`). */
-  readonly since: number
-  /** What the leader stored with the lock (the `data` option), e.g. the address followers forward requests to. */
-  readonly data: string | undefined
-}
+export type Leader = LeaderWatch.Leader
 
 /**
  * Options of `run`: the lock's options but `wait` (a campaign waits as long as it takes), and what to do when the

@@ -15,15 +15,15 @@ import type { LockRecord } from "../record/LockRecord.js"
  * @category models
  */
 export interface Leader {
-  /** The leader's readable name (its `holder`). */
+  /** The leader's readable name (its `holder` option). */
   readonly holder: string
   /** Its term's owner id: a new term has a new one. */
   readonly owner: string
   /** Its term's fencing token. */
   readonly fence: number
-  /** When its term began: epoch ms on the leader's clock. */
+  /** When its term began: epoch ms on the leader's clock (the record's `acquiredAt`). */
   readonly since: number
-  /** What the leader stored with the lock. */
+  /** What the leader stored with the lock (the `data` option), e.g. the address followers forward requests to. */
   readonly data: string | undefined
 }
 
