@@ -3,15 +3,9 @@
  * path of every acquisition and heartbeat. The SDK only reads its input, so one object serves every request (frozen:
  * an SDK that wrote to it would fail loudly instead of changing other requests).
  *
- * @internal
+ * @since 0.2.0
  */
-import type { AttributeValue } from "@aws-sdk/client-dynamodb"
-import type { StoreOperation } from "@leasehold/lock/LockError"
-import * as Item from "./item.js"
-import type * as Transport from "./transport.js"
-
-/** @internal */
-export type ItemMap = Record<string, AttributeValue>
+import * as Item from "./LockItem.js"
 
 const a = Item.attributes
 
@@ -19,24 +13,13 @@ const a = Item.attributes
 const names = (...attributes: ReadonlyArray<string>): Readonly<Record<string, string>> =>
   Object.freeze(Object.fromEntries(attributes.map((attribute) => [`#${attribute}`, attribute])))
 
-/** @internal */
-export const num = (n: number): AttributeValue => ({ N: String(n) })
-
-/** @internal */
-export const str = (s: string): AttributeValue => ({ S: s })
-
 /**
  * DynamoDB TTL wants epoch seconds; rounding up keeps the row at least the full retention.
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const ttlAt = (epochMs: number, retentionMs: number): number => Math.ceil((epochMs + retentionMs) / 1000)
-
-/** @internal */
-export const one = Object.freeze(num(1))
-
-/** @internal */
-export const zero = Object.freeze(num(0))
 
 /** Every write changes the version, whatever the clocks say: observed takeover watches it. */
 const nextVersion = `#${a.version} = if_not_exists(#${a.version}, :zero) + :one`
@@ -47,17 +30,25 @@ const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.lease
   // every earlier token as long as TTL retention is far longer than clock skew.
   `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
 
-/** @internal */
 /** The acquiring write clears the reservation: whoever reserved is in, or its reservation had lapsed. */
 const clearReservation = `#${a.reservedBy}, #${a.reservedUntil}, #${a.reservedSince}`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data REMOVE #${a.sequence}, ${clearReservation}`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}, #${a.sequence}, ${clearReservation}`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const acquireNames = names(
   a.sequence,
   a.owner,
@@ -88,14 +79,23 @@ const notReservedForOther = `(attribute_not_exists(#${a.reservedBy}) OR #${a.res
  */
 const notSemaphore = `attribute_not_exists(#${Item.semaphoreAttribute})`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const freeOnlyExpression = `attribute_not_exists(#${a.owner}) AND ${notReservedForOther} AND ${notSemaphore}`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const freeOrExpiredExpression = `(attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff) AND ` +
   `${notReservedForOther} AND ${notSemaphore}`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
   `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND ` +
   `(#${a.version} = :staleVersion OR (attribute_not_exists(#${a.version}) AND :staleVersion = :zero)))) AND ` +
@@ -104,7 +104,8 @@ export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
 /**
  * A reservation changes neither the version nor the holder fields: observed takeover watches them.
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const reserveUpdate =
   `SET #${a.reservedBy} = :owner, #${a.reservedUntil} = :reservedUntil, #${a.reservedSince} = :waitingSince`
@@ -113,29 +114,40 @@ export const reserveUpdate =
  * A lock's row (every row has a fence: it stays when the lock is freed; a semaphore's has one too, and a `limit`), and
  * no one else's live reservation, or one whose reserver began to wait after the caller.
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const reserveCondition = `attribute_exists(#${a.fence}) AND ${notSemaphore} AND ` +
   `(${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, Item.semaphoreAttribute)
 
 const renewSet = `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl, ${nextVersion}`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const renewUpdate = `${renewSet}, #${a.sequence} = :sequence`
 
 /** A renew without a write sequence (from a caller that never gives up on one) leaves the record's as it is. */
 const unorderedRenewUpdate = renewSet
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
 
 /**
  * A renew applies only above the lease's write sequence: one delivered after a newer one changes nothing.
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const orderedRenewCondition =
   `${renewCondition} AND (attribute_not_exists(#${a.sequence}) OR #${a.sequence} < :sequence)`
@@ -146,7 +158,8 @@ const renewAttributes = [a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.ver
  * The attribute names of a renew, by whether it sets or checks the write sequence and whether it sets `data`: DynamoDB
  * refuses a name that no expression uses.
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const renewNames = {
   sequenced: names(...renewAttributes, a.sequence),
@@ -165,7 +178,8 @@ const renewUpdateMovingOwner = `${renewUpdate}, #${a.owner} = :newOwner`
  * The update expression of a renew: the heartbeat's as built once, or with the owner moved, and with `data` set or
  * removed in the same write (a data update, which is rare, builds its string).
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const renewUpdateFor = (
   setData: { readonly data: string | undefined } | undefined,
@@ -184,78 +198,67 @@ const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil,
 /**
  * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
   `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const clearNames = names(...clearAttributes)
 
 /**
  * An operator's release also drops the reservation: nobody is left waiting behind a lock an operator freed.
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const forceClearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
   `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}, ${clearReservation}`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const forceClearNames = names(...forceClearAttributes)
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const clearNamesWithFence = names(...clearAttributes, a.fence)
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const releaseByOwner = `#${a.owner} = :owner`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const releaseByOwnerAndFence = `#${a.owner} = :owner AND #${a.fence} = :fence`
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const forceReleaseCondition = `attribute_exists(#${a.owner})`
 
 /**
  * An operator's release of the holder it saw: no other, whenever it lands.
  *
- * @internal
+ * @since 0.2.0
+ * @category expressions
  */
 export const forceReleaseOfHolderCondition = releaseByOwnerAndFence
 
-/** @internal */
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
 export const forceClearNamesWithFence = names(...forceClearAttributes, a.fence)
-
-/**
- * The calls of each operation, as errors name them.
- *
- * @internal
- */
-export const calls = {
-  tryAcquire: { operation: "tryAcquire", action: "UpdateItem", reportsUnknownOutcomes: true },
-  renew: { operation: "renew", action: "UpdateItem" },
-  release: { operation: "release", action: "UpdateItem" },
-  reserve: { operation: "reserve", action: "UpdateItem" },
-  forceRelease: { operation: "forceRelease", action: "UpdateItem" },
-  tryAcquirePermits: { operation: "tryAcquirePermits", action: "UpdateItem", reportsUnknownOutcomes: true },
-  renewPermits: { operation: "renewPermits", action: "UpdateItem" },
-  releasePermits: { operation: "releasePermits", action: "UpdateItem" },
-  query: { operation: "list", action: "Query" },
-  scan: { operation: "list", action: "Scan" }
-} as const satisfies Record<string, Transport.Call>
-
-/**
- * The consistent reads, of `inspect` and of the operations that read the holder after a failed condition.
- *
- * @internal
- */
-export const getItemCalls = {
-  tryAcquire: { operation: "tryAcquire", action: "GetItem" },
-  renew: { operation: "renew", action: "GetItem" },
-  release: { operation: "release", action: "GetItem" },
-  reserve: { operation: "reserve", action: "GetItem" },
-  inspect: { operation: "inspect", action: "GetItem" },
-  tryAcquirePermits: { operation: "tryAcquirePermits", action: "GetItem" },
-  renewPermits: { operation: "renewPermits", action: "GetItem" },
-  releasePermits: { operation: "releasePermits", action: "GetItem" },
-  inspectSemaphore: { operation: "inspectSemaphore", action: "GetItem" }
-} as const satisfies Partial<Record<StoreOperation, Transport.Call>>

@@ -13,17 +13,11 @@
  * monotonic time of its arrival: as long as wall and monotonic time have advanced alike since then, the estimate
  * still holds; otherwise it is stale and the skew must be measured again.
  *
- * The clock measured is the one each request runs with (the fiber's `Clock`). DynamoDB's `Date` is read on the clock
- * the store was built with: for a real clock, as it is. A `TestClock` is simulated time, which every fiber of the test
- * shares and no server follows: a store built under one reads DynamoDB's `Date` moved by as far as the `TestClock` is
- * from the system clock at that moment, so that moving the `TestClock` (time passing, for the whole test) is no skew,
- * and a clock set apart from it (`Simulation.withClockOffset`, a process with a skewed clock) is skewed by exactly that.
- * What remains is the system clock's own skew against DynamoDB's, which the guard still checks.
+ * A shell may read the server's time on a simulated clock (a test's): `ServerOffset` moves it by as far as that clock
+ * reads from the system clock, so that moving the simulated clock is time passing, not skew.
  *
- * @internal
+ * @since 0.2.0
  */
-import type * as Clock from "effect/Clock"
-import type * as TestClock from "effect/TestClock"
 
 /**
  * How far wall-clock and monotonic elapsed time may differ before an estimate counts as stale, in ms. Without a step
@@ -33,11 +27,17 @@ import type * as TestClock from "effect/TestClock"
  * more request (the free-only attempt that measures again), never safety; and a step the check lets through is at most
  * a hundredth of the guard's default bound (half of the default 10 s `maxClockSkew`).
  *
- * @internal
+ * @since 0.2.0
+ * @category constants
  */
 export const staleToleranceMs = 50
 
-/** @internal */
+/**
+ * What one exchange proves about this host's clock against the server's.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Estimate {
   /** The latest provable minimum skew, in ms (0 when the clocks agree as far as we can tell). */
   readonly skewMs: number
@@ -57,7 +57,8 @@ export interface Estimate {
  * Where the server's time lands on the store's clock: how far that clock reads from the system clock, when the request
  * was sent and when its answer arrived (both 0 for a real clock, which reads the server's `Date` as it is).
  *
- * @internal
+ * @since 0.2.0
+ * @category models
  */
 export interface ServerOffset {
   readonly sent: number
@@ -70,7 +71,8 @@ const noOffset: ServerOffset = { sent: 0, received: 0 }
  * The provable minimum skew of one exchange, or `undefined` when the header is missing or unparsable. `sentAt`,
  * `receivedAt` and `receivedAtMonotonic` are the request's clock; `offset` moves the server's time onto the store's.
  *
- * @internal
+ * @since 0.2.0
+ * @category measuring
  */
 export const measure = (
   sentAt: number,
@@ -96,21 +98,11 @@ export const measure = (
 }
 
 /**
- * Whether `clock` is a `TestClock`: its public interface, which no real clock has.
- *
- * @internal
- */
-export const isTestClock = (clock: Clock.Clock): boolean => {
-  const candidate = clock as Partial<TestClock.TestClock>
-  return typeof candidate.adjust === "function" && typeof candidate.setTime === "function" &&
-    candidate.sleeps !== undefined
-}
-
-/**
  * How many ms the wall clock moved against the monotonic clock since the estimate was taken (positive: forward), for
  * the wall and monotonic readings of now.
  *
- * @internal
+ * @since 0.2.0
+ * @category measuring
  */
 export const drift = (estimate: Estimate, wallNow: number, monotonicNow: number): number =>
   (wallNow - estimate.receivedAt) - (monotonicNow - estimate.receivedAtMonotonic)
@@ -118,7 +110,8 @@ export const drift = (estimate: Estimate, wallNow: number, monotonicNow: number)
 /**
  * Whether the wall clock stepped since the estimate was taken, so that it no longer describes the clock.
  *
- * @internal
+ * @since 0.2.0
+ * @category predicates
  */
 export const isStale = (estimate: Estimate, wallNow: number, monotonicNow: number): boolean =>
   Math.abs(drift(estimate, wallNow, monotonicNow)) > staleToleranceMs
@@ -126,52 +119,26 @@ export const isStale = (estimate: Estimate, wallNow: number, monotonicNow: numbe
 /**
  * A clock's monotonic time in ms, as estimates keep it.
  *
- * @internal
+ * @since 0.2.0
+ * @category measuring
  */
 export const monotonicMillis = (clock: { readonly unsafeCurrentTimeNanos: () => bigint }): number =>
   Number(clock.unsafeCurrentTimeNanos()) / 1_000_000
 
 /**
- * The latest estimate of one store. A mutable cell rather than a `Ref`: it is written from the SDK's middleware,
- * outside any fiber, and a lost update between concurrent responses only means keeping one of two recent estimates.
+ * Whether an estimate is beyond what the guard allows a takeover with: half the bound.
  *
- * @internal
+ * @since 0.2.0
+ * @category predicates
  */
-export interface Monitor {
-  readonly current: () => Estimate | undefined
-  /**
-   * How far the store's clock reads from the system clock now, for `observe`'s `offset`; `undefined` for a real
-   * clock, whose requests read the server's `Date` as it is.
-   */
-  readonly offset: (() => number) | undefined
-  readonly observe: (
-    sentAt: number,
-    receivedAt: number,
-    receivedAtMonotonic: number,
-    dateHeader: string | undefined,
-    offset?: ServerOffset
-  ) => Estimate | undefined
-}
+export const tooSkewed = (estimate: Estimate, maxClockSkewMs: number) => estimate.skewMs > maxClockSkewMs / 2
 
 /**
- * A monitor for a store built with `clock` (see the module's notes on a `TestClock`).
+ * A readable account of an estimate, for error messages.
  *
- * @internal
+ * @since 0.2.0
+ * @category messages
  */
-export const makeMonitor = (clock: Clock.Clock): Monitor => {
-  let latest: Estimate | undefined
-  return {
-    current: () => latest,
-    offset: isTestClock(clock) ? () => clock.unsafeCurrentTimeMillis() - Date.now() : undefined,
-    observe: (sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset) => {
-      const estimate = measure(sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset)
-      if (estimate !== undefined) latest = estimate
-      return estimate
-    }
-  }
-}
-
-/** A readable account of an estimate, for error messages. */
 export const describe = (estimate: Estimate): string =>
   `the local clock is at least ${estimate.skewMs} ms ${estimate.localAhead ? "ahead of" : "behind"} DynamoDB's ` +
   `(server Date ${new Date(estimate.serverDate).toUTCString()}${

@@ -17,24 +17,23 @@ import {
   type UpdateItemCommandInput,
   type UpdateItemCommandOutput
 } from "@aws-sdk/client-dynamodb"
+import * as Checked from "@leasehold/core/Checked"
+import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import type * as Keys from "@leasehold/core/dynamodb/Keys"
+import * as LockItem from "@leasehold/core/dynamodb/LockItem"
+import * as SemaphoreItem from "@leasehold/core/dynamodb/SemaphoreItem"
+import * as SemaphoreKeys from "@leasehold/core/dynamodb/SemaphoreKeys"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import type { SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import type * as ClockSkew from "./clockSkew.js"
-import * as Expressions from "./expressions.js"
-import * as Item from "./item.js"
-import type * as Keys from "./keys.js"
-import * as SemaphoreItem from "./semaphoreItem.js"
-import * as SemaphoreKeys from "./semaphoreKeys.js"
-import * as Transport from "./transport.js"
-
-type ItemMap = Expressions.ItemMap
+import type * as ClockSkew from "../transport/clockSkew.js"
+import * as Transport from "../transport/transport.js"
+import * as Calls from "./calls.js"
 
 /** The operations that read an item: `inspect`, and those that read the holder after a failed condition. */
-type Reader = keyof typeof Expressions.getItemCalls
+type Reader = keyof typeof Calls.getItemCalls
 
 /** @internal */
 export interface Config {
@@ -134,30 +133,13 @@ export interface StoreContext extends Config {
  */
 export const operatorSpan = (name: string) => ({ attributes: { "lock.name": name }, captureStackTrace: false })
 
-/**
- * A record that is not held reads as no holder.
- *
- * @internal
- */
-export const heldOrUndefined = (record: LockRecord | undefined): LockRecord | undefined =>
-  record?.owner === undefined ? undefined : record
-
-/**
- * A record that is neither held nor reserved reads as no holder: a reserved free record is what kept an acquire out.
- *
- * @internal
- */
-export const heldOrReserved = (record: LockRecord | undefined): LockRecord | undefined =>
-  record?.owner === undefined && record?.reservedBy === undefined ? undefined : record
-
 /** The error for an item of `tableName` that Leasehold did not write (a `kind` of item: lock or semaphore). */
 const malformed =
   (tableName: string, kind: string) => (operation: StoreOperation, key: string, problem: string, cause?: unknown) =>
     new LockStoreError({
       operation,
       retryable: false,
-      message: `table "${tableName}" holds a malformed ${kind} item ${key}: ${problem}; it was not written by ` +
-        `Leasehold or was edited by hand: fix or delete that item`,
+      message: LockItem.malformedMessage(tableName, kind, key, problem),
       ...(cause === undefined ? {} : { cause })
     })
 
@@ -174,24 +156,24 @@ export const make = (config: Config): StoreContext => {
   const malformedSemaphore: StoreContext["malformedSemaphore"] = malformed(tableName, "semaphore")
 
   const decode = (operation: StoreOperation, item: ItemMap): Effect.Effect<LockRecord, LockStoreError> => {
-    const decoded = Item.decode(layout, item)
-    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
-    const { attribute, key, problem } = decoded.left
-    return Effect.fail(malformedItem(operation, key, `attribute "${attribute}" ${problem}`))
+    const decoded = LockItem.decode(layout, item)
+    return decoded._tag === "Ok"
+      ? Effect.succeed(decoded.value)
+      : Effect.fail(malformedItem(operation, decoded.key, LockItem.describeMalformed(decoded)))
   }
 
   const decodeSemaphore: StoreContext["decodeSemaphore"] = (operation, item) => {
     const decoded = SemaphoreItem.decode(semaphoreKeys, layout, item)
-    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
-    const { attribute, key, problem } = decoded.left
-    return Effect.fail(malformedSemaphore(operation, key, `attribute "${attribute}" ${problem}`))
+    return decoded._tag === "Ok"
+      ? Effect.succeed(decoded.value)
+      : Effect.fail(malformedSemaphore(operation, decoded.key, LockItem.describeMalformed(decoded)))
   }
 
   const readItem: StoreContext["readItem"] = (operation, key, clock) =>
     Effect.map(
       Transport.send(
         transport,
-        Expressions.getItemCalls[operation],
+        Calls.getItemCalls[operation],
         (probe, abortSignal) =>
           client.send(
             probe(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true })),
@@ -234,18 +216,18 @@ export const make = (config: Config): StoreContext => {
   const query: StoreContext["query"] = (input) =>
     Transport.send(
       transport,
-      Expressions.calls.query,
+      Calls.calls.query,
       (probe, abortSignal) => client.send(probe(new QueryCommand(input)), { abortSignal })
     )
 
   const scan: StoreContext["scan"] = (input) =>
     Transport.send(
       transport,
-      Expressions.calls.scan,
+      Calls.calls.scan,
       (probe, abortSignal) => client.send(probe(new ScanCommand(input)), { abortSignal })
     )
 
-  const keyedBy = (keyOf: (name: string) => Either.Either<ItemMap, string>) =>
+  const keyedBy = (keyOf: (name: string) => Checked.Checked<ItemMap>) =>
   <A>(
     operation: StoreOperation,
     name: string,
@@ -253,9 +235,9 @@ export const make = (config: Config): StoreContext => {
   ): Effect.Effect<A, LockStoreError> =>
     Effect.clockWith((clock) => {
       const key = keyOf(name)
-      return Either.isRight(key)
-        ? f(key.right, clock)
-        : Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message: key.left }))
+      return Checked.isOk(key)
+        ? f(key.value, clock)
+        : Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message: key.message }))
     })
 
   return {

@@ -1,23 +1,60 @@
 /**
  * The table key schema a store expects, and how to say it.
  *
- * @internal
+ * @since 0.2.0
  */
-import type { AttributeDefinition, KeySchemaElement } from "@aws-sdk/client-dynamodb"
 
-/** @internal */
+/**
+ * One element of a table's key schema, as `DescribeTable` returns it and `CreateTable` takes it (the SDK's
+ * `KeySchemaElement`, structurally).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface KeySchemaElement {
+  AttributeName: string | undefined
+  KeyType: "HASH" | "RANGE" | undefined
+}
+
+/**
+ * The type of one key attribute (the SDK's `AttributeDefinition`, structurally).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AttributeDefinition {
+  AttributeName: string | undefined
+  AttributeType: "S" | "N" | "B" | undefined
+}
+
+/**
+ * The key attributes a store is configured with: a String partition key and, in sort-key mode, a String sort key.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Expected {
   readonly partitionKey: string
   readonly sortKey: string | undefined
 }
 
-/** `{key: S}`, or `{family: S (hash), name: S (range)}`. */
+/**
+ * `{key: S}`, or `{family: S (hash), name: S (range)}`.
+ *
+ * @since 0.2.0
+ * @category messages
+ */
 export const describeExpected = (expected: Expected): string =>
   expected.sortKey === undefined
     ? `{${expected.partitionKey}: S}`
     : `{${expected.partitionKey}: S (hash), ${expected.sortKey}: S (range)}`
 
-/** @internal */
+/**
+ * A table's key schema as messages show it, `?` for what it does not say.
+ *
+ * @since 0.2.0
+ * @category messages
+ */
 export const describeActual = (
   keySchema: ReadonlyArray<KeySchemaElement>,
   definitions: ReadonlyArray<AttributeDefinition>
@@ -31,7 +68,12 @@ export const describeActual = (
     : `{${hash ?? "?"}: ${typeOf(hash)} (hash), ${range}: ${typeOf(range)} (range)}`
 }
 
-/** @internal */
+/**
+ * Whether a table's key schema is the expected one, String types included.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
 export const matches = (
   expected: Expected,
   keySchema: ReadonlyArray<KeySchemaElement>,
@@ -45,7 +87,12 @@ export const matches = (
     (range === undefined || typeOf(range) === "S")
 }
 
-/** The `KeySchema` and `AttributeDefinitions` of a `CreateTable` request. */
+/**
+ * The `KeySchema` and `AttributeDefinitions` of a `CreateTable` request.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
 export const definition = (expected: Expected): {
   readonly KeySchema: Array<KeySchemaElement>
   readonly AttributeDefinitions: Array<AttributeDefinition>

@@ -7,25 +7,18 @@
  *
  * @internal
  */
-import type { QueryCommandInput, ScanCommandInput } from "@aws-sdk/client-dynamodb"
+import * as Checked from "@leasehold/core/Checked"
+import { type ItemMap, stringAt } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Listing from "@leasehold/core/dynamodb/Listing"
+import * as LockItem from "@leasehold/core/dynamodb/LockItem"
 import { LockStoreError } from "@leasehold/lock/LockError"
-import * as Utf8 from "@leasehold/lock/Utf8"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import type { Item as TableItem, Page as ItemsPage } from "../DynamoLockItems.js"
-import * as Cursor from "./cursor.js"
-import * as Expressions from "./expressions.js"
-import * as Item from "./item.js"
-import * as Keys from "./keys.js"
-import * as SemaphoreKeys from "./semaphoreKeys.js"
-import type * as StoreContext from "./storeContext.js"
+import type { Item as TableItem, Page as ItemsPage } from "../../DynamoLockItems.js"
+import type * as StoreContext from "../store/storeContext.js"
 
-type ItemMap = Expressions.ItemMap
-
-const stringAt = (item: ItemMap, attribute: string): string | undefined => {
-  const value = item[attribute]
-  return value !== undefined && "S" in value && typeof value.S === "string" ? value.S : undefined
-}
+/** A cursor that is not one a page of the table returned: refused before anything is sent. */
+const malformedCursor = (message: string) =>
+  Effect.fail(new LockStoreError({ operation: "list", retryable: false, mayHaveApplied: false, message }))
 
 /**
  * Sort-key mode: the family is one partition, where a semaphore's sort key is `#` and its name and a lock's is its
@@ -35,38 +28,25 @@ const stringAt = (item: ItemMap, attribute: string): string | undefined => {
 const byQuery = (context: StoreContext.StoreContext, sortKey: string, cursor: string | undefined, limit: number) =>
   Effect.gen(function*() {
     const { layout } = context
-    if (
-      cursor !== undefined && (cursor === "" || !Utf8.isWellFormed(cursor) || !Utf8.fits(cursor, Keys.sortKeyMaxBytes))
-    ) {
-      return yield* Cursor.malformed(cursor, "it is not a sort key of this table", "table")
-    }
+    const start = Listing.familyQueryStart(layout, sortKey, cursor)
+    if (!Checked.isOk(start)) return yield* malformedCursor(start.message)
     const items: Array<{ readonly item: TableItem; readonly sortKey: string }> = []
-    let startKey: ItemMap | undefined = cursor === undefined
-      ? undefined
-      : { [layout.partitionKey]: Expressions.str(layout.prefix), [sortKey]: Expressions.str(cursor) }
+    let startKey: ItemMap | undefined = start.value
+    const condition = Listing.queryCondition(layout, sortKey, "")
     while (true) {
-      const input: QueryCommandInput = {
-        TableName: context.tableName,
-        KeyConditionExpression: "#pk = :family",
-        ExpressionAttributeNames: { "#pk": layout.partitionKey },
-        ExpressionAttributeValues: { ":family": Expressions.str(layout.prefix) },
-        ConsistentRead: true,
-        // One more than the page holds says whether there is a next page, so the last page has no cursor.
-        Limit: Math.min(limit + 1 - items.length, Cursor.maxRequestLimit),
-        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey })
-      }
-      const response = yield* context.query(input)
+      // One more than the page holds says whether there is a next page, so the last page has no cursor.
+      const response = yield* context.query(
+        Listing.queryInput(context.tableName, condition, limit, items.length, startKey)
+      )
       if (response._tag === "ConditionFailed") break
       for (const item of response.output.Items ?? []) {
-        const decoded: TableItem = Item.isSemaphoreItem(item)
+        const decoded: TableItem = LockItem.isSemaphoreItem(item)
           ? { _tag: "Semaphore", record: yield* context.decodeSemaphore("list", item) }
           : { _tag: "Lock", record: yield* context.decode("list", item) }
         items.push({ item: decoded, sortKey: stringAt(item, sortKey) ?? "" })
       }
-      if (items.length > limit) {
-        const page = items.slice(0, limit)
-        return { items: page.map((entry) => entry.item), cursor: page[page.length - 1]?.sortKey }
-      }
+      const full = Listing.fullQueryPage(items, limit, (entry) => entry.sortKey)
+      if (full !== undefined) return { items: full.items.map((entry) => entry.item), cursor: full.cursor }
       startKey = response.output.LastEvaluatedKey
       if (startKey === undefined) break
     }
@@ -81,30 +61,15 @@ const byQuery = (context: StoreContext.StoreContext, sortKey: string, cursor: st
 const byScan = (context: StoreContext.StoreContext, cursor: string | undefined, limit: number) =>
   Effect.gen(function*() {
     const { layout, semaphoreKeys } = context
-    let startKey: ItemMap | undefined = undefined
-    if (cursor !== undefined) {
-      const decoded = Cursor.decode(cursor, layout.partitionKey)
-      if (Either.isLeft(decoded)) return yield* Cursor.malformed(cursor, decoded.left, "table")
-      startKey = decoded.right
-    }
-    const lockKeys = layout.keyPrefixOf("")
-    const filter: Partial<ScanCommandInput> = lockKeys === "" ? {} : {
-      FilterExpression: "begins_with(#pk, :locks) OR begins_with(#pk, :semaphores)",
-      ExpressionAttributeNames: { "#pk": layout.partitionKey },
-      ExpressionAttributeValues: {
-        ":locks": Expressions.str(lockKeys),
-        ":semaphores": Expressions.str(SemaphoreKeys.marker + lockKeys)
-      }
-    }
+    const start = Listing.scanStart(layout, cursor, "table")
+    if (!Checked.isOk(start)) return yield* malformedCursor(start.message)
+    let startKey: ItemMap | undefined = start.value
+    const filter = Listing.familyScanFilter(layout)
     const items: Array<TableItem> = []
     while (true) {
-      const response = yield* context.scan({
-        TableName: context.tableName,
-        ConsistentRead: true,
-        Limit: Math.min(limit - items.length, Cursor.maxRequestLimit),
-        ...filter,
-        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey })
-      })
+      const response = yield* context.scan(
+        Listing.scanInput(context.tableName, filter, limit, items.length, startKey)
+      )
       if (response._tag === "ConditionFailed") return { items, cursor: undefined }
       for (const item of response.output.Items ?? []) {
         // Keys of other families are skipped; a lock key never starts with an unescaped "#", a semaphore key always.
@@ -115,8 +80,8 @@ const byScan = (context: StoreContext.StoreContext, cursor: string | undefined, 
         }
       }
       startKey = response.output.LastEvaluatedKey
-      if (startKey === undefined) return { items, cursor: undefined }
-      if (items.length >= limit) return { items, cursor: Cursor.encode(startKey) }
+      const end = Listing.scanPageEnd(startKey, items.length, limit)
+      if (end !== undefined) return { items, cursor: end.cursor }
     }
   })
 

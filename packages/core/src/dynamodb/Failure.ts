@@ -1,13 +1,18 @@
 /**
- * Turning what the SDK throws into a `LockStoreError` that names the cause and the fix.
+ * What the SDK throws, judged: whether trying again can help, whether the request may have been applied, and a
+ * message that names the cause and the fix. Errors are read by their shape (`name`, `code`, `$metadata`, Node's
+ * `syscall`), as the SDK and Node throw them, so the rules need neither.
  *
- * @internal
+ * @since 0.2.0
  */
-import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 
-/** What the store knows when it explains a failure. */
+/**
+ * What the store knows when it explains a failure.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Context {
-  readonly operation: StoreOperation
   /** The DynamoDB API action that failed, e.g. "UpdateItem" (also the IAM action, as `dynamodb:UpdateItem`). */
   readonly action: string
   readonly tableName: string
@@ -23,7 +28,8 @@ export interface Context {
 /**
  * Our own request timeout, distinct from the SDK's errors.
  *
- * @internal
+ * @since 0.2.0
+ * @category models
  */
 export class RequestTimedOut {
   readonly _tag = "RequestTimedOut"
@@ -152,7 +158,8 @@ const refusalNames = new Set([
  * Whether a request that failed with `error` may have been applied: unless it was never sent, or the server refused
  * it, it may (a timeout, a dropped connection, a server error all leave the write's fate open).
  *
- * @internal
+ * @since 0.2.0
+ * @category classification
  */
 export const mayHaveApplied = (error: unknown): boolean => {
   if (error instanceof RequestTimedOut) return true
@@ -164,14 +171,16 @@ export const mayHaveApplied = (error: unknown): boolean => {
 /**
  * Whether trying the same request again soon can help: throttling, 5xx, network errors, timeouts.
  *
- * @internal
+ * @since 0.2.0
+ * @category classification
  */
 export const isTransient = (error: unknown): boolean => kindOf(error) !== "other"
 
 /**
  * Whether the error is DynamoDB's answer to a failed condition: not an error for a lock store, but a conflict.
  *
- * @internal
+ * @since 0.2.0
+ * @category classification
  */
 export const isConditionalCheckFailed = (
   error: unknown
@@ -180,49 +189,77 @@ export const isConditionalCheckFailed = (
   (error as { readonly name?: unknown }).name === "ConditionalCheckFailedException"
 
 /**
- * The `LockStoreError` for a failed request, with a message that names the cause and the fix.
+ * What a failed request comes to: whether trying it again can help, whether it (or an earlier attempt) may have been
+ * applied, and what to tell a person.
  *
- * @internal
+ * @since 0.2.0
+ * @category models
  */
-export const toStoreError = (error: unknown, context: Context): LockStoreError => {
-  const { action, location, operation, tableName } = context
-  const d = describe(error)
-  const applied = context.earlierMayHaveApplied || mayHaveApplied(error)
-  const fail = (retryable: boolean, message: string) =>
-    new LockStoreError({ operation, retryable, message, cause: error, mayHaveApplied: applied })
-  const tries = context.attempts === 1 ? "1 attempt" : `${context.attempts} attempts`
+export interface Judged {
+  readonly retryable: boolean
+  readonly mayHaveApplied: boolean
+  readonly message: string
+}
 
-  switch (kindOf(error)) {
+/**
+ * The judgement of a failed request, with a message that names the cause and the fix.
+ *
+ * @since 0.2.0
+ * @category classification
+ */
+export const judge = (error: unknown, context: Context): Judged => {
+  const kind = kindOf(error)
+  return kind === "other" ? refusal(error, context) : transient(kind, error, context)
+}
+
+/** A judgement of `error`, which may have applied if it or an earlier attempt may have. */
+const judged = (error: unknown, context: Context) => (retryable: boolean, message: string): Judged => ({
+  retryable,
+  message,
+  mayHaveApplied: context.earlierMayHaveApplied || mayHaveApplied(error)
+})
+
+const tries = (context: Context) => context.attempts === 1 ? "1 attempt" : `${context.attempts} attempts`
+
+const transient = (kind: Exclude<Kind, "other">, error: unknown, context: Context): Judged => {
+  const { action, location, tableName } = context
+  const d = describe(error)
+  const fail = judged(error, context)
+  const tried = tries(context)
+  switch (kind) {
     case "timeout":
       return fail(
         true,
         `DynamoDB ${action} on table "${tableName}" at ${location} timed out ` +
-          `(${(error as RequestTimedOut).timeoutMs} ms per request, ${tries}): ` +
+          `(${(error as RequestTimedOut).timeoutMs} ms per request, ${tried}): ` +
           `check the network path to DynamoDB, or raise the store's requestTimeout`
       )
     case "throttled":
       return fail(
         true,
-        `DynamoDB throttled ${action} on table "${tableName}" (${d.name}, ${tries}): ` +
+        `DynamoDB throttled ${action} on table "${tableName}" (${d.name}, ${tried}): ` +
           `the table or account is over its capacity; use on-demand billing or raise its provisioned throughput`
       )
     case "server":
       return fail(
         true,
         `DynamoDB at ${location} failed ${action} on table "${tableName}" with a server error ` +
-          `(${d.name}${d.status === undefined ? "" : ` HTTP ${d.status}`}: ${d.message}; ${tries}); it may be ` +
+          `(${d.name}${d.status === undefined ? "" : ` HTTP ${d.status}`}: ${d.message}; ${tried}); it may be ` +
           `transient: try again later`
       )
     case "network":
       return fail(
         true,
-        `could not reach DynamoDB at ${location} for ${action} (${d.code ?? d.name}: ${d.message}; ${tries}): ` +
+        `could not reach DynamoDB at ${location} for ${action} (${d.code ?? d.name}: ${d.message}; ${tried}): ` +
           `is the endpoint right and the server running? (for DynamoDB Local, check DYNAMODB_ENDPOINT)`
       )
-    case "other":
-      break
   }
+}
 
+const refusal = (error: unknown, context: Context): Judged => {
+  const { action, location, tableName } = context
+  const d = describe(error)
+  const fail = judged(error, context)
   if (d.name === "ResourceNotFoundException") {
     return fail(
       false,

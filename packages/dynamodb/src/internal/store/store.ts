@@ -1,16 +1,16 @@
 /**
- * The DynamoDB store's operations, assembled: each a single conditional write or read, built from the constant
- * request parts of `expressions` over one shared `StoreContext`.
+ * The DynamoDB store's operations, assembled: each a single conditional write or read, built from the core's request
+ * parts over one shared `StoreContext`.
  *
  * @internal
  */
+import * as SemaphoreWrites from "@leasehold/core/dynamodb/SemaphoreWrites"
 import type * as LockStore from "@leasehold/lock/LockStore"
-import * as Acquire from "./acquire.js"
-import * as List from "./list.js"
-import * as RenewAndRelease from "./renewAndRelease.js"
-import * as Reserve from "./reserve.js"
-import * as Semaphore from "./semaphore.js"
-import * as SemaphoreAcquire from "./semaphoreAcquire.js"
+import * as List from "../listing/list.js"
+import * as Acquire from "../lock/acquire.js"
+import * as RenewAndRelease from "../lock/renewAndRelease.js"
+import * as Reserve from "../lock/reserve.js"
+import * as Semaphore from "../semaphore/semaphore.js"
 import * as StoreContext from "./storeContext.js"
 
 /** @internal */
@@ -28,6 +28,6 @@ export const make = (config: Config): LockStore.LockStore => {
     maxNameBytes: config.layout.maxNameBytes,
     nameProblem: config.layout.nameProblem,
     semaphoreNameProblem: context.semaphoreKeys.nameProblem,
-    semaphoreLeaseProblem: (lease) => SemaphoreAcquire.outlivesTtl(lease, context.ttlRetentionMs)
+    semaphoreLeaseProblem: (lease) => SemaphoreWrites.outlivesTtl(lease, context.ttlRetentionMs)
   }
 }

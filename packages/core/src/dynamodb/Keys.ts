@@ -13,28 +13,53 @@
  * left finds the prefix's end at its first unescaped `#`: no two (prefix, name) pairs share a key, and names that
  * contain neither character stay readable as they are.
  *
- * @internal
+ * @since 0.2.0
  */
-import type { AttributeValue } from "@aws-sdk/client-dynamodb"
-import * as Utf8 from "@leasehold/lock/Utf8"
-import * as Either from "effect/Either"
+import * as Checked from "../Checked.js"
+import * as Utf8 from "../record/Utf8.js"
+import { type ItemMap, stringAt } from "./AttributeValue.js"
 
-/** DynamoDB's limit on a partition key value, in UTF-8 bytes. */
+/**
+ * DynamoDB's limit on a partition key value, in UTF-8 bytes.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
 export const partitionKeyMaxBytes = 2048
 
-/** DynamoDB's limit on a sort key value, in UTF-8 bytes. */
+/**
+ * DynamoDB's limit on a sort key value, in UTF-8 bytes.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
 export const sortKeyMaxBytes = 1024
 
-/** Ends the (escaped) prefix in a partition key. */
+/**
+ * Ends the (escaped) prefix in a partition key.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
 export const separator = "#"
 
-/** Makes the next `#` or `\` an ordinary character. */
+/**
+ * Makes the next `#` or `\` an ordinary character.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
 export const escapeCharacter = "\\"
 
 const special = /[\\#]/
 const specials = /[\\#]/g
 
-/** @internal */
+/**
+ * A value with a backslash before each `\` and `#`.
+ *
+ * @since 0.2.0
+ * @category keys
+ */
 export const escape = (value: string): string =>
   special.test(value) ? value.replace(specials, (character) => escapeCharacter + character) : value
 
@@ -42,7 +67,8 @@ export const escape = (value: string): string =>
  * A partition key read from the left: its family and name, or `undefined` for a key no layout writes (a dangling
  * or unknown escape, an empty prefix before `#`).
  *
- * @internal
+ * @since 0.2.0
+ * @category keys
  */
 export const parse = (key: string): { readonly prefix: string; readonly name: string } | undefined => {
   let prefix = ""
@@ -71,7 +97,8 @@ export const parse = (key: string): { readonly prefix: string; readonly name: st
  *
  * The layout is the one judge of lock names: whether DynamoDB can key a name is a question about these keys.
  *
- * @internal
+ * @since 0.2.0
+ * @category models
  */
 export interface KeyLayout {
   readonly partitionKey: string
@@ -87,26 +114,25 @@ export interface KeyLayout {
    * The item key of a name, or, for a name that can not be a DynamoDB key (too long, empty, not well-formed UTF-16),
    * what is wrong with it: a sentence naming the byte length, the limit and the prefix.
    */
-  readonly keyOf: (name: string) => Either.Either<Key, string>
+  readonly keyOf: (name: string) => Checked.Checked<ItemMap>
   /** What `keyOf` finds wrong with a name, without building its key: `undefined` for a name this layout can key. */
   readonly nameProblem: (name: string) => string | undefined
   /** The name an item stands for, or `undefined` if the item is not keyed as this layout keys names. */
-  readonly nameOf: (item: Key) => string | undefined
+  readonly nameOf: (item: ItemMap) => string | undefined
   /**
    * Partition-key-only mode: what the keys of names starting with `namePrefix` start with (every such key does, and
    * every key of this family that does stands for such a name).
    */
   readonly keyPrefixOf: (namePrefix: string) => string
   /** A readable rendering of an item's key, for error messages. */
-  readonly describeKey: (item: Key) => string
+  readonly describeKey: (item: ItemMap) => string
 }
-
-type Key = Record<string, AttributeValue>
 
 /**
  * A name as error messages quote it: the first 64 characters (whole code points), so a huge name stays readable.
  *
- * @internal
+ * @since 0.2.0
+ * @category messages
  */
 export const quote = (name: string): string => {
   const points = Array.from(name)
@@ -124,11 +150,6 @@ const shapeProblem = (name: string): string | undefined => {
   return Utf8.isWellFormed(name) ? undefined : notWellFormed(name)
 }
 
-const stringAt = (item: Key, attribute: string): string | undefined => {
-  const value = item[attribute]
-  return value !== undefined && "S" in value && typeof value.S === "string" ? value.S : undefined
-}
-
 /** What tells the three layouts apart: where a name goes in the key, and which key attribute limits its length. */
 interface Mode {
   readonly maxNameBytes: number
@@ -138,15 +159,16 @@ interface Mode {
   readonly maxMeasuredBytes: number
   /** The message for a name whose measured value is `bytes` long, over the limit. */
   readonly tooLong: (name: string, bytes: number) => string
-  readonly keyOf: (name: string, measured: string) => Key
-  readonly nameOf: (item: Key) => string | undefined
+  readonly keyOf: (name: string, measured: string) => ItemMap
+  readonly nameOf: (item: ItemMap) => string | undefined
   readonly keyPrefixOf: (namePrefix: string) => string
 }
 
 /**
  * What escaping adds to a name's key, for messages: the name's own size when its key is longer.
  *
- * @internal
+ * @since 0.2.0
+ * @category messages
  */
 export const escapedNote = (name: string, keyBytes: number): string => {
   const bytes = Utf8.byteLength(name)
@@ -176,7 +198,8 @@ const unprefixedMode = (partitionKey: string): Mode => ({
  * Partition-key-only mode: the room a prefix leaves for a name in the partition key (below 1 for a prefix too long to
  * key any name).
  *
- * @internal
+ * @since 0.2.0
+ * @category keys
  */
 export const maxNameBytesAfter = (prefix: string): number =>
   partitionKeyMaxBytes - Utf8.byteLength(escape(prefix) + separator)
@@ -222,7 +245,12 @@ const sortKeyMode = (partitionKey: string, sortKey: string, prefix: string): Mod
   keyPrefixOf: (namePrefix) => namePrefix
 })
 
-/** @internal */
+/**
+ * The layout of a store keyed by `partitionKey` (and `sortKey`, in sort-key mode), for the family `prefix`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
 export const make = (options: {
   readonly partitionKey: string
   readonly sortKey: string | undefined
@@ -243,10 +271,10 @@ export const make = (options: {
     maxNameBytes: mode.maxNameBytes,
     keyOf: (name) => {
       const problem = shapeProblem(name)
-      if (problem !== undefined) return Either.left(problem)
+      if (problem !== undefined) return Checked.invalid(problem)
       const measured = mode.measured(name)
       const tooLong = problemOf(name, measured)
-      return tooLong === undefined ? Either.right(mode.keyOf(name, measured)) : Either.left(tooLong)
+      return tooLong === undefined ? Checked.ok(mode.keyOf(name, measured)) : Checked.invalid(tooLong)
     },
     nameProblem: (name) => shapeProblem(name) ?? problemOf(name, mode.measured(name)),
     nameOf: mode.nameOf,

@@ -15,6 +15,7 @@
  * @internal
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb"
+import * as Retry from "@leasehold/core/dynamodb/Retry"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 import { isBackgroundClock } from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
@@ -124,24 +125,6 @@ export type Attempt<Out> = (probe: <C extends Probeable>(command: C) => C, signa
 /** @internal */
 export const liveClock = Clock.make()
 
-/** Node fires a longer `setTimeout` at once; a request timeout past it (about 24.8 days) is as good as none. */
-const maxTimerMs = 2 ** 31 - 1
-
-/** `Schedule.jittered`'s bounds: each backoff is its nominal delay times a uniform factor in [0.8, 1.2]. */
-const jitterMin = 0.8
-const jitterMax = 1.2
-
-const headerOf = (headers: unknown, name: string): string | undefined => {
-  if (typeof headers !== "object" || headers === null) return undefined
-  // Node's HTTP handler lowercases header names: the direct lookup answers every response it parses.
-  const direct: unknown = (headers as Record<string, unknown>)[name]
-  if (typeof direct === "string") return direct
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === name && typeof value === "string") return value
-  }
-  return undefined
-}
-
 const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" } as const
 
 const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
@@ -156,7 +139,7 @@ const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
       sentAt,
       clock.unsafeCurrentTimeMillis(),
       ClockSkew.monotonicMillis(clock),
-      headerOf((result as DeserializeResult | undefined)?.response?.headers, "date"),
+      Retry.headerOf((result as DeserializeResult | undefined)?.response?.headers, "date"),
       offset === undefined ? undefined : { sent: sentOffset, received: offset() }
     )
     return result
@@ -242,13 +225,12 @@ const fail = (transport: Transport, call: Call, error: unknown, attempts: number
       }))
   )
 
-// Attempt `attempts` (1-based): the nominal backoff before it is base * 2^(attempts - 2). Background work sleeps on its
-// own clock, the live clock's twin whose timers do not keep the process alive.
+// Background work sleeps on its own clock, the live clock's twin whose timers do not keep the process alive.
 const backoff = (transport: Transport, attempts: number, background: boolean) =>
   Effect.flatMap(
-    Random.nextRange(jitterMin, jitterMax),
+    Random.nextRange(Retry.jitterMin, Retry.jitterMax),
     (jitter) => {
-      const delay = Duration.millis(transport.retryBaseDelayMs * 2 ** (attempts - 2) * jitter)
+      const delay = Duration.millis(Retry.backoffMs(transport.retryBaseDelayMs, attempts, jitter))
       return background ? Effect.sleep(delay) : Effect.withClock(Effect.sleep(delay), liveClock)
     }
   )
@@ -276,7 +258,7 @@ const sendWith = <Out>(
     const timer = setTimeout(() => {
       timedOut = true
       controller.abort()
-    }, Math.min(transport.requestTimeoutMs, maxTimerMs))
+    }, Retry.timerMs(transport.requestTimeoutMs))
     if (background) unref(timer)
     const settle = () => {
       settled = true
@@ -307,10 +289,7 @@ const sendWith = <Out>(
           }))
         } else if (lifetime?.closed === true) {
           resume(Effect.fail(closedError(transport, call, true)))
-        } else if (
-          attempts <= transport.maxRetries && Failure.isTransient(error) &&
-          !(call.reportsUnknownOutcomes === true && Failure.mayHaveApplied(error))
-        ) {
+        } else if (Retry.retries(attempts, transport.maxRetries, error, call.reportsUnknownOutcomes === true)) {
           const mayHaveApplied = earlierMayHaveApplied || Failure.mayHaveApplied(error)
           resume(
             Effect.zipRight(

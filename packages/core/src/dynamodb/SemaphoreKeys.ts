@@ -10,38 +10,36 @@
  * lock write requires an item without a `limit`, a semaphore write an item with one (or none), and each reads the
  * other's item as a malformed one, with an error that says so.
  *
- * @internal
+ * @since 0.2.0
  */
-import type { AttributeValue } from "@aws-sdk/client-dynamodb"
-import * as Utf8 from "@leasehold/lock/Utf8"
-import * as Either from "effect/Either"
-import * as Option from "effect/Option"
-import * as Keys from "./keys.js"
-
-type Key = Record<string, AttributeValue>
+import * as Checked from "../Checked.js"
+import * as Utf8 from "../record/Utf8.js"
+import { type ItemMap, stringAt } from "./AttributeValue.js"
+import * as Keys from "./Keys.js"
 
 /**
  * What sets a semaphore's key apart from a lock's.
  *
- * @internal
+ * @since 0.2.0
+ * @category constants
  */
 export const marker = "#"
 
-/** @internal */
+/**
+ * The keys of a store's semaphores.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface SemaphoreKeys {
   /** The longest semaphore name, in UTF-8 bytes: the lock budget less the marker. */
   readonly maxNameBytes: number
   /** The item key of a semaphore name, or what is wrong with the name, as `KeyLayout.keyOf` says for a lock. */
-  readonly keyOf: (name: string) => Either.Either<Key, string>
+  readonly keyOf: (name: string) => Checked.Checked<ItemMap>
   /** What `keyOf` finds wrong with a name, without building its key: `undefined` for a name this store can key. */
   readonly nameProblem: (name: string) => string | undefined
   /** The semaphore name an item stands for, or `undefined` if it is not keyed as this store keys semaphores. */
-  readonly nameOf: (item: Key) => string | undefined
-}
-
-const stringAt = (item: Key, attribute: string): string | undefined => {
-  const value = item[attribute]
-  return value !== undefined && "S" in value && typeof value.S === "string" ? value.S : undefined
+  readonly nameOf: (item: ItemMap) => string | undefined
 }
 
 const shapeProblem = (name: string): string | undefined => {
@@ -53,7 +51,12 @@ const shapeProblem = (name: string): string | undefined => {
       `it as U+FFFD, the same item as other such names; use a well-formed name`
 }
 
-/** @internal */
+/**
+ * The semaphore keys of a lock layout.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
 export const make = (layout: Keys.KeyLayout): SemaphoreKeys => {
   const { partitionKey, prefix, sortKey } = layout
   const maxNameBytes = layout.maxNameBytes - Utf8.byteLength(marker)
@@ -77,22 +80,29 @@ export const make = (layout: Keys.KeyLayout): SemaphoreKeys => {
     `shorter name`
 
   /** The key value that carries the name, or what is wrong with the name. */
-  const valueOf = (name: string): Either.Either<string, string> => {
+  const valueOf = (name: string): Checked.Checked<string> => {
     const shape = shapeProblem(name)
-    if (shape !== undefined) return Either.left(shape)
+    if (shape !== undefined) return Checked.invalid(shape)
     const value = marker + carrier(name)
-    return Utf8.fits(value, maxKeyBytes) ? Either.right(value) : Either.left(tooLong(name, Utf8.byteLength(value)))
+    return Utf8.fits(value, maxKeyBytes) ? Checked.ok(value) : Checked.invalid(tooLong(name, Utf8.byteLength(value)))
   }
 
-  const keyOf = (name: string): Either.Either<Key, string> =>
-    Either.map(valueOf(name), (value) =>
+  const keyOf = (name: string): Checked.Checked<ItemMap> => {
+    const value = valueOf(name)
+    if (!Checked.isOk(value)) return value
+    return Checked.ok(
       sortKey === undefined
-        ? { [partitionKey]: { S: value } }
-        : { [partitionKey]: { S: prefix }, [sortKey]: { S: value } })
+        ? { [partitionKey]: { S: value.value } }
+        : { [partitionKey]: { S: prefix }, [sortKey]: { S: value.value } }
+    )
+  }
 
-  const nameProblem = (name: string): string | undefined => Either.getLeft(valueOf(name)).pipe(Option.getOrUndefined)
+  const nameProblem = (name: string): string | undefined => {
+    const value = valueOf(name)
+    return Checked.isOk(value) ? undefined : value.message
+  }
 
-  const nameOf = (item: Key): string | undefined => {
+  const nameOf = (item: ItemMap): string | undefined => {
     if (sortKey !== undefined && stringAt(item, partitionKey) !== prefix) return undefined
     const value = stringAt(item, keyAttribute)
     if (value === undefined || !value.startsWith(marker)) return undefined

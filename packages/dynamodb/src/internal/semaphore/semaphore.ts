@@ -5,21 +5,21 @@
  *
  * @internal
  */
+import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as LockExpressions from "@leasehold/core/dynamodb/LockExpressions"
+import * as SemaphoreExpressions from "@leasehold/core/dynamodb/SemaphoreExpressions"
+import * as SemaphoreWrites from "@leasehold/core/dynamodb/SemaphoreWrites"
 import { LockStoreError } from "@leasehold/lock/LockError"
-import { isRenewSuperseded } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
-import { holderOf, permitRecord, type SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
+import type { SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 import * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Expressions from "./expressions.js"
+import * as Calls from "../store/calls.js"
+import * as StoreContext from "../store/storeContext.js"
 import * as SemaphoreAcquire from "./semaphoreAcquire.js"
-import * as SemaphoreExpressions from "./semaphoreExpressions.js"
-import * as StoreContext from "./storeContext.js"
 
-const lost: LockStore.RenewResult = { _tag: "Lost", current: undefined }
-const notHeld: LockStore.ReleaseResult = { _tag: "NotHeld", current: undefined }
-const released: LockStore.ReleaseResult = { _tag: "Released" }
+const { lost, notHeld, released } = SemaphoreWrites
 
 const refuse = (operation: "renewPermits" | "releasePermits", message: string) =>
   Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message }))
@@ -33,17 +33,14 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
       const problem = SemaphoreStore.renewProblem(request)
       if (problem !== undefined) return refuse("renewPermits", problem)
       const now = clock.unsafeCurrentTimeMillis()
-      const ttl = Expressions.ttlAt(now + request.leaseMs, ttlRetentionMs)
-      /** The holder's permits in `item`: renewed by this write, or (`superseded`) by this one or a newer, earlier. */
-      const renewed = (item: Expressions.ItemMap, superseded: boolean) =>
-        Effect.map(context.decodeSemaphore("renewPermits", item), (record): LockStore.RenewResult => {
-          const holder = holderOf(record, request.owner)
-          if (holder === undefined || holder.fence !== request.fence) return lost
-          if (superseded && !isRenewSuperseded(holder.sequence, request)) return lost
-          return { _tag: "Renewed", record: permitRecord(record.name, holder) }
-        })
+      const ttl = LockExpressions.ttlAt(now + request.leaseMs, ttlRetentionMs)
+      const renewed = (item: ItemMap, superseded: boolean) =>
+        Effect.map(
+          context.decodeSemaphore("renewPermits", item),
+          (record) => SemaphoreWrites.renewed(request, record, superseded)
+        )
       return Effect.flatMap(
-        context.update(Expressions.calls.renewPermits, {
+        context.update(Calls.calls.renewPermits, {
           TableName: tableName,
           Key: key,
           ...SemaphoreExpressions.renew(request, now, ttl),
@@ -67,9 +64,9 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
     context.keyedSemaphore("releasePermits", request.name, (key, clock) => {
       const problem = SemaphoreStore.releaseProblem(request)
       if (problem !== undefined) return refuse("releasePermits", problem)
-      const ttl = Expressions.ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs)
+      const ttl = LockExpressions.ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs)
       return Effect.flatMap(
-        context.update(Expressions.calls.releasePermits, {
+        context.update(Calls.calls.releasePermits, {
           TableName: tableName,
           Key: key,
           ...SemaphoreExpressions.release(request, ttl),
@@ -84,7 +81,7 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
             (item) =>
               item === undefined ? Effect.succeed(released) : Effect.map(
                 context.decodeSemaphore("releasePermits", item),
-                (current) => holderOf(current, request.owner) === undefined ? released : notHeld
+                (current) => SemaphoreWrites.releaseRetried(current, request.owner)
               )
           )
         }

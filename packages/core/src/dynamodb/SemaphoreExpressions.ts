@@ -3,18 +3,21 @@
  * every holder it removes, and DynamoDB caps an expression at 4 KB. With `SemaphoreRecord.maxLimit` removals a
  * condition stays under 3 KB.
  *
- * @internal
+ * @since 0.2.0
  */
-import type { AttributeValue } from "@aws-sdk/client-dynamodb"
-import type * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
-import * as Expressions from "./expressions.js"
-import * as SemaphoreItem from "./semaphoreItem.js"
+import type * as SemaphoreStore from "../store/SemaphoreProtocol.js"
+import { type AttributeValue, num, one, str } from "./AttributeValue.js"
+import * as SemaphoreItem from "./SemaphoreItem.js"
 
-const { num, str } = Expressions
 const s = SemaphoreItem.attributes
 const f = SemaphoreItem.entryFields
 
-/** @internal */
+/**
+ * The parts of one conditional `UpdateItem` of a semaphore.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Request {
   readonly UpdateExpression: string
   readonly ConditionExpression: string
@@ -32,7 +35,7 @@ const entry = (request: SemaphoreStore.AcquirePermitsRequest, now: number): Attr
     [f.permits]: num(request.permits),
     [f.leaseUntil]: num(now + request.leaseMs),
     [f.leaseMs]: num(request.leaseMs),
-    [f.version]: Expressions.one,
+    [f.version]: one,
     [f.acquiredAt]: num(now)
   }
   if (request.data !== undefined) fields[f.data] = str(request.data)
@@ -43,7 +46,8 @@ const entry = (request: SemaphoreStore.AcquirePermitsRequest, now: number): Attr
  * A new semaphore's item: the caller its only holder, the fence from the clock (now + 1, as a new lock's), if no item
  * has the key.
  *
- * @internal
+ * @since 0.2.0
+ * @category requests
  */
 export const create = (
   request: SemaphoreStore.AcquirePermitsRequest,
@@ -82,7 +86,8 @@ export const create = (
  * removed holders' permits are free, and each removed holder is there with its permits and over: past the cutoff
  * (absolute) or still at the version seen (observed).
  *
- * @internal
+ * @since 0.2.0
+ * @category requests
  */
 export const acquire = (
   request: SemaphoreStore.AcquirePermitsRequest,
@@ -100,7 +105,7 @@ export const acquire = (
   }
   const ExpressionAttributeValues: Record<string, AttributeValue> = {
     ":entry": entry(request, now),
-    ":one": Expressions.one,
+    ":one": one,
     ":delta": num(request.permits - removedPermits),
     ":limit": num(request.limit),
     ":room": num(request.limit - request.permits + removedPermits),
@@ -137,7 +142,8 @@ export const acquire = (
  * A heartbeat: the holder's lease from now, its version changed, if it holds permits with this fence and, for a renew
  * with a write sequence, the holder's is below it (one delivered after a newer renew changes nothing).
  *
- * @internal
+ * @since 0.2.0
+ * @category requests
  */
 export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, ttl: number): Request => {
   const update = "SET #h.#me.#u = :leaseUntil, #h.#me.#ms = :leaseMs, #h.#me.#v = #h.#me.#v + :one, #ttl = :ttl"
@@ -150,7 +156,7 @@ export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, 
   const ExpressionAttributeValues: Record<string, AttributeValue> = {
     ":leaseUntil": num(now + request.leaseMs),
     ":leaseMs": num(request.leaseMs),
-    ":one": Expressions.one,
+    ":one": one,
     ":fence": num(request.fence),
     ":ttl": num(ttl)
   }
@@ -176,7 +182,8 @@ export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, 
  * A release: the holder's entry and fence removed and its permits freed, if it holds exactly these permits (with
  * this fence, when given). The item and its fence stay.
  *
- * @internal
+ * @since 0.2.0
+ * @category requests
  */
 export const release = (request: SemaphoreStore.ReleasePermitsRequest, ttl: number): Request => {
   const values: Record<string, AttributeValue> = { ":permits": num(request.permits), ":ttl": num(ttl) }

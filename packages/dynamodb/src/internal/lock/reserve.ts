@@ -5,33 +5,23 @@
  *
  * @internal
  */
+import * as LockRequests from "@leasehold/core/dynamodb/LockRequests"
 import type { LockStoreError } from "@leasehold/lock/LockError"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
-import * as Expressions from "./expressions.js"
-import type * as StoreContext from "./storeContext.js"
-
-const { num, str } = Expressions
+import * as Calls from "../store/calls.js"
+import type * as StoreContext from "../store/storeContext.js"
 
 /** @internal */
 export const make = (context: StoreContext.StoreContext): LockStore.LockStore["reserve"] => {
   const { tableName } = context
   return (request) =>
-    context.keyed("reserve", request.name, (key, clock) => {
-      const now = clock.unsafeCurrentTimeMillis()
-      return Effect.flatMap(
-        context.update(Expressions.calls.reserve, {
+    context.keyed("reserve", request.name, (key, clock) =>
+      Effect.flatMap(
+        context.update(Calls.calls.reserve, {
           TableName: tableName,
           Key: key,
-          UpdateExpression: Expressions.reserveUpdate,
-          ConditionExpression: Expressions.reserveCondition,
-          ExpressionAttributeNames: Expressions.reserveNames,
-          ExpressionAttributeValues: {
-            ":owner": str(request.owner),
-            ":now": num(now),
-            ":reservedUntil": num(now + request.reserveMs),
-            ":waitingSince": num(request.waitingSince)
-          },
+          ...LockRequests.reserve(request, clock.unsafeCurrentTimeMillis()),
           ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),
@@ -47,6 +37,5 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["r
               context.conflicting("reserve", key, response.item, true, clock),
               (current) => ({ _tag: "NotReserved", current }) as const
             )
-      )
-    })
+      ))
 }

@@ -10,21 +10,19 @@
  * retention (7 days by default) is longer than the longest lease; TTL then removes an item only once it has been idle
  * for the retention, and the fence restarts from the clock, as a lock's does.
  *
- * @internal
+ * @since 0.2.0
  */
-import type { AttributeValue } from "@aws-sdk/client-dynamodb"
-import type { PermitHolder, SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
-import * as Either from "effect/Either"
-import * as Item from "./item.js"
-import type { KeyLayout } from "./keys.js"
-import { marker, type SemaphoreKeys } from "./semaphoreKeys.js"
-
-type ItemMap = Record<string, AttributeValue>
+import type { PermitHolder, SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import { type AttributeValue, describeType, type ItemMap } from "./AttributeValue.js"
+import type { KeyLayout } from "./Keys.js"
+import * as Item from "./LockItem.js"
+import { marker, type SemaphoreKeys } from "./SemaphoreKeys.js"
 
 /**
  * The item's attribute names.
  *
- * @internal
+ * @since 0.2.0
+ * @category constants
  */
 export const attributes = {
   limit: Item.semaphoreAttribute,
@@ -38,7 +36,8 @@ export const attributes = {
 /**
  * The fields of one entry of `holders`.
  *
- * @internal
+ * @since 0.2.0
+ * @category constants
  */
 export const entryFields = {
   holder: "holder",
@@ -51,14 +50,9 @@ export const entryFields = {
   data: "data"
 } as const
 
-const describe = (value: AttributeValue): string => {
-  const [type] = Object.keys(value)
-  return type === undefined ? "an empty value" : `a value of type ${type}`
-}
-
 /** Reads values, keeping the first problem found. */
 const makeReader = () => {
-  let failure: Omit<Item.Malformed, "key"> | undefined
+  let failure: { readonly attribute: string; readonly problem: string } | undefined
   const fail = (attribute: string, problem: string) => {
     failure ??= { attribute, problem }
     return undefined
@@ -66,7 +60,7 @@ const makeReader = () => {
   const number = (value: AttributeValue | undefined, attribute: string): number => {
     if (value === undefined) return fail(attribute, "is missing") ?? 0
     if (!("N" in value) || typeof value.N !== "string") {
-      return fail(attribute, `should be a number (N), found ${describe(value)}`) ?? 0
+      return fail(attribute, `should be a number (N), found ${describeType(value)}`) ?? 0
     }
     const n = Number(value.N)
     // Fences, counts and times are integers well below 2^53; anything else was not written by this store.
@@ -75,12 +69,12 @@ const makeReader = () => {
   const string = (value: AttributeValue | undefined, attribute: string, required: boolean): string | undefined => {
     if (value === undefined) return required ? fail(attribute, "is missing") : undefined
     if ("S" in value && typeof value.S === "string") return value.S
-    return fail(attribute, `should be a string (S), found ${describe(value)}`)
+    return fail(attribute, `should be a string (S), found ${describeType(value)}`)
   }
   const map = (value: AttributeValue | undefined, attribute: string): ItemMap => {
     if (value === undefined) return fail(attribute, "is missing") ?? {}
     if ("M" in value && typeof value.M === "object" && value.M !== null) return value.M
-    return fail(attribute, `should be a map (M), found ${describe(value)}`) ?? {}
+    return fail(attribute, `should be a map (M), found ${describeType(value)}`) ?? {}
   }
   return { number, string, map, failure: () => failure, fail }
 }
@@ -113,15 +107,20 @@ const entry = (
  * Decodes an item, or says which attribute of which key is malformed: a foreign, hand-edited or lock item must
  * become an error a person can act on, never a crash or a wrong count of permits.
  *
- * @internal
+ * @since 0.2.0
+ * @category decoding
  */
 export const decode = (
   keys: SemaphoreKeys,
   layout: KeyLayout,
   item: ItemMap
-): Either.Either<SemaphoreRecord, Item.Malformed> => {
-  const malformed = (attribute: string, problem: string) =>
-    Either.left({ key: layout.describeKey(item), attribute, problem })
+): Item.Decoded<SemaphoreRecord> => {
+  const malformed = (attribute: string, problem: string): Item.Malformed => ({
+    _tag: "Malformed",
+    key: layout.describeKey(item),
+    attribute,
+    problem
+  })
   const name = keys.nameOf(item)
   if (name === undefined) {
     return malformed(
@@ -150,6 +149,6 @@ export const decode = (
   if (held !== used) read.fail(attributes.used, `is ${used}, but the holders hold ${held} permits`)
   const failure = read.failure()
   return failure === undefined
-    ? Either.right({ name, limit, fence, used, holders })
-    : Either.left({ key: layout.describeKey(item), ...failure })
+    ? { _tag: "Ok", value: { name, limit, fence, used, holders } }
+    : malformed(failure.attribute, failure.problem)
 }
