@@ -32,8 +32,16 @@ export interface Context {
  * @category models
  */
 export class RequestTimedOut {
+  /**
+   * @since 0.2.0
+   */
   readonly _tag = "RequestTimedOut"
-  constructor(readonly timeoutMs: number) {}
+  constructor(
+    /**
+     * @since 0.2.0
+     */
+    readonly timeoutMs: number
+  ) {}
 }
 
 interface Described {
