@@ -311,3 +311,25 @@ const refusal = (error: unknown, context: Context): Judged => {
   }
   return fail(false, `DynamoDB ${action} on table "${tableName}" at ${location} failed: ${d.name}: ${d.message}`)
 }
+
+/**
+ * What a lock write's failure says of its item, when DynamoDB refused its arithmetic on the fence: a type error there
+ * means a malformed item, which deserves its name. `undefined` for any other failure.
+ *
+ * @since 0.2.0
+ * @category classification
+ */
+export const fenceTypeProblem = (message: string): string | undefined =>
+  /incorrect data type/i.test(message) ? `its "fence" attribute is not a number (DynamoDB said: ${message})` : undefined
+
+/**
+ * The same for a semaphore write: arithmetic on `fence` or `used`, or a path into `holders`, fails on an item with the
+ * wrong types.
+ *
+ * @since 0.2.0
+ * @category classification
+ */
+export const semaphoreTypeProblem = (message: string): string | undefined =>
+  /incorrect data type|document path/i.test(message)
+    ? `an attribute has the wrong type (DynamoDB said: ${message})`
+    : undefined

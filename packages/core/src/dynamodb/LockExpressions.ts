@@ -74,7 +74,7 @@ const notReservedForOther = `(attribute_not_exists(#${a.reservedBy}) OR #${a.res
   `#${a.reservedUntil} < :now)`
 
 /**
- * Not a semaphore's item: in sort-key mode the lock `#x` has the key of the semaphore `x` (see `semaphoreKeys.ts`),
+ * Not a semaphore's item: in sort-key mode the lock `#x` has the key of the semaphore `x` (see `SemaphoreKeys`),
  * and a lock write must not turn that item into both.
  */
 const notSemaphore = `attribute_not_exists(#${Item.semaphoreAttribute})`

@@ -1,5 +1,5 @@
 /**
- * Where a semaphore lives in the table: its lock key (see `keys.ts`) with a `#` in front of the value that carries
+ * Where a semaphore lives in the table: its lock key (see `Keys`) with a `#` in front of the value that carries
  * the name. In partition-key-only mode that is the partition key (`#` + the lock's key), in sort-key mode the sort key
  * (the family's partition, sort key `#` + name).
  *

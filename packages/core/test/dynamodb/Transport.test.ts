@@ -81,3 +81,16 @@ describe("Retry", () => {
     expect(Retry.headerOf(undefined, "date")).toBeUndefined()
   })
 })
+
+describe("type errors of a write", () => {
+  it("name a malformed item only for DynamoDB's type refusals", () => {
+    expect(Failure.fenceTypeProblem("An operand in the update expression has an incorrect data type")).toBe(
+      "its \"fence\" attribute is not a number (DynamoDB said: An operand in the update expression has an incorrect " +
+        "data type)"
+    )
+    expect(Failure.fenceTypeProblem("The document path provided in the update expression is invalid")).toBeUndefined()
+    expect(Failure.semaphoreTypeProblem("The document path provided in the update expression is invalid"))
+      .toContain("an attribute has the wrong type")
+    expect(Failure.semaphoreTypeProblem("throttled")).toBeUndefined()
+  })
+})

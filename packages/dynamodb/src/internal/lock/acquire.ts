@@ -5,6 +5,7 @@
  * @internal
  */
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Failure from "@leasehold/core/dynamodb/Failure"
 import * as LockRequests from "@leasehold/core/dynamodb/LockRequests"
 import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
 import { LockStoreError } from "@leasehold/lock/LockError"
@@ -25,15 +26,12 @@ const refusal = (message: string) =>
   new LockStoreError({ operation: "tryAcquire", retryable: false, mayHaveApplied: false, message })
 
 /** The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name. */
-const malformedFence = (context: StoreContext.StoreContext, key: ItemMap) => (error: LockStoreError) =>
-  /incorrect data type/i.test(error.message)
-    ? context.malformedItem(
-      "tryAcquire",
-      context.layout.describeKey(key),
-      `its "fence" attribute is not a number (DynamoDB said: ${error.message})`,
-      error.cause
-    )
-    : error
+const malformedFence = (context: StoreContext.StoreContext, key: ItemMap) => (error: LockStoreError) => {
+  const problem = Failure.fenceTypeProblem(error.message)
+  return problem === undefined
+    ? error
+    : context.malformedItem("tryAcquire", context.layout.describeKey(key), problem, error.cause)
+}
 
 /** @internal */
 export const make = (context: StoreContext.StoreContext): LockStore.LockStore["tryAcquire"] => {

@@ -6,6 +6,7 @@
  * @internal
  */
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Failure from "@leasehold/core/dynamodb/Failure"
 import * as LockExpressions from "@leasehold/core/dynamodb/LockExpressions"
 import * as SemaphoreExpressions from "@leasehold/core/dynamodb/SemaphoreExpressions"
 import * as SemaphoreWrites from "@leasehold/core/dynamodb/SemaphoreWrites"
@@ -28,15 +29,12 @@ const refuse = (message: string) =>
   Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message }))
 
 /** Arithmetic on `fence` or `used`, or a path into `holders`, fails on an item with the wrong types: a malformed one. */
-const malformedItem = (context: StoreContext.StoreContext, key: ItemMap) => (error: LockStoreError) =>
-  /incorrect data type|document path/i.test(error.message)
-    ? context.malformedSemaphore(
-      operation,
-      context.layout.describeKey(key),
-      `an attribute has the wrong type (DynamoDB said: ${error.message})`,
-      error.cause
-    )
-    : error
+const malformedItem = (context: StoreContext.StoreContext, key: ItemMap) => (error: LockStoreError) => {
+  const problem = Failure.semaphoreTypeProblem(error.message)
+  return problem === undefined
+    ? error
+    : context.malformedSemaphore(operation, context.layout.describeKey(key), problem, error.cause)
+}
 
 /** @internal */
 export const make = (context: StoreContext.StoreContext): SemaphoreStore.SemaphoreOperations["tryAcquirePermits"] => {
