@@ -182,3 +182,13 @@ export const keysOf = (table: Table): TableKeys => {
     ? { _tag: "Usable", partitionKey, sortKey }
     : { _tag: "Unusable", keySchema: KeySchema.describeActual(keySchema, definitions) }
 }
+
+/**
+ * Whether an error name is a server's answer that it has no such operation: how a server without TTL (dynalite)
+ * answers the TTL requests.
+ *
+ * @since 0.2.0
+ * @category judgements
+ */
+export const isUnknownOperation = (errorName: string | undefined): boolean =>
+  errorName === "UnknownOperationException" || errorName === "UnknownOperation"

@@ -103,3 +103,12 @@ describe("TableDescription", () => {
     ).toEqual({ _tag: "Unusable", keySchema: "{id: N}" })
   })
 })
+
+describe("a server without an operation", () => {
+  it("answers with one of two names", () => {
+    expect(TableDescription.isUnknownOperation("UnknownOperationException")).toBe(true)
+    expect(TableDescription.isUnknownOperation("UnknownOperation")).toBe(true)
+    expect(TableDescription.isUnknownOperation("ValidationException")).toBe(false)
+    expect(TableDescription.isUnknownOperation(undefined)).toBe(false)
+  })
+})

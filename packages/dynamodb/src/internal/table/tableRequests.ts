@@ -37,10 +37,7 @@ export const errorName = (error: LockStoreError): string | undefined => {
 }
 
 /** @internal */
-export const isUnknownOperation = (error: LockStoreError) => {
-  const name = errorName(error)
-  return name === "UnknownOperationException" || name === "UnknownOperation"
-}
+export const isUnknownOperation = (error: LockStoreError) => Table.isUnknownOperation(errorName(error))
 
 /** @internal */
 export const makeTransport = (
