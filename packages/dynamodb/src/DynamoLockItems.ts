@@ -5,6 +5,9 @@
  *
  * @since 0.2.0
  */
+import * as Keys from "@leasehold/core/dynamodb/Keys"
+import * as KeySchema from "@leasehold/core/dynamodb/KeySchema"
+import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
@@ -13,12 +16,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as DynamoLockStore from "./DynamoLockStore.js"
 import type * as DynamoLockTable from "./DynamoLockTable.js"
-import * as ClientInternal from "./internal/client.js"
-import * as Keys from "./internal/keys.js"
-import * as KeySchema from "./internal/keySchema.js"
-import * as StoreContext from "./internal/storeContext.js"
-import * as TableItems from "./internal/tableItems.js"
-import * as Validate from "./internal/validate.js"
+import * as TableItems from "./internal/listing/tableItems.js"
+import * as StoreContext from "./internal/store/storeContext.js"
+import * as Validate from "./internal/table/validate.js"
+import * as ClientInternal from "./internal/transport/client.js"
 
 /**
  * Which family to list and from where: the table and key options as the stores that use it have them (`prefix`
@@ -69,14 +70,10 @@ export interface Page {
  */
 export const list = (options: ListOptions): Effect.Effect<Page, LockStoreError | LockConfigError> =>
   Effect.gen(function*() {
-    const partitionKey = options.partitionKey ?? DynamoLockStore.defaultPartitionKey
-    const sortKey = options.sortKey
-    const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, sortKey)
-    if (invalid !== undefined) return yield* Effect.fail(invalid)
-    const prefix = Validate.prefix(
-      options.prefix ?? (sortKey === undefined ? "" : DynamoLockStore.defaultFamily),
-      sortKey
-    )
+    const keys = Validate.tableKeys(options)
+    if ("_tag" in keys) return yield* Effect.fail(keys)
+    const { partitionKey, sortKey } = keys
+    const prefix = Validate.prefix(StoreOptions.prefixOrDefault(options.prefix, sortKey), sortKey)
     if (typeof prefix !== "string") return yield* Effect.fail(prefix)
     const limit = options.limit ?? LockStore.defaultListLimit
     const limitProblem = LockStore.listLimitProblem(limit)

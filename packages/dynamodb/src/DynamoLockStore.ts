@@ -18,6 +18,8 @@
  * @since 0.1.0
  */
 import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
+import * as KeySchema from "@leasehold/core/dynamodb/KeySchema"
+import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Config from "effect/Config"
@@ -28,13 +30,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as DynamoLockTable from "./DynamoLockTable.js"
-import * as ClientInternal from "./internal/client.js"
-import * as ClockSkew from "./internal/clockSkew.js"
-import * as Keys from "./internal/keys.js"
-import * as KeySchema from "./internal/keySchema.js"
-import * as Store from "./internal/store.js"
-import * as Transport from "./internal/transport.js"
-import * as Validate from "./internal/validate.js"
+import * as Store from "./internal/store/store.js"
+import * as Validate from "./internal/table/validate.js"
+import * as ClientInternal from "./internal/transport/client.js"
+import * as ClockSkew from "./internal/transport/clockSkew.js"
+import * as Transport from "./internal/transport/transport.js"
 
 /**
  * The partition key attribute: short and schema-neutral.
@@ -42,7 +42,7 @@ import * as Validate from "./internal/validate.js"
  * @since 0.1.0
  * @category constants
  */
-export const defaultPartitionKey = "key"
+export const defaultPartitionKey = StoreOptions.defaultPartitionKey
 
 /**
  * In sort-key mode without a `prefix`, the partition every lock name lives in: one family per table by default.
@@ -50,7 +50,7 @@ export const defaultPartitionKey = "key"
  * @since 0.1.0
  * @category constants
  */
-export const defaultFamily = "leasehold"
+export const defaultFamily = StoreOptions.defaultFamily
 
 /**
  * The longest one request may take: a DynamoDB write takes milliseconds, so a request this slow is stuck, and the
@@ -146,46 +146,19 @@ export interface Options {
   readonly clockSkewGuard?: boolean | undefined
 }
 
-interface Resolved {
-  readonly layout: Keys.KeyLayout
-  readonly expected: KeySchema.Expected
-  readonly requestTimeoutMs: number
-  readonly retryBaseDelayMs: number
-  readonly maxRetries: number
-  readonly ttlRetentionMs: number
-}
-
-const resolve = (options: Options): Resolved | LockConfigError => {
-  const partitionKey = options.partitionKey ?? defaultPartitionKey
-  const sortKey = options.sortKey
-  const invalid = Validate.tableName(options.tableName) ?? Validate.keyAttributes(partitionKey, sortKey) ??
-    Validate.boolean("clockSkewGuard", options.clockSkewGuard)
-  if (invalid !== undefined) return invalid
-  const prefix = Validate.prefix(options.prefix ?? (sortKey === undefined ? "" : defaultFamily), sortKey)
-  if (typeof prefix !== "string") return prefix
-  const layout = Keys.make({ partitionKey, sortKey, prefix })
-  const maxRetries: unknown = options.maxRetries ?? defaultMaxRetries
-  if (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0) {
-    return Validate.config(
-      "maxRetries",
-      `maxRetries must be a whole number, 0 or more; got ${Validate.describe(maxRetries)}`
-    )
-  }
-  const requestTimeout = Validate.duration("requestTimeout", options.requestTimeout ?? defaultRequestTimeout, false)
-  if (typeof requestTimeout !== "number") return requestTimeout
-  const retryBaseDelay = Validate.duration("retryBaseDelay", options.retryBaseDelay ?? defaultRetryBaseDelay, false)
-  if (typeof retryBaseDelay !== "number") return retryBaseDelay
-  const ttlRetentionMs = Validate.duration("ttlRetention", options.ttlRetention ?? defaultTtlRetention, false)
-  if (typeof ttlRetentionMs !== "number") return ttlRetentionMs
-  const resolved: Resolved = {
-    layout,
-    expected: { partitionKey, sortKey },
-    requestTimeoutMs: requestTimeout,
-    retryBaseDelayMs: retryBaseDelay,
-    maxRetries,
-    ttlRetentionMs
-  }
-  return resolved
+const resolve = (options: Options): StoreOptions.Resolved | LockConfigError => {
+  const resolved = StoreOptions.resolve({
+    tableName: options.tableName,
+    partitionKey: options.partitionKey,
+    sortKey: options.sortKey,
+    prefix: options.prefix,
+    clockSkewGuard: options.clockSkewGuard,
+    maxRetries: options.maxRetries ?? defaultMaxRetries,
+    requestTimeout: Validate.durationOption(options.requestTimeout ?? defaultRequestTimeout),
+    retryBaseDelay: Validate.durationOption(options.retryBaseDelay ?? defaultRetryBaseDelay),
+    ttlRetention: Validate.durationOption(options.ttlRetention ?? defaultTtlRetention)
+  }, Validate.describe)
+  return resolved._tag === "Resolved" ? resolved : Validate.fromProblem(resolved)
 }
 
 /**
@@ -200,7 +173,7 @@ const resolve = (options: Options): Resolved | LockConfigError => {
 export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockConfigError, Scope.Scope> =>
   Effect.gen(function*() {
     const resolved = resolve(options)
-    if (!("layout" in resolved)) return yield* Effect.fail(resolved)
+    if (resolved._tag !== "Resolved") return yield* Effect.fail(resolved)
     const client = yield* ClientInternal.acquire(options)
     // Ends before the client: the requests in flight are abandoned before a client the store built is destroyed.
     const lifetime = yield* Transport.makeLifetime

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, TestClock } from "effect"
-import * as ClockSkew from "../src/internal/clockSkew.js"
-import * as Failure from "../src/internal/failure.js"
+import * as ClockSkew from "../src/internal/transport/clockSkew.js"
+import * as Failure from "../src/internal/transport/failure.js"
 
 const context: Failure.Context = {
   operation: "tryAcquire",

@@ -1,0 +1,264 @@
+/**
+ * The parts of every store request that do not depend on the request, built once: a lock operation is on the hot
+ * path of every acquisition and heartbeat. The SDK only reads its input, so one object serves every request (frozen:
+ * an SDK that wrote to it would fail loudly instead of changing other requests).
+ *
+ * @since 0.2.0
+ */
+import * as Item from "./LockItem.js"
+
+const a = Item.attributes
+
+/** `#owner` for `owner`: every attribute goes through a placeholder (owner and ttl are reserved words). */
+const names = (...attributes: ReadonlyArray<string>): Readonly<Record<string, string>> =>
+  Object.freeze(Object.fromEntries(attributes.map((attribute) => [`#${attribute}`, attribute])))
+
+/**
+ * DynamoDB TTL wants epoch seconds; rounding up keeps the row at least the full retention.
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const ttlAt = (epochMs: number, retentionMs: number): number => Math.ceil((epochMs + retentionMs) / 1000)
+
+/** Every write changes the version, whatever the clocks say: observed takeover watches it. */
+const nextVersion = `#${a.version} = if_not_exists(#${a.version}, :zero) + :one`
+
+const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.leaseUntil} = :leaseUntil, ` +
+  `#${a.leaseMs} = :leaseMs, #${a.acquiredAt} = :now, #${a.ttl} = :ttl, ${nextVersion}, ` +
+  // A new name, or a row deleted by TTL, restarts its fence from the writer's clock, as the memory store does: above
+  // every earlier token as long as TTL retention is far longer than clock skew.
+  `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
+
+/** The acquiring write clears the reservation: whoever reserved is in, or its reservation had lapsed. */
+const clearReservation = `#${a.reservedBy}, #${a.reservedUntil}, #${a.reservedSince}`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data REMOVE #${a.sequence}, ${clearReservation}`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}, #${a.sequence}, ${clearReservation}`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const acquireNames = names(
+  a.sequence,
+  a.owner,
+  a.holder,
+  a.leaseUntil,
+  a.leaseMs,
+  a.acquiredAt,
+  a.ttl,
+  a.fence,
+  a.data,
+  a.version,
+  a.reservedBy,
+  a.reservedUntil,
+  a.reservedSince,
+  Item.semaphoreAttribute
+)
+
+/**
+ * No one else's live reservation: none, the caller's own, or one that lapsed before now on the caller's clock.
+ * `:owner` is the caller, `:now` the request time.
+ */
+const notReservedForOther = `(attribute_not_exists(#${a.reservedBy}) OR #${a.reservedBy} = :owner OR ` +
+  `#${a.reservedUntil} < :now)`
+
+/**
+ * Not a semaphore's item: in sort-key mode the lock `#x` has the key of the semaphore `x` (see `SemaphoreKeys`),
+ * and a lock write must not turn that item into both.
+ */
+const notSemaphore = `attribute_not_exists(#${Item.semaphoreAttribute})`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const freeOnlyExpression = `attribute_not_exists(#${a.owner}) AND ${notReservedForOther} AND ${notSemaphore}`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const freeOrExpiredExpression = `(attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff) AND ` +
+  `${notReservedForOther} AND ${notSemaphore}`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
+  `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND ` +
+  `(#${a.version} = :staleVersion OR (attribute_not_exists(#${a.version}) AND :staleVersion = :zero)))) AND ` +
+  `${notReservedForOther} AND ${notSemaphore}`
+
+/**
+ * A reservation changes neither the version nor the holder fields: observed takeover watches them.
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const reserveUpdate =
+  `SET #${a.reservedBy} = :owner, #${a.reservedUntil} = :reservedUntil, #${a.reservedSince} = :waitingSince`
+
+/**
+ * A lock's row (every row has a fence: it stays when the lock is freed; a semaphore's has one too, and a `limit`), and
+ * no one else's live reservation, or one whose reserver began to wait after the caller.
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const reserveCondition = `attribute_exists(#${a.fence}) AND ${notSemaphore} AND ` +
+  `(${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, Item.semaphoreAttribute)
+
+const renewSet = `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl, ${nextVersion}`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const renewUpdate = `${renewSet}, #${a.sequence} = :sequence`
+
+/** A renew without a write sequence (from a caller that never gives up on one) leaves the record's as it is. */
+const unorderedRenewUpdate = renewSet
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
+
+/**
+ * A renew applies only above the lease's write sequence: one delivered after a newer one changes nothing.
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const orderedRenewCondition =
+  `${renewCondition} AND (attribute_not_exists(#${a.sequence}) OR #${a.sequence} < :sequence)`
+
+const renewAttributes = [a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version]
+
+/**
+ * The attribute names of a renew, by whether it sets or checks the write sequence and whether it sets `data`: DynamoDB
+ * refuses a name that no expression uses.
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const renewNames = {
+  sequenced: names(...renewAttributes, a.sequence),
+  sequencedWithData: names(...renewAttributes, a.sequence, a.data),
+  unordered: names(...renewAttributes),
+  unorderedWithData: names(...renewAttributes, a.data)
+} as const
+
+/**
+ * A renew that also moves the lease to a new owner (`newOwner`: a hand-off's resume), keeping the fence: the new
+ * owner's write sequence starts at this write's.
+ */
+const renewUpdateMovingOwner = `${renewUpdate}, #${a.owner} = :newOwner`
+
+/**
+ * The update expression of a renew: the heartbeat's as built once, or with the owner moved, and with `data` set or
+ * removed in the same write (a data update, which is rare, builds its string).
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const renewUpdateFor = (
+  setData: { readonly data: string | undefined } | undefined,
+  movesOwner: boolean,
+  ordered: boolean
+): string => {
+  const renew = movesOwner ? renewUpdateMovingOwner : ordered ? renewUpdate : unorderedRenewUpdate
+  if (setData === undefined) return renew
+  return setData.data === undefined ? `${renew} REMOVE #${a.data}` : `${renew}, #${a.data} = :data`
+}
+
+/** What a release clears or sets, and with it a force release (which also drops the reservation). */
+const clearAttributes = [a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version, a.sequence]
+const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil, a.reservedSince]
+
+/**
+ * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
+  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const clearNames = names(...clearAttributes)
+
+/**
+ * An operator's release also drops the reservation: nobody is left waiting behind a lock an operator freed.
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const forceClearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
+  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}, ${clearReservation}`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const forceClearNames = names(...forceClearAttributes)
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const clearNamesWithFence = names(...clearAttributes, a.fence)
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const releaseByOwner = `#${a.owner} = :owner`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const releaseByOwnerAndFence = `#${a.owner} = :owner AND #${a.fence} = :fence`
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const forceReleaseCondition = `attribute_exists(#${a.owner})`
+
+/**
+ * An operator's release of the holder it saw: no other, whenever it lands.
+ *
+ * @since 0.2.0
+ * @category expressions
+ */
+export const forceReleaseOfHolderCondition = releaseByOwnerAndFence
+
+/**
+ * @since 0.2.0
+ * @category expressions
+ */
+export const forceClearNamesWithFence = names(...forceClearAttributes, a.fence)

@@ -1,0 +1,317 @@
+/**
+ * The writes of a lock as DynamoDB requests (`UpdateItem`'s expressions and values, without the table and key), and
+ * what a failed condition means for each: the lock operations of the store are these, one round trip each.
+ *
+ * @since 0.2.0
+ */
+import type { LockRecord } from "../record/LockRecord.js"
+import { dataProblem, isRenewSuperseded, sequenceProblem } from "../record/LockRecord.js"
+import type * as LockProtocol from "../store/LockProtocol.js"
+import { type ItemMap, num, one, str, zero } from "./AttributeValue.js"
+import * as Expressions from "./LockExpressions.js"
+
+/**
+ * The parts of one conditional `UpdateItem` that depend on the operation and its request.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Request {
+  readonly UpdateExpression: string
+  readonly ConditionExpression: string
+  readonly ExpressionAttributeNames: Readonly<Record<string, string>>
+  readonly ExpressionAttributeValues: ItemMap
+}
+
+/**
+ * How an acquire may treat a held record: take only a free lock, also an expired one (absolute takeover: its lease
+ * ended before `cutoff`), or also the stale one the caller observed (observed takeover).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type AcquireCondition =
+  | { readonly _tag: "FreeOnly" }
+  | { readonly _tag: "FreeOrExpired"; readonly cutoff: number }
+  | { readonly _tag: "FreeOrStale"; readonly stale: LockProtocol.StaleObservation }
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const freeOnly: AcquireCondition = { _tag: "FreeOnly" }
+
+/**
+ * The condition of an observed-mode acquire: free only, or free or the stale record the caller observed.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const observedCondition = (stale: LockProtocol.StaleObservation | undefined): AcquireCondition =>
+  stale === undefined ? freeOnly : { _tag: "FreeOrStale", stale }
+
+/** The values of an acquire's request: the new lease, and what its condition compares the held record with. */
+const acquireValues = (
+  request: LockProtocol.AcquireRequest,
+  now: number,
+  condition: AcquireCondition,
+  ttlRetentionMs: number
+): ItemMap => {
+  const leaseUntil = now + request.leaseMs
+  const values: ItemMap = {
+    ":owner": str(request.owner),
+    ":holder": str(request.holder),
+    ":leaseUntil": num(leaseUntil),
+    ":leaseMs": num(request.leaseMs),
+    ":now": num(now),
+    ":ttl": num(Expressions.ttlAt(leaseUntil, ttlRetentionMs)),
+    ":zero": zero,
+    ":one": one
+  }
+  if (request.data !== undefined) values[":data"] = str(request.data)
+  switch (condition._tag) {
+    case "FreeOnly":
+      break
+    case "FreeOrExpired":
+      values[":cutoff"] = num(condition.cutoff)
+      break
+    case "FreeOrStale":
+      values[":staleOwner"] = str(condition.stale.owner)
+      values[":staleFence"] = num(condition.stale.fence)
+      values[":staleVersion"] = num(condition.stale.version)
+      break
+  }
+  return values
+}
+
+const conditionExpressions: Record<AcquireCondition["_tag"], string> = {
+  FreeOnly: Expressions.freeOnlyExpression,
+  FreeOrExpired: Expressions.freeOrExpiredExpression,
+  FreeOrStale: Expressions.freeOrStaleExpression
+}
+
+/**
+ * An acquire's write at `now` on the writer's clock.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const acquire = (
+  request: LockProtocol.AcquireRequest,
+  now: number,
+  condition: AcquireCondition,
+  ttlRetentionMs: number
+): Request => ({
+  UpdateExpression: request.data === undefined
+    ? Expressions.acquireUpdateWithoutData
+    : Expressions.acquireUpdateWithData,
+  ConditionExpression: conditionExpressions[condition._tag],
+  ExpressionAttributeNames: Expressions.acquireNames,
+  ExpressionAttributeValues: acquireValues(request, now, condition, ttlRetentionMs)
+})
+
+/**
+ * A record that is not held reads as no holder.
+ *
+ * @since 0.2.0
+ * @category conflicts
+ */
+export const heldOrUndefined = (record: LockRecord | undefined): LockRecord | undefined =>
+  record?.owner === undefined ? undefined : record
+
+/**
+ * A record that is neither held nor reserved reads as no holder: a reserved free record is what kept an acquire out.
+ *
+ * @since 0.2.0
+ * @category conflicts
+ */
+export const heldOrReserved = (record: LockRecord | undefined): LockRecord | undefined =>
+  record?.owner === undefined && record?.reservedBy === undefined ? undefined : record
+
+/**
+ * An acquire's result, and the holder that made it a conflict (for the clock-skew guard).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Acquisition {
+  readonly result: LockProtocol.AcquireResult
+  readonly holder: LockRecord | undefined
+}
+
+/**
+ * What a failed acquire condition means, with the record that failed it, after `attempts` attempts of the request.
+ *
+ * @since 0.2.0
+ * @category conflicts
+ */
+export const acquireConflict = (owner: string, attempts: number, current: LockRecord | undefined): Acquisition => {
+  // Our own owner in the record means an earlier attempt of this very call was applied and its response lost (the
+  // owner is random per acquisition): that is an acquisition, not a conflict.
+  if (attempts > 1 && current !== undefined && current.owner === owner) {
+    return { result: { _tag: "Acquired", record: current }, holder: undefined }
+  }
+  const held = heldOrReserved(current)
+  return { result: { _tag: "Conflict", current: held }, holder: held }
+}
+
+/**
+ * What a renew's request carries that no store can write: an invalid write sequence or data.
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const renewProblem = (request: LockProtocol.RenewRequest): string | undefined =>
+  sequenceProblem(request.sequence) ?? (request.setData === undefined ? undefined : dataProblem(request.setData.data))
+
+const renewNamesFor = (sequenced: boolean, withData: boolean) =>
+  sequenced
+    ? withData ? Expressions.renewNames.sequencedWithData : Expressions.renewNames.sequenced
+    : withData
+    ? Expressions.renewNames.unorderedWithData
+    : Expressions.renewNames.unordered
+
+/**
+ * A renew's write at `now`: a heartbeat sends the plain renew; a data update the same write with `data` set or
+ * removed; a resume the same write with the owner moved.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const renew = (request: LockProtocol.RenewRequest, now: number, ttlRetentionMs: number): Request => {
+  const { setData } = request
+  const movesOwner = request.newOwner !== undefined
+  // A resume starts the new owner's sequence at its own number; a renew is ordered when it carries one.
+  const ordered = !movesOwner && request.sequence !== undefined
+  const sequenced = movesOwner || ordered
+  const leaseUntil = now + request.leaseMs
+  const values: ItemMap = {
+    ":leaseUntil": num(leaseUntil),
+    ":leaseMs": num(request.leaseMs),
+    ":ttl": num(Expressions.ttlAt(leaseUntil, ttlRetentionMs)),
+    ":owner": str(request.owner),
+    ":fence": num(request.fence),
+    ":zero": zero,
+    ":one": one
+  }
+  if (setData?.data !== undefined) values[":data"] = str(setData.data)
+  if (request.newOwner !== undefined) values[":newOwner"] = str(request.newOwner)
+  if (sequenced) values[":sequence"] = num(request.sequence ?? 0)
+  return {
+    UpdateExpression: Expressions.renewUpdateFor(setData, movesOwner, sequenced),
+    ConditionExpression: ordered ? Expressions.orderedRenewCondition : Expressions.renewCondition,
+    ExpressionAttributeNames: renewNamesFor(sequenced, setData !== undefined),
+    ExpressionAttributeValues: values
+  }
+}
+
+/**
+ * What a failed renew condition means, with the record that failed it.
+ *
+ * @since 0.2.0
+ * @category conflicts
+ */
+export const renewConflict = (
+  request: LockProtocol.RenewRequest,
+  current: LockRecord | undefined
+): LockProtocol.RenewResult =>
+  // This renew (a retried request whose first attempt applied) or a newer one of the lease applied: the lease is at
+  // least as long as this one would have made it.
+  current !== undefined && current.owner === request.owner && current.fence === request.fence &&
+    isRenewSuperseded(current.sequence, request)
+    ? { _tag: "Renewed", record: current }
+    : { _tag: "Lost", current: heldOrUndefined(current) }
+
+/**
+ * A release's write at `now`: the holder fields cleared, the row kept (its fence must keep increasing).
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const release = (request: LockProtocol.ReleaseRequest, now: number, ttlRetentionMs: number): Request => {
+  const values: ItemMap = {
+    ":zero": zero,
+    ":one": one,
+    ":ttl": num(Expressions.ttlAt(now, ttlRetentionMs)),
+    ":owner": str(request.owner)
+  }
+  if (request.fence !== undefined) values[":fence"] = num(request.fence)
+  return {
+    UpdateExpression: Expressions.clearUpdate,
+    ConditionExpression: request.fence === undefined
+      ? Expressions.releaseByOwner
+      : Expressions.releaseByOwnerAndFence,
+    ExpressionAttributeNames: request.fence === undefined
+      ? Expressions.clearNames
+      : Expressions.clearNamesWithFence,
+    ExpressionAttributeValues: values
+  }
+}
+
+/**
+ * @since 0.2.0
+ * @category conflicts
+ */
+export const released: LockProtocol.ReleaseResult = { _tag: "Released" }
+
+/**
+ * What a failed release condition means, with the record that failed it, after `attempts` attempts of the request.
+ *
+ * @since 0.2.0
+ * @category conflicts
+ */
+export const releaseConflict = (attempts: number, current: LockRecord | undefined): LockProtocol.ReleaseResult => {
+  // A free record after a retried request: the earlier attempt was applied and its response lost.
+  if (attempts > 1 && current !== undefined && current.owner === undefined) return released
+  return { _tag: "NotHeld", current: heldOrUndefined(current) }
+}
+
+/**
+ * An operator's release at `now`, of whoever holds the lock or of `holder` only; it also drops the reservation.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const forceRelease = (
+  holder: LockProtocol.ForceReleaseHolder | undefined,
+  now: number,
+  ttlRetentionMs: number
+): Request => {
+  const values: ItemMap = {
+    ":zero": zero,
+    ":one": one,
+    ":ttl": num(Expressions.ttlAt(now, ttlRetentionMs))
+  }
+  if (holder !== undefined) {
+    values[":owner"] = str(holder.owner)
+    values[":fence"] = num(holder.fence)
+  }
+  return {
+    UpdateExpression: Expressions.forceClearUpdate,
+    ConditionExpression: holder === undefined
+      ? Expressions.forceReleaseCondition
+      : Expressions.forceReleaseOfHolderCondition,
+    ExpressionAttributeNames: holder === undefined
+      ? Expressions.forceClearNames
+      : Expressions.forceClearNamesWithFence,
+    ExpressionAttributeValues: values
+  }
+}
+
+/**
+ * A reservation's write at `now`: the caller named as the next holder until `now + reserveMs`.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const reserve = (request: LockProtocol.ReserveRequest, now: number): Request => ({
+  UpdateExpression: Expressions.reserveUpdate,
+  ConditionExpression: Expressions.reserveCondition,
+  ExpressionAttributeNames: Expressions.reserveNames,
+  ExpressionAttributeValues: {
+    ":owner": str(request.owner),
+    ":now": num(now),
+    ":reservedUntil": num(now + request.reserveMs),
+    ":waitingSince": num(request.waitingSince)
+  }
+})

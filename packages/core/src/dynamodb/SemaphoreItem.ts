@@ -1,0 +1,154 @@
+/**
+ * The attributes of a semaphore item and the defensive decoding of an item into a `SemaphoreRecord`.
+ *
+ * One item per semaphore: `limit`, `used` (the permits held), `fence` (the last one issued), `holders` (a map from
+ * owner id to the holder's fields) and `fences` (a map from owner id to that acquisition's fence: a map of its own,
+ * because one update expression can not set a new map entry and a path inside it), `ttl`, and the key.
+ *
+ * Every write sets `ttl` as a lock's writes do: from its own lease's end (a release: from now), plus the retention.
+ * Another holder's lease may end later than the writer's, so the item outlives every live lease only while the
+ * retention (7 days by default) is longer than the longest lease; TTL then removes an item only once it has been idle
+ * for the retention, and the fence restarts from the clock, as a lock's does.
+ *
+ * @since 0.2.0
+ */
+import type { PermitHolder, SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import { type AttributeValue, describeType, type ItemMap } from "./AttributeValue.js"
+import type { KeyLayout } from "./Keys.js"
+import * as Item from "./LockItem.js"
+import { marker, type SemaphoreKeys } from "./SemaphoreKeys.js"
+
+/**
+ * The item's attribute names.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const attributes = {
+  limit: Item.semaphoreAttribute,
+  used: "used",
+  fence: "fence",
+  holders: "holders",
+  fences: "fences",
+  ttl: "ttl"
+} as const
+
+/**
+ * The fields of one entry of `holders`.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const entryFields = {
+  holder: "holder",
+  permits: "permits",
+  leaseUntil: "leaseUntil",
+  leaseMs: "leaseMs",
+  version: "version",
+  sequence: "sequence",
+  acquiredAt: "acquiredAt",
+  data: "data"
+} as const
+
+/** Reads values, keeping the first problem found. */
+const makeReader = () => {
+  let failure: { readonly attribute: string; readonly problem: string } | undefined
+  const fail = (attribute: string, problem: string) => {
+    failure ??= { attribute, problem }
+    return undefined
+  }
+  const number = (value: AttributeValue | undefined, attribute: string): number => {
+    if (value === undefined) return fail(attribute, "is missing") ?? 0
+    if (!("N" in value) || typeof value.N !== "string") {
+      return fail(attribute, `should be a number (N), found ${describeType(value)}`) ?? 0
+    }
+    const n = Number(value.N)
+    // Fences, counts and times are integers well below 2^53; anything else was not written by this store.
+    return Number.isSafeInteger(n) ? n : fail(attribute, `should be a safe integer, found ${value.N}`) ?? 0
+  }
+  const string = (value: AttributeValue | undefined, attribute: string, required: boolean): string | undefined => {
+    if (value === undefined) return required ? fail(attribute, "is missing") : undefined
+    if ("S" in value && typeof value.S === "string") return value.S
+    return fail(attribute, `should be a string (S), found ${describeType(value)}`)
+  }
+  const map = (value: AttributeValue | undefined, attribute: string): ItemMap => {
+    if (value === undefined) return fail(attribute, "is missing") ?? {}
+    if ("M" in value && typeof value.M === "object" && value.M !== null) return value.M
+    return fail(attribute, `should be a map (M), found ${describeType(value)}`) ?? {}
+  }
+  return { number, string, map, failure: () => failure, fail }
+}
+
+const entry = (
+  read: ReturnType<typeof makeReader>,
+  owner: string,
+  value: AttributeValue,
+  fence: AttributeValue | undefined
+): PermitHolder => {
+  const at = `${attributes.holders}.${owner}`
+  const fields = read.map(value, at)
+  const f = entryFields
+  return {
+    owner,
+    holder: read.string(fields[f.holder], `${at}.${f.holder}`, true) ?? "",
+    permits: read.number(fields[f.permits], `${at}.${f.permits}`),
+    fence: read.number(fence, `${attributes.fences}.${owner}`),
+    leaseUntil: read.number(fields[f.leaseUntil], `${at}.${f.leaseUntil}`),
+    leaseMs: read.number(fields[f.leaseMs], `${at}.${f.leaseMs}`),
+    version: read.number(fields[f.version], `${at}.${f.version}`),
+    // A holder not renewed yet is at 0.
+    sequence: fields[f.sequence] === undefined ? 0 : read.number(fields[f.sequence], `${at}.${f.sequence}`),
+    acquiredAt: read.number(fields[f.acquiredAt], `${at}.${f.acquiredAt}`),
+    data: read.string(fields[f.data], `${at}.${f.data}`, false)
+  }
+}
+
+/**
+ * Decodes an item, or says which attribute of which key is malformed: a foreign, hand-edited or lock item must
+ * become an error a person can act on, never a crash or a wrong count of permits.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decode = (
+  keys: SemaphoreKeys,
+  layout: KeyLayout,
+  item: ItemMap
+): Item.Decoded<SemaphoreRecord> => {
+  const malformed = (attribute: string, problem: string): Item.Malformed => ({
+    _tag: "Malformed",
+    key: layout.describeKey(item),
+    attribute,
+    problem
+  })
+  const name = keys.nameOf(item)
+  if (name === undefined) {
+    return malformed(
+      layout.sortKey ?? layout.partitionKey,
+      "is not a semaphore name of this store (wrong prefix or type)"
+    )
+  }
+  if (!Item.isSemaphoreItem(item) && item[Item.attributes.leaseUntil] !== undefined) {
+    return malformed(
+      attributes.limit,
+      `is missing: the item is the lock ${JSON.stringify(marker + name)}, whose key in sort-key mode is this ` +
+        `semaphore's; use another name for one of them`
+    )
+  }
+  const read = makeReader()
+  const limit = read.number(item[attributes.limit], attributes.limit)
+  const used = read.number(item[attributes.used], attributes.used)
+  const fence = read.number(item[attributes.fence], attributes.fence)
+  const fences = read.map(item[attributes.fences], attributes.fences)
+  const holders = Object.entries(read.map(item[attributes.holders], attributes.holders))
+    .map(([owner, value]) => entry(read, owner, value, fences[owner]))
+    .sort((a, b) => a.fence - b.fence)
+  const stray = Object.keys(fences).find((owner) => !holders.some((holder) => holder.owner === owner))
+  if (stray !== undefined) read.fail(`${attributes.fences}.${stray}`, "names no holder")
+  const held = holders.reduce((sum, holder) => sum + holder.permits, 0)
+  if (held !== used) read.fail(attributes.used, `is ${used}, but the holders hold ${held} permits`)
+  const failure = read.failure()
+  return failure === undefined
+    ? { _tag: "Ok", value: { name, limit, fence, used, holders } }
+    : malformed(failure.attribute, failure.problem)
+}

@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest"
+import * as LockExpressions from "../../src/dynamodb/LockExpressions.js"
+import * as LockRequests from "../../src/dynamodb/LockRequests.js"
+import * as SemaphoreExpressions from "../../src/dynamodb/SemaphoreExpressions.js"
+import * as SemaphoreWrites from "../../src/dynamodb/SemaphoreWrites.js"
+import type { LockRecord } from "../../src/record/LockRecord.js"
+import type { SemaphoreRecord } from "../../src/record/SemaphoreRecord.js"
+
+const acquire = {
+  name: "n",
+  owner: "o1",
+  holder: "h",
+  leaseMs: 1000,
+  data: undefined,
+  takeover: { _tag: "Observed", stale: undefined }
+} as const
+
+const record = (patch: Partial<LockRecord>): LockRecord => ({
+  name: "n",
+  owner: "o1",
+  holder: "h",
+  leaseUntil: 2000,
+  leaseMs: 1000,
+  fence: 7,
+  version: 1,
+  sequence: 0,
+  acquiredAt: 1000,
+  data: undefined,
+  reservedBy: undefined,
+  reservedUntil: 0,
+  reservedSince: 0,
+  ...patch
+})
+
+describe("LockRequests", () => {
+  it("rounds TTL up to whole seconds past the retention", () => {
+    expect(LockExpressions.ttlAt(1_001, 1_000)).toBe(3)
+    expect(LockExpressions.ttlAt(1_000, 1_000)).toBe(2)
+  })
+
+  it("builds an acquire for each condition, with only the values its expressions use", () => {
+    const free = LockRequests.acquire(acquire, 5_000, LockRequests.freeOnly, 60_000)
+    expect(free.ConditionExpression).toBe(LockExpressions.freeOnlyExpression)
+    expect(free.UpdateExpression).toBe(LockExpressions.acquireUpdateWithoutData)
+    expect(Object.keys(free.ExpressionAttributeValues)).toEqual([
+      ":owner",
+      ":holder",
+      ":leaseUntil",
+      ":leaseMs",
+      ":now",
+      ":ttl",
+      ":zero",
+      ":one"
+    ])
+    expect(free.ExpressionAttributeValues[":leaseUntil"]).toEqual({ N: "6000" })
+    expect(free.ExpressionAttributeValues[":ttl"]).toEqual({ N: "66" })
+
+    const expired = LockRequests.acquire({ ...acquire, data: "d" }, 5_000, { _tag: "FreeOrExpired", cutoff: 4_000 }, 0)
+    expect(expired.UpdateExpression).toBe(LockExpressions.acquireUpdateWithData)
+    expect(expired.ExpressionAttributeValues[":data"]).toEqual({ S: "d" })
+    expect(expired.ExpressionAttributeValues[":cutoff"]).toEqual({ N: "4000" })
+
+    const stale = LockRequests.acquire(
+      acquire,
+      5_000,
+      LockRequests.observedCondition({ owner: "o0", fence: 3, version: 9 }),
+      0
+    )
+    expect(stale.ConditionExpression).toBe(LockExpressions.freeOrStaleExpression)
+    expect(stale.ExpressionAttributeValues[":staleVersion"]).toEqual({ N: "9" })
+    expect(LockRequests.observedCondition(undefined)).toBe(LockRequests.freeOnly)
+  })
+
+  it("reads a conflict of a retried acquire that carries its own owner as an acquisition", () => {
+    const mine = record({ owner: "o1" })
+    expect(LockRequests.acquireConflict("o1", 2, mine)).toEqual({
+      result: { _tag: "Acquired", record: mine },
+      holder: undefined
+    })
+    expect(LockRequests.acquireConflict("o1", 1, mine).result._tag).toBe("Conflict")
+    const reserved = record({ owner: undefined, reservedBy: "o5" })
+    expect(LockRequests.acquireConflict("o1", 1, reserved)).toEqual({
+      result: { _tag: "Conflict", current: reserved },
+      holder: reserved
+    })
+    expect(LockRequests.acquireConflict("o1", 1, record({ owner: undefined })).holder).toBeUndefined()
+  })
+
+  it("builds the renew a heartbeat, a data update and a resume each send", () => {
+    const base = { name: "n", owner: "o1", fence: 7, leaseMs: 100 }
+    const unordered = LockRequests.renew(base, 1_000, 0)
+    expect(unordered.ConditionExpression).toBe(LockExpressions.renewCondition)
+    expect(unordered.ExpressionAttributeNames).toBe(LockExpressions.renewNames.unordered)
+    expect(unordered.ExpressionAttributeValues[":sequence"]).toBeUndefined()
+
+    const ordered = LockRequests.renew({ ...base, sequence: 4, setData: { data: undefined } }, 1_000, 0)
+    expect(ordered.ConditionExpression).toBe(LockExpressions.orderedRenewCondition)
+    expect(ordered.UpdateExpression).toBe(`${LockExpressions.renewUpdate} REMOVE #data`)
+    expect(ordered.ExpressionAttributeNames).toBe(LockExpressions.renewNames.sequencedWithData)
+
+    const resume = LockRequests.renew({ ...base, sequence: 2, newOwner: "o2" }, 1_000, 0)
+    expect(resume.ConditionExpression).toBe(LockExpressions.renewCondition)
+    expect(resume.UpdateExpression).toContain("#owner = :newOwner")
+    expect(resume.ExpressionAttributeValues[":newOwner"]).toEqual({ S: "o2" })
+    expect(LockRequests.renewProblem({ ...base, sequence: -1 })).toBeDefined()
+  })
+
+  it("reads failed renew and release conditions", () => {
+    const request = { name: "n", owner: "o1", fence: 7, leaseMs: 100, sequence: 3 }
+    expect(LockRequests.renewConflict(request, record({ sequence: 5 }))._tag).toBe("Renewed")
+    expect(LockRequests.renewConflict(request, record({ sequence: 2 }))._tag).toBe("Lost")
+    expect(LockRequests.renewConflict(request, record({ owner: undefined }))).toEqual({
+      _tag: "Lost",
+      current: undefined
+    })
+    expect(LockRequests.releaseConflict(2, record({ owner: undefined }))).toBe(LockRequests.released)
+    expect(LockRequests.releaseConflict(1, record({ owner: undefined }))).toEqual({
+      _tag: "NotHeld",
+      current: undefined
+    })
+    expect(LockRequests.releaseConflict(2, record({ owner: "o2" }))._tag).toBe("NotHeld")
+  })
+
+  it("releases by owner, by owner and fence, or for an operator", () => {
+    expect(LockRequests.release({ name: "n", owner: "o", fence: undefined }, 0, 0).ConditionExpression).toBe(
+      LockExpressions.releaseByOwner
+    )
+    expect(LockRequests.release({ name: "n", owner: "o", fence: 3 }, 0, 0).ExpressionAttributeValues[":fence"])
+      .toEqual({ N: "3" })
+    expect(LockRequests.forceRelease(undefined, 0, 0).ConditionExpression).toBe("attribute_exists(#owner)")
+    expect(
+      LockRequests.reserve({ name: "n", owner: "o", reserveMs: 50, waitingSince: 9 }, 100).ExpressionAttributeValues
+    )
+      .toEqual({
+        ":owner": { S: "o" },
+        ":now": { N: "100" },
+        ":reservedUntil": { N: "150" },
+        ":waitingSince": { N: "9" }
+      })
+  })
+})
+
+const permits = {
+  name: "s",
+  owner: "me",
+  holder: "h",
+  permits: 2,
+  limit: 5,
+  leaseMs: 100,
+  data: undefined,
+  takeover: { _tag: "Absolute", maxClockSkewMs: 10 },
+  create: false,
+  expired: []
+} as const
+
+describe("semaphore writes", () => {
+  it("removes expired holders with short placeholders, by time or by version", () => {
+    const expired = [{ owner: "x", permits: 1, version: 4 }, { owner: "y", permits: 2, version: 6 }]
+    const absolute = SemaphoreExpressions.acquire(permits, expired, 1_000, 9)
+    expect(absolute.UpdateExpression).toContain("REMOVE #h.#x0, #f.#x0, #h.#x1, #f.#x1")
+    expect(absolute.ConditionExpression).toContain("#h.#x1.#p = :p1 AND #h.#x1.#u < :c")
+    expect(absolute.ExpressionAttributeValues[":c"]).toEqual({ N: "990" })
+    expect(absolute.ExpressionAttributeValues[":delta"]).toEqual({ N: "-1" })
+    const observed = SemaphoreExpressions.acquire(
+      { ...permits, takeover: { _tag: "Observed" } },
+      expired,
+      1_000,
+      9
+    )
+    expect(observed.ConditionExpression).toContain("#h.#x0.#v = :v0")
+    expect(observed.ExpressionAttributeValues[":v1"]).toEqual({ N: "6" })
+  })
+
+  it("refuses a lease the table's TTL could outlive", () => {
+    expect(SemaphoreWrites.outlivesTtl({ leaseMs: 89, takeover: permits.takeover }, 100)).toBeUndefined()
+    expect(SemaphoreWrites.outlivesTtl({ leaseMs: 90, takeover: permits.takeover }, 100)).toContain(
+      "a semaphore lease of 90 ms (plus 10 ms of clock skew) must be shorter than the store's ttlRetention (100 ms)"
+    )
+  })
+
+  const semaphore: SemaphoreRecord = {
+    name: "s",
+    limit: 5,
+    fence: 3,
+    used: 2,
+    holders: [{
+      owner: "me",
+      holder: "h",
+      permits: 2,
+      fence: 3,
+      leaseUntil: 10,
+      leaseMs: 10,
+      version: 1,
+      sequence: 4,
+      acquiredAt: 0,
+      data: undefined
+    }]
+  }
+
+  it("reads acquire, renew and release answers", () => {
+    expect(SemaphoreWrites.acquireConflict(permits, 2, semaphore)._tag).toBe("Acquired")
+    expect(SemaphoreWrites.acquireConflict(permits, 1, semaphore)._tag).toBe("Conflict")
+    expect(SemaphoreWrites.acquireConflict({ ...permits, limit: 4 }, 1, semaphore)).toEqual({
+      _tag: "LimitMismatch",
+      limit: 5
+    })
+    expect(SemaphoreWrites.acquired(semaphore, "other")).toBeUndefined()
+    const renew = { name: "s", owner: "me", fence: 3, leaseMs: 10, sequence: 5 }
+    expect(SemaphoreWrites.renewed(renew, semaphore, false)._tag).toBe("Renewed")
+    expect(SemaphoreWrites.renewed(renew, semaphore, true)).toBe(SemaphoreWrites.lost)
+    expect(SemaphoreWrites.renewed({ ...renew, fence: 2 }, semaphore, false)).toBe(SemaphoreWrites.lost)
+    expect(SemaphoreWrites.releaseRetried(semaphore, "me")).toBe(SemaphoreWrites.notHeld)
+    expect(SemaphoreWrites.releaseRetried(semaphore, "gone")).toBe(SemaphoreWrites.released)
+  })
+})
