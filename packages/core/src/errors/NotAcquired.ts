@@ -30,10 +30,21 @@ export interface PermitShortage {
  */
 export interface Fields {
   readonly name: string
+  /** The holder seen by the last attempt, when the store told us. */
   readonly holder: LockRecord | undefined
+  /** How long the caller waited before giving up, in milliseconds. */
   readonly waitedMs: number
+  /**
+   * Set when the last attempt did acquire, but its answer came this many milliseconds after it was sent: too late to
+   * use the lease safely, so it was given back. A slow store or an overloaded process, not another holder.
+   */
   readonly answeredAfterMs?: number | undefined
+  /**
+   * Set when `wait` ran out with a store call still unanswered: how long past `wait` it was given before it was
+   * abandoned. Whatever the call may have written is released in the background. A slow or unreachable store.
+   */
   readonly unansweredAfterMs?: number | undefined
+  /** Set for a semaphore (`name` is then the semaphore's): how full the last attempt found it. */
   readonly permits?: PermitShortage | undefined
 }
 
