@@ -63,8 +63,7 @@ export const orderAndExclusion = (
   return findings
 }
 
-const show = (w: WriteRecord.WriteRecord) =>
-  `section #${w.section} wrote "${w.name}" with fence ${w.fence} at ${w.at}`
+const show = (w: WriteRecord.WriteRecord) => `section #${w.section} wrote "${w.name}" with fence ${w.fence} at ${w.at}`
 
 /**
  * Stale writes the fenced resource rejected, and any write it judged wrongly.

@@ -233,7 +233,10 @@ const extend = (schedule: Schedule.Schedule, next: () => number): Schedule.Sched
     case "semaphore":
       return PermitSchedule.withSemaphores(schedule, next)
     case "handOff":
-      return { ...schedule, sections: schedule.sections.map((s) => next() < 0.6 ? SectionDraws.handedOff(schedule, s, next) : s) }
+      return {
+        ...schedule,
+        sections: schedule.sections.map((s) => next() < 0.6 ? SectionDraws.handedOff(schedule, s, next) : s)
+      }
     case "late":
       return LateSchedule.withLateDelivery(schedule, next)
   }
