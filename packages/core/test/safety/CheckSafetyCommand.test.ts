@@ -5,7 +5,7 @@ import { history, section } from "./fixtures.js"
 
 const clean: History.Run = (schedule) => history({ schedule })
 const failing: History.Run = (schedule) =>
-  history({ schedule, sections: schedule.sections.map((s, i) => section(i, { outcome: "defect", detail: "boom" })) })
+  history({ schedule, sections: schedule.sections.map((_, i) => section(i, { outcome: "defect", detail: "boom" })) })
 
 const lines = (argv: ReadonlyArray<string>, run: History.Run) => {
   const printed: Array<string> = []
