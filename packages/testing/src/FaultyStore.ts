@@ -13,7 +13,7 @@ import type { LockError, LockStore } from "@leasehold/lock"
 import type * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
-import * as internal from "./internal/faultyStore.js"
+import * as internal from "./internal/faultyStore/store.js"
 
 /**
  * The operations a fault can be injected into.

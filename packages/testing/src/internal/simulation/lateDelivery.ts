@@ -11,7 +11,7 @@ import type { LockStore } from "@leasehold/lock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as FaultyStore from "../../FaultyStore.js"
-import type { Timeline } from "../timeline.js"
+import type { Timeline } from "./timeline.js"
 
 const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
   if (Exit.isFailure(exit)) return "failed"

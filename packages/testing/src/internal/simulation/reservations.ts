@@ -8,7 +8,7 @@ import type * as History from "@leasehold/core/simulation/History"
 import type { LockStore } from "@leasehold/lock"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { Timeline } from "../timeline.js"
+import type { Timeline } from "./timeline.js"
 
 /**
  * `backing` as `process` uses it, pushing to `records`. Wrapped below the fault wrapper, so the times are those at

@@ -13,7 +13,7 @@ import type { LockError } from "@leasehold/lock"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as FaultyStore from "../FaultyStore.js"
+import type * as FaultyStore from "../../FaultyStore.js"
 
 /**
  * `base` with its wall clock standing at `wallMs`: what a request built at that reading sees, however late it runs.

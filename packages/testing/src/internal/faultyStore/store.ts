@@ -7,7 +7,7 @@ import { LockError, LockStore } from "@leasehold/lock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as FaultyStore from "../FaultyStore.js"
+import type * as FaultyStore from "../../FaultyStore.js"
 import * as HeldRequest from "./heldRequest.js"
 
 const delay = (ms: number | undefined): Effect.Effect<void> =>
