@@ -3,6 +3,7 @@ import * as BadOption from "../../src/simulation/BadOption.js"
 import * as FencedResource from "../../src/simulation/FencedResource.js"
 import * as LateDelivery from "../../src/simulation/LateDelivery.js"
 import * as Schedule from "../../src/simulation/Schedule.js"
+import * as SectionOptions from "../../src/simulation/SectionOptions.js"
 import * as SectionRecord from "../../src/simulation/SectionRecord.js"
 import * as WallClock from "../../src/simulation/WallClock.js"
 import * as WriteRecord from "../../src/simulation/WriteRecord.js"
@@ -110,5 +111,33 @@ describe("WallClock.offsetOf and BadOption.describe", () => {
       value: -t.heartbeatMs,
       show: `heartbeat: ${-t.heartbeatMs}`
     })
+  })
+})
+
+describe("SectionOptions.of", () => {
+  it("a section passes the schedule's timings and takeover, its own wait, and a holder name of its own", () => {
+    const t = Schedule.defaultTimings
+    const schedule = {
+      seed: 1,
+      mode: "safe" as const,
+      takeover: "observed" as const,
+      timings: t,
+      processes: [],
+      sections: [],
+      faults: [],
+      horizonMs: 1
+    }
+    const spec = { process: "p2", name: "a", at: 0, steps: 1, stepMs: 1, wait: 300, api: "acquire" as const }
+    expect(SectionOptions.of(schedule, spec, 4)).toEqual({
+      lease: t.leaseMs,
+      heartbeat: t.heartbeatMs,
+      safetyMargin: t.safetyMarginMs,
+      maxClockSkew: t.maxClockSkewMs,
+      pollInterval: t.pollIntervalMs,
+      takeover: "observed",
+      wait: 300,
+      holder: "p2#4"
+    })
+    expect(SectionOptions.holderOf("p1", 12)).toBe("p1#12")
   })
 })
