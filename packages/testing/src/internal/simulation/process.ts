@@ -9,10 +9,10 @@ import { LockStore } from "@leasehold/lock"
 import type * as Clock from "effect/Clock"
 import * as FaultyStore from "../../FaultyStore.js"
 import type * as Simulation from "../../Simulation.js"
-import { Gate, processClock, type Timeline } from "./timeline.js"
 import * as PermitGrants from "./permitGrants.js"
 import type { Recorder } from "./recorder.js"
 import * as Reservations from "./reservations.js"
+import { Gate, processClock, type Timeline } from "./timeline.js"
 
 /** @internal */
 export interface Process {

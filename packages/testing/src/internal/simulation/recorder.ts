@@ -14,9 +14,9 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
-import type { Timeline } from "./timeline.js"
 import { type LateLog, makeLateLog } from "./lateDelivery.js"
 import type { PermitGrant } from "./permitGrants.js"
+import type { Timeline } from "./timeline.js"
 
 /** @internal */
 export interface Recorder {
