@@ -5,8 +5,8 @@
  * @internal
  */
 import * as CheckSafetyCommand from "@leasehold/core/safety/CheckSafetyCommand"
-import * as Simulation from "../../Simulation.js"
+import * as Run from "../simulation/run.js"
 
 /** Runs the command; returns the exit code. @internal */
 export const main = (argv: ReadonlyArray<string>, print: (line: string) => void): number =>
-  CheckSafetyCommand.main(argv, print, (schedule) => Simulation.run(schedule))
+  CheckSafetyCommand.main(argv, print, (schedule) => Run.run(schedule))
