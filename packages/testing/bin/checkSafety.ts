@@ -4,7 +4,7 @@
  * Other flags: `--from N` (first seed, default 1), `--mode M` (one class: safe, skew, longPause, wrapped, reentry,
  * steal, clockStep, badOptions, handOff, semaphore, late), `--no-shrink`.
  */
-import { main } from "../src/internal/checkSafetyMain.js"
+import { main } from "../src/internal/safety/checkSafetyMain.js"
 
 const code = main(process.argv.slice(2), (line) => process.stdout.write(line + "\n"))
 // Every schedule has run and been checked by now: exit once the output is out, whatever a simulated process left

@@ -21,11 +21,11 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as DynamoDBLocal from "./internal/dynamoDBLocal.js"
 import * as Engines from "./internal/dynamoServer/engines.js"
+import * as ErrorMessage from "./internal/dynamoServer/errorMessage.js"
 import * as GlobalSetup from "./internal/dynamoServer/globalSetup.js"
 import * as ServerService from "./internal/dynamoServer/service.js"
-import type * as StartError from "./internal/startError.js"
+import type * as StartError from "./internal/dynamoServer/startError.js"
 
 /**
  * @since 0.1.0
@@ -123,23 +123,7 @@ export class DynamoServerError extends Data.TaggedError("DynamoServerError")<{
   readonly cause?: unknown
 }> {
   override get message(): string {
-    switch (this.reason) {
-      case "JavaNotFound":
-        return `Java not found: DynamoDB Local needs Java >= ${DynamoDBLocal.minimumJava} on PATH; install ` +
-          `openjdk-${DynamoDBLocal.minimumJava}-jre-headless (or any JDK >= ${DynamoDBLocal.minimumJava}), ` +
-          `or use dynalite (${this.detail})`
-      case "JavaTooOld":
-        return `Java too old: DynamoDB Local needs Java >= ${DynamoDBLocal.minimumJava}, but ${this.detail}; ` +
-          `install openjdk-${DynamoDBLocal.minimumJava}-jre-headless and put it first on PATH`
-      case "NotInstalled":
-        return `${this.engine} is not installed: ${this.detail}`
-      case "StartFailed":
-        return `${this.engine} failed to start: ${this.detail}`
-      case "StartTimeout":
-        return `${this.engine} did not come up: ${this.detail}`
-      case "InvalidEndpoint":
-        return `invalid DynamoDB endpoint: ${this.detail}`
-    }
+    return ErrorMessage.messageOf(this.engine, this.reason, this.detail)
   }
 }
 

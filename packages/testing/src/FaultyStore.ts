@@ -7,11 +7,13 @@
  *
  * @since 0.1.0
  */
+import * as FaultModel from "@leasehold/core/simulation/Fault"
+import * as FaultPlan from "@leasehold/core/simulation/FaultPlan"
 import type { LockError, LockStore } from "@leasehold/lock"
 import type * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
-import * as internal from "./internal/faultyStore.js"
+import * as internal from "./internal/faultyStore/store.js"
 
 /**
  * The operations a fault can be injected into.
@@ -47,17 +49,7 @@ export type Operation = LockStore.OperationName
  * @since 0.1.0
  * @category models
  */
-export type FaultKind =
-  | "retryable"
-  | "fatal"
-  | "latency"
-  | "hang"
-  | "slowResponse"
-  | "lostResponse"
-  | "lostTimeout"
-  | "lateTimeout"
-  | "lateRetry"
-  | "lateHang"
+export type FaultKind = FaultModel.FaultKind
 
 /**
  * All fault kinds, for summaries and generators.
@@ -65,7 +57,7 @@ export type FaultKind =
  * @since 0.1.0
  * @category constants
  */
-export const faultKinds: ReadonlyArray<FaultKind> = internal.faultKinds
+export const faultKinds: ReadonlyArray<FaultKind> = FaultModel.kinds
 
 /**
  * The kinds that hold a write and deliver it after its sender gave up.
@@ -73,27 +65,16 @@ export const faultKinds: ReadonlyArray<FaultKind> = internal.faultKinds
  * @since 0.2.0
  * @category constants
  */
-export const lateFaultKinds: ReadonlyArray<FaultKind> = internal.lateFaultKinds
+export const lateFaultKinds: ReadonlyArray<FaultKind> = FaultModel.lateKinds
 
 /**
+ * What goes wrong with one call: its kind, and the delays that kind takes (`ms`, and `giveUpMs` for the late kinds
+ * whose sender gives up).
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Fault {
-  readonly kind: FaultKind
-  /**
-   * Delay for `latency`, `hang`, `slowResponse`, `lostTimeout`, in milliseconds; for the late kinds, how long after
-   * it was sent the held request is delivered (at once without `ms`).
-   */
-  readonly ms?: number | undefined
-  /**
-   * For `lateTimeout` and `lateRetry`: when the sender gives up on the first copy, in milliseconds after sending it
-   * (at once without `giveUpMs`).
-   *
-   * @since 0.2.0
-   */
-  readonly giveUpMs?: number | undefined
-}
+export type Fault = FaultModel.Fault
 
 /**
  * One call as the plan sees it: which process made it, which operation, and how many calls of that operation this
@@ -102,11 +83,7 @@ export interface Fault {
  * @since 0.1.0
  * @category models
  */
-export interface Call {
-  readonly process: string
-  readonly operation: Operation
-  readonly nth: number
-}
+export type Call = FaultModel.Call
 
 /**
  * What a call asked: the request object its caller built (the very object, passed on unchanged), or the name for
@@ -141,7 +118,7 @@ export interface Delivery {
  * @since 0.1.0
  * @category models
  */
-export type Plan = (call: Call) => Fault | undefined
+export type Plan = FaultPlan.Plan
 
 /**
  * A fault pinned to one call.
@@ -149,13 +126,7 @@ export type Plan = (call: Call) => Fault | undefined
  * @since 0.1.0
  * @category models
  */
-export interface ScheduledFault {
-  /** Only calls of this process; any process when omitted. */
-  readonly process?: string | undefined
-  readonly operation: Operation
-  readonly nth: number
-  readonly fault: Fault
-}
+export type ScheduledFault = FaultModel.ScheduledFault
 
 /**
  * A plan from an explicit list: the replayable, shrinkable form.
@@ -163,7 +134,7 @@ export interface ScheduledFault {
  * @since 0.1.0
  * @category constructors
  */
-export const fromList: (faults: ReadonlyArray<ScheduledFault>) => Plan = internal.fromList
+export const fromList: (faults: ReadonlyArray<ScheduledFault>) => Plan = FaultPlan.fromList
 
 /**
  * A seeded random plan: each call gets a fault with probability `rate`, of a kind drawn from `kinds` (default: every
@@ -178,7 +149,7 @@ export const random: (options: {
   readonly rate: number
   readonly kinds?: ReadonlyArray<FaultKind> | undefined
   readonly maxMs?: number | undefined
-}) => Plan = internal.random
+}) => Plan = FaultPlan.random
 
 /**
  * @since 0.1.0

@@ -13,7 +13,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as internal from "./internal/nodeProgramChild.js"
+import * as internal from "./internal/nodeProgram/child.js"
 
 /**
  * @since 0.1.0

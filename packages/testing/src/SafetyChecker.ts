@@ -9,12 +9,16 @@
  *
  * @since 0.1.0
  */
-import type * as FaultyStore from "./FaultyStore.js"
-import * as Batch from "./internal/safety/batch.js"
-import * as FormatHistory from "./internal/safety/formatHistory.js"
-import * as Invariants from "./internal/safety/invariants.js"
-import * as Shrink from "./internal/safety/shrink.js"
-import type * as Simulation from "./Simulation.js"
+import * as Batch from "@leasehold/core/safety/Batch"
+import * as FormatHistory from "@leasehold/core/safety/FormatHistory"
+import * as Invariants from "@leasehold/core/safety/Invariant"
+import * as Reports from "@leasehold/core/safety/Report"
+import * as Shrink from "@leasehold/core/safety/Shrink"
+import type * as Tally from "@leasehold/core/safety/Tally"
+import * as Simulation from "./Simulation.js"
+
+/** Each schedule runs on this line's simulation, with a fresh memory store. */
+const run = (schedule: Simulation.Schedule): Simulation.History => Simulation.run(schedule)
 
 /**
  * The invariants.
@@ -48,18 +52,7 @@ import type * as Simulation from "./Simulation.js"
  * @since 0.1.0
  * @category models
  */
-export type Invariant =
-  | "mutualExclusion"
-  | "fenceOrder"
-  | "interruptBeforeTakeover"
-  | "fencedResource"
-  | "noDefects"
-  | "stopsWhenLost"
-  | "reentryProgress"
-  | "badOptionsRefused"
-  | "reservationBound"
-  | "permitLimit"
-  | "permitFences"
+export type Invariant = Invariants.Invariant
 
 /**
  * @since 0.1.0
@@ -71,10 +64,7 @@ export const invariants: ReadonlyArray<Invariant> = Invariants.invariants
  * @since 0.1.0
  * @category models
  */
-export interface Finding {
-  readonly invariant: Invariant
-  readonly message: string
-}
+export type Finding = Invariants.Finding
 
 /**
  * A checked history. `violations` break invariants the schedule's assumptions promise; `anomalies` break invariants
@@ -83,16 +73,7 @@ export interface Finding {
  * @since 0.1.0
  * @category models
  */
-export interface Report {
-  readonly history: Simulation.History
-  readonly expected: ReadonlyArray<Invariant>
-  readonly violations: ReadonlyArray<Finding>
-  readonly anomalies: ReadonlyArray<Finding>
-  /** Acquired sections checked. */
-  readonly sections: number
-  /** Writes the fenced resource rejected as stale. */
-  readonly staleWritesRejected: number
-}
+export type Report = Reports.Report
 
 /**
  * Which invariants must hold for a schedule. Mutual exclusion, fence order and interruption before takeover rely on
@@ -107,8 +88,7 @@ export interface Report {
  * @since 0.1.0
  * @category checking
  */
-export const expectedInvariants: (schedule: Simulation.Schedule) => ReadonlyArray<Invariant> =
-  Invariants.expectedInvariants
+export const expectedInvariants: (schedule: Simulation.Schedule) => ReadonlyArray<Invariant> = Invariants.expected
 
 /**
  * Checks every invariant over a history.
@@ -116,7 +96,7 @@ export const expectedInvariants: (schedule: Simulation.Schedule) => ReadonlyArra
  * @since 0.1.0
  * @category checking
  */
-export const check: (history: Simulation.History) => Report = Invariants.check
+export const check: (history: Simulation.History) => Report = Reports.check
 
 /**
  * Runs and checks one schedule.
@@ -124,7 +104,7 @@ export const check: (history: Simulation.History) => Report = Invariants.check
  * @since 0.1.0
  * @category checking
  */
-export const checkSchedule: (schedule: Simulation.Schedule) => Report = Invariants.checkSchedule
+export const checkSchedule = (schedule: Simulation.Schedule): Report => Reports.checkSchedule(schedule, run)
 
 /**
  * Reduces a schedule that fails `stillFails` to a smaller one that still does: drops sections, faults, force
@@ -146,19 +126,13 @@ export const shrink: (
  * @since 0.1.0
  * @category checking
  */
-export const failsLike: (report: Report) => (schedule: Simulation.Schedule) => boolean = Batch.failsLike
+export const failsLike = (report: Report): (schedule: Simulation.Schedule) => boolean => Batch.failsLike(report, run)
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface FailedSeed {
-  readonly seed: number
-  readonly mode: Simulation.Mode
-  readonly violations: ReadonlyArray<Finding>
-  /** The shrunk schedule's report. */
-  readonly shrunk: Report
-}
+export type FailedSeed = Batch.FailedSeed
 
 /**
  * Held writes delivered after their senders gave up, on locks or on semaphores, and how many of them landed after
@@ -168,13 +142,7 @@ export interface FailedSeed {
  * @since 0.2.0
  * @category models
  */
-export interface LateTally {
-  readonly delivered: number
-  readonly afterLaterWrite: number
-  readonly afterGiveBack: number
-  readonly afterAcquired: number
-  readonly afterRelease: number
-}
+export type LateTally = Tally.LateTally
 
 /**
  * What a batch saw of one class of schedules.
@@ -182,39 +150,7 @@ export interface LateTally {
  * @since 0.1.0
  * @category models
  */
-export interface ClassSummary {
-  readonly schedules: number
-  /** Acquired sections checked (children on their own lease included). */
-  readonly sections: number
-  readonly writes: number
-  readonly faults: number
-  readonly pauses: number
-  /** Force releases that cleared a holder, of those planned. */
-  readonly steals: number
-  readonly stealsPlanned: number
-  readonly clockSteps: number
-  /** Children forked, and how many of them ran on their parent's lease. */
-  readonly children: number
-  readonly childrenBorrowing: number
-  readonly badOptions: number
-  /** Acquired sections under a semaphore's permits, and how many of them removed holders whose leases were over. */
-  readonly permitSections: number
-  readonly permitTakeovers: number
-  /**
-   * Held writes delivered late, on locks and on semaphores.
-   *
-   * @since 0.2.0
-   */
-  readonly lateOnLocks: LateTally
-  readonly lateOnSemaphores: LateTally
-  /** Schedules with violations of what the class promises, and per invariant. */
-  readonly failed: number
-  readonly violations: Partial<Record<Invariant, number>>
-  /** Schedules breaking each invariant the class does not promise. */
-  readonly anomalies: Partial<Record<Invariant, number>>
-  /** The first few failing seeds. */
-  readonly failingSeeds: ReadonlyArray<number>
-}
+export type ClassSummary = Tally.ClassSummary
 
 /**
  * What a batch saw.
@@ -222,20 +158,7 @@ export interface ClassSummary {
  * @since 0.1.0
  * @category models
  */
-export interface Summary {
-  readonly schedules: number
-  readonly byMode: Record<string, number>
-  readonly byClass: Partial<Record<Simulation.Mode, ClassSummary>>
-  readonly sections: number
-  readonly writes: number
-  readonly staleWritesRejected: number
-  readonly faultsByKind: Record<FaultyStore.FaultKind, number>
-  readonly pauses: number
-  /** Per mode/takeover: how many schedules broke each invariant the mode does not promise. */
-  readonly anomalies: Record<string, Partial<Record<Invariant, number>>>
-  readonly failures: ReadonlyArray<FailedSeed>
-  readonly elapsedMs: number
-}
+export type Summary = Batch.Summary
 
 /**
  * Runs seeds `from` .. `from + count - 1`, checks each, shrinks failures (the first `maxShrinks` of them: shrinking
@@ -251,7 +174,7 @@ export const runMany: (options: {
   readonly shrink?: boolean | undefined
   readonly maxShrinks?: number | undefined
   readonly onProgress?: ((done: number) => void) | undefined
-}) => Summary = Batch.runMany
+}) => Summary = (options) => Batch.runMany(options, run)
 
 /**
  * A readable history: the schedule, then every event in true-time order.

@@ -9,19 +9,19 @@
  *
  * @since 0.1.0
  */
+import * as BadOptionText from "@leasehold/core/simulation/BadOption"
+import * as Resource from "@leasehold/core/simulation/FencedResource"
+import * as Generate from "@leasehold/core/simulation/Generate"
+import type * as Histories from "@leasehold/core/simulation/History"
+import type * as LateDelivery from "@leasehold/core/simulation/LateDelivery"
+import * as Schedules from "@leasehold/core/simulation/Schedule"
+import type * as SectionRecords from "@leasehold/core/simulation/SectionRecord"
+import type * as WriteRecords from "@leasehold/core/simulation/WriteRecord"
 import type { Lock, LockStore } from "@leasehold/lock"
 import type * as Effect from "effect/Effect"
-import type * as FaultyStore from "./FaultyStore.js"
 import * as BadOptions from "./internal/simulation/badOptions.js"
 import * as ClockOffset from "./internal/simulation/clockOffset.js"
-import * as Resource from "./internal/simulation/fencedResource.js"
-import * as Generate from "./internal/simulation/generate.js"
-import type * as LateDelivery from "./internal/simulation/lateDelivery.js"
-import type * as Reservations from "./internal/simulation/reservations.js"
 import * as Run from "./internal/simulation/run.js"
-import type * as SectionParts from "./internal/simulation/sectionParts.js"
-import type * as SectionRecords from "./internal/simulation/sectionRecord.js"
-import type * as WriteRecords from "./internal/simulation/writeRecord.js"
 
 /**
  * What a schedule tests (its class). Apart from what each class adds, skew stays within `maxClockSkew` and pauses
@@ -51,18 +51,7 @@ import type * as WriteRecords from "./internal/simulation/writeRecord.js"
  * @since 0.1.0
  * @category models
  */
-export type Mode =
-  | "safe"
-  | "skew"
-  | "longPause"
-  | "wrapped"
-  | "reentry"
-  | "steal"
-  | "clockStep"
-  | "badOptions"
-  | "handOff"
-  | "semaphore"
-  | "late"
+export type Mode = Schedules.Mode
 
 /**
  * Every class, in the order summaries print them.
@@ -70,7 +59,7 @@ export type Mode =
  * @since 0.1.0
  * @category constants
  */
-export const modes: ReadonlyArray<Mode> = Generate.modes
+export const modes: ReadonlyArray<Mode> = Schedules.modes
 
 /**
  * A step of a process's wall clock at true time `at`: `jump` moves it by `ms` at once (negative: back); `freeze`
@@ -80,34 +69,19 @@ export const modes: ReadonlyArray<Mode> = Generate.modes
  * @since 0.1.0
  * @category models
  */
-export interface ClockStep {
-  readonly at: number
-  readonly kind: "jump" | "freeze"
-  readonly ms: number
-}
+export type ClockStep = Schedules.ClockStep
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface Pause {
-  /** True time (ms from the start) the pause begins. */
-  readonly at: number
-  readonly ms: number
-}
+export type Pause = Schedules.Pause
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface ProcessSpec {
-  readonly id: string
-  /** This process's wall clock minus true time, in ms. Its monotonic clock is not skewed. */
-  readonly offsetMs: number
-  readonly pauses: ReadonlyArray<Pause>
-  /** Steps of the wall clock on top of `offsetMs`. */
-  readonly clockSteps?: ReadonlyArray<ClockStep> | undefined
-}
+export type ProcessSpec = Schedules.ProcessSpec
 
 /**
  * How a section takes its lock. `withLock`: loss fails the section with `LockLost`. `acquire`: scoped, loss
@@ -119,7 +93,7 @@ export interface ProcessSpec {
  * @since 0.1.0
  * @category models
  */
-export type Api = "withLock" | "acquire" | "acquireInTimeout" | "acquireInRace" | "acquireInAll" | "acquireInLayer"
+export type Api = Schedules.Api
 
 /**
  * The acquire variants whose acquiring fiber ends before the section.
@@ -127,7 +101,7 @@ export type Api = "withLock" | "acquire" | "acquireInTimeout" | "acquireInRace" 
  * @since 0.1.0
  * @category constants
  */
-export const wrappedApis: ReadonlyArray<Api> = Generate.wrappedApis
+export const wrappedApis: ReadonlyArray<Api> = Schedules.wrappedApis
 
 /**
  * A child a section forks as soon as it holds its lock (with `Effect.fork` under `acquire`, after which the section's
@@ -138,7 +112,7 @@ export const wrappedApis: ReadonlyArray<Api> = Generate.wrappedApis
  * @since 0.1.0
  * @category models
  */
-export type ChildSpec = SectionParts.ChildSpec
+export type ChildSpec = Schedules.ChildSpec
 
 /**
  * A hand-off in the middle of a section: after `afterSteps` of its steps the section hands its lease off
@@ -148,7 +122,7 @@ export type ChildSpec = SectionParts.ChildSpec
  * @since 0.2.0
  * @category models
  */
-export type HandOffSpec = SectionParts.HandOffSpec
+export type HandOffSpec = Schedules.HandOffSpec
 
 /**
  * A section's use of a semaphore instead of a lock: `permits` of the semaphore of the section's name, whose limit is
@@ -157,7 +131,7 @@ export type HandOffSpec = SectionParts.HandOffSpec
  * @since 0.2.0
  * @category models
  */
-export type PermitSpec = SectionParts.PermitSpec
+export type PermitSpec = Schedules.PermitSpec
 
 /**
  * Data updates in a section: after each of its writes but the last, `lease.updateData` inside an `Effect.timeout` of
@@ -167,7 +141,7 @@ export type PermitSpec = SectionParts.PermitSpec
  * @since 0.2.0
  * @category models
  */
-export type DataUpdateSpec = SectionParts.DataUpdateSpec
+export type DataUpdateSpec = Schedules.DataUpdateSpec
 
 /**
  * An invalid option a section passes on top of the schedule's timings. The core must refuse each of them with
@@ -176,15 +150,7 @@ export type DataUpdateSpec = SectionParts.DataUpdateSpec
  * @since 0.1.0
  * @category models
  */
-export type BadOption =
-  | "maxClockSkewNaN"
-  | "maxClockSkewNegativeString"
-  | "maxClockSkewNegativeDuration"
-  | "safetyMarginNegativeBigint"
-  | "maxClockSkewInfinite"
-  | "waitNaN"
-  | "warnAtInsideMargin"
-  | "heartbeatNegative"
+export type BadOption = Schedules.BadOption
 
 /**
  * Every kind of invalid option, for generators.
@@ -192,7 +158,7 @@ export type BadOption =
  * @since 0.1.0
  * @category constants
  */
-export const badOptions: ReadonlyArray<BadOption> = BadOptions.badOptions
+export const badOptions: ReadonlyArray<BadOption> = BadOptionText.badOptions
 
 /**
  * The options a bad-option kind stands for, and how to show them.
@@ -212,28 +178,7 @@ export const badOptionValue: (
  * @since 0.1.0
  * @category models
  */
-export interface SectionSpec {
-  readonly process: string
-  readonly name: string
-  readonly at: number
-  readonly steps: number
-  readonly stepMs: number
-  /** Milliseconds to wait for the lock, or "forever". */
-  readonly wait: number | "forever"
-  readonly api: Api
-  /** The `Effect.timeout` around the acquire of `acquireInTimeout`, in ms. */
-  readonly timeoutMs?: number | undefined
-  readonly child?: ChildSpec | undefined
-  readonly badOption?: BadOption | undefined
-  readonly handOff?: HandOffSpec | undefined
-  /**
-   * Takes permits of the semaphore `name` instead of its lock: `Semaphore.withPermits` for the `withLock` api, a
-   * scoped `Semaphore.acquire` otherwise. No child, no hand-off.
-   */
-  readonly semaphore?: PermitSpec | undefined
-  /** Lock sections only. */
-  readonly updates?: DataUpdateSpec | undefined
-}
+export type SectionSpec = Schedules.SectionSpec
 
 /**
  * An operator's `forceRelease` of `name` at true time `at`, straight on the store.
@@ -241,10 +186,7 @@ export interface SectionSpec {
  * @since 0.1.0
  * @category models
  */
-export interface Steal {
-  readonly at: number
-  readonly name: string
-}
+export type Steal = Schedules.Steal
 
 /**
  * Lock options every process uses, in ms.
@@ -252,13 +194,7 @@ export interface Steal {
  * @since 0.1.0
  * @category models
  */
-export interface LockTimings {
-  readonly leaseMs: number
-  readonly heartbeatMs: number
-  readonly safetyMarginMs: number
-  readonly maxClockSkewMs: number
-  readonly pollIntervalMs: number
-}
+export type LockTimings = Schedules.LockTimings
 
 /**
  * A complete, replayable description of one run.
@@ -266,18 +202,7 @@ export interface LockTimings {
  * @since 0.1.0
  * @category models
  */
-export interface Schedule {
-  readonly seed: number
-  readonly mode: Mode
-  readonly takeover: "absolute" | "observed"
-  readonly timings: LockTimings
-  readonly processes: ReadonlyArray<ProcessSpec>
-  readonly sections: ReadonlyArray<SectionSpec>
-  readonly faults: ReadonlyArray<FaultyStore.ScheduledFault>
-  readonly steals?: ReadonlyArray<Steal> | undefined
-  /** When planned work stops and every remaining fiber is interrupted, in true ms. */
-  readonly horizonMs: number
-}
+export type Schedule = Schedules.Schedule
 
 /**
  * How a planned section ended.
@@ -309,11 +234,7 @@ export type WriteRecord = WriteRecords.WriteRecord
  * @since 0.1.0
  * @category models
  */
-export interface FaultRecord {
-  readonly at: number
-  readonly call: FaultyStore.Call
-  readonly fault: FaultyStore.Fault
-}
+export type FaultRecord = Histories.FaultRecord
 
 /**
  * An operator's force release as it happened: `fence` and `holder` of the lease it cleared, if one was held.
@@ -321,18 +242,13 @@ export interface FaultRecord {
  * @since 0.1.0
  * @category models
  */
-export interface StealRecord {
-  readonly at: number
-  readonly name: string
-  readonly fence: number | undefined
-  readonly holder: string | undefined
-}
+export type StealRecord = Histories.StealRecord
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type ReservationRecord = Reservations.ReservationRecord
+export type ReservationRecord = Histories.ReservationRecord
 
 /**
  * What the process that sent a held write had written to the same lock or semaphore by the time it was delivered:
@@ -359,20 +275,7 @@ export type DeliveryRecord = LateDelivery.DeliveryRecord
  * @since 0.1.0
  * @category models
  */
-export interface History {
-  readonly schedule: Schedule
-  readonly sections: ReadonlyArray<SectionRecord>
-  readonly writes: ReadonlyArray<WriteRecord>
-  readonly faults: ReadonlyArray<FaultRecord>
-  readonly steals?: ReadonlyArray<StealRecord> | undefined
-  readonly reservations?: ReadonlyArray<ReservationRecord> | undefined
-  /** Held writes delivered after their senders gave up, in the order the store applied them. */
-  readonly deliveries?: ReadonlyArray<DeliveryRecord> | undefined
-  /** True time when the last fiber finished. */
-  readonly endedAt: number
-  /** Whether every fiber finished before the simulation's time cap. */
-  readonly finished: boolean
-}
+export type History = Histories.History
 
 /**
  * A downstream store that accepts a write only if its fence is at least the highest it has seen for the name: what
@@ -381,15 +284,13 @@ export interface History {
  * @since 0.1.0
  * @category models
  */
-export interface FencedResource {
-  readonly write: (name: string, fence: number) => { readonly accepted: boolean; readonly highestBefore?: number }
-}
+export type FencedResource = Resource.FencedResource
 
 /**
  * @since 0.1.0
  * @category constructors
  */
-export const makeFencedResource: () => FencedResource = Resource.makeFencedResource
+export const makeFencedResource: () => FencedResource = Resource.make
 
 /**
  * Runs `self` with a wall clock `offsetMs` ahead of (negative: behind) the clock in context, e.g. `TestClock`, for a
@@ -408,7 +309,7 @@ export const withClockOffset: (
  * @since 0.1.0
  * @category constants
  */
-export const defaultTimings: LockTimings = Generate.defaultTimings
+export const defaultTimings: LockTimings = Schedules.defaultTimings
 
 /**
  * A random schedule from a seed. The same seed always gives the same schedule. `mode` defaults to a seeded choice:

@@ -10,8 +10,8 @@ import { DynamoServer } from "@leasehold/testing"
 import { ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import * as Http from "node:http"
 import * as Net from "node:net"
-import * as DynamoDBLocal from "../src/internal/dynamoDBLocal.js"
-import * as Proxy from "../src/internal/proxy.js"
+import * as DynamoDBLocal from "../src/internal/dynamoServer/dynamoDBLocal.js"
+import * as Proxy from "../src/internal/dynamoServer/proxy.js"
 
 // A client that fails at once instead of retrying, so a refused or aborted request shows up as one failure.
 const clientFor = (server: DynamoServer.Service) =>

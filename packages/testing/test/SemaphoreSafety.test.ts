@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { LockStore } from "@leasehold/lock"
 import { Effect } from "effect"
-import { main } from "../src/internal/checkSafetyMain.js"
+import { main } from "../src/internal/safety/checkSafetyMain.js"
 import * as SafetyChecker from "../src/SafetyChecker.js"
 import * as Simulation from "../src/Simulation.js"
 

@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as DynamoServer from "../../DynamoServer.js"
-import * as Dynalite from "../dynalite.js"
-import * as DynamoDBLocal from "../dynamoDBLocal.js"
+import * as Dynalite from "./dynalite.js"
+import * as DynamoDBLocal from "./dynamoDBLocal.js"
 import {
   defaultRegion,
   type Failure,

@@ -11,8 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as DynamoServer from "../../DynamoServer.js"
-import * as Proxy from "../proxy.js"
-import type * as StartError from "../startError.js"
+import * as Proxy from "./proxy.js"
+import type * as StartError from "./startError.js"
 
 /**
  * The fields of a `DynamoServerError`: why a server could not be started or reached.

@@ -4,15 +4,15 @@
  *
  * @internal
  */
+import * as WallClock from "@leasehold/core/simulation/WallClock"
 import { LockStore } from "@leasehold/lock"
 import type * as Clock from "effect/Clock"
 import * as FaultyStore from "../../FaultyStore.js"
 import type * as Simulation from "../../Simulation.js"
-import { Gate, processClock, type Timeline } from "../timeline.js"
-import { wallOffset } from "./clockOffset.js"
 import * as PermitGrants from "./permitGrants.js"
 import type { Recorder } from "./recorder.js"
 import * as Reservations from "./reservations.js"
+import { Gate, processClock, type Timeline } from "./timeline.js"
 
 /** @internal */
 export interface Process {
@@ -40,7 +40,7 @@ export const makeProcesses = (
       timeline.schedule(pause.at, () => gate.pause())
       timeline.schedule(pause.at + pause.ms, () => gate.resume())
     }
-    const clock = processClock(timeline, wallOffset(spec), gate)
+    const clock = processClock(timeline, WallClock.offsetOf(spec), gate)
     const recorded = Reservations.recording(
       PermitGrants.recording(backing, recorder.permitGrants),
       spec.id,

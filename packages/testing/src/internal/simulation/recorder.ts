@@ -5,6 +5,8 @@
  *
  * @internal
  */
+import * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
+import * as WriteRecord from "@leasehold/core/simulation/WriteRecord"
 import type { Lease, LockError } from "@leasehold/lock"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -12,10 +14,9 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
-import type { Timeline } from "../timeline.js"
-import { makeFencedResource } from "./fencedResource.js"
 import { type LateLog, makeLateLog } from "./lateDelivery.js"
 import type { PermitGrant } from "./permitGrants.js"
+import type { Timeline } from "./timeline.js"
 
 /** @internal */
 export interface Recorder {
@@ -69,31 +70,6 @@ export interface Held {
   readonly lost: Effect.Effect<never, LockError.LockLost>
 }
 
-const describeStatus = (status: Lease.LeaseStatus): string =>
-  status._tag === "Lost" ? `Lost(${status.error.reason})` : status._tag
-
-/** Owners are random per acquisition; keep histories comparable between replays. */
-const withoutOwners = (text: string) => text.replace(/\b[0-9a-f]{32}\b/g, "<owner>")
-
-/** The fields of a lock error a history keeps. */
-interface ErrorFields {
-  readonly _tag?: string
-  readonly message?: string
-  readonly fence?: number
-  readonly reason?: string
-}
-
-const outcomeOfError = (error: ErrorFields): Simulation.Outcome =>
-  error._tag === "LockLost"
-    ? "lost"
-    : error._tag === "LockNotAcquired" || error._tag === "TimeoutException"
-    ? "notAcquired"
-    : error._tag === "LockStoreError"
-    ? "storeError"
-    : error._tag === "LockConfigError"
-    ? "configError"
-    : "defect"
-
 const recordExit = (record: Simulation.SectionRecord, exit: Exit.Exit<unknown, unknown>): void => {
   if (Exit.isSuccess(exit)) {
     record.outcome = "completed"
@@ -101,13 +77,7 @@ const recordExit = (record: Simulation.SectionRecord, exit: Exit.Exit<unknown, u
   }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure)) {
-    const error = failure.value as ErrorFields
-    record.outcome = outcomeOfError(error)
-    if (error._tag === "LockLost") {
-      record.lostFence = error.fence
-      record.lostReason = error.reason
-    }
-    record.detail = withoutOwners(error.message ?? String(error))
+    SectionRecord.failWith(record, failure.value as SectionRecord.ErrorFields)
   } else if (Cause.isDie(exit.cause)) {
     record.outcome = "defect"
     record.detail = Cause.pretty(exit.cause)
@@ -122,49 +92,22 @@ const recordExit = (record: Simulation.SectionRecord, exit: Exit.Exit<unknown, u
  * @internal
  */
 export const makeRecorder = (timeline: Timeline): Recorder => {
-  const resource = makeFencedResource()
+  const log = WriteRecord.makeLog()
   const sections: Array<Simulation.SectionRecord> = []
-  const writes: Array<Simulation.WriteRecord> = []
 
   const write = (name: string, fence: number, section: number, by: number, permits: number | undefined) =>
-    Effect.sync(() => {
-      const result: ReturnType<Simulation.FencedResource["write"]> = permits === undefined
-        ? resource.write(name, fence)
-        : { accepted: true }
-      writes.push({
-        at: timeline.now,
-        name,
-        fence,
-        section,
-        ...(by === section ? {} : { by }),
-        accepted: result.accepted,
-        highestBefore: result.highestBefore,
-        ...(permits === undefined ? {} : { permits })
-      })
-    })
+    Effect.sync(() => log.write(timeline.now, name, fence, section, by, permits))
 
   return {
     sections,
-    writes,
+    writes: log.writes,
     faults: [],
     steals: [],
     reservations: [],
     permitGrants: new Map(),
     late: makeLateLog(timeline),
     newSection: (index, process, name, api) => {
-      const record: Simulation.SectionRecord = {
-        index,
-        process,
-        name,
-        api,
-        fence: undefined,
-        start: undefined,
-        end: undefined,
-        outcome: "unfinished",
-        finishedAt: undefined,
-        leaseStatus: undefined,
-        detail: undefined
-      }
+      const record = SectionRecord.make(index, process, name, api)
       sections.push(record)
       return record
     },
@@ -185,7 +128,7 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
       Effect.flatMap(lease.status, (status) =>
         Effect.sync(() => {
           record.end = timeline.now
-          record.leaseStatus = describeStatus(status)
+          record.leaseStatus = SectionRecord.describeStatus(status)
         })),
     watchLoss: (record, lease, daemons) =>
       Effect.flatMap(

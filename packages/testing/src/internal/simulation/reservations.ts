@@ -4,27 +4,11 @@
  *
  * @internal
  */
+import type * as History from "@leasehold/core/simulation/History"
 import type { LockStore } from "@leasehold/lock"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { Timeline } from "../timeline.js"
-
-/**
- * `at` is true time, when the store applied the call; `reservedUntil` is on the reserver's clock.
- *
- * @internal
- */
-export interface ReservationRecord {
-  /** `reserved`: `process` reserved the lock for `owner`; `refused`: `owner`'s reservation refused its acquire. */
-  readonly kind: "reserved" | "refused"
-  readonly at: number
-  readonly process: string
-  readonly name: string
-  readonly owner: string
-  readonly reservedUntil: number
-  /** How long a reservation made lasts: it lapses `reserveMs` after `at` in true time. 0 for a refusal. */
-  readonly reserveMs: number
-}
+import type { Timeline } from "./timeline.js"
 
 /**
  * `backing` as `process` uses it, pushing to `records`. Wrapped below the fault wrapper, so the times are those at
@@ -40,7 +24,7 @@ export const recording = (
   backing: LockStore.LockStore,
   process: string,
   timeline: Timeline,
-  records: Array<ReservationRecord>,
+  records: Array<History.ReservationRecord>,
   clock: Clock.Clock
 ): LockStore.LockStore => ({
   ...backing,

@@ -12,11 +12,11 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type * as Simulation from "../../Simulation.js"
-import { Timeline } from "../timeline.js"
 import { permitSection } from "./permitSection.js"
 import { makeProcesses } from "./process.js"
 import { makeRecorder } from "./recorder.js"
 import { section, type World } from "./section.js"
+import { Timeline } from "./timeline.js"
 
 /** How long after the horizon the finalizers (releases with their timeouts) may take. */
 const drainMs = 120_000

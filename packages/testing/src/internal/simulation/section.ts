@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import * as SectionOptions from "@leasehold/core/simulation/SectionOptions"
 import { type Lease, type LeaseHandoff, Lock, LockStore } from "@leasehold/lock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -13,11 +14,11 @@ import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import type * as Scope from "effect/Scope"
 import type * as Simulation from "../../Simulation.js"
-import type { Timeline } from "../timeline.js"
 import { badOptionValue } from "./badOptions.js"
 import { dataUpdates } from "./dataUpdates.js"
 import type { Process } from "./process.js"
 import type { Recorder } from "./recorder.js"
+import type { Timeline } from "./timeline.js"
 
 /**
  * What the sections of one run share.
@@ -47,20 +48,10 @@ const watchLoss = (world: World, lease: Lease.Lease, record: Simulation.SectionR
  *
  * @internal
  */
-export const optionsOf = (world: World, spec: Simulation.SectionSpec, index: number): Lock.LockOptions => {
-  const t = world.schedule.timings
-  return {
-    lease: t.leaseMs,
-    heartbeat: t.heartbeatMs,
-    safetyMargin: t.safetyMarginMs,
-    maxClockSkew: t.maxClockSkewMs,
-    pollInterval: t.pollIntervalMs,
-    takeover: world.schedule.takeover,
-    wait: spec.wait,
-    holder: `${spec.process}#${index}`,
-    ...(spec.badOption === undefined ? {} : badOptionValue(spec.badOption, t).options)
-  }
-}
+export const optionsOf = (world: World, spec: Simulation.SectionSpec, index: number): Lock.LockOptions => ({
+  ...SectionOptions.of(world.schedule, spec, index),
+  ...(spec.badOption === undefined ? {} : badOptionValue(spec.badOption, world.schedule.timings).options)
+})
 
 /** The child section `index` forks while it holds `parent`, recorded as use `sections.length + index`. */
 const child = (
@@ -75,7 +66,7 @@ const child = (
   const childIndex = world.schedule.sections.length + index
   const childRecord = recorder.newSection(childIndex, spec.process, spec.name, "child")
   childRecord.parent = index
-  const childOptions: Lock.LockOptions = { ...options, holder: `${spec.process}#${childIndex}` }
+  const childOptions: Lock.LockOptions = { ...options, holder: SectionOptions.holderOf(spec.process, childIndex) }
   const childBody = (lease: Lease.Lease) =>
     Effect.suspend(() => {
       childRecord.fence = lease.fence

@@ -2,56 +2,24 @@
  * Random schedules from a seed: a base of processes, sections and store faults drawn from one stream, and what each
  * class adds on top drawn from another.
  *
- * @internal
+ * @since 0.2.0
  */
-import * as FaultyStore from "../../FaultyStore.js"
-import type * as Simulation from "../../Simulation.js"
-import { prng } from "../prng.js"
-import { badOptions } from "./badOptions.js"
-import { baseFaultKinds, draws } from "./draws.js"
-import { withLateDelivery } from "./lateSchedule.js"
-import { withSemaphores } from "./permitSchedule.js"
-import { handedOff, lengthen } from "./sectionDraws.js"
+import * as BadOption from "./BadOption.js"
+import * as Draws from "./Draws.js"
+import type * as Fault from "./Fault.js"
+import * as LateSchedule from "./LateSchedule.js"
+import * as PermitSchedule from "./PermitSchedule.js"
+import * as Prng from "./Prng.js"
+import * as Schedule from "./Schedule.js"
+import * as SectionDraws from "./SectionDraws.js"
 
-/** @internal */
-export const defaultTimings: Simulation.LockTimings = {
-  leaseMs: 2_000,
-  heartbeatMs: 600,
-  safetyMarginMs: 400,
-  maxClockSkewMs: 1_000,
-  pollIntervalMs: 200
-}
-
-/** @internal */
-export const modes: ReadonlyArray<Simulation.Mode> = [
-  "safe",
-  "skew",
-  "longPause",
-  "wrapped",
-  "reentry",
-  "steal",
-  "clockStep",
-  "badOptions",
-  "handOff",
-  "semaphore",
-  "late"
-]
-
-/** @internal */
-export const wrappedApis: ReadonlyArray<Simulation.Api> = [
-  "acquireInTimeout",
-  "acquireInRace",
-  "acquireInAll",
-  "acquireInLayer"
-]
-
-const storeOperations: ReadonlyArray<FaultyStore.Operation> = ["tryAcquire", "renew", "renew", "release"]
+const storeOperations: ReadonlyArray<Fault.Operation> = ["tryAcquire", "renew", "renew", "release"]
 
 /**
  * Seeded share of each class when no mode is asked for: mostly `safe`. A class added later takes its share from
  * `safe` and comes right after it, so that every other seed keeps its class.
  */
-const modeShares: ReadonlyArray<readonly [Simulation.Mode, number]> = [
+const modeShares: ReadonlyArray<readonly [Schedule.Mode, number]> = [
   ["safe", 0.24],
   ["late", 0.07],
   ["skew", 0.1],
@@ -67,16 +35,22 @@ const modeShares: ReadonlyArray<readonly [Simulation.Mode, number]> = [
 
 const hour = 3_600_000
 
-/** @internal */
+/**
+ * A random schedule from a seed. The same seed always gives the same schedule. `mode` defaults to a seeded choice:
+ * mostly `safe`, some of every other class.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
 export const generate = (
   seed: number,
-  options?: { readonly mode?: Simulation.Mode | undefined }
-): Simulation.Schedule => {
-  const next = prng(seed)
-  const { int, pick } = draws(next)
-  const timings = defaultTimings
+  options?: { readonly mode?: Schedule.Mode | undefined }
+): Schedule.Schedule => {
+  const next = Prng.make(seed)
+  const { int, pick } = Draws.make(next)
+  const timings = Schedule.defaultTimings
   const modeDraw = next()
-  let mode: Simulation.Mode = options?.mode ?? "safe"
+  let mode: Schedule.Mode = options?.mode ?? "safe"
   if (options?.mode === undefined) {
     let share = 0
     for (const [m, p] of modeShares) {
@@ -92,12 +66,12 @@ export const generate = (
   const withinSkew = () => Math.round((next() - 0.5) * 0.98 * timings.maxClockSkewMs)
   const skewed = mode === "skew" ? int(0, processCount - 1) : -1
   const paused = mode === "longPause" ? int(0, processCount - 1) : -1
-  const processes: Array<Simulation.ProcessSpec> = []
+  const processes: Array<Schedule.ProcessSpec> = []
   for (let i = 0; i < processCount; i++) {
     const offsetMs = i === skewed
       ? (next() < 0.5 ? -1 : 1) * Math.round(timings.maxClockSkewMs * (1.5 + next() * 1.5))
       : withinSkew()
-    const pauses: Array<Simulation.Pause> = []
+    const pauses: Array<Schedule.Pause> = []
     let at = int(0, 3_000)
     const count = i === paused ? 1 : int(0, 3)
     for (let k = 0; k < count && at < horizonMs; k++) {
@@ -110,7 +84,7 @@ export const generate = (
     processes.push({ id: `p${i + 1}`, offsetMs, pauses })
   }
   const names = ["a", "b"].slice(0, int(1, 2))
-  const sections: Array<Simulation.SectionSpec> = []
+  const sections: Array<Schedule.SectionSpec> = []
   const sectionCount = int(3, 8)
   for (let i = 0; i < sectionCount; i++) {
     sections.push({
@@ -124,11 +98,11 @@ export const generate = (
     })
   }
   sections.sort((x, y) => x.at - y.at)
-  const faults: Array<FaultyStore.ScheduledFault> = []
+  const faults: Array<Fault.ScheduledFault> = []
   const faultCount = int(0, 10)
   for (let i = 0; i < faultCount; i++) {
     const operation = pick(storeOperations)
-    const kind = pick(baseFaultKinds)
+    const kind = pick(Draws.baseFaultKinds)
     const ms = kind === "latency" ? int(1, 300) : int(100, timings.leaseMs * 3)
     faults.push({
       process: pick(processes).id,
@@ -138,21 +112,21 @@ export const generate = (
     })
   }
   // Faults on reservations come from a stream of their own, so that they never shift the draws above.
-  faults.push(...reserveFaults(prng(seed ^ 0x27d4eb2f), processes))
-  const base: Simulation.Schedule = { seed, mode, takeover, timings, processes, sections, faults, horizonMs }
+  faults.push(...reserveFaults(Prng.make(seed ^ 0x27d4eb2f), processes))
+  const base: Schedule.Schedule = { seed, mode, takeover, timings, processes, sections, faults, horizonMs }
   // What a class adds comes from a stream of its own, so that it never shifts the draws of the base schedule.
-  return extend(base, prng(seed ^ 0x5bd1e995))
+  return extend(base, Prng.make(seed ^ 0x5bd1e995))
 }
 /** A few faults on `reserve`, of any kind: a reservation that fails or hangs must never fail or stall an acquire. */
 const reserveFaults = (
   next: () => number,
-  processes: ReadonlyArray<Simulation.ProcessSpec>
-): Array<FaultyStore.ScheduledFault> => {
-  const { int, pick } = draws(next)
-  const faults: Array<FaultyStore.ScheduledFault> = []
+  processes: ReadonlyArray<Schedule.ProcessSpec>
+): Array<Fault.ScheduledFault> => {
+  const { int, pick } = Draws.make(next)
+  const faults: Array<Fault.ScheduledFault> = []
   const count = int(0, 3)
   for (let i = 0; i < count; i++) {
-    const kind = pick(baseFaultKinds)
+    const kind = pick(Draws.baseFaultKinds)
     faults.push({
       process: pick(processes).id,
       operation: "reserve",
@@ -166,10 +140,10 @@ const reserveFaults = (
 }
 
 /** Adds what `schedule.mode` needs beyond the base schedule, drawing from `next`. */
-const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.Schedule => {
-  const { int, pick } = draws(next)
-  const wrap = (s: Simulation.SectionSpec): Simulation.SectionSpec => {
-    const api = pick(wrappedApis)
+const extend = (schedule: Schedule.Schedule, next: () => number): Schedule.Schedule => {
+  const { int, pick } = Draws.make(next)
+  const wrap = (s: Schedule.SectionSpec): Schedule.SectionSpec => {
+    const api = pick(Schedule.wrappedApis)
     return api === "acquireInTimeout" ? { ...s, api, timeoutMs: int(200, 6_000) } : { ...s, api }
   }
   switch (schedule.mode) {
@@ -180,7 +154,7 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
     case "wrapped": {
       // Renews that hang past the local deadline: the lease expires while the section runs.
       const used = [...new Set(schedule.sections.map((s) => s.process))].sort()
-      const hangs: Array<FaultyStore.ScheduledFault> = []
+      const hangs: Array<Fault.ScheduledFault> = []
       const count = int(2, 4)
       for (let i = 0; i < count; i++) {
         hangs.push({
@@ -194,7 +168,7 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
         ...schedule,
         faults: [...schedule.faults, ...hangs],
         // Long enough to have steps left when the lease runs out.
-        sections: schedule.sections.map((s) => next() < 0.75 ? wrap(lengthen(s, next)) : s)
+        sections: schedule.sections.map((s) => next() < 0.75 ? wrap(SectionDraws.lengthen(s, next)) : s)
       }
     }
     case "reentry":
@@ -217,7 +191,7 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
       }
     case "steal": {
       const names = [...new Set(schedule.sections.map((s) => s.name))].sort()
-      const steals: Array<Simulation.Steal> = []
+      const steals: Array<Schedule.Steal> = []
       const count = int(1, 4)
       for (let i = 0; i < count; i++) steals.push({ at: int(0, 12_000), name: pick(names) })
       steals.sort((x, y) => x.at - y.at)
@@ -229,13 +203,13 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
       const stepped = schedule.processes.findIndex((p) => p.id === busy)
       const processes = schedule.processes.map((p, i) => {
         if (i !== stepped && next() < 0.6) return p
-        const clockSteps: Array<Simulation.ClockStep> = []
+        const clockSteps: Array<Schedule.ClockStep> = []
         let at = int(0, 7_000)
         const count = int(1, 2)
         for (let k = 0; k < count && at < schedule.horizonMs; k++) {
           const draw = next()
           // Freezes long enough for an observer to see a holder's record stay the same for a full lease.
-          const step: Simulation.ClockStep = draw < 0.6
+          const step: Schedule.ClockStep = draw < 0.6
             ? { at, kind: "freeze", ms: int(3_000, 9_000) }
             : draw < 0.85
             ? { at, kind: "jump", ms: (next() < 0.5 ? -1 : 1) * int(hour / 2, 2 * hour) }
@@ -247,20 +221,23 @@ const extend = (schedule: Simulation.Schedule, next: () => number): Simulation.S
       })
       // Sections that hold the lock for longer than a lease, and waiters that watch them meanwhile.
       const sections = schedule.sections.map((s) =>
-        next() < 0.6 ? { ...lengthen(s, next), wait: next() < 0.7 ? "forever" as const : s.wait } : s
+        next() < 0.6 ? { ...SectionDraws.lengthen(s, next), wait: next() < 0.7 ? "forever" as const : s.wait } : s
       )
       return { ...schedule, processes, sections }
     }
     case "badOptions":
       return {
         ...schedule,
-        sections: schedule.sections.map((s) => next() < 0.5 ? { ...s, badOption: pick(badOptions) } : s)
+        sections: schedule.sections.map((s) => next() < 0.5 ? { ...s, badOption: pick(BadOption.badOptions) } : s)
       }
     case "semaphore":
-      return withSemaphores(schedule, next)
+      return PermitSchedule.withSemaphores(schedule, next)
     case "handOff":
-      return { ...schedule, sections: schedule.sections.map((s) => next() < 0.6 ? handedOff(schedule, s, next) : s) }
+      return {
+        ...schedule,
+        sections: schedule.sections.map((s) => next() < 0.6 ? SectionDraws.handedOff(schedule, s, next) : s)
+      }
     case "late":
-      return withLateDelivery(schedule, next)
+      return LateSchedule.withLateDelivery(schedule, next)
   }
 }

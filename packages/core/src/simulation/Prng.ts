@@ -1,11 +1,16 @@
 /**
  * A small seeded PRNG (mulberry32): schedules and fault plans must replay exactly from a seed, whatever the runtime.
  *
- * @internal
+ * @since 0.2.0
  */
 
-/** @internal */
-export const prng = (seed: number): () => number => {
+/**
+ * A stream of numbers in `[0, 1)` from `seed`: the same seed always gives the same stream.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (seed: number): () => number => {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6D2B79F5) >>> 0

@@ -8,17 +8,12 @@
  *
  * @internal
  */
+import * as Fault from "@leasehold/core/simulation/Fault"
 import type { LockError } from "@leasehold/lock"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as FaultyStore from "../FaultyStore.js"
-
-/** @internal */
-export const lateFaultKinds: ReadonlyArray<FaultyStore.FaultKind> = ["lateTimeout", "lateRetry", "lateHang"]
-
-/** @internal */
-export const isLate = (kind: FaultyStore.FaultKind): boolean => lateFaultKinds.includes(kind)
+import type * as FaultyStore from "../../FaultyStore.js"
 
 /**
  * `base` with its wall clock standing at `wallMs`: what a request built at that reading sees, however late it runs.
@@ -39,10 +34,6 @@ const sleepMs = (ms: number | undefined): Effect.Effect<void> =>
   ms === undefined || ms <= 0 ? Effect.void : Effect.sleep(Duration.millis(ms))
 
 const monotonicMs = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
-
-/** An acquire is never retried behind its caller's back: the caller must know that the first copy may still land. */
-const isAcquire = (call: FaultyStore.Call): boolean =>
-  call.operation === "tryAcquire" || call.operation === "tryAcquirePermits"
 
 /** @internal */
 export interface Held<A> {
@@ -86,7 +77,7 @@ export const send = <A>(held: Held<A>): Effect.Effect<A, LockError.LockStoreErro
       ? Effect.never
       : Effect.zipRight(
         sleepMs(fault.giveUpMs),
-        fault.kind === "lateRetry" && !isAcquire(held.call) ? asBuilt : held.timedOut
+        fault.kind === "lateRetry" && !Fault.isAcquire(held.call.operation) ? asBuilt : held.timedOut
       )
     return Effect.zipRight(Effect.forkDaemon(delivered), answer)
   })

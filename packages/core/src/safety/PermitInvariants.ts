@@ -2,16 +2,17 @@
  * The invariants of semaphores over a simulated history: no more permits held at once than the limit, and fences
  * that order acquisitions.
  *
- * @internal
+ * @since 0.2.0
  */
-import type * as SafetyChecker from "../../SafetyChecker.js"
-import type * as Simulation from "../../Simulation.js"
-import { endOfSection } from "./criticalSection.js"
+import type * as History from "../simulation/History.js"
+import type * as SectionRecord from "../simulation/SectionRecord.js"
+import { endOfSection } from "./CriticalSection.js"
+import type * as Invariant from "./Invariant.js"
 
-const label = (s: Simulation.SectionRecord) => `${s.process}#${s.index} (${s.permits} permits, fence ${s.fence})`
+const label = (s: SectionRecord.SectionRecord) => `${s.process}#${s.index} (${s.permits} permits, fence ${s.fence})`
 
-const byName = (sections: ReadonlyArray<Simulation.SectionRecord>) => {
-  const names = new Map<string, Array<Simulation.SectionRecord>>()
+const byName = (sections: ReadonlyArray<SectionRecord.SectionRecord>) => {
+  const names = new Map<string, Array<SectionRecord.SectionRecord>>()
   for (const s of sections) names.set(s.name, [...(names.get(s.name) ?? []), s])
   return names
 }
@@ -21,13 +22,14 @@ const byName = (sections: ReadonlyArray<Simulation.SectionRecord>) => {
  * each start, with sections that end at an instant no longer running at it, as for a lock's mutual exclusion. The
  * limit is the smallest the running sections asked with (every process uses the same one).
  *
- * @internal
+ * @since 0.2.0
+ * @category invariants
  */
 export const permitLimit = (
-  history: Simulation.History,
-  acquired: ReadonlyArray<Simulation.SectionRecord>
-): Array<SafetyChecker.Finding> => {
-  const findings: Array<SafetyChecker.Finding> = []
+  history: History.History,
+  acquired: ReadonlyArray<SectionRecord.SectionRecord>
+): Array<Invariant.Finding> => {
+  const findings: Array<Invariant.Finding> = []
   const endOf = endOfSection(history)
   for (const [name, list] of byName(acquired)) {
     const starts = [...list].sort((x, y) => x.start! - y.start! || x.index - y.index)
@@ -55,12 +57,13 @@ export const permitLimit = (
  * Per semaphore: acquisitions with no fence or with the same fence, and pairs where one was called after the other
  * had acquired (so its write came later) but got a fence not above it.
  *
- * @internal
+ * @since 0.2.0
+ * @category invariants
  */
-export const permitFences = (acquired: ReadonlyArray<Simulation.SectionRecord>): Array<SafetyChecker.Finding> => {
-  const findings: Array<SafetyChecker.Finding> = []
+export const permitFences = (acquired: ReadonlyArray<SectionRecord.SectionRecord>): Array<Invariant.Finding> => {
+  const findings: Array<Invariant.Finding> = []
   for (const [name, list] of byName(acquired)) {
-    const seen = new Map<number, Simulation.SectionRecord>()
+    const seen = new Map<number, SectionRecord.SectionRecord>()
     for (const s of list) {
       if (s.fence === undefined) {
         findings.push({ invariant: "permitFences", message: `semaphore "${name}": ${label(s)} ran with no fence` })

@@ -3,16 +3,16 @@
  * after their senders gave up, and the sections whose writes they hold: semaphores beside locks, acquires with a
  * finite wait, sections that update their data under a timeout or hand their lease off.
  *
- * @internal
+ * @since 0.2.0
  */
-import * as FaultyStore from "../../FaultyStore.js"
-import type * as Simulation from "../../Simulation.js"
-import { draws } from "./draws.js"
-import { withSemaphores } from "./permitSchedule.js"
-import { handedOff, lengthen } from "./sectionDraws.js"
+import * as Draws from "./Draws.js"
+import * as Fault from "./Fault.js"
+import * as PermitSchedule from "./PermitSchedule.js"
+import type * as Schedule from "./Schedule.js"
+import * as SectionDraws from "./SectionDraws.js"
 
 /** A lock's writes, weighted as a process makes them: renews most, releases (and give-backs) next. */
-const lockWrites: ReadonlyArray<FaultyStore.Operation> = [
+const lockWrites: ReadonlyArray<Fault.Operation> = [
   "tryAcquire",
   "renew",
   "renew",
@@ -21,7 +21,7 @@ const lockWrites: ReadonlyArray<FaultyStore.Operation> = [
   "reserve"
 ]
 
-const permitWrites: ReadonlyArray<FaultyStore.Operation> = [
+const permitWrites: ReadonlyArray<Fault.Operation> = [
   "tryAcquirePermits",
   "renewPermits",
   "renewPermits",
@@ -38,13 +38,13 @@ const heldInARow = 4
 
 /** How long the network holds a write: a moment, or up to a few leases (past the sender's next writes). */
 const heldMsOf = (leaseMs: number, next: () => number): number => {
-  const { int } = draws(next)
+  const { int } = Draws.make(next)
   return next() < 0.5 ? int(1, leaseMs / 2) : int(leaseMs / 2, 3 * leaseMs)
 }
 
 /** A held write of `kind`, drawn from `next` for lease `leaseMs`. */
-const heldFault = (kind: FaultyStore.FaultKind, leaseMs: number, next: () => number): FaultyStore.Fault => {
-  const { int } = draws(next)
+const heldFault = (kind: Fault.FaultKind, leaseMs: number, next: () => number): Fault.Fault => {
+  const { int } = Draws.make(next)
   const heldMs = heldMsOf(leaseMs, next)
   if (kind === "lateHang") return { kind, ms: heldMs }
   // Mostly a short request timeout; sometimes most of a lease, so that the retry's answer comes too late to use.
@@ -54,8 +54,8 @@ const heldFault = (kind: FaultyStore.FaultKind, leaseMs: number, next: () => num
 
 /** What a targeted case adds: sections (replacing the one it aims at) and held writes. */
 interface Aimed {
-  readonly sections: ReadonlyArray<Simulation.SectionSpec>
-  readonly faults: ReadonlyArray<FaultyStore.ScheduledFault>
+  readonly sections: ReadonlyArray<Schedule.SectionSpec>
+  readonly faults: ReadonlyArray<Fault.ScheduledFault>
 }
 
 /**
@@ -63,12 +63,12 @@ interface Aimed {
  * semaphore, more permits than `holder` leaves free.
  */
 const contender = (
-  schedule: Simulation.Schedule,
-  holder: Simulation.SectionSpec,
+  schedule: Schedule.Schedule,
+  holder: Schedule.SectionSpec,
   afterMs: readonly [number, number],
   next: () => number
-): Array<Simulation.SectionSpec> => {
-  const { int, pick } = draws(next)
+): Array<Schedule.SectionSpec> => {
+  const { int, pick } = Draws.make(next)
   const others = schedule.processes.map((p) => p.id).filter((id) => id !== holder.process)
   if (others.length === 0) return []
   const permit = holder.semaphore
@@ -88,11 +88,11 @@ const contender = (
  * A holder that runs for a few leases, a contender, and the holder's process's renews held for longer than a lease
  * while its sender goes on (a timeout and a retry, or the transport's retry): each lands behind newer renews.
  */
-const lateRenews = (schedule: Simulation.Schedule, holder: Simulation.SectionSpec, next: () => number): Aimed => {
-  const { int, pick } = draws(next)
+const lateRenews = (schedule: Schedule.Schedule, holder: Schedule.SectionSpec, next: () => number): Aimed => {
+  const { int, pick } = Draws.make(next)
   const { leaseMs } = schedule.timings
-  const long = { ...lengthen(holder, next), steps: int(6, 10) }
-  const faults: Array<FaultyStore.ScheduledFault> = []
+  const long = { ...SectionDraws.lengthen(holder, next), steps: int(6, 10) }
+  const faults: Array<Fault.ScheduledFault> = []
   for (let k = 0; k < heldInARow; k++) {
     const giveUpMs = int(10, 600)
     faults.push({
@@ -111,25 +111,25 @@ const lateRenews = (schedule: Simulation.Schedule, holder: Simulation.SectionSpe
  * owner and tries again, and the give-back may land after an attempt that acquired.
  */
 const lateAnswer = (
-  schedule: Simulation.Schedule,
-  sections: ReadonlyArray<Simulation.SectionSpec>,
-  section: Simulation.SectionSpec,
+  schedule: Schedule.Schedule,
+  sections: ReadonlyArray<Schedule.SectionSpec>,
+  section: Schedule.SectionSpec,
   next: () => number
 ): Aimed => {
-  const { int, pick } = draws(next)
+  const { int, pick } = Draws.make(next)
   const { leaseMs, safetyMarginMs } = schedule.timings
   const semaphore = section.semaphore !== undefined
   // Each earlier use by the process made an acquire and a release, at least: the section's are the next ones.
   const before = sections.filter((s) => s.process === section.process && s.at < section.at).length
   const giveUpMs = int(leaseMs - safetyMarginMs, leaseMs)
-  const faults: Array<FaultyStore.ScheduledFault> = [{
+  const faults: Array<Fault.ScheduledFault> = [{
     process: section.process,
     operation: semaphore ? "tryAcquirePermits" : "tryAcquire",
     nth: before,
     fault: { kind: "lateRetry", ms: giveUpMs + heldMsOf(leaseMs, next), giveUpMs }
   }]
   for (let k = 0; k < heldInARow; k++) {
-    const kind = pick(FaultyStore.lateFaultKinds)
+    const kind = pick(Fault.lateKinds)
     const heldMs = int(leaseMs, 3 * leaseMs)
     const giveUp = int(10, 600)
     faults.push({
@@ -140,39 +140,44 @@ const lateAnswer = (
     })
   }
   // Once the holder has given its first write back and acquired again: it runs for a few leases, with a contender.
-  const long = { ...lengthen(section, next), steps: int(6, 10) }
+  const long = { ...SectionDraws.lengthen(section, next), steps: int(6, 10) }
   return { sections: [long, ...contender(schedule, long, [leaseMs, 3 * leaseMs], next)], faults }
 }
 
 /** Sections that take part: longer, updating their data under a timeout, handing off, waiting a finite time. */
-const varied = (schedule: Simulation.Schedule, next: () => number): Array<Simulation.SectionSpec> => {
-  const { int } = draws(next)
+const varied = (schedule: Schedule.Schedule, next: () => number): Array<Schedule.SectionSpec> => {
+  const { int } = Draws.make(next)
   return schedule.sections.map((s) => {
     let section = s
     const draw = next()
     // Holders that run for a few leases, whose renews a held one can land behind.
-    if (draw < 0.5) section = { ...lengthen(s, next), steps: int(4, 10) }
+    if (draw < 0.5) section = { ...SectionDraws.lengthen(s, next), steps: int(4, 10) }
     if (s.semaphore === undefined) {
       if (draw < 0.3) section = { ...section, updates: { timeoutMs: int(20, 1_500) } }
-      else if (draw > 0.85) section = handedOff(schedule, s, next)
+      else if (draw > 0.85) section = SectionDraws.handedOff(schedule, s, next)
     }
     // A finite wait bounds an acquire whose write is held: it gives the write back and gives up.
     return next() < 0.4 ? { ...section, wait: int(100, 4_000) } : section
   })
 }
 
-/** @internal */
-export const withLateDelivery = (schedule: Simulation.Schedule, next: () => number): Simulation.Schedule => {
-  const { int, pick } = draws(next)
+/**
+ * `schedule` with what the `late` class adds, drawn from `next`.
+ *
+ * @since 0.2.0
+ * @category generators
+ */
+export const withLateDelivery = (schedule: Schedule.Schedule, next: () => number): Schedule.Schedule => {
+  const { int, pick } = Draws.make(next)
   // Semaphores in half the schedules, some of their names' sections keeping the lock.
-  const mixed = next() < 0.5 ? withSemaphores(schedule, next, 0.6) : schedule
+  const mixed = next() < 0.5 ? PermitSchedule.withSemaphores(schedule, next, 0.6) : schedule
   let sections = varied(mixed, next)
   const senders = [...new Set(sections.map((s) => s.process))].sort()
   const operations = [
     ...(sections.some((s) => s.semaphore === undefined) ? lockWrites : []),
     ...(sections.some((s) => s.semaphore !== undefined) ? permitWrites : [])
   ]
-  const held: Array<FaultyStore.ScheduledFault> = []
+  const held: Array<Fault.ScheduledFault> = []
   const count = int(minHeld, maxHeld)
   for (let i = 0; i < count; i++) {
     const operation = pick(operations)
@@ -181,7 +186,7 @@ export const withLateDelivery = (schedule: Simulation.Schedule, next: () => numb
       process: pick(senders),
       operation,
       nth: int(0, renews ? 15 : 5),
-      fault: heldFault(pick(FaultyStore.lateFaultKinds), mixed.timings.leaseMs, next)
+      fault: heldFault(pick(Fault.lateKinds), mixed.timings.leaseMs, next)
     })
   }
   // One holder in most schedules is aimed at: its renews, or a late answer to its acquire, and a give-back.

@@ -1,19 +1,20 @@
 /**
  * What several classes draw for a planned section: longer steps, and a hand-off midway.
  *
- * @internal
+ * @since 0.2.0
  */
-import type * as Simulation from "../../Simulation.js"
-import { draws } from "./draws.js"
+import * as Draws from "./Draws.js"
+import type * as Schedule from "./Schedule.js"
 
 /**
  * `s` with at least a few steps of a few hundred ms: long enough to renew, and to have steps left when a lease runs
  * out.
  *
- * @internal
+ * @since 0.2.0
+ * @category generators
  */
-export const lengthen = (s: Simulation.SectionSpec, next: () => number): Simulation.SectionSpec => {
-  const { int } = draws(next)
+export const lengthen = (s: Schedule.SectionSpec, next: () => number): Schedule.SectionSpec => {
+  const { int } = Draws.make(next)
   return { ...s, steps: Math.max(s.steps, int(3, 6)), stepMs: Math.max(s.stepMs, int(300, 700)) }
 }
 
@@ -21,14 +22,15 @@ export const lengthen = (s: Simulation.SectionSpec, next: () => number): Simulat
  * `s`, lengthened, handing its lease off midway to another process of `schedule` (or a later "invocation" of its
  * own).
  *
- * @internal
+ * @since 0.2.0
+ * @category generators
  */
 export const handedOff = (
-  schedule: Simulation.Schedule,
-  s: Simulation.SectionSpec,
+  schedule: Schedule.Schedule,
+  s: Schedule.SectionSpec,
   next: () => number
-): Simulation.SectionSpec => {
-  const { int, pick } = draws(next)
+): Schedule.SectionSpec => {
+  const { int, pick } = Draws.make(next)
   const long = lengthen(s, next)
   const others = schedule.processes.map((p) => p.id).filter((id) => id !== s.process)
   return {

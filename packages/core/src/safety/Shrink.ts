@@ -1,19 +1,30 @@
 /**
  * The shrinker: drops and shortens parts of a failing schedule one at a time while it still fails.
  *
- * @internal
+ * @since 0.2.0
  */
-import type * as Simulation from "../../Simulation.js"
+import type * as Schedule from "../simulation/Schedule.js"
 
-/** @internal */
+/** How many runs a shrink takes at most, by default: each is a whole simulated run. */
+const defaultMaxRuns = 500
+
+/**
+ * Reduces a schedule that fails `stillFails` to a smaller one that still does: drops sections, faults, force
+ * releases, hand-offs, data updates, children, pauses, clock steps, clock offsets and idle processes one at a time,
+ * then shortens sections and children and takes one permit where a section took more, until nothing more can go or
+ * `maxRuns` candidates have been tried.
+ *
+ * @since 0.2.0
+ * @category checking
+ */
 export const shrink = (
-  schedule: Simulation.Schedule,
-  stillFails: (schedule: Simulation.Schedule) => boolean,
-  maxRuns = 500
-): Simulation.Schedule => {
+  schedule: Schedule.Schedule,
+  stillFails: (schedule: Schedule.Schedule) => boolean,
+  maxRuns = defaultMaxRuns
+): Schedule.Schedule => {
   let current = schedule
   let runs = 0
-  const attempt = (candidate: Simulation.Schedule) => {
+  const attempt = (candidate: Schedule.Schedule) => {
     if (runs >= maxRuns) return false
     runs++
     if (!stillFails(candidate)) return false

@@ -1,5 +1,5 @@
 /**
- * Fault plans (from a list, or seeded random) and the store wrapper that applies them.
+ * The store wrapper that applies a fault plan: each call numbered per operation, its fault applied as its kind says.
  *
  * @internal
  */
@@ -7,59 +7,8 @@ import { LockError, LockStore } from "@leasehold/lock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as FaultyStore from "../FaultyStore.js"
+import type * as FaultyStore from "../../FaultyStore.js"
 import * as HeldRequest from "./heldRequest.js"
-import { prng } from "./prng.js"
-
-/** @internal */
-export const faultKinds: ReadonlyArray<FaultyStore.FaultKind> = [
-  "retryable",
-  "fatal",
-  "latency",
-  "hang",
-  "slowResponse",
-  "lostResponse",
-  "lostTimeout",
-  ...HeldRequest.lateFaultKinds
-]
-
-/** @internal */
-export const lateFaultKinds = HeldRequest.lateFaultKinds
-
-/** @internal */
-export const fromList = (faults: ReadonlyArray<FaultyStore.ScheduledFault>): FaultyStore.Plan => (call) =>
-  faults.find((f) =>
-    (f.process === undefined || f.process === call.process) && f.operation === call.operation && f.nth === call.nth
-  )?.fault
-
-/** @internal */
-export const random = (options: {
-  readonly seed: number
-  readonly rate: number
-  readonly kinds?: ReadonlyArray<FaultyStore.FaultKind> | undefined
-  readonly maxMs?: number | undefined
-}): FaultyStore.Plan => {
-  const kinds = options.kinds ?? faultKinds
-  const maxMs = options.maxMs ?? 1_000
-  return (call) => {
-    const next = prng(hash(`${options.seed}/${call.process}/${call.operation}/${call.nth}`))
-    if (next() >= options.rate || kinds.length === 0) return undefined
-    const kind = kinds[Math.floor(next() * kinds.length)]!
-    const ms = 1 + Math.floor(next() * maxMs)
-    return kind === "lateTimeout" || kind === "lateRetry"
-      ? { kind, ms, giveUpMs: Math.floor(next() * ms) }
-      : { kind, ms }
-  }
-}
-
-const hash = (text: string): number => {
-  let h = 2166136261
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 16777619)
-  }
-  return h >>> 0
-}
 
 const delay = (ms: number | undefined): Effect.Effect<void> =>
   ms === undefined ? Effect.never : Effect.sleep(Duration.millis(ms))

@@ -1,17 +1,20 @@
 /**
  * A history as text: the schedule, then every event on the true timeline.
  *
- * @internal
+ * @since 0.2.0
  */
-import type * as FaultyStore from "../../FaultyStore.js"
-import * as Simulation from "../../Simulation.js"
+import * as BadOption from "../simulation/BadOption.js"
+import type * as Fault from "../simulation/Fault.js"
+import type * as History from "../simulation/History.js"
+import type * as LateDelivery from "../simulation/LateDelivery.js"
+import type * as Schedule from "../simulation/Schedule.js"
 
 /** The duration of a fault, if it has one, and when the sender of a held write gives up. */
-const ms = (f: FaultyStore.Fault) =>
+const ms = (f: Fault.Fault) =>
   (f.ms === undefined ? "" : ` ${f.ms}ms`) + (f.giveUpMs === undefined ? "" : ` (sender gives up at ${f.giveUpMs}ms)`)
 
 /** What a held write's sender had done to the same name by the time it was delivered, in words. */
-const afterWords: Record<Simulation.LateAfter, string> = {
+const afterWords: Record<LateDelivery.LateAfter, string> = {
   laterWrite: "wrote again",
   giveBack: "gave an acquire back",
   acquired: "acquired",
@@ -19,7 +22,7 @@ const afterWords: Record<Simulation.LateAfter, string> = {
 }
 
 /** A held write as it was delivered. */
-const delivery = (d: Simulation.DeliveryRecord) => {
+const delivery = (d: LateDelivery.DeliveryRecord) => {
   const after = d.after.length === 0 ? "" : `; since then its sender ${d.after.map((a) => afterWords[a]).join(", ")}`
   const giveBack = d.call.operation.startsWith("release") && d.fence === undefined ? " (a give-back)" : ""
   return `${d.call.process} ${d.call.operation} #${d.call.nth}${giveBack} of ${
@@ -29,7 +32,7 @@ const delivery = (d: Simulation.DeliveryRecord) => {
 }
 
 /** How a wall clock steps, in words. */
-const clockStep = (x: Simulation.ClockStep) =>
+const clockStep = (x: Schedule.ClockStep) =>
   x.kind === "freeze" ? `freezes for ${x.ms} ms` : `jumps ${x.ms > 0 ? "+" : ""}${x.ms} ms`
 
 /** What a section or write is about: a lock's name, or a semaphore's. */
@@ -37,7 +40,7 @@ const target = (name: string, permits: number | undefined) =>
   permits === undefined ? `"${name}"` : `semaphore "${name}"`
 
 /** How a planned section takes what it uses. */
-const apiOf = (x: Simulation.SectionSpec) =>
+const apiOf = (x: Schedule.SectionSpec) =>
   x.semaphore !== undefined
     ? `${x.api === "withLock" ? "Semaphore.withPermits" : "Semaphore.acquire"}, ${x.semaphore.permits} of ` +
       `${x.semaphore.limit} permits`
@@ -46,7 +49,7 @@ const apiOf = (x: Simulation.SectionSpec) =>
     : x.api
 
 /** The schedule: timings, processes, planned sections, faults and force releases. */
-const scheduleLines = (s: Simulation.Schedule): Array<string> => {
+const scheduleLines = (s: Schedule.Schedule): Array<string> => {
   const lines: Array<string> = [
     `schedule seed=${s.seed} mode=${s.mode} takeover=${s.takeover} lease=${s.timings.leaseMs}ms ` +
     `heartbeat=${s.timings.heartbeatMs}ms safetyMargin=${s.timings.safetyMarginMs}ms ` +
@@ -60,7 +63,7 @@ const scheduleLines = (s: Simulation.Schedule): Array<string> => {
   s.sections.forEach((x, i) => {
     const bad = x.badOption === undefined
       ? ""
-      : `, bad option ${Simulation.badOptionValue(x.badOption, s.timings).show}`
+      : `, bad option ${BadOption.describe(x.badOption, s.timings).show}`
     const child = x.child === undefined
       ? ""
       : `; forks child #${s.sections.length + i}: ${x.child.afterMs} ms in, ${
@@ -86,7 +89,7 @@ const scheduleLines = (s: Simulation.Schedule): Array<string> => {
 }
 
 /** Every event of the history as [true time, order of discovery, text]. */
-const eventsOf = (history: Simulation.History): Array<[number, number, string]> => {
+const eventsOf = (history: History.History): Array<[number, number, string]> => {
   const s = history.schedule
   const events: Array<[number, number, string]> = []
   let order = 0
@@ -162,8 +165,13 @@ const eventsOf = (history: Simulation.History): Array<[number, number, string]> 
   return events
 }
 
-/** @internal */
-export const formatHistory = (history: Simulation.History): string => {
+/**
+ * A readable history: the schedule, then every event in true-time order.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const formatHistory = (history: History.History): string => {
   const lines = scheduleLines(history.schedule)
   const timeline = eventsOf(history).sort((a, b) => a[0] - b[0] || a[1] - b[1])
   lines.push("history (true ms):")

@@ -2,11 +2,11 @@
  * What the `semaphore` class adds to a base schedule: a limit per name, most sections turned into uses of the
  * name's semaphore, more sections to fill the semaphores, and store faults on the semaphore operations.
  *
- * @internal
+ * @since 0.2.0
  */
-import * as FaultyStore from "../../FaultyStore.js"
-import type * as Simulation from "../../Simulation.js"
-import { baseFaultKinds, draws } from "./draws.js"
+import * as Draws from "./Draws.js"
+import type * as Fault from "./Fault.js"
+import type * as Schedule from "./Schedule.js"
 
 /** The largest limit drawn: small, so that semaphores fill and holders wait, are removed and are taken over. */
 const maxLimit = 5
@@ -14,7 +14,7 @@ const maxLimit = 5
 /** The attempts a release makes before it leaves the lease to expire. */
 const releaseAttempts = 3
 
-const permitOperations: ReadonlyArray<FaultyStore.Operation> = [
+const permitOperations: ReadonlyArray<Fault.Operation> = [
   "tryAcquirePermits",
   "renewPermits",
   "renewPermits",
@@ -25,18 +25,19 @@ const permitOperations: ReadonlyArray<FaultyStore.Operation> = [
  * `schedule` with `share` of its sections (most, by default) turned into uses of their name's semaphore, and more
  * of those.
  *
- * @internal
+ * @since 0.2.0
+ * @category generators
  */
 export const withSemaphores = (
-  schedule: Simulation.Schedule,
+  schedule: Schedule.Schedule,
   next: () => number,
   share = 0.8
-): Simulation.Schedule => {
-  const { int, pick } = draws(next)
+): Schedule.Schedule => {
+  const { int, pick } = Draws.make(next)
   const { leaseMs } = schedule.timings
   const names = [...new Set(schedule.sections.map((s) => s.name))].sort()
   const limits = new Map(names.map((name) => [name, int(1, maxLimit)] as const))
-  const permitOf = (name: string): Simulation.PermitSpec => {
+  const permitOf = (name: string): Schedule.PermitSpec => {
     const limit = limits.get(name)!
     return { limit, permits: int(1, limit) }
   }
@@ -57,11 +58,11 @@ export const withSemaphores = (
     })
   }
   sections.sort((x, y) => x.at - y.at)
-  const faults: Array<FaultyStore.ScheduledFault> = []
+  const faults: Array<Fault.ScheduledFault> = []
   const faultCount = int(0, 10)
   for (let i = 0; i < faultCount; i++) {
     const operation = pick(permitOperations)
-    const kind = pick(baseFaultKinds)
+    const kind = pick(Draws.baseFaultKinds)
     const ms = kind === "latency" ? int(1, 300) : int(100, leaseMs * 3)
     faults.push({
       process: pick(schedule.processes).id,

@@ -1,0 +1,84 @@
+/**
+ * Everything a simulated run observed: the planned uses as they ran, the writes, the injected faults, the operator's
+ * force releases, the reservations and the held writes delivered late. The checker's input.
+ *
+ * @since 0.2.0
+ */
+import type * as Fault from "./Fault.js"
+import type * as LateDelivery from "./LateDelivery.js"
+import type * as Schedule from "./Schedule.js"
+import type * as SectionRecord from "./SectionRecord.js"
+import type * as WriteRecord from "./WriteRecord.js"
+
+/**
+ * A fault injected into a call at true time `at`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface FaultRecord {
+  readonly at: number
+  readonly call: Fault.Call
+  readonly fault: Fault.Fault
+}
+
+/**
+ * An operator's force release as it happened: `fence` and `holder` of the lease it cleared, if one was held.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface StealRecord {
+  readonly at: number
+  readonly name: string
+  readonly fence: number | undefined
+  readonly holder: string | undefined
+}
+
+/**
+ * A reservation made, or an acquire of a free lock one refused. `at` is true time, when the store applied the call;
+ * `reservedUntil` is on the reserver's clock.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ReservationRecord {
+  /** `reserved`: `process` reserved the lock for `owner`; `refused`: `owner`'s reservation refused its acquire. */
+  readonly kind: "reserved" | "refused"
+  readonly at: number
+  readonly process: string
+  readonly name: string
+  readonly owner: string
+  readonly reservedUntil: number
+  /** How long a reservation made lasts: it lapses `reserveMs` after `at` in true time. 0 for a refusal. */
+  readonly reserveMs: number
+}
+
+/**
+ * Everything a run observed.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface History {
+  readonly schedule: Schedule.Schedule
+  readonly sections: ReadonlyArray<SectionRecord.SectionRecord>
+  readonly writes: ReadonlyArray<WriteRecord.WriteRecord>
+  readonly faults: ReadonlyArray<FaultRecord>
+  readonly steals?: ReadonlyArray<StealRecord> | undefined
+  readonly reservations?: ReadonlyArray<ReservationRecord> | undefined
+  /** Held writes delivered after their senders gave up, in the order the store applied them. */
+  readonly deliveries?: ReadonlyArray<LateDelivery.DeliveryRecord> | undefined
+  /** True time when the last fiber finished. */
+  readonly endedAt: number
+  /** Whether every fiber finished before the simulation's time cap. */
+  readonly finished: boolean
+}
+
+/**
+ * Runs a schedule to the end on some runtime: what each Effect line provides to the checker.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Run = (schedule: Schedule.Schedule) => History

@@ -1,0 +1,150 @@
+/**
+ * What late delivery did in a simulation: the writes each process's calls applied, and every held write as it was
+ * delivered, with what its sender had written to the same lock or semaphore between sending it and its delivery.
+ *
+ * @since 0.2.0
+ */
+import * as Fault from "./Fault.js"
+
+/**
+ * What the process that sent a held write had written to the same lock or semaphore by the time it was delivered:
+ * any other write (`laterWrite`), a give-back by owner alone (`giveBack`, a release without a fence), an acquire that
+ * succeeded (`acquired`), a release with a fence that freed it (`released`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type LateAfter = "laterWrite" | "giveBack" | "acquired" | "released"
+
+/**
+ * A write the network held after its sender gave up on it, as it was delivered: when it was sent and applied (true
+ * ms), what the store answered, and what its sender had written to the same name meanwhile.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface DeliveryRecord {
+  readonly call: Fault.Call
+  readonly fault: Fault.Fault
+  readonly name: string
+  /** The fence the write named: a release without one is a give-back. */
+  readonly fence: number | undefined
+  /** Whether the write was to a semaphore (a permit operation) rather than a lock. */
+  readonly semaphore: boolean
+  /** True ms when its sender sent it, and when the store applied it. */
+  readonly sentAt: number
+  readonly at: number
+  /** What the store answered (`Renewed`, `Lost`, `Released`, `NotHeld`, ...), or `failed`. */
+  readonly outcome: string
+  readonly after: ReadonlyArray<LateAfter>
+}
+
+/**
+ * What a call asked, as far as the log reads it: a request object with a name and perhaps a fence, or the bare name
+ * of the operations that take one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Request = string | object
+
+/**
+ * One write a process's call applied, or that its condition refused, at true time `at`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Applied {
+  readonly at: number
+  readonly process: string
+  readonly operation: Fault.Operation
+  readonly request: { readonly name: string; readonly fence?: number | undefined }
+  readonly outcome: string
+}
+
+/**
+ * A held write as the store applied it: the call and fault that held it, the very request object, how long the
+ * network held it, and what the store answered (`failed` if it failed).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Delivered {
+  readonly call: Fault.Call
+  readonly fault: Fault.Fault
+  readonly request: Request
+  readonly heldMs: number
+  readonly outcome: string
+}
+
+/**
+ * The log of one run.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface LateLog {
+  readonly deliveries: Array<DeliveryRecord>
+  /** Notes a write a process applied (recorded below the fault wrapper, at the true time the store applied it). */
+  readonly applied: (applied: Applied) => void
+  /** Notes a held write delivered at true time `now`. */
+  readonly delivered: (delivered: Delivered, now: number) => void
+}
+
+const acquires: ReadonlySet<Fault.Operation> = new Set(["tryAcquire", "tryAcquirePermits"])
+const releases: ReadonlySet<Fault.Operation> = new Set(["release", "releasePermits"])
+
+const nameOf = (request: Request): string =>
+  typeof request === "string" ? request : "name" in request ? String(request.name) : ""
+
+const fenceOf = (request: Request): number | undefined =>
+  typeof request === "object" && "fence" in request ? request.fence as number | undefined : undefined
+
+/** What `since`, the sender's writes to the name after it sent a held one, did. */
+const afterOf = (since: ReadonlyArray<Applied>): Array<LateAfter> => {
+  const after: Array<LateAfter> = []
+  if (since.length > 0) after.push("laterWrite")
+  const released = since.filter((a) => releases.has(a.operation))
+  if (released.some((a) => a.request.fence === undefined)) after.push("giveBack")
+  if (since.some((a) => acquires.has(a.operation) && a.outcome === "Acquired")) after.push("acquired")
+  if (released.some((a) => a.request.fence !== undefined && a.outcome === "Released")) after.push("released")
+  return after
+}
+
+/**
+ * An empty log.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeLog = (): LateLog => {
+  const applied: Array<Applied> = []
+  const deliveries: Array<DeliveryRecord> = []
+  return {
+    deliveries,
+    applied: (a) => {
+      applied.push(a)
+    },
+    delivered: ({ call, fault, heldMs, outcome, request }, now) => {
+      const name = nameOf(request)
+      const semaphore = Fault.isPermitOperation(call.operation)
+      const sentAt = now - heldMs
+      // The held write itself was logged as it applied: the same request object, as is a copy sent again.
+      const since = applied.filter((a) =>
+        a.process === call.process && a.request.name === name &&
+        Fault.isPermitOperation(a.operation) === semaphore && a.at > sentAt && a.request !== request
+      )
+      deliveries.push({
+        call,
+        fault,
+        name,
+        fence: fenceOf(request),
+        semaphore,
+        sentAt,
+        at: now,
+        outcome,
+        after: afterOf(since)
+      })
+    }
+  }
+}

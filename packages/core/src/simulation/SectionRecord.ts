@@ -1,0 +1,154 @@
+/**
+ * The record of one planned use of a lock or a semaphore (or of a child one forked), which a run fills in as the use
+ * goes: whether it got the lock, when its critical section ran on the true timeline, and how it ended.
+ *
+ * @since 0.2.0
+ */
+import type * as Schedule from "./Schedule.js"
+
+/**
+ * How a planned section ended.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Outcome =
+  | "completed"
+  | "lost" // withLock or withPermits failed with LockLost
+  | "interrupted" // scoped acquire: the fiber was interrupted (by the loss signal or at the horizon)
+  | "notAcquired" // LockNotAcquired, or the Effect.timeout of acquireInTimeout
+  | "configError"
+  | "storeError"
+  | "defect"
+  | "unfinished"
+
+/**
+ * One planned section (or a child one forked): whether it got the lock, and if so when its critical section ran on
+ * the true timeline. A child has index `sections.length + its parent's index`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SectionRecord {
+  readonly index: number
+  readonly process: string
+  readonly name: string
+  readonly api: Schedule.Api | "child"
+  /** Set when the lock was acquired. */
+  fence: number | undefined
+  start: number | undefined
+  end: number | undefined
+  outcome: Outcome
+  /** True time the planned use ended (acquired or not). */
+  finishedAt: number | undefined
+  /** The lease status when the section ended: "Held", "Lost(expired)", ... */
+  leaseStatus: string | undefined
+  detail: string | undefined
+  /** True time the lease's status became Lost, while the section ran. */
+  lostAt?: number | undefined
+  /** True time the use was called (after the section's `at`, or the child's `afterMs`). */
+  requestedAt?: number | undefined
+  /** A child: the section that forked it. */
+  parent?: number | undefined
+  /** A child that ran on its parent's lease (re-entered it): its writes count as the parent's. */
+  borrowedFrom?: number | undefined
+  /** A child: true time its outermost `withLock` ran its body (before the nested uses). */
+  outerEnteredAt?: number | undefined
+  /** The fence of the `LockLost` the use failed with. */
+  lostFence?: number | undefined
+  /** The reason of the `LockLost` the use failed with. */
+  lostReason?: string | undefined
+  /** True time the section handed its lease off, and the time the other process resumed it (see `HandOffSpec`). */
+  handedOffAt?: number | undefined
+  resumedAt?: number | undefined
+  /** A use of a semaphore: the permits it asked for, of its limit. */
+  permits?: number | undefined
+  limit?: number | undefined
+  /** A use of a semaphore: permits of holders whose leases were over that its acquiring write removed. */
+  tookOver?: number | undefined
+}
+
+/**
+ * A new record of a use, not yet started.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (index: number, process: string, name: string, api: SectionRecord["api"]): SectionRecord => ({
+  index,
+  process,
+  name,
+  api,
+  fence: undefined,
+  start: undefined,
+  end: undefined,
+  outcome: "unfinished",
+  finishedAt: undefined,
+  leaseStatus: undefined,
+  detail: undefined
+})
+
+/**
+ * The fields of a typed error a history keeps.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ErrorFields {
+  readonly _tag?: string
+  readonly message?: string
+  readonly fence?: number
+  readonly reason?: string
+}
+
+/**
+ * The outcome of a use that failed with `error`.
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const outcomeOfError = (error: ErrorFields): Outcome =>
+  error._tag === "LockLost"
+    ? "lost"
+    : error._tag === "LockNotAcquired" || error._tag === "TimeoutException"
+    ? "notAcquired"
+    : error._tag === "LockStoreError"
+    ? "storeError"
+    : error._tag === "LockConfigError"
+    ? "configError"
+    : "defect"
+
+/**
+ * `text` with every owner id in it replaced: owners are random per acquisition, and histories must stay comparable
+ * between replays.
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const withoutOwners = (text: string): string => text.replace(/\b[0-9a-f]{32}\b/g, "<owner>")
+
+/**
+ * Notes on `record` that the use failed with `error`: its outcome, the fence and reason of a `LockLost`, and the
+ * error's message as detail.
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const failWith = (record: SectionRecord, error: ErrorFields): void => {
+  record.outcome = outcomeOfError(error)
+  if (error._tag === "LockLost") {
+    record.lostFence = error.fence
+    record.lostReason = error.reason
+  }
+  record.detail = withoutOwners(error.message ?? String(error))
+}
+
+/**
+ * A lease status as a history shows it: its tag, and the reason of a loss.
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const describeStatus = (
+  status: { readonly _tag: string; readonly error?: { readonly reason: string } }
+): string => status._tag === "Lost" ? `Lost(${status.error?.reason})` : status._tag

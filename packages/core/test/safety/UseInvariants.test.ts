@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest"
+import * as UseInvariants from "../../src/safety/UseInvariants.js"
+import { history, schedule, section, write } from "./fixtures.js"
+
+describe("UseInvariants", () => {
+  it("a use that died or never finished is a defect", () => {
+    const findings = UseInvariants.noDefects(history({
+      sections: [section(0, { outcome: "defect", detail: "boom" }), section(1, { outcome: "unfinished" })]
+    }))
+    expect(findings).toEqual([
+      { invariant: "noDefects", message: "p1#0 (fence undefined) died: boom" },
+      { invariant: "noDefects", message: "p2#1 (fence undefined) never finished (simulation ran to its cap)" }
+    ])
+  })
+
+  it("one write after a loss ends the step in progress; a second one ran on a lost lease", () => {
+    const lost = section(0, { fence: 1, start: 0, end: 500, lostAt: 100, leaseStatus: "Lost(expired)" })
+    const oneAfter = history({ sections: [lost], writes: [write({ at: 50, fence: 1 }), write({ at: 150, fence: 1 })] })
+    expect(UseInvariants.stopsWhenLost(oneAfter)).toEqual([])
+    const twoAfter = history({
+      sections: [lost],
+      writes: [write({ at: 150, fence: 1 }), write({ at: 250, fence: 1 }), write({ at: 350, fence: 1, by: 2 })]
+    })
+    expect(UseInvariants.stopsWhenLost(twoAfter)).toEqual([{
+      invariant: "stopsWhenLost",
+      message: `"a": p1#0 (fence 1) knew at 100 that the lease was lost (Lost(expired)) but wrote 1 more time(s) ` +
+        "after the step in progress, the last at 250"
+    }])
+  })
+
+  it("a nested use that never ran is no progress, unless its borrowed lease was released under it", () => {
+    const stuck = section(1, { parent: 0, outerEnteredAt: 40, outcome: "interrupted" })
+    expect(UseInvariants.reentryProgress(history({ sections: [stuck] }))[0]!.message).toBe(
+      `"a": p2#1 (child of #0, fence undefined) held the lock from 40 but its nested use of the same name never ran ` +
+        "(interrupted)"
+    )
+    const cutOff = section(1, { parent: 0, outerEnteredAt: 40, outcome: "lost", lostReason: "released" })
+    expect(UseInvariants.reentryProgress(history({ sections: [cutOff] }))).toEqual([])
+  })
+
+  it("a use called after a section ended must not fail with that section's loss", () => {
+    const ended = section(0, { fence: 3, start: 0, end: 100 })
+    const late = section(1, { requestedAt: 150, outcome: "lost", lostFence: 3, detail: "lost\nmore" })
+    expect(UseInvariants.reentryProgress(history({ sections: [ended, late] }))).toEqual([{
+      invariant: "reentryProgress",
+      message: `"a": p2#1 (fence undefined), called at 150, failed with the loss of p1#0 (fence 3), whose section ` +
+        "had ended at 100 (lost: lost)"
+    }])
+    const early = section(1, { requestedAt: 50, outcome: "lost", lostFence: 3 })
+    expect(UseInvariants.reentryProgress(history({ sections: [ended, early] }))).toEqual([])
+  })
+
+  it("a bad option must be refused with a config error, and good options never", () => {
+    const spec = {
+      process: "p1",
+      name: "a",
+      at: 0,
+      steps: 1,
+      stepMs: 10,
+      wait: "forever" as const,
+      api: "withLock" as const,
+      badOption: "waitNaN" as const
+    }
+    const planned = schedule({ mode: "badOptions", sections: [spec, { ...spec, badOption: undefined }] })
+    const ran = UseInvariants.badOptionsRefused(history({
+      schedule: planned,
+      sections: [section(0, { fence: 1, start: 5 }), section(1, { outcome: "configError", detail: "no" })]
+    }))
+    expect(ran).toEqual([
+      {
+        invariant: "badOptionsRefused",
+        message: `"a": p1#0 (fence 1) had wait: NaN but ran its section from 5 (completed)`
+      },
+      { invariant: "badOptionsRefused", message: "p2#1 (fence undefined) was refused valid options: no" }
+    ])
+    const refused = UseInvariants.badOptionsRefused(history({
+      schedule: planned,
+      sections: [section(0, { outcome: "configError" }), section(1, { fence: 2, start: 5 })]
+    }))
+    expect(refused).toEqual([])
+  })
+})

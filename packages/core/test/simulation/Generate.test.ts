@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest"
+import * as Draws from "../../src/simulation/Draws.js"
+import * as Fault from "../../src/simulation/Fault.js"
+import * as Generate from "../../src/simulation/Generate.js"
+import * as Prng from "../../src/simulation/Prng.js"
+import * as Schedule from "../../src/simulation/Schedule.js"
+
+const seeds = Array.from({ length: 40 }, (_, i) => i + 1)
+
+describe("Prng", () => {
+  it("the same seed gives the same stream in [0, 1); another seed another stream", () => {
+    const a = Prng.make(42)
+    const b = Prng.make(42)
+    const xs = Array.from({ length: 100 }, () => a())
+    expect(Array.from({ length: 100 }, () => b())).toEqual(xs)
+    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true)
+    expect(Prng.make(43)()).not.toBe(xs[0])
+  })
+
+  it("draws integers within their bounds, both ends included", () => {
+    const { int, pick } = Draws.make(Prng.make(7))
+    const ints = Array.from({ length: 500 }, () => int(2, 4))
+    expect(new Set(ints)).toEqual(new Set([2, 3, 4]))
+    expect(["x"].includes(pick(["x"]))).toBe(true)
+    expect(Draws.baseFaultKinds.some(Fault.isLate)).toBe(false)
+  })
+})
+
+describe("Generate.generate", () => {
+  it("replays exactly from a seed, in every class", () => {
+    for (const mode of [undefined, ...Schedule.modes]) {
+      expect(Generate.generate(11, { mode })).toEqual(Generate.generate(11, { mode }))
+    }
+  })
+
+  it("a class adds to the base schedule without moving its draws", () => {
+    for (const seed of seeds) {
+      const base = Generate.generate(seed, { mode: "safe" })
+      const skew = Generate.generate(seed, { mode: "skew" })
+      expect(skew.takeover).toBe(base.takeover)
+      const wrapped = Generate.generate(seed, { mode: "wrapped" })
+      expect(wrapped.sections.map((s) => [s.process, s.name, s.at])).toEqual(
+        base.sections.map((s) => [s.process, s.name, s.at])
+      )
+      expect(wrapped.faults.slice(0, base.faults.length)).toEqual(base.faults)
+    }
+  })
+
+  it("base schedules keep processes within the skew bound, pauses under the safety margin, and sections sorted", () => {
+    const t = Schedule.defaultTimings
+    for (const seed of seeds) {
+      const s = Generate.generate(seed, { mode: "safe" })
+      const offsets = s.processes.map((p) => p.offsetMs)
+      expect(Math.max(...offsets) - Math.min(...offsets)).toBeLessThan(t.maxClockSkewMs)
+      expect(s.processes.flatMap((p) => p.pauses).every((p) => p.ms < t.safetyMarginMs)).toBe(true)
+      expect(s.sections.map((x) => x.at)).toEqual([...s.sections.map((x) => x.at)].sort((a, b) => a - b))
+      expect(s.faults.every((f) => !Fault.isLate(f.fault.kind))).toBe(true)
+      expect(s.processes.length).toBeGreaterThanOrEqual(2)
+    }
+  })
+
+  it("each class adds what it tests", () => {
+    const t = Schedule.defaultTimings
+    const all = (mode: Schedule.Mode) => seeds.map((seed) => Generate.generate(seed, { mode }))
+    for (const s of all("skew")) {
+      expect(s.processes.some((p) => Math.abs(p.offsetMs) > t.maxClockSkewMs)).toBe(true)
+    }
+    for (const s of all("longPause")) {
+      expect(s.processes.flatMap((p) => p.pauses).some((p) => p.ms > t.leaseMs)).toBe(true)
+    }
+    expect(all("wrapped").some((s) => s.sections.some((x) => Schedule.wrappedApis.includes(x.api)))).toBe(true)
+    expect(all("reentry").some((s) => s.sections.some((x) => x.child !== undefined))).toBe(true)
+    for (const s of all("steal")) expect(s.steals!.length).toBeGreaterThan(0)
+    for (const s of all("clockStep")) expect(s.processes.some((p) => (p.clockSteps ?? []).length > 0)).toBe(true)
+    expect(all("badOptions").some((s) => s.sections.some((x) => x.badOption !== undefined))).toBe(true)
+    expect(all("handOff").some((s) => s.sections.some((x) => x.handOff !== undefined))).toBe(true)
+    for (const s of all("semaphore")) {
+      const limits = new Map<string, number>()
+      for (const x of s.sections) {
+        if (x.semaphore === undefined) continue
+        expect(x.semaphore.permits).toBeLessThanOrEqual(x.semaphore.limit)
+        // One limit per name.
+        expect(limits.get(x.name) ?? x.semaphore.limit).toBe(x.semaphore.limit)
+        limits.set(x.name, x.semaphore.limit)
+      }
+    }
+    for (const s of all("late")) expect(s.faults.some((f) => Fault.isLate(f.fault.kind))).toBe(true)
+  })
+
+  it("without a mode, seeds spread over every class, mostly safe", () => {
+    const modes = Array.from({ length: 400 }, (_, i) => Generate.generate(i + 1).mode)
+    expect(new Set(modes)).toEqual(new Set(Schedule.modes))
+    const safe = modes.filter((m) => m === "safe").length
+    expect(modes.every((m) => modes.filter((n) => n === m).length <= safe)).toBe(true)
+  })
+})
