@@ -4,7 +4,7 @@
  *
  * ```ts
  * const summary = SafetyChecker.runMany({ from: 1, count: 200 })
- * expect(summary.violations).toEqual([])
+ * expect(summary.failures).toEqual([])
  * ```
  *
  * @since 0.1.0
