@@ -4,6 +4,7 @@
  *
  * @since 0.2.0
  */
+import * as DurationOption from "../options/DurationOption.js"
 import * as Failure from "./Failure.js"
 
 /**
@@ -12,7 +13,7 @@ import * as Failure from "./Failure.js"
  * @since 0.2.0
  * @category constants
  */
-export const maxTimerMs = 2 ** 31 - 1
+export const maxTimerMs: number = DurationOption.maxMs
 
 /**
  * The lower bound of a backoff's jitter: each backoff is its nominal delay times a uniform factor in

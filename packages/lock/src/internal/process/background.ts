@@ -10,13 +10,14 @@
  *
  * @internal
  */
+import * as DurationOption from "@leasehold/core/options/DurationOption"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 
 /** Node fires a longer `setTimeout` at once; Effect's own clock treats such a sleep as endless, and so does this one. */
-const maxTimerMs = 2 ** 31 - 1
+const maxTimerMs = DurationOption.maxMs
 
 /** Effect's live clock, whose sleeps are plain timers: the one background work replaces. */
 const liveClockPrototype: object | null = Object.getPrototypeOf(Clock.make())
