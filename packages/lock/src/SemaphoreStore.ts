@@ -123,7 +123,8 @@ export interface SemaphoreOperations {
  * @since 0.2.0
  * @category constants
  */
-export const maxNameBytes = (store: { readonly maxNameBytes: number }): number => store.maxNameBytes - 1
+export const maxNameBytes = (store: { readonly maxNameBytes: number }): number =>
+  SemaphoreChecks.maxNameBytes(store.maxNameBytes)
 
 /**
  * What is wrong with an acquire request, its name aside, or `undefined`: an owner id (1 to

@@ -16,6 +16,15 @@ const isWhole = (value: unknown, min: number): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= min
 
 /**
+ * The longest semaphore name a store takes, in UTF-8 bytes, from its lock names' budget: one byte less, since a
+ * semaphore's key is marked apart from every lock's with one more byte.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxNameBytes = (maxLockNameBytes: number): number => maxLockNameBytes - 1
+
+/**
  * What is wrong with an owner id (`what` names it in the message), or `undefined`: a non-empty, well-formed string of
  * at most `SemaphoreRecord.maxOwnerBytes` UTF-8 bytes.
  *

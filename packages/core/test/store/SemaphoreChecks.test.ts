@@ -137,3 +137,10 @@ describe("SemaphoreChecks.releaseProblem", () => {
     )
   })
 })
+
+describe("SemaphoreChecks.maxNameBytes", () => {
+  it("is a byte under the lock names' budget, the byte that marks a semaphore's key", () => {
+    expect(SemaphoreChecks.maxNameBytes(1024)).toBe(1023)
+    expect(SemaphoreChecks.maxNameBytes(2048)).toBe(2047)
+  })
+})

@@ -43,7 +43,7 @@ const checked = <A>(
 /** @internal */
 export const make = (maxLockNameBytes: number): SemaphoreStore.SemaphoreOperations => {
   const records = new Map<string, SemaphoreRecord>()
-  const maxNameBytes = maxLockNameBytes - 1
+  const maxNameBytes = Checks.maxNameBytes(maxLockNameBytes)
   const named = (name: string, problem: () => string | undefined) => () => nameProblem(name, maxNameBytes) ?? problem()
 
   const tryAcquirePermits = (request: SemaphoreStore.AcquirePermitsRequest) =>

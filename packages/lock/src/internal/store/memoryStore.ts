@@ -14,6 +14,7 @@ import * as LockChecks from "@leasehold/core/store/LockChecks"
 import * as LockListing from "@leasehold/core/store/LockListing"
 import * as LockTransitions from "@leasehold/core/store/LockTransitions"
 import * as NameRefusal from "@leasehold/core/store/NameRefusal"
+import * as SemaphoreChecks from "@leasehold/core/store/SemaphoreChecks"
 import * as Transition from "@leasehold/core/store/Transition"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -119,7 +120,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
     ...MemorySemaphores.make(maxNameBytes),
     maxNameBytes,
     nameProblem: (name) => LockName.describe(name, maxNameBytes, "lock"),
-    semaphoreNameProblem: (name) => LockName.describe(name, maxNameBytes - 1, "semaphore"),
+    semaphoreNameProblem: (name) => LockName.describe(name, SemaphoreChecks.maxNameBytes(maxNameBytes), "semaphore"),
     semaphoreLeaseProblem: () => undefined
   }
   immediate.add(store)
