@@ -13,11 +13,10 @@ import * as Semaphore from "@leasehold/lock/Semaphore"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { Acquisition, LoopOptions } from "./ContentionDriver.js"
+import * as SectionRecord from "./SectionRecord.js"
 
 /** Half the contenders, and at least one: the holders are as many as the waiters, and the latter never run out. */
 export const limitFor = (contenders: number): number => Math.max(1, Math.floor(contenders / 2))
-
-const now = () => performance.timeOrigin + performance.now()
 
 /** Every acquisition one contender made. */
 export const loop = (options: LoopOptions): Effect.Effect<Array<Acquisition>, unknown, LockStore.LockStore> =>
@@ -25,27 +24,15 @@ export const loop = (options: LoopOptions): Effect.Effect<Array<Acquisition>, un
     const acquisitions: Array<Acquisition> = []
     const limit = limitFor(options.contenders)
     while (Date.now() < options.endAt) {
-      const askedAt = now()
-      // Where this acquisition's entry is, once the section has begun.
-      let entered: number | undefined
-      const section = Effect.zipRight(
-        Effect.sync(() => {
-          entered = acquisitions.push({ askedAt, enteredAt: now() }) - 1
-        }),
-        Effect.sleep(Duration.millis(options.holdMs))
-      )
+      const askedAt = SectionRecord.timestamp()
+      const record = SectionRecord.make(acquisitions, askedAt, options.holdMs)
       // A fresh options object per acquisition, as a caller writing them inline would pass.
-      yield* Semaphore.withPermits(options.key, section, {
+      yield* Semaphore.withPermits(options.key, record.section, {
         limit,
         lease: Duration.millis(options.leaseMs),
         wait: "forever"
       }).pipe(
-        Effect.catchTag("LockLost", () =>
-          Effect.sync(() => {
-            // Lost before the section began: the permits were acquired, so it counts, entered when the loss came.
-            if (entered === undefined) acquisitions.push({ askedAt, enteredAt: now(), lost: true })
-            else acquisitions[entered] = { ...acquisitions[entered]!, lost: true }
-          }))
+        Effect.catchTag("LockLost", () => record.markLost)
       )
     }
     return acquisitions
