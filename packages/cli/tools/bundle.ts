@@ -69,14 +69,19 @@ const thirdPartyLicences = (root: string, metafile: Esbuild.Metafile): string =>
     const manifest = JSON.parse(Fs.readFileSync(Path.join(absolute, "package.json"), "utf8")) as {
       name: string
       version: string
-      license?: string
+      // Old manifests give `{ type }`, or a `licenses` array of them.
+      license?: string | { type?: string }
+      licenses?: ReadonlyArray<{ type?: string }>
     }
+    const licence = typeof manifest.license === "string"
+      ? manifest.license
+      : manifest.license?.type ?? manifest.licenses?.map((entry) => entry.type).join(" OR ")
     const file = licenceFile(absolute)
     const text = file === undefined
-      ? `(no licence file; its package.json says ${manifest.license ?? "nothing"})`
+      ? `(no licence file; its package.json says ${licence ?? "nothing"})`
       : Fs.readFileSync(Path.join(absolute, file), "utf8").trim()
     const names = byText.get(text) ?? new Set<string>()
-    names.add(`${manifest.name} ${manifest.version} (${manifest.license ?? "no licence field"})`)
+    names.add(`${manifest.name} ${manifest.version} (${licence ?? "no licence field"})`)
     byText.set(text, names)
   }
   const sections = [...byText.entries()]
