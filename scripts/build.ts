@@ -8,6 +8,9 @@
  * Declarations come from `tsc` with each package's `tsconfig.build.json`, which resolves sibling packages through
  * their compiled declarations (as an installed app does), so packages build after the ones they import. JavaScript
  * comes from esbuild, one output file per source file.
+ *
+ * The CLI is an application, not a library: it ships as one bundle with everything it runs inside
+ * (`packages/cli/tools/bundle.ts`).
  */
 import * as Esbuild from "esbuild"
 import { execFileSync } from "node:child_process"
@@ -15,6 +18,7 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as CliBundle from "../packages/cli/tools/bundle.js"
 import { publicPackages } from "./publicPackages.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -57,6 +61,11 @@ const build = async (name: string) => {
   const dist = Path.join(packageDirectory, "dist")
   const started = performance.now()
   Fs.rmSync(dist, { recursive: true, force: true })
+  if (name === "cli") {
+    await CliBundle.bundle()
+    console.log(`built @leasehold/${name} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    return
+  }
   execFileSync(process.execPath, [tsc, "-p", Path.join(packageDirectory, "tsconfig.build.json")], { stdio: "inherit" })
   await Promise.all([javascript(packageDirectory, "esm"), javascript(packageDirectory, "cjs")])
   // Declarations read as CommonJS serve both `import` and `require` callers, as Effect's own packages' do.

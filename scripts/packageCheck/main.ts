@@ -9,7 +9,9 @@
  * machine's Node and under Node 22 and 24, from the registry's `node-<platform>-<arch>` packages); a strict TypeScript
  * app with the README's snippets under `nodenext` and `bundler` resolution; the packed CLI; one copy of `effect`; and
  * `npm publish --dry-run` for each package. It does so for the oldest and the newest versions of Effect and the AWS
- * SDK the packages declare support for, and measures the CLI's install footprint and start-up time on its own.
+ * SDK the packages declare support for. The CLI, a bundle with no dependencies, is checked on its own too: installed
+ * alone (its footprint), beside an app on the oldest Effect, globally and through `npx`, its start-up time against
+ * a bare `node`, and what `--help` and `--version` print.
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -33,7 +35,6 @@ const versionSets = {
     effect: "3.21.2",
     "@effect/platform": "0.96.1",
     "@effect/platform-node": "0.107.0",
-    "@effect/cli": "0.75.2",
     "@effect/vitest": "0.29.0",
     "@aws-sdk/client-dynamodb": "3.1000.0",
     vitest: "3.2.7",
@@ -43,7 +44,6 @@ const versionSets = {
     effect: "3.22.4",
     "@effect/platform": "0.97.2",
     "@effect/platform-node": "0.108.2",
-    "@effect/cli": "0.77.2",
     "@effect/vitest": "0.30.0",
     "@aws-sdk/client-dynamodb": "3.1162.0",
     vitest: "3.2.7",
@@ -127,7 +127,7 @@ const pack = (tarballs: string): ReadonlyArray<Packed> =>
   publicPackages.map((name) => {
     const packageDirectory = Path.join(root, "packages", name)
     check(
-      Fs.existsSync(Path.join(packageDirectory, "dist", "esm")),
+      Fs.existsSync(Path.join(packageDirectory, "dist")),
       `packages/${name}/dist is missing: run \`npm run build\` first`
     )
     const [report] = JSON.parse(
@@ -292,7 +292,7 @@ const checkApp = (
   }
   step(`${set}: the packed CLI`)
   checkCli(app)
-  const versions = ["effect", "@effect/platform", "@effect/platform-node", "@effect/cli", "@aws-sdk/client-dynamodb"]
+  const versions = ["effect", "@effect/platform", "@effect/platform-node", "@aws-sdk/client-dynamodb"]
     .map((name) => `${name} ${installedVersion(app, name)}`).join(", ")
   return { set, versions, smokes }
 }
@@ -317,22 +317,107 @@ const packageCount = (app: string): number => {
   return Object.keys(lock.packages).filter((key) => key !== "").length
 }
 
+/** What the CLI may bring into an install of its own: itself and a few packages at most. */
+const cliPackageLimit = 10
+
+/** How many times a bare `node -e 0` the median start of `leasehold --version` may take. */
+const cliStartFactor = 5
+
+/** Starts timed for each median. */
+const startRuns = 10
+
+/** Every command of the CLI, as its root help must list them. */
+const cliCommands = ["table create", "table check", "list", "inspect", "release", "watch"]
+
+const cliVersion = (): string =>
+  (JSON.parse(Fs.readFileSync(Path.join(root, "packages", "cli", "package.json"), "utf8")) as { version: string })
+    .version
+
+const binOf = (prefix: string) => Path.join(prefix, "node_modules", ".bin", "leasehold")
+
+/** `--version` prints the version alone, and `--help` every command with what it does, in lines that end in text. */
+const checkCliOutput = (bin: string, cwd: string, where: string): void => {
+  const version = run(bin, ["--version"], cwd, `${where}: leasehold --version`).stdout
+  check(version === `${cliVersion()}\n`, `${where}: leasehold --version printed ${JSON.stringify(version)}`)
+  const help = run(bin, ["--help"], cwd, `${where}: leasehold --help`).stdout
+  const padded = help.split("\n").filter((line) => /\s$/.test(line))
+  check(padded.length === 0, `${where}: leasehold --help has lines ending in spaces: ${JSON.stringify(padded)}`)
+  const missing = cliCommands.filter((command) =>
+    !help.split("\n").some((line) => new RegExp(`^\\s+${command}\\s{2,}\\S`).test(line))
+  )
+  check(missing.length === 0, `${where}: leasehold --help lists no one-line description for ${missing.join(", ")}`)
+}
+
 interface CliReport {
   readonly packages: number
   readonly bytes: number
   readonly startMillis: ReadonlyArray<number>
+  readonly nodeMillis: ReadonlyArray<number>
 }
 
-/** `npm i @leasehold/cli` as an operator would: only the CLI (its sibling tarballs stand in for the registry). */
-const checkCliAlone = (scratch: string, packed: ReadonlyArray<Packed>): CliReport => {
+/** `npm i @leasehold/cli` as an operator would: only the CLI, with nothing else in the app. */
+const checkCliAlone = (scratch: string, cli: Packed): CliReport => {
   const app = Path.join(scratch, "cli-alone")
   step("installing the CLI on its own")
-  makeApp(app, tarballSpecs(packed))
+  makeApp(app, { [cli.name]: cli.tarball })
   const present = optionalOnly.filter((name) => installedCopies(app, name).length > 0)
   check(present.length === 0, `installing the CLI pulled in ${present.join(", ")}`)
-  const bin = Path.join(app, "node_modules", ".bin", "leasehold")
-  const startMillis = Array.from({ length: 5 }, () => run(bin, ["--version"], app, "leasehold --version").millis)
-  return { packages: packageCount(app), bytes: directorySize(Path.join(app, "node_modules")), startMillis }
+  const packages = packageCount(app)
+  check(
+    packages <= cliPackageLimit,
+    `installing the CLI alone brought ${packages} packages (at most ${cliPackageLimit})`
+  )
+  const bin = binOf(app)
+  checkCliOutput(bin, app, "CLI alone")
+  step(`timing \`leasehold --version\` against \`node -e 0\`, ${startRuns} starts each`)
+  const startMillis: Array<number> = []
+  const nodeMillis: Array<number> = []
+  // Interleaved, so that both medians see the same load on the machine.
+  for (let i = 0; i < startRuns; i++) {
+    nodeMillis.push(run(process.execPath, ["-e", "0"], app, "node -e 0").millis)
+    startMillis.push(run(bin, ["--version"], app, "leasehold --version").millis)
+  }
+  check(
+    median(startMillis) <= cliStartFactor * median(nodeMillis),
+    `\`leasehold --version\` took ${median(startMillis).toFixed(0)} ms (median), more than ${cliStartFactor} times ` +
+      `\`node -e 0\`'s ${median(nodeMillis).toFixed(0)} ms`
+  )
+  return { packages, bytes: directorySize(Path.join(app, "node_modules")), startMillis, nodeMillis }
+}
+
+/**
+ * The CLI added to an app that holds the oldest Effect the libraries support: npm must not try to fit the CLI's needs
+ * to the app's Effect (it has none), and the app keeps its own.
+ */
+const checkCliBesideOldEffect = (scratch: string, cli: Packed): void => {
+  const app = Path.join(scratch, "cli-beside-effect")
+  const { effect, "@effect/platform": platform } = versionSets.oldest
+  step(`adding the CLI to an app on effect ${effect}`)
+  makeApp(app, { effect, "@effect/platform": platform })
+  npm(["install", "--prefer-offline", cli.tarball], app, `npm i @leasehold/cli in an app on effect ${effect}`)
+  const kept = installedVersion(app, "effect")
+  check(kept === effect, `the CLI changed the app's effect to ${kept}`)
+  check(installedCopies(app, "effect").length === 1, "the CLI brought a second copy of effect into the app")
+  npm(["ls", "--all"], app, "npm ls in the app on the oldest Effect with the CLI")
+  checkCliOutput(binOf(app), app, `beside effect ${effect}`)
+}
+
+/** `npm i -g @leasehold/cli` (into a prefix of its own) and `npx` without an install. */
+const checkCliGlobalAndNpx = (scratch: string, cli: Packed): void => {
+  step("installing the CLI globally (into a prefix of its own) and running it through npx")
+  const prefix = Path.join(scratch, "cli-global")
+  Fs.mkdirSync(prefix, { recursive: true })
+  npm(["install", "--global", "--prefix", prefix, "--prefer-offline", cli.tarball], scratch, "npm i -g @leasehold/cli")
+  checkCliOutput(Path.join(prefix, "bin", "leasehold"), scratch, "installed globally")
+  const empty = Path.join(scratch, "npx")
+  Fs.mkdirSync(empty, { recursive: true })
+  const viaNpx = run(
+    process.platform === "win32" ? "npx.cmd" : "npx",
+    ["--yes", "--package", cli.tarball, "leasehold", "--version"],
+    empty,
+    "npx --package @leasehold/cli leasehold --version"
+  ).stdout
+  check(viaNpx === `${cliVersion()}\n`, `npx leasehold --version printed ${JSON.stringify(viaNpx)}`)
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -366,7 +451,13 @@ const main = () => {
     const packed = pack(tarballs)
     const nodes = nodeBinaries(scratch)
     const apps = (["oldest", "newest"] as const).map((set) => checkApp(scratch, set, packed, nodes, list, first))
-    const cli = checkCliAlone(scratch, packed)
+    const packedCli = packed.find((p) => p.name === "@leasehold/cli")!
+    for (const file of ["bin/leasehold.js", "dist/leasehold.js", "dist/THIRD_PARTY_LICENSES.md"]) {
+      check(packedCli.files.includes(file), `@leasehold/cli's tarball lacks ${file}`)
+    }
+    const cli = checkCliAlone(scratch, packedCli)
+    checkCliBesideOldEffect(scratch, packedCli)
+    checkCliGlobalAndNpx(scratch, packedCli)
 
     console.log("\npackage                tarball   unpacked   files")
     for (const p of packed) {
@@ -379,7 +470,9 @@ const main = () => {
     for (const app of apps) console.log(`\n${app.set}: ${app.versions}\n  ran: ${app.smokes.join("; ")}`)
     console.log(
       `\nCLI alone: ${cli.packages} packages, ${mib(cli.bytes)} in node_modules; \`leasehold --version\` ` +
-        `median ${median(cli.startMillis).toFixed(0)} ms of ${cli.startMillis.map((m) => m.toFixed(0)).join(", ")}`
+        `median ${median(cli.startMillis).toFixed(0)} ms of ${cli.startMillis.map((m) => m.toFixed(0)).join(", ")}; ` +
+        `\`node -e 0\` median ${median(cli.nodeMillis).toFixed(0)} ms ` +
+        `(${(median(cli.startMillis) / median(cli.nodeMillis)).toFixed(1)}x)`
     )
     console.log(
       `README: ${list.length} snippets type-checked, Install program ${first === undefined ? "absent" : "ran"}`

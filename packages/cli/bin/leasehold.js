@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// The compiled CLI (`npm run build` writes dist/). Node 22 and later can keep compiled code between runs, which
-// shortens the start-up of a command that loads this many modules; older Node starts without it.
+// The bundled CLI (`npm run build` writes dist/). Node 22 and later can keep compiled code between runs, which
+// shortens every start; older Node starts without it.
 import * as Fs from "node:fs"
 import * as Module from "node:module"
 
-const compiled = new URL("../dist/esm/bin.js", import.meta.url)
-if (!Fs.existsSync(compiled)) {
+const bundle = new URL("../dist/leasehold.js", import.meta.url)
+if (!Fs.existsSync(bundle)) {
   // Only a clone of the repository lacks dist/; a published package always has it.
   process.stderr.write(
     "leasehold: not built yet: run `npm run build` in the repository first, " +
@@ -14,4 +14,4 @@ if (!Fs.existsSync(compiled)) {
   process.exit(1)
 }
 Module.enableCompileCache?.()
-await import(compiled.href)
+await import(bundle.href)

@@ -28,6 +28,16 @@ import * as WatchCommand from "./WatchCommand.js"
  */
 export const version = "0.1.0"
 
+const rootDescription = "Operate Leasehold lock tables on DynamoDB: create and check the table, list, inspect and " +
+  "watch locks and semaphores, force-release a stuck lock or a dead holder's permits. Every command takes --table, " +
+  "--region, --endpoint, --prefix and --local."
+
+const rootExamples: ReadonlyArray<readonly [string, string]> = [
+  ["leasehold table create --table locks --region eu-west-1", "create the table"],
+  ["leasehold list --table locks", "the locks and semaphores, and their holders"],
+  ["leasehold watch --local", "try it out against an embedded server"]
+]
+
 /**
  * The root command.
  *
@@ -40,16 +50,7 @@ export const command = Command.make(
   () =>
     CliError.usage("name a command: table create, table check, list, inspect, release, watch (see leasehold --help)")
 ).pipe(
-  Command.withDescription(Help.describe(
-    "Operate Leasehold lock tables on DynamoDB: create and check the table, list, inspect and watch locks and " +
-      "semaphores, force-release a stuck lock or a dead holder's permits. Every command takes --table, --region, " +
-      "--endpoint, --prefix and --local.",
-    [
-      ["leasehold table create --table locks --region eu-west-1", "create the table"],
-      ["leasehold list --table locks", "the locks and semaphores, and their holders"],
-      ["leasehold watch --local", "try it out against an embedded server"]
-    ]
-  )),
+  Command.withDescription(Help.describe(rootDescription, rootExamples)),
   Command.withSubcommands([
     TableCommand.command,
     ListCommand.command,
@@ -59,7 +60,41 @@ export const command = Command.make(
   ])
 )
 
+/**
+ * Every command, with what it does in one line: the root help's list.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const summaries: ReadonlyArray<readonly [command: string, summary: string]> = [
+  ["table create", "Create the lock table (on-demand billing, TTL on \"ttl\"); a no-op if it is right."],
+  ["table check", "Check the lock table: each problem on a line of its own, exit 1 if there is any."],
+  ["list", "List the locks and semaphores of a family, with their holders."],
+  ["inspect", "Show one lock or semaphore in full."],
+  ["release", "Force-release a stuck lock, or a dead holder's permits of a semaphore."],
+  ["watch", "Watch the locks and semaphores live, with their changes."]
+]
+
 const cli = Command.run(command, { name: "leasehold", version, footer: Help.exitCodes })
+
+/**
+ * The root's help, in the form @effect/cli gives every command, but with the commands listed one per line with what
+ * they do: the library lists each command's full usage, padded to the longest, and no description where a command
+ * has examples.
+ */
+const rootHelp = Help.root({
+  name: "leasehold",
+  version,
+  description: rootDescription,
+  commands: summaries,
+  examples: rootExamples
+})
+
+/** `leasehold --version` and `leasehold --help`, which the CLI answers itself (see `rootHelp`). */
+const builtIn = (args: ReadonlyArray<string>): string | undefined =>
+  args.length !== 1 ? undefined : args[0] === "--version" ? version : args[0] === "--help" || args[0] === "-h"
+    ? rootHelp
+    : undefined
 
 const report = (message: string) => message === "" ? Effect.void : Console.error(`leasehold: ${message}`)
 
@@ -69,31 +104,17 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 /**
  * Runs the CLI on `argv` (as `process.argv`: node, script, then arguments) and returns the exit code. Never fails:
  * every error has been printed by then, user errors as one line without a stack trace. Output is styled only where
- * colour is on: on a terminal, unless `NO_COLOR` is set; `FORCE_COLOR` decides when set.
- *
- * @example
- * ```ts
- * import * as NodeContext from "@effect/platform-node/NodeContext"
- * import { Cli } from "@leasehold/cli"
- * import { Console, Effect } from "effect"
- *
- * // `leasehold list --local`, from a program: the embedded server starts with an empty lock table.
- * const program = Cli.main(["node", "leasehold", "list", "--local"]).pipe(
- *   Effect.tap((exitCode) => Console.log(`exit code ${exitCode}`)),
- *   Effect.provide(NodeContext.layer)
- * )
- *
- * Effect.runPromise(program)
- * // Output:
- * // no locks or semaphores in table "leasehold-locks"
- * // exit code 0
- * ```
+ * colour is on: on a terminal, unless `NO_COLOR` is set; `FORCE_COLOR` decides when set. `--version` and `--help`
+ * alone are answered here; everything else goes to @effect/cli.
  *
  * @since 0.1.0
  * @category running
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, CliApp.CliApp.Environment> =>
-  cli(argv).pipe(
+  Effect.suspend(() => {
+    const answer = builtIn(argv.slice(2))
+    return answer === undefined ? cli(argv) : Console.log(answer)
+  }).pipe(
     Effect.as(ExitCode.ok),
     // @effect/cli has printed its own usage errors already.
     Effect.catchIf(ValidationError.isValidationError, () => Effect.succeed(ExitCode.usage)),

@@ -6,10 +6,9 @@
  *
  * @since 0.1.0
  */
-import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
+import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
 import * as Options from "@effect/cli/Options"
-import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
-import * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
+import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
@@ -17,6 +16,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as CliError from "./CliError.js"
+import * as LoadDynamo from "./internal/loadDynamo.js"
+import * as LocalServer from "./internal/localServer.js"
 
 /**
  * The table `--local` creates on its embedded server, and uses unless `--table` names another.
@@ -60,7 +61,7 @@ export const options = {
   prefix: Options.text("prefix").pipe(
     Options.withDescription(
       "The key prefix the applications' stores use (DynamoLockStore's `prefix`; in a table with a sort key, the " +
-        `partition key value of the family, by default "${DynamoLockStore.defaultFamily}"). Default: $LEASEHOLD_PREFIX.`
+        `partition key value of the family, by default "${StoreOptions.defaultFamily}"). Default: $LEASEHOLD_PREFIX.`
     ),
     Options.optional
   ),
@@ -137,10 +138,13 @@ const parseEndpoint = (url: string) => {
  */
 const startLocal = (tableName: string, createTable: boolean) =>
   Effect.gen(function*() {
-    const DynamoServer = yield* Effect.promise(() => import("@leasehold/testing/DynamoServer"))
-    const server = yield* DynamoServer.makeDynalite
+    const endpoint = yield* LocalServer.start.pipe(
+      Effect.mapError((error) => CliError.store(`--local: ${error.message}`))
+    )
+    const clientConfig = { endpoint, region: endpointRegion, credentials: dummyCredentials }
     if (createTable) {
-      yield* DynamoLockTable.createTable({ tableName, clientConfig: server.clientConfig }).pipe(
+      const { DynamoLockTable } = yield* LoadDynamo.load
+      yield* DynamoLockTable.createTable({ tableName, clientConfig }).pipe(
         Effect.mapError((error) =>
           error._tag === "LockConfigError"
             ? CliError.invalidOption(error)
@@ -149,10 +153,10 @@ const startLocal = (tableName: string, createTable: boolean) =>
       )
     }
     yield* Console.error(
-      `leasehold: --local: started an embedded dynalite at ${server.clientConfig.endpoint}` +
+      `leasehold: --local: started an embedded dynalite at ${endpoint}` +
         (createTable ? ` with table "${tableName}"` : "") + `; it stops when this command exits`
     )
-    return server.clientConfig
+    return clientConfig
   })
 
 /**
@@ -240,10 +244,11 @@ export interface Table extends Connection {
  * @category constructors
  */
 export const makeClient = (connection: Connection): Effect.Effect<DynamoDBClient, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.sync(() => new DynamoDBClient({ maxAttempts: 1, ...connection.clientConfig })),
-    (client) => Effect.sync(() => client.destroy())
-  )
+  Effect.flatMap(LoadDynamo.load, ({ DynamoDBClient }) =>
+    Effect.acquireRelease(
+      Effect.sync(() => new DynamoDBClient({ maxAttempts: 1, ...connection.clientConfig })),
+      (client) => Effect.sync(() => client.destroy())
+    ))
 
 /**
  * The family a table's commands see, for messages: "" for the family without a prefix, else ` (prefix "billing")`.
@@ -254,7 +259,7 @@ export const makeClient = (connection: Connection): Effect.Effect<DynamoDBClient
  */
 export const family = (table: Table): string =>
   table.sortKey !== undefined
-    ? ` (family "${table.prefix ?? DynamoLockStore.defaultFamily}")`
+    ? ` (family "${table.prefix ?? StoreOptions.defaultFamily}")`
     : table.prefix === undefined
     ? ""
     : ` (prefix "${table.prefix}")`
@@ -267,11 +272,12 @@ export const family = (table: Table): string =>
  * @category constructors
  */
 export const makeStore = (table: Table): Effect.Effect<LockStore.LockStore, CliError.CliError, Scope.Scope> =>
-  DynamoLockStore.make({
-    tableName: table.tableName,
-    client: table.client,
-    partitionKey: table.partitionKey,
-    sortKey: table.sortKey,
-    clockSkewGuard: false,
-    ...(table.prefix === undefined ? {} : { prefix: table.prefix })
-  }).pipe(Effect.mapError(CliError.invalidOption))
+  Effect.flatMap(LoadDynamo.load, ({ DynamoLockStore }) =>
+    DynamoLockStore.make({
+      tableName: table.tableName,
+      client: table.client,
+      partitionKey: table.partitionKey,
+      sortKey: table.sortKey,
+      clockSkewGuard: false,
+      ...(table.prefix === undefined ? {} : { prefix: table.prefix })
+    }).pipe(Effect.mapError(CliError.invalidOption)))

@@ -46,3 +46,43 @@ export const exitCodes: HelpDoc.HelpDoc = HelpDoc.blocks([
       "LEASEHOLD_PREFIX (--prefix). Flags win over the environment. Credentials come from the AWS SDK's default chain."
   )
 ])
+
+/**
+ * Lines of two columns, the first padded to the longest, the second not: no line ends in spaces.
+ */
+const twoColumns = (rows: ReadonlyArray<readonly [string, string]>): string => {
+  const width = Math.max(0, ...rows.map(([first]) => first.length))
+  return rows.map(([first, second]) => `  ${first.padEnd(width)}  ${second}`).join("\n")
+}
+
+/**
+ * The root command's help: name and version, usage, description, every command with what it does in one line, the
+ * flags of the root, examples, then the exit codes and environment. No line ends in spaces, and the text ends with
+ * the last line.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const root = (options: {
+  readonly name: string
+  readonly version: string
+  readonly description: string
+  readonly commands: ReadonlyArray<readonly [command: string, summary: string]>
+  readonly examples: ReadonlyArray<readonly [command: string, what: string]>
+}): string =>
+  HelpDoc.toAnsiText(HelpDoc.blocks([
+    HelpDoc.h1(HelpDoc.getSpan(HelpDoc.p(`${options.name} ${options.version}`))),
+    HelpDoc.p(options.description),
+    HelpDoc.h1("USAGE"),
+    HelpDoc.p(`  $ ${options.name} <command> [flags]`),
+    HelpDoc.h1("COMMANDS"),
+    HelpDoc.p(twoColumns(options.commands)),
+    HelpDoc.h1("OPTIONS"),
+    HelpDoc.p(twoColumns([
+      ["-h, --help", `this help; \`${options.name} <command> --help\` shows a command's flags and examples`],
+      ["--version", "the version"]
+    ])),
+    HelpDoc.h1("EXAMPLES"),
+    HelpDoc.p(twoColumns(options.examples)),
+    exitCodes
+  ])).split("\n").map((line) => line.trimEnd()).join("\n").trimEnd()

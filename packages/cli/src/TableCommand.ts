@@ -6,8 +6,9 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
-import * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
+import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
+import * as TableDescription from "@leasehold/core/dynamodb/TableDescription"
+import type * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -16,6 +17,7 @@ import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
 import * as ExitCode from "./ExitCode.js"
 import * as Help from "./Help.js"
+import * as LoadDynamo from "./internal/loadDynamo.js"
 import * as Run from "./internal/run.js"
 
 /** The key attributes of a table, as the store's options name them. */
@@ -24,21 +26,27 @@ interface Keys {
   readonly sortKey: string | undefined
 }
 
-/** A table helper's call on the resolved table, through the command's client; its failure as an operator message. */
+/**
+ * A table helper's call on the resolved table, through the command's client; its failure as an operator message.
+ * `helper` picks the helper from the table module, which is loaded with the SDK.
+ */
 const onTable = <A>(
   table: { readonly connection: Connection.Connection; readonly client: DynamoDBClient },
   keys: Partial<Keys>,
-  call: (options: DynamoLockTable.TableOptions) => Effect.Effect<A, LockStoreError | LockConfigError>
+  helper: (
+    tables: typeof DynamoLockTable
+  ) => (options: DynamoLockTable.TableOptions) => Effect.Effect<A, LockStoreError | LockConfigError>
 ): Effect.Effect<A, CliError.CliError> =>
-  Effect.mapError(
-    call({
-      tableName: table.connection.tableName,
-      client: table.client,
-      ...(keys.partitionKey === undefined ? {} : { partitionKey: keys.partitionKey }),
-      ...(keys.sortKey === undefined ? {} : { sortKey: keys.sortKey })
-    }),
-    Run.tableError
-  )
+  Effect.flatMap(LoadDynamo.load, (dynamo) =>
+    Effect.mapError(
+      helper(dynamo.DynamoLockTable)({
+        tableName: table.connection.tableName,
+        client: table.client,
+        ...(keys.partitionKey === undefined ? {} : { partitionKey: keys.partitionKey }),
+        ...(keys.sortKey === undefined ? {} : { sortKey: keys.sortKey })
+      }),
+      Run.tableError
+    ))
 
 /** The resolved table and one client for all of a command's requests. */
 const withClient = (connection: Connection.Connection) =>
@@ -48,7 +56,8 @@ const withClient = (connection: Connection.Connection) =>
 const keyOptions = {
   partitionKey: Options.text("partition-key").pipe(
     Options.withDescription(
-      `The partition key attribute (DynamoLockStore's \`partitionKey\`). Default: "${DynamoLockStore.defaultPartitionKey}".`
+      "The partition key attribute (DynamoLockStore's `partitionKey`). " +
+        `Default: "${StoreOptions.defaultPartitionKey}".`
     ),
     Options.optional
   ),
@@ -69,7 +78,7 @@ const describeKeys = (keys: Keys): string =>
 /** What a store on a table keyed so must be given, for the operator to copy into its options. */
 const storeOptions = (keys: Keys): string => {
   const options = [
-    ...(keys.partitionKey === DynamoLockStore.defaultPartitionKey ? [] : [`partitionKey: "${keys.partitionKey}"`]),
+    ...(keys.partitionKey === StoreOptions.defaultPartitionKey ? [] : [`partitionKey: "${keys.partitionKey}"`]),
     ...(keys.sortKey === undefined ? [] : [`sortKey: "${keys.sortKey}"`])
   ]
   return options.length === 0 ? "" : `; stores on it need { ${options.join(", ")} }`
@@ -78,7 +87,7 @@ const storeOptions = (keys: Keys): string => {
 const ttlNote = (ttl: DynamoLockTable.TtlStatus): string => {
   switch (ttl) {
     case "enabled":
-      return `TTL on "${DynamoLockTable.ttlAttribute}": enabled`
+      return `TTL on "${TableDescription.ttlAttribute}": enabled`
     case "unsupported":
       return `TTL: not supported by this server (local emulators); idle lock rows stay until deleted`
     case "other-attribute":
@@ -100,10 +109,10 @@ export const create = Command.make(
     Run.withConnection(connection, (resolved) =>
       Effect.gen(function*() {
         const keys: Keys = {
-          partitionKey: Option.getOrElse(partitionKey, () => DynamoLockStore.defaultPartitionKey),
+          partitionKey: Option.getOrElse(partitionKey, () => StoreOptions.defaultPartitionKey),
           sortKey: Option.getOrUndefined(sortKey)
         }
-        const result = yield* onTable(yield* withClient(resolved), keys, DynamoLockTable.createTable)
+        const result = yield* onTable(yield* withClient(resolved), keys, (tables) => tables.createTable)
         yield* Console.log(
           (result.created
             ? `created table "${result.tableName}" at ${resolved.location} (on-demand billing, ${describeKeys(keys)})`
@@ -142,14 +151,14 @@ const expectedKeys = (
   Effect.gen(function*() {
     if (Option.isSome(flags.partitionKey) || Option.isSome(flags.sortKey)) {
       return {
-        partitionKey: Option.getOrElse(flags.partitionKey, () => DynamoLockStore.defaultPartitionKey),
+        partitionKey: Option.getOrElse(flags.partitionKey, () => StoreOptions.defaultPartitionKey),
         sortKey: Option.getOrUndefined(flags.sortKey)
       } satisfies Keys
     }
-    const found = yield* onTable(table, {}, DynamoLockTable.describeKeys)
+    const found = yield* onTable(table, {}, (tables) => tables.describeKeys)
     return found._tag === "Usable"
       ? { partitionKey: found.partitionKey, sortKey: found.sortKey } satisfies Keys
-      : { partitionKey: DynamoLockStore.defaultPartitionKey, sortKey: undefined } satisfies Keys
+      : { partitionKey: StoreOptions.defaultPartitionKey, sortKey: undefined } satisfies Keys
   })
 
 /**
@@ -175,12 +184,12 @@ export const check = Command.make(
       Effect.gen(function*() {
         const table = yield* withClient(resolved)
         const keys = yield* expectedKeys(table, { partitionKey, sortKey })
-        const found = yield* onTable(table, keys, DynamoLockTable.checkTable)
+        const found = yield* onTable(table, keys, (tables) => tables.checkTable)
         const ttlOff = found.some((problem) => problem._tag === "TtlDisabled")
         // checkTable can not tell a table whose TTL is off from a server that has none (nothing could turn it on):
         // only the first is a problem.
         const unsupported = ttlOff && !ignoreTtl &&
-          (yield* onTable(table, {}, DynamoLockTable.describeTtlState)) === "unsupported"
+          (yield* onTable(table, {}, (tables) => tables.describeTtlState)) === "unsupported"
         const problems = ignoreTtl || unsupported
           ? found.filter((problem) => problem._tag !== "TtlDisabled")
           : found

@@ -11,6 +11,8 @@ import { Lock } from "@leasehold/lock"
 import type { LockLost } from "@leasehold/lock/LockError"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { Effect, Exit, Layer, Scope } from "effect"
+import { readFileSync } from "node:fs"
+import * as Cli from "../src/Cli.js"
 import { CliBundleLive, hasScript, holdLock, run, runInTerminal, start, unique } from "./support.js"
 
 const TestLive = Layer.mergeAll(DynamoServer.layerDynalite, CliBundleLive)
@@ -44,6 +46,15 @@ const hold = (tableName: string, name: string, options: Lock.LockOptions = {}, p
 
 const timeout = 60_000
 
+/** Every command of the tree, as `leasehold --help` must list them. */
+const commandNames = ["table create", "table check", "list", "inspect", "release", "watch"]
+
+const packageVersion = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  version: string
+}).version
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
 layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold", (it) => {
   it.effect("--help on every command shows examples, and the root shows the exit codes", () =>
     Effect.gen(function*() {
@@ -61,6 +72,24 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
       expect(results[0]?.stdout).toContain("EXIT CODES")
       expect(results[0]?.stdout).toMatch(/3[\s\S]*lock or semaphore not found/)
     }), timeout)
+
+  it.effect(
+    "--help lists every command with what it does in a line, and --version prints the version alone",
+    () =>
+      Effect.gen(function*() {
+        const [help, version] = yield* Effect.all([run(["--help"]), run(["--version"])], { concurrency: 2 })
+        expect(help.code).toBe(0)
+        const lines = help.stdout.split("\n")
+        expect(Cli.summaries.map(([command]) => command)).toEqual(commandNames)
+        for (const [command, summary] of Cli.summaries) {
+          expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^ +${command} {2,}${escape(summary)}$`)))
+        }
+        expect(lines.filter((line) => /\s$/.test(line))).toEqual([])
+        expect(version.code).toBe(0)
+        expect(version.stdout).toBe(`${packageVersion}\n`)
+      }),
+    timeout
+  )
 
   it.effect(
     "--help is plain text when stdout is not a terminal, unless FORCE_COLOR asks for styles",

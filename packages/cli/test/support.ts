@@ -1,44 +1,37 @@
 /**
- * Running `leasehold` as a subprocess: the CLI bundled once per test file (esbuild, which tsx ships with) so each run
- * starts in a fraction of the time `node --import tsx` takes to load hundreds of modules on busy cores.
+ * Running `leasehold` as a subprocess: the CLI bundled once per test file, as it ships (`tools/bundle.ts`), so each
+ * run starts in a fraction of the time `node --import tsx` takes to load hundreds of modules on busy cores.
  */
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
 import { DynamoLockStore } from "@leasehold/dynamodb"
 import { type Lease, Lock, LockStore, type Permits, Semaphore } from "@leasehold/lock"
-import { NodeProgram } from "@leasehold/testing"
 import { Context, Deferred, Effect, Fiber, Layer, Queue, type Scope } from "effect"
 
 import { execFileSync, spawn } from "node:child_process"
-import { mkdirSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as CliBundle from "../tools/bundle.js"
 
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url))
 
 /** The path of the bundled CLI. */
-export class CliBundle extends Context.Tag("cli.test/CliBundle")<CliBundle, string>() {}
+export class CliBundlePath extends Context.Tag("cli.test/CliBundlePath")<CliBundlePath, string>() {}
 
 /**
- * The bundle lives under the package's build directory, not in /tmp, so that what it loads at run time (dynalite,
- * for `--local`) resolves from the workspace's node_modules.
+ * A bundle of the CLI in a folder of its own under the package's build directory, removed with the layer. It holds
+ * everything it runs (dynalite for `--local` included), as the published bundle does.
  */
 export const CliBundleLive = Layer.scoped(
-  CliBundle,
-  Effect.acquireRelease(
-    Effect.tryPromise(async () => {
-      const directory = `${packageDirectory}build/test-bundle`
-      mkdirSync(directory, { recursive: true })
-      const outfile = `${directory}/leasehold-${process.pid}-${Math.random().toString(36).slice(2, 8)}.mjs`
-      await Effect.runPromise(
-        NodeProgram.bundle({
-          entry: `${packageDirectory}src/bin.ts`,
-          outfile,
-          workingDirectory: packageDirectory,
-          conditions: ["@leasehold/source"]
-        })
-      )
-      return outfile
-    }).pipe(Effect.orDie),
-    (outfile) => Effect.sync(() => rmSync(outfile, { force: true }))
+  CliBundlePath,
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.tryPromise(async () => {
+        const outdir = `${packageDirectory}build/test-bundle/${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+        return { outdir, entry: await CliBundle.bundle(outdir) }
+      }).pipe(Effect.orDie),
+      ({ outdir }) => Effect.sync(() => rmSync(outdir, { recursive: true, force: true }))
+    ),
+    ({ entry }) => entry
   )
 )
 
@@ -86,7 +79,7 @@ export const runScript = (
 
 /** Runs the bundled CLI. */
 export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  Effect.flatMap(CliBundle, (bundle) => runScript([bundle], args, env))
+  Effect.flatMap(CliBundlePath, (bundle) => runScript([bundle], args, env))
 
 let counter = 0
 
@@ -99,7 +92,7 @@ export const unique = (label: string): string =>
  */
 export const start = (args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const bundle = yield* CliBundle
+    const bundle = yield* CliBundlePath
     const lines = yield* Queue.unbounded<string>()
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -142,7 +135,7 @@ export const runInTerminal = (
   answer: string,
   env: Record<string, string> = {}
 ) =>
-  Effect.flatMap(CliBundle, (bundle) =>
+  Effect.flatMap(CliBundlePath, (bundle) =>
     Effect.async<Result>((resume) => {
       const base = { ...process.env }
       for (const name of cliEnvironment) delete base[name]

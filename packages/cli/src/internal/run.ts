@@ -4,14 +4,14 @@
  *
  * @internal
  */
-import * as DynamoLockItems from "@leasehold/dynamodb/DynamoLockItems"
-import * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
+import type * as DynamoLockItems from "@leasehold/dynamodb/DynamoLockItems"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as CliError from "../CliError.js"
 import * as Connection from "../Connection.js"
+import * as LoadDynamo from "./loadDynamo.js"
 
 /** @internal */
 export const storeError = (error: LockStoreError): CliError.CliError =>
@@ -43,7 +43,8 @@ export const openTable = (
 ): Effect.Effect<Connection.Table, CliError.CliError, Scope.Scope> =>
   Effect.gen(function*() {
     const client = yield* Connection.makeClient(connection)
-    const keys = yield* DynamoLockTable.describeKeys({ tableName: connection.tableName, client }).pipe(
+    const dynamo = yield* LoadDynamo.load
+    const keys = yield* dynamo.DynamoLockTable.describeKeys({ tableName: connection.tableName, client }).pipe(
       Effect.mapError(tableError)
     )
     switch (keys._tag) {
@@ -113,6 +114,7 @@ export const readItems = (
   CliError.CliError
 > =>
   Effect.gen(function*() {
+    const dynamo = yield* LoadDynamo.load
     const items: Array<DynamoLockItems.Item> = []
     let cursor = options.cursor
     do {
@@ -120,7 +122,7 @@ export const readItems = (
         ? LockStore.defaultListLimit
         : Math.min(LockStore.defaultListLimit, options.limit - items.length)
       if (want <= 0) break
-      const page = yield* DynamoLockItems.list({
+      const page = yield* dynamo.DynamoLockItems.list({
         tableName: table.tableName,
         client: table.client,
         partitionKey: table.partitionKey,
