@@ -1,0 +1,228 @@
+/**
+ * Distributed locks as scoped Effect resources: `withLock` runs a section while holding a lock, `acquire` holds one
+ * until the scope closes. Both need a `LockStore` (`LockStore.layerMemory` in one process, the DynamoDB store across
+ * processes).
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * const sendReport = Effect.log("sending the nightly report")
+ * const writeOrder = (order: { readonly id: string; readonly fence: number }) =>
+ *   Effect.log(`order ${order.id} written with fence ${order.fence}`)
+ *
+ * // A section: the lock is released as soon as it ends.
+ * const nightly = sendReport.pipe(Lock.withLock("nightly-report", { wait: "30 seconds" }))
+ *
+ * // A scoped resource: held until the scope closes, with a fencing token for downstream writes.
+ * const order = Effect.gen(function*() {
+ *   const lease = yield* Lock.acquire("orders/42", { wait: "30 seconds" })
+ *   yield* writeOrder({ id: "42", fence: lease.fence })
+ * }).pipe(Effect.scoped)
+ *
+ * Effect.runPromise(Effect.all([nightly, order]).pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Config from "effect/Config"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/lock/lock.js"
+import * as Defaults from "./internal/options/defaults.js"
+import * as Options from "./internal/options/options.js"
+import type { Lease } from "./Lease.js"
+import type { LockConfigError, LockLost, LockNotAcquired, LockStoreError } from "./LockError.js"
+import type { LockStore } from "./LockStore.js"
+
+/**
+ * Options of one acquisition. Every field is optional; defaults come from `LockDefaults` (set app-wide with
+ * `layerDefaults` or `layerDefaultsConfig`), then from the named constants below.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LockOptions {
+  /** How long a lease lasts without a renew. Default: 30 seconds. */
+  readonly lease?: Duration.Input | undefined
+  /**
+   * How often the holder renews. Default: lease / 3. Must leave room: heartbeat < lease - safetyMargin. The first renew
+   * goes at a random point in the second half of the first heartbeat (from Effect's `Random`), so that leases acquired
+   * together do not renew together; each later one a heartbeat after the previous one was sent.
+   */
+  readonly heartbeat?: Duration.Input | undefined
+  /** How long to wait for a held lock, or "forever". Default: zero, a single attempt. */
+  readonly wait?: Duration.Input | "forever" | undefined
+  /** The bound on clock differences between hosts (absolute takeover). Default: 10 seconds. */
+  readonly maxClockSkew?: Duration.Input | undefined
+  /** Report "at risk" once less than this is left before the local deadline. Default: lease / 3. */
+  readonly warnAt?: Duration.Input | undefined
+  /** The critical section is interrupted this long before the lease ends. Default: lease / 10. */
+  readonly safetyMargin?: Duration.Input | undefined
+  /** The longest a waiter sleeps between attempts (jittered). Default: lease / 10, at most 1 second. */
+  readonly pollInterval?: Duration.Input | undefined
+  /**
+   * How a dead holder's lock is taken over. "absolute" (default): at leaseUntil + maxClockSkew, trusting clocks
+   * within the bound. "observed": only after watching the lease stay unrenewed for a full lease on the local
+   * monotonic clock, trusting no wall clock.
+   */
+  readonly takeover?: "absolute" | "observed" | undefined
+  /** A readable name for this process, shown to other holders and operators. Default: "pid <pid>". */
+  readonly holder?: string | undefined
+  /** A payload stored with the lock while held (already encoded, e.g. with Schema). */
+  readonly data?: string | undefined
+}
+
+/**
+ * App-wide defaults for every acquisition in its context; per-call options override them field by field.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export const LockDefaults: typeof Defaults.LockDefaults = Defaults.LockDefaults
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export type LockDefaults = Defaults.LockDefaults
+
+/**
+ * Sets app-wide defaults.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDefaults: (options: LockOptions) => Layer.Layer<never> = Defaults.layerDefaults
+
+/**
+ * Reads app-wide defaults from `Config`: `LEASEHOLD_LEASE`, `LEASEHOLD_HEARTBEAT`, `LEASEHOLD_WAIT` (a duration or
+ * "forever"), `LEASEHOLD_MAX_CLOCK_SKEW`, `LEASEHOLD_WARN_AT`, `LEASEHOLD_SAFETY_MARGIN`, `LEASEHOLD_POLL_INTERVAL`,
+ * `LEASEHOLD_TAKEOVER` ("absolute" | "observed"), `LEASEHOLD_HOLDER`. Durations are written as Effect writes them
+ * ("30 seconds", "500 millis"). Unset keys keep the built-in defaults; values are checked where they are used.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const defaultsConfig: Config.Config<LockOptions> = Defaults.defaultsConfig
+
+/**
+ * App-wide defaults from `defaultsConfig`. A value that is not a valid duration (negative, NaN, over the timer limit)
+ * fails the layer with `LockConfigError`, at startup rather than at the first lock.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDefaultsConfig: Layer.Layer<never, Config.ConfigError | LockConfigError> =
+  Defaults.layerDefaultsConfig
+
+/**
+ * Acquires a lock as a scoped resource: held until the scope closes, kept alive by a heartbeat fiber.
+ *
+ * If the lease is lost, the code that relies on it is interrupted: the fiber that acquired it and, when that fiber
+ * ended while the scope stays open (`Effect.timeout`, `Effect.race` or a concurrent `Effect.all` around the acquire,
+ * a layer built from it), the fiber that took its result over. Their scope then closes. `lease.status` and
+ * `lease.lost` say why; use `withLock` to get a `LockLost` failure instead.
+ *
+ * Acquiring a name that the current fiber is already inside a live lease of (its own, or one held by the fiber it
+ * was forked from) re-enters: the same lease is returned, no store call is made, and the outer acquisition still
+ * releases it. The re-entering fiber is then interrupted when that lease ends, by loss or by release, if its own
+ * scope is still open.
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Console, Effect } from "effect"
+ *
+ * // A downstream write that refuses fences lower than the last one it accepted.
+ * const saveInvoice = (invoice: { readonly orderId: string; readonly fence: number }) =>
+ *   Effect.log(`invoice for order ${invoice.orderId}, fence ${invoice.fence}`)
+ *
+ * const program = Effect.gen(function*() {
+ *   const lease = yield* Lock.acquire("orders/42", { wait: "10 seconds", holder: "billing-worker-1" })
+ *   yield* saveInvoice({ orderId: "42", fence: lease.fence })
+ *   yield* Console.log(lease.holder, yield* lease.isHeld)
+ *   // Output: billing-worker-1 true
+ * }).pipe(
+ *   // The lock is released when the scope closes.
+ *   Effect.scoped
+ * )
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const acquire: (
+  name: string,
+  options?: LockOptions
+) => Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError, LockStore | Scope.Scope> =
+  internal.acquire
+
+/**
+ * Runs `self` while holding the lock `name`, and releases it as soon as `self` ends. If the lease is lost, `self` is
+ * interrupted and the result is a `LockLost` failure. Does not require `Scope`.
+ *
+ * Inside a live lease of the same name (see `acquire`), it re-enters; the section then ends with that lease, and if
+ * the outer acquisition releases it first, the result is a `LockLost` with reason "released".
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * const rotateKeys = Effect.log("rotating the signing keys")
+ *
+ * const program = rotateKeys.pipe(
+ *   // One instance at a time; `wait` is zero by default, so a held lock fails at once.
+ *   Lock.withLock("key-rotation"),
+ *   // Another instance is rotating: skip this run.
+ *   Effect.catchTag("LockNotAcquired", (error) => Effect.log(`skipped: ${error.message}`))
+ * )
+ *
+ * // The same, data-first, waiting up to a minute for the lock.
+ * const patient = Lock.withLock("key-rotation", rotateKeys, { wait: "1 minute" })
+ *
+ * Effect.runPromise(Effect.andThen(program, patient).pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withLock: {
+  (name: string, options?: LockOptions): <A, E, R>(
+    self: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+  <A, E, R>(
+    name: string,
+    self: Effect.Effect<A, E, R>,
+    options?: LockOptions
+  ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+} = internal.withLock
+
+/**
+ * Fails with `LockConfigError` if `options` are invalid, without acquiring anything. Useful at startup.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const validateOptions: (options: LockOptions) => Effect.Effect<void, LockConfigError> = internal.validateOptions
+
+/**
+ * The built-in defaults, for documentation and tools.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults = {
+  lease: Options.defaultLease,
+  heartbeatsPerLease: Options.heartbeatsPerLease,
+  maxClockSkew: Options.defaultMaxClockSkew,
+  warnAtFraction: Options.warnAtFraction,
+  safetyMarginFraction: Options.safetyMarginFraction,
+  maxPollInterval: Options.maxPollInterval
+} as const

@@ -1,0 +1,69 @@
+/**
+ * Leasehold: scoped distributed locks for Effect.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Acquire, hold and release locks: `withLock`, `acquire`, options and the lease handle.
+ *
+ * @since 0.1.0
+ */
+export * as Lock from "./Lock.js"
+
+/**
+ * The handle of a held lock and its status.
+ *
+ * @since 0.1.0
+ */
+export * as Lease from "./Lease.js"
+
+/**
+ * The typed errors.
+ *
+ * @since 0.1.0
+ */
+export * as LockError from "./LockError.js"
+
+/**
+ * The record a store keeps per lock.
+ *
+ * @since 0.1.0
+ */
+export * as LockRecord from "./LockRecord.js"
+
+/**
+ * The record a store keeps per semaphore.
+ *
+ * @since 0.2.0
+ */
+export * as SemaphoreRecord from "./SemaphoreRecord.js"
+
+/**
+ * The storage service, its contract, and the in-memory store.
+ *
+ * @since 0.1.0
+ */
+export * as LockStore from "./LockStore.js"
+
+/**
+ * The semaphore operations of the store contract: requests, results and checks.
+ *
+ * @since 0.2.0
+ */
+export * as SemaphoreStore from "./SemaphoreStore.js"
+
+/**
+ * Measures of strings in UTF-8, as stores limit them.
+ *
+ * @since 0.1.0
+ */
+export * as Utf8 from "./Utf8.js"
+
+/**
+ * Durations as every option takes them, checked on the raw value.
+ *
+ * @since 0.1.0
+ */
+export * as LockDuration from "./LockDuration.js"
+
