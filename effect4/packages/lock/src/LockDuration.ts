@@ -1,9 +1,9 @@
 /**
  * Durations as Leasehold's options take them: any `Duration.Input`, checked on the raw value.
  *
- * Effect's own decoding takes `NaN` for zero and keeps negative durations, which no option means: either would
- * hide the mistake (or, where zero is allowed, silently mean "none"). Every option
- * of every Leasehold package is decoded here first; each then applies its own bounds.
+ * Effect's own decoding takes a negative duration as it is and makes `NaN` (and `Duration.millis(NaN)`) a zero
+ * duration, which would hide the mistake (or, where zero is allowed, silently mean "none"). Every option of every
+ * Leasehold package is decoded here first; each then applies its own bounds.
  *
  * @since 0.1.0
  */
@@ -12,13 +12,14 @@ import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 
-/**
- * Why an Effect `Duration` is not a finite, non-negative duration, or `undefined` if it is one. Effect 4 keeps the sign
- * of a negative Duration (only NaN becomes zero), so a zero Duration is zero.
- */
+/** Why an Effect `Duration` is not a finite, non-negative duration, or `undefined` if it is one. */
 const durationProblem = (input: Duration.Duration): string | undefined => {
   if (!Duration.isFinite(input)) return "is infinite"
-  if (Duration.toMillis(input) < 0) return "is negative"
+  // Effect 4 keeps a negative Duration's sign, but makes a NaN one zero; only the `Duration.zero` constant surely
+  // means zero.
+  const millis = Duration.toMillis(input)
+  if (millis < 0) return "is negative"
+  if (millis === 0 && input !== Duration.zero) return DurationInput.ambiguousNaNZero
   return undefined
 }
 

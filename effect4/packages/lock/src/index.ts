@@ -66,4 +66,3 @@ export * as Utf8 from "./Utf8.js"
  * @since 0.1.0
  */
 export * as LockDuration from "./LockDuration.js"
-

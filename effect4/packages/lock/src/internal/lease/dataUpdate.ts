@@ -22,10 +22,10 @@ import { LockConfigError, LockLost, type LockStoreError } from "../../LockError.
 import type * as LockStore from "../../LockStore.js"
 import type * as Options from "../options/options.js"
 import { monotonicMillisOf } from "../process/clock.js"
+import { noStackTrace } from "../process/spans.js"
 import * as MemoryStore from "../store/memoryStore.js"
 import * as LeaseState from "./leaseState.js"
 import * as LeaseWrites from "./leaseWrites.js"
-import { noStackTrace } from "../process/spans.js"
 
 /** The `LockLost` of a lease that can not be written to any more: why it was lost, or that it was released. */
 const ended = (state: LeaseState.LeaseState): LockLost => {

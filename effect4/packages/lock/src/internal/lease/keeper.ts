@@ -76,7 +76,6 @@ class Lease extends LeaseView implements LeaseApi {
   updateData(data: string | undefined): Effect.Effect<void, LockLost | LockStoreError | LockConfigError> {
     return DataUpdate.update(LeaseView.stateOf(this), this.#store, this.#options, data)
   }
-
 }
 
 /** Made apart from the class so that the check closes over the state alone. */
@@ -110,7 +109,6 @@ class Kept<Handle> implements Keeper<Handle> {
   get release(): Effect.Effect<void> {
     return Release.release(this.#state, this.#store, this.#fiber, this.#safetyMarginMs, this.#onEnd)
   }
-
 }
 
 /** A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. */

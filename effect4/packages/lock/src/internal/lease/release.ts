@@ -23,10 +23,10 @@ import * as Background from "../process/background.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
 import * as Metrics from "../process/metrics.js"
+import { noStackTrace } from "../process/spans.js"
 import { failureReason } from "./failureReason.js"
 import * as LeaseState from "./leaseState.js"
 import type * as LeaseStore from "./leaseStore.js"
-import { noStackTrace } from "../process/spans.js"
 
 /** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
 const releaseAttempts = 3
@@ -77,7 +77,7 @@ const releaseAttempt = (
   state: LeaseState.LeaseState,
   store: LeaseStore.LeaseStore
 ): Effect.Effect<LockProtocol.ReleaseResult, LockStoreError | Cause.TimeoutError> =>
-  Effect.flatMap(Effect.forkDetach(Effect.interruptible(releaseCall(state, store))), (call) => {
+  Effect.flatMap(Effect.forkDetach(Effect.interruptible(releaseCall(state, store)), Background.startAtOnce), (call) => {
     let timedOut = false
     const expire = Effect.andThen(
       Effect.sleep(releaseAttemptTimeout),
@@ -89,7 +89,7 @@ const releaseAttempt = (
       )
     )
     return Effect.flatMap(
-      Effect.forkDetach(Effect.interruptible(expire)),
+      Effect.forkDetach(Effect.interruptible(expire), Background.startAtOnce),
       (timer) =>
         Effect.flatMap(Fiber.await(call), (exit): ReturnType<typeof releaseAttempt> => {
           timer.interruptUnsafe(call.id)

@@ -10,6 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type { LeaseStatus } from "../../Lease.js"
 import { LockLost, type LostReason } from "../../LockError.js"
+import { startAtOnce } from "../process/background.js"
 import type * as HeldLeases from "../process/heldLeases.js"
 
 /** @internal */
@@ -46,7 +47,7 @@ export const runSection = <A, E, R>(
   Effect.gen(function*() {
     const lease = entry.lease as SectionLease
     const fibers = role === "holder" ? entry.users.holders : entry.users.borrowers
-    const fiber = yield* Effect.forkChild(section)
+    const fiber = yield* Effect.forkChild(section, startAtOnce)
     fibers.add(fiber)
     // Ended before the section existed to be interrupted: stop it before it does anything.
     if (!entry.isLive()) fiber.interruptUnsafe(yield* Effect.fiberId)

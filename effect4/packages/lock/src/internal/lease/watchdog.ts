@@ -10,6 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import type * as Options from "../options/options.js"
+import { startAtOnce } from "../process/background.js"
 import { monotonicMillisOf } from "../process/clock.js"
 import * as Metrics from "../process/metrics.js"
 import * as LeaseState from "./leaseState.js"
@@ -76,7 +77,7 @@ export const bound = <A, E>(
 ): Effect.Effect<A, E> =>
   Effect.withFiber((keeper) =>
     Effect.flatMap(
-      Effect.forkDetach(watch(state, options, keeper)),
+      Effect.forkDetach(watch(state, options, keeper), startAtOnce),
       (watcher) => Effect.ensuring(call, Effect.sync(() => watcher.interruptUnsafe(keeper.id)))
     )
   )

@@ -114,7 +114,8 @@ export const resolve = (
   defaults: Input,
   options: Input | undefined,
   defaultHolder: string
-): Effect.Effect<Resolved, LockConfigError> => Effect.suspend(() => Effect.fromResult(resolveResult(defaults, options, defaultHolder)))
+): Effect.Effect<Resolved, LockConfigError> =>
+  Effect.suspend(() => Effect.fromResult(resolveResult(defaults, options, defaultHolder)))
 
 /**
  * Checks each given value on its own (relations between them are checked when a lock is taken): for app-wide

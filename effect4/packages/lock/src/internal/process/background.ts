@@ -83,9 +83,18 @@ export const run = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, 
   )
 
 /**
+ * How the lock forks its fibers: started at once, up to their first wait, as Effect 3 starts a forked fiber. A give-back
+ * or a release then reaches a store that answers at once before the fiber that forked it goes on, and a fiber's first
+ * sleep is on the clock before anything else happens.
+ *
+ * @internal
+ */
+export const startAtOnce = { startImmediately: true } as const
+
+/**
  * Forks `self` as background work, in a daemon fiber: it outlives the fiber that started it, and nobody waits for it.
  *
  * @internal
  */
 export const fork = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>
-  Effect.forkDetach(run(self))
+  Effect.forkDetach(run(self), startAtOnce)

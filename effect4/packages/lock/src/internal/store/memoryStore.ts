@@ -106,7 +106,9 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
 
   const forceRelease = (name: string, holder: LockStore.ForceReleaseHolder | undefined) =>
     Effect.sync(() =>
-      Option.fromUndefinedOr(Transition.apply(records, name, (current) => LockTransitions.forceRelease(current, holder)))
+      Option.fromUndefinedOr(
+        Transition.apply(records, name, (current) => LockTransitions.forceRelease(current, holder))
+      )
     )
 
   const store: LockStore.LockStore = {
