@@ -122,10 +122,13 @@ export const layerDefaultsConfig: Layer.Layer<never, Config.ConfigError | LockCo
 /**
  * Acquires a lock as a scoped resource: held until the scope closes, kept alive by a heartbeat fiber.
  *
- * If the lease is lost, the code that relies on it is interrupted: the fiber that acquired it and, when that fiber
- * ended while the scope stays open (`Effect.timeout`, `Effect.race` or a concurrent `Effect.all` around the acquire,
- * a layer built from it), the fiber that took its result over. Their scope then closes. `lease.status` and
+ * If the lease is lost, the fiber that acquired it is interrupted, and its scope then closes. `lease.status` and
  * `lease.lost` say why; use `withLock` to get a `LockLost` failure instead.
+ *
+ * Not yet on Effect 4: when the acquiring fiber ends while the scope stays open (`Effect.timeout`, `Effect.race` or a
+ * concurrent `Effect.all` around the acquire, a layer built from it), the fiber that took its result over is not
+ * interrupted on loss, as it is with Effect 3. Until it is, acquire in the fiber that uses the lease, or use
+ * `withLock`, or watch `lease.lost` yourself.
  *
  * Acquiring a name that the current fiber is already inside a live lease of (its own, or one held by the fiber it
  * was forked from) re-enters: the same lease is returned, no store call is made, and the outer acquisition still

@@ -327,7 +327,7 @@ export const processView: (shared: LockStore) => LockStore = StoreViews.processV
  *   // Another process over the same store finds the lock held.
  *   const other = yield* tryReport.pipe(Effect.provide(LockStore.layerProcess(shared)))
  *   yield* Console.log(other._tag)
- *   // Output: Left
+ *   // Output: Failure
  * }).pipe(Effect.scoped, Effect.provide(LockStore.layerProcess(shared)))
  *
  * Effect.runPromise(program)

@@ -1,5 +1,5 @@
 /**
- * Keeping a held lock: its state, one daemon fiber that runs the heartbeat, and the `Lease` handed to the caller. The
+ * Keeping a held lock: its state, one fiber of its own that runs the heartbeat, and the `Lease` handed to the caller. The
  * release stops the fiber when the lock's scope closes; nothing else does.
  *
  * A held lease is a few small objects and one sleeping fiber: an application may hold thousands, so what each one

@@ -1,6 +1,6 @@
 /**
  * Tidying up that nobody waits for: the release retries after the caller has its answer, the release of a lease that
- * was already lost, the give-back of a write that may have applied. It runs in a daemon fiber on a clock whose timers
+ * was already lost, the give-back of a write that may have applied. It runs in a detached fiber on a clock whose timers
  * do not keep a Node process alive (`unref`): a script, a cron job or a Lambda handler ends when its program does, and
  * whatever tidying up is left either finishes while the process lives on for other reasons, or is dropped with it (a
  * lease left behind expires on its own). A store's own timers follow the clock (`LockStore.isBackgroundClock`).
@@ -92,7 +92,7 @@ export const run = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, 
 export const startAtOnce = { startImmediately: true } as const
 
 /**
- * Forks `self` as background work, in a daemon fiber: it outlives the fiber that started it, and nobody waits for it.
+ * Forks `self` as background work, in a detached fiber: it outlives the fiber that started it, and nobody waits for it.
  *
  * @internal
  */
