@@ -40,6 +40,20 @@ export * as LockRecord from "./LockRecord.js"
 export * as SemaphoreRecord from "./SemaphoreRecord.js"
 
 /**
+ * Distributed semaphores: at most `limit` permits of a name held at once, leased as locks are.
+ *
+ * @since 0.2.0
+ */
+export * as Semaphore from "./Semaphore.js"
+
+/**
+ * The handle of held permits of a semaphore.
+ *
+ * @since 0.2.0
+ */
+export * as Permits from "./Permits.js"
+
+/**
  * The storage service, its contract, and the in-memory store.
  *
  * @since 0.1.0
