@@ -80,3 +80,10 @@ export * as Utf8 from "./Utf8.js"
  * @since 0.1.0
  */
 export * as LockDuration from "./LockDuration.js"
+
+/**
+ * Leader election on the lock: `run` campaigns and leads, `leader` watches who leads.
+ *
+ * @since 0.2.0
+ */
+export * as LeaderElection from "./LeaderElection.js"
