@@ -31,10 +31,12 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Resume from "./internal/handoff/resume.js"
 import * as internal from "./internal/lock/lock.js"
 import * as Defaults from "./internal/options/defaults.js"
 import * as Options from "./internal/options/options.js"
 import type { Lease } from "./Lease.js"
+import type { LeaseHandoff } from "./LeaseHandoff.js"
 import type { LockConfigError, LockLost, LockNotAcquired, LockStoreError } from "./LockError.js"
 import type { LockStore } from "./LockStore.js"
 
@@ -206,6 +208,116 @@ export const withLock: {
     options?: LockOptions
   ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
 } = internal.withLock
+
+/**
+ * Options of a resumed lease: how it is kept, as for an acquisition. The lease duration is the hand-off's; given, it
+ * must be the same. Waiting, takeover, holder and data do not apply: a resume takes nothing over, and the record keeps
+ * the holder and data it was acquired with.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ResumeOptions = Pick<LockOptions, "lease" | "heartbeat" | "warnAt" | "safetyMargin">
+
+/**
+ * Hands a held lease over to another process (or a later invocation of the same function), which resumes it with
+ * `resume` or `withResumed`: the lock never becomes free in between, and its fence stays the same.
+ *
+ * This process stops keeping the lease without releasing it: a renew in flight is waited for, the heartbeat stops,
+ * the status becomes `HandedOff`, the other fibers of this process that rely on the lease are interrupted (a
+ * `withLock` section then fails with `LockLost`, reason "handedOff"), its fibers waiting for the name go to the
+ * store like any other process's, and the lease's scope releases nothing when it closes. The calling fiber is not
+ * interrupted: it must not act under the lease once it has handed it off, nor should anything it forked.
+ *
+ * The value is a capability: whoever holds it can hold the lock until its `leaseUntil`. Send it as you would a
+ * secret, and resume it once (see `resume`). A lease already lost fails with that `LockLost`; one released or handed
+ * off already, with reason "released" or "handedOff".
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Console, Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   // This invocation acquires the lock, does what it has time for, and hands the lease on.
+ *   const handoff = yield* Effect.scoped(Effect.gen(function*() {
+ *     const lease = yield* Lock.acquire("reindex", { lease: "5 minutes" })
+ *     yield* Console.log("first part")
+ *     return yield* Lock.handOff(lease)
+ *   }))
+ *   // The next one (here the same process) resumes it: the same fence, a new owner id, one write.
+ *   yield* Effect.scoped(Effect.gen(function*() {
+ *     const lease = yield* Lock.resume(handoff)
+ *     yield* Console.log("second part", lease.fence === handoff.fence && lease.owner !== handoff.owner)
+ *   }))
+ * })
+ * // Output: first part
+ * // second part true
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
+ * @since 0.2.0
+ * @category hand-off
+ */
+export const handOff: (lease: Lease) => Effect.Effect<LeaseHandoff, LockLost> = Resume.handOff
+
+/**
+ * Resumes a lease another process handed off with `handOff`, as a scoped resource, like `acquire`: one conditional
+ * write (the store's renew, on the hand-off's owner and fence) extends it and moves it to a new owner id, and from then on it is kept as an acquired
+ * lease is: heartbeat, "at risk" warnings, loss interruption, release when the scope closes. Its local deadline counts
+ * from just before that write was sent.
+ *
+ * Fails with `LockLost` if the lease can not be resumed: reason "expired", with no write, once the hand-off's
+ * `leaseUntil` has passed on this process's clock (whatever the store would say); reason "stolen" if the store
+ * has another owner (in `by`), as after the hand-off was resumed once already; reason "freed" if it has none (an
+ * operator released it, or it was resumed and released since). With `LockConfigError`,
+ * before any store call, if the hand-off is malformed or the options are invalid. After a `LockStoreError` the write
+ * may have applied: the lease is released in the background, and the hand-off is spent.
+ *
+ * A hand-off resumes once: the resuming write moves the lease to a new owner id, so a second resume of it (a
+ * duplicated message, a retried invocation) and any late write of the handing-off process find that owner and change
+ * nothing.
+ *
+ * @since 0.2.0
+ * @category hand-off
+ */
+export const resume: (
+  handoff: LeaseHandoff,
+  options?: ResumeOptions
+) => Effect.Effect<Lease, LockLost | LockStoreError | LockConfigError, LockStore | Scope.Scope> = Resume.resume
+
+/**
+ * Runs `self` holding a lease another process handed off (see `resume`), and releases it as soon as `self` ends. If
+ * the lease is lost, `self` is interrupted and the result is a `LockLost` failure, as with `withLock`.
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const handoff = yield* Effect.scoped(Effect.flatMap(Lock.acquire("migration"), Lock.handOff))
+ *   // Pipeable, like withLock; or data-first: Lock.withResumed(handoff, finishMigration).
+ *   yield* Effect.log("finishing the migration").pipe(Lock.withResumed(handoff))
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
+ * @since 0.2.0
+ * @category hand-off
+ */
+export const withResumed: {
+  (handoff: LeaseHandoff, options?: ResumeOptions): <A, E, R>(
+    self: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | LockLost | LockStoreError | LockConfigError, R | LockStore>
+  <A, E, R>(
+    handoff: LeaseHandoff,
+    self: Effect.Effect<A, E, R>,
+    options?: ResumeOptions
+  ): Effect.Effect<A, E | LockLost | LockStoreError | LockConfigError, R | LockStore>
+} = Resume.withResumed
 
 /**
  * Fails with `LockConfigError` if `options` are invalid, without acquiring anything. Useful at startup.

@@ -19,6 +19,13 @@ export * as Lock from "./Lock.js"
 export * as Lease from "./Lease.js"
 
 /**
+ * A held lease as a plain value, for handing it over to another process: the type and its Schema.
+ *
+ * @since 0.2.0
+ */
+export * as LeaseHandoff from "./LeaseHandoff.js"
+
+/**
  * The typed errors.
  *
  * @since 0.1.0

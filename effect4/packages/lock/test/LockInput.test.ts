@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, LockRecord, LockStore } from "@leasehold/lock"
-import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { LeaderElection, Lock, LockRecord, LockStore, Semaphore } from "@leasehold/lock"
+import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { poll, probe, sharedMemory, withClock } from "./support.js"
 
@@ -202,11 +202,28 @@ describe("names and data are what DynamoDB can store", () => {
         semaphoreNameProblem: (name) =>
           name.includes("#") ? `semaphore name ${name} takes too much as a key` : undefined
       }
+      const handoff = {
+        _tag: "LeaseHandoff",
+        name: "a#b",
+        owner: "o".repeat(32),
+        fence: 1,
+        holder: "elsewhere",
+        leaseMs: 10_000,
+        leaseUntil: 60_000
+      } as const
       const locks: ReadonlyArray<Effect.Effect<unknown, unknown, LockStore.LockStore>> = [
         Effect.scoped(Lock.acquire("a#b")),
-        Lock.withLock("a#b", Effect.void)
+        Lock.withLock("a#b", Effect.void),
+        LeaderElection.run("a#b", () => Effect.void),
+        Stream.runDrain(LeaderElection.leader("a#b")),
+        Lock.withResumed(handoff, Effect.void)
       ]
-      for (const [kind, entries] of [["lock", locks]] as const) {
+      const semaphores: ReadonlyArray<Effect.Effect<unknown, unknown, LockStore.LockStore>> = [
+        Effect.scoped(Semaphore.acquire("a#b", { limit: 2 })),
+        Semaphore.withPermits("a#b", Effect.void, { limit: 2 }),
+        Semaphore.inspect("a#b")
+      ]
+      for (const [kind, entries] of [["lock", locks], ["semaphore", semaphores]] as const) {
         for (const entry of entries) {
           const error = yield* Effect.flip(Effect.provideService(entry, LockStore.LockStore, store))
           expect(error).toMatchObject({

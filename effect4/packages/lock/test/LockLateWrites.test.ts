@@ -3,7 +3,7 @@
  * with the sender's later writes: none may shorten a lease, free a later acquisition, or pass a semaphore's limit.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, LockError, LockStore } from "@leasehold/lock"
+import { Lock, LockError, LockStore, Semaphore } from "@leasehold/lock"
 import { Clock, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as LateNetwork from "./lateNetwork.js"
@@ -60,6 +60,31 @@ describe("writes delivered late", () => {
       yield* network.deliver
       expect((yield* recordOf(backing, "nightly")).leaseUntil).toBe(renewed.leaseUntil)
       expect(yield* lease.isHeld).toBe(true)
+    }).pipe(Effect.scoped, withFixedRandom([1])))
+
+  it.effect("a semaphore holder's renew delivered after a newer one does not let a second holder in", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const network = LateNetwork.make(backing)
+      const semaphore = { ...options, limit: 1 }
+      const permits = yield* Semaphore.acquire("printer", semaphore).pipe(Effect.provide(layerOf(network)))
+      network.holdNext("renewPermits", "timeout")
+      yield* TestClock.adjust("1 second")
+      yield* TestClock.adjust("500 millis")
+      expect(network.heldCount()).toBe(1)
+      const leaseUntil = () =>
+        Effect.map(backing.inspectSemaphore("printer"), (record) => Option.getOrThrow(record).holders[0]!.leaseUntil)
+      const renewed = yield* leaseUntil()
+      yield* network.deliver
+      expect(yield* leaseUntil()).toBe(renewed)
+      // Past the delivered renew's lease end plus the skew bound, the holder still holds: nobody else gets in.
+      yield* TestClock.adjust("3 seconds")
+      const other = yield* probe(backing)
+      const second = yield* Effect.result(
+        Effect.scoped(Semaphore.acquire("printer", semaphore).pipe(Effect.provide(other.layer)))
+      )
+      expect(second._tag).toBe("Failure")
+      expect(yield* permits.isHeld).toBe(true)
     }).pipe(Effect.scoped, withFixedRandom([1])))
 
   it.effect("a give-back delivered after the acquire tried again frees nothing the retry acquired", () =>

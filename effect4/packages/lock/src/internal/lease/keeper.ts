@@ -21,8 +21,10 @@ import * as References from "effect/References"
 import * as Scheduler from "effect/Scheduler"
 import * as Tracer from "effect/Tracer"
 import type { Lease as LeaseApi } from "../../Lease.js"
+import type { LeaseHandoff } from "../../LeaseHandoff.js"
 import type { LockConfigError, LockLost, LockStoreError } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
+import * as Handoff from "../handoff/handoff.js"
 import type * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
 import type * as LeaseUsers from "../process/leaseUsers.js"
@@ -76,6 +78,20 @@ class Lease extends LeaseView implements LeaseApi {
   updateData(data: string | undefined): Effect.Effect<void, LockLost | LockStoreError | LockConfigError> {
     return DataUpdate.update(LeaseView.stateOf(this), this.#store, this.#options, data)
   }
+
+  /**
+   * Its keeper, for `Lock.handOff`: set by `start`. A field, where a map from leases would cost every acquire; private,
+   * so that the lease shows (and serialises) as it did.
+   */
+  #keeper: Kept<Lease> | undefined = undefined
+
+  static setKeeper(lease: Lease, keeper: Kept<Lease>): void {
+    lease.#keeper = keeper
+  }
+
+  static keeperOf(lease: LeaseApi): Kept<Lease> | undefined {
+    return lease instanceof Lease ? lease.#keeper : undefined
+  }
 }
 
 /** Made apart from the class so that the check closes over the state alone. */
@@ -109,7 +125,20 @@ class Kept<Handle> implements Keeper<Handle> {
   get release(): Effect.Effect<void> {
     return Release.release(this.#state, this.#store, this.#fiber, this.#safetyMarginMs, this.#onEnd)
   }
+
+  /** See `handoff.ts`; `lease` is this keeper's. */
+  handOff(lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> {
+    return Handoff.handOff(this.#state, lease, this.#fiber, this.#safetyMarginMs, this.#onEnd)
+  }
 }
+
+/**
+ * Hands `lease` off (see `handoff.ts`), or `undefined` if `start` did not make it.
+ *
+ * @internal
+ */
+export const handOff = (lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> | undefined =>
+  Lease.keeperOf(lease)?.handOff(lease)
 
 /** A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. */
 const flat = (text: string): string => text.split("").join("")
@@ -231,6 +260,9 @@ export const start = (args: {
       store: LeaseStore.ofLock(store),
       handle: (state) => new Lease(state, record, record.holder ?? options.holder, store, options)
     }),
-    (kept): Keeper => kept
+    (kept): Keeper => {
+      Lease.setKeeper(kept.lease, kept)
+      return kept
+    }
   )
 }
