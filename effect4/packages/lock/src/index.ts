@@ -94,3 +94,10 @@ export * as LockDuration from "./LockDuration.js"
  * @since 0.2.0
  */
 export * as LeaderElection from "./LeaderElection.js"
+
+/**
+ * Locks whose data is a typed value, with an Effect Schema.
+ *
+ * @since 0.2.0
+ */
+export * as TypedLock from "./TypedLock.js"

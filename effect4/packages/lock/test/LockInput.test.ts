@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { LeaderElection, Lock, LockRecord, LockStore, Semaphore } from "@leasehold/lock"
-import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import { LeaderElection, Lock, LockRecord, LockStore, Semaphore, TypedLock } from "@leasehold/lock"
+import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { poll, probe, sharedMemory, withClock } from "./support.js"
 
@@ -202,6 +202,7 @@ describe("names and data are what DynamoDB can store", () => {
         semaphoreNameProblem: (name) =>
           name.includes("#") ? `semaphore name ${name} takes too much as a key` : undefined
       }
+      const counter = TypedLock.make(Schema.Number)
       const handoff = {
         _tag: "LeaseHandoff",
         name: "a#b",
@@ -214,6 +215,8 @@ describe("names and data are what DynamoDB can store", () => {
       const locks: ReadonlyArray<Effect.Effect<unknown, unknown, LockStore.LockStore>> = [
         Effect.scoped(Lock.acquire("a#b")),
         Lock.withLock("a#b", Effect.void),
+        Effect.scoped(counter.acquire("a#b", 1)),
+        counter.holder("a#b"),
         LeaderElection.run("a#b", () => Effect.void),
         Stream.runDrain(LeaderElection.leader("a#b")),
         Lock.withResumed(handoff, Effect.void)
