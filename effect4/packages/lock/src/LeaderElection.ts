@@ -195,14 +195,17 @@ export const run: <A, E, R>(
  * @example
  * ```ts
  * import { LeaderElection, LockStore } from "@leasehold/lock"
- * import { Console, Effect, Option, Stream } from "effect"
+ * import { Console, Effect, Option, Result, Stream } from "effect"
  *
  * // A follower forwards requests to the leader's address, which the leader stores with its term (`data`).
  * const leaderAddress = LeaderElection.leader("api-primary", { pollInterval: "2 seconds" }).pipe(
  *   Stream.tap((leader) =>
  *     Effect.log(Option.match(leader, { onNone: () => "no leader: holding requests", onSome: (l) => l.holder }))
  *   ),
- *   Stream.filterMap(Option.flatMap((leader) => Option.fromUndefinedOr(leader.data)))
+ *   // Only terms that say where the leader is; `Result.fail` skips the others.
+ *   Stream.filterMap((leader) =>
+ *     Result.fromOption(Option.flatMap(leader, (term) => Option.fromUndefinedOr(term.data)), () => "no address")
+ *   )
  * )
  *
  * const primary = LeaderElection.run(

@@ -218,12 +218,12 @@ export interface TypedLock<A, I = A, R = never> {
  *   // Output: { jobId: 'n-42', step: 2 } true
  * }).pipe(Effect.scoped)
  *
- * // Schemas that transform work too: what is stored is the JSON of the encoded form.
+ * // Schemas of values that are not JSON work too: what is stored is the JSON of the schema's JSON codec.
  * const Deadlines = TypedLock.make(Schema.Struct({ until: Schema.Date }))
  * const deadline = Deadlines.withLock("reports/deadline", { until: new Date(0) }, (lease) =>
  *   Console.log(lease.lease.data)) // {"until":"1970-01-01T00:00:00.000Z"}
  *
- * Effect.runPromise(Effect.zipRight(program, deadline).pipe(Effect.provide(LockStore.layerMemory)))
+ * Effect.runPromise(Effect.andThen(program, deadline).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 0.2.0
