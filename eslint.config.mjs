@@ -30,11 +30,11 @@ export default tseslint.config(
   },
   {
     // library code states its types: `any` would switch the checks off for its users too
-    files: ["packages/{core,lock,dynamodb,testing,cli}/src/**/*.ts"],
+    files: ["packages/{core,lock,dynamodb,testing,cli}/src/**/*.ts", "effect4/packages/*/src/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "error" }
   },
   {
-    files: ["packages/*/src/**/*.ts"],
+    files: ["packages/*/src/**/*.ts", "effect4/packages/*/src/**/*.ts"],
     rules: {
       // library code imports effect per module, so that bundlers keep only what it uses; tests may use the barrel
       "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect"] }]

@@ -31,6 +31,15 @@ export const notADuration = `is not a duration such as "30 seconds" or 30000 (ms
 export const ambiguousZero = "is a zero Duration, which is also what Effect makes of a negative or NaN one " +
   "(Duration.millis(-5)); write 0, \"0 millis\" or Duration.zero for zero"
 
+/**
+ * `ambiguousZero` for a runtime that keeps the sign of a negative duration and makes only a NaN one zero (Effect 4).
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const ambiguousNaNZero = "is a zero Duration, which is also what Effect makes of a NaN one " +
+  "(Duration.millis(NaN)); write 0, \"0 millis\" or Duration.zero for zero"
+
 const numberProblem = (input: number): string | undefined => {
   if (Number.isNaN(input)) return "is not a number"
   if (input < 0) return "is negative"

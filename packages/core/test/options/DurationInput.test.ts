@@ -61,3 +61,15 @@ describe("DurationInput.describe", () => {
     expect(DurationInput.describe(Symbol("s"))).toBe("Symbol(s)")
   })
 })
+
+describe("DurationInput's messages for a zero Duration that may not have been meant", () => {
+  it("name what each runtime turns into zero, and how to write a zero that is meant", () => {
+    expect(DurationInput.ambiguousZero).toContain("negative or NaN")
+    expect(DurationInput.ambiguousNaNZero).toContain("NaN")
+    expect(DurationInput.ambiguousNaNZero).not.toContain("negative")
+    for (const message of [DurationInput.ambiguousZero, DurationInput.ambiguousNaNZero]) {
+      expect(message).toMatch(/^is a zero Duration/)
+      expect(message).toContain("Duration.zero")
+    }
+  })
+})

@@ -1,0 +1,66 @@
+/**
+ * The options of a leader election and of a leader watch, checked before any store call: the lock's options as
+ * `Lock.acquire` will resolve them (with `wait: "forever"`), and the election's own (the core's `ElectionOptions`).
+ *
+ * @internal
+ */
+import * as ElectionOptions from "@leasehold/core/options/ElectionOptions"
+import { defaultHolder } from "@leasehold/core/record/Owner"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as LeaderElection from "../../LeaderElection.js"
+import type { LockOptions } from "../../Lock.js"
+import type { LockConfigError } from "../../LockError.js"
+import * as Options from "../options/options.js"
+
+/**
+ * A watcher reads the store once a second unless told otherwise: as often as a waiter polls at most.
+ *
+ * @internal
+ */
+export const defaultWatchPollIntervalMs = ElectionOptions.defaultWatchPollIntervalMs
+
+/** @internal */
+export interface ResolvedRun extends ElectionOptions.ResolvedRun {
+  /** What each campaign passes to `Lock.acquire`. */
+  readonly lockOptions: LockOptions
+  /** The same, as `Lock.acquire` resolves them over the app-wide defaults. */
+  readonly lock: Options.Resolved
+}
+
+/** @internal */
+export type ResolvedWatch = ElectionOptions.ResolvedWatch
+
+/**
+ * Resolves the options of `run` over the app-wide lock defaults, as every campaign's `Lock.acquire` will.
+ *
+ * @internal
+ */
+export const resolveRun = (
+  defaults: LockOptions,
+  options: LeaderElection.ElectionOptions | undefined
+): Effect.Effect<ResolvedRun, LockConfigError> =>
+  Effect.suspend(() => {
+    const lockOptions: LockOptions = ElectionOptions.lockOptionsOf(options)
+    return Effect.fromResult(Result.flatMap(
+      Options.resolveResult(defaults, lockOptions, defaultHolder),
+      (lock) =>
+        Result.map(
+          Options.toResult(ElectionOptions.resolveRun(options, lock.leaseMs, Options.readMillis)),
+          ({ maxBackoffMs, maxCampaignFailures }) => ({ lockOptions, lock, maxBackoffMs, maxCampaignFailures })
+        )
+    ))
+  })
+
+/**
+ * Resolves the options of `leader`; the takeover mode falls back to the app-wide lock defaults'.
+ *
+ * @internal
+ */
+export const resolveWatch = (
+  defaults: LockOptions,
+  options: LeaderElection.WatchOptions | undefined
+): Effect.Effect<ResolvedWatch, LockConfigError> =>
+  Effect.suspend(() =>
+    Effect.fromResult(Options.toResult(ElectionOptions.resolveWatch(options, defaults.takeover, Options.readMillis)))
+  )

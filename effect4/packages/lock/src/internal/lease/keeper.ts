@@ -1,0 +1,268 @@
+/**
+ * Keeping a held lock: its state, one fiber of its own that runs the heartbeat, and the `Lease` handed to the caller. The
+ * release stops the fiber when the lock's scope closes; nothing else does.
+ *
+ * A held lease is a few small objects and one sleeping fiber: an application may hold thousands, so what each one
+ * keeps alive is kept to what its heartbeat, its status and its release need, and effects are built when they run.
+ *
+ * @internal
+ */
+import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
+import type { LockRecord } from "@leasehold/core/record/LockRecord"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as References from "effect/References"
+import * as Scheduler from "effect/Scheduler"
+import * as Tracer from "effect/Tracer"
+import type { Lease as LeaseApi } from "../../Lease.js"
+import type { LeaseHandoff } from "../../LeaseHandoff.js"
+import type { LockConfigError, LockLost, LockStoreError } from "../../LockError.js"
+import type * as LockStore from "../../LockStore.js"
+import * as Handoff from "../handoff/handoff.js"
+import type * as Options from "../options/options.js"
+import { monotonicMillis } from "../process/clock.js"
+import type * as LeaseUsers from "../process/leaseUsers.js"
+import * as DataUpdate from "./dataUpdate.js"
+import * as Heartbeat from "./heartbeat.js"
+import * as LeaseState from "./leaseState.js"
+import * as LeaseStore from "./leaseStore.js"
+import { LeaseView } from "./leaseView.js"
+import * as Release from "./release.js"
+
+/**
+ * A kept lease and `lease`, the handle its caller gets: a `Lease` for a lock.
+ *
+ * @internal
+ */
+export interface Keeper<Handle = LeaseApi> {
+  readonly lease: Handle
+  /** Whether the lease is held (possibly at risk), read synchronously. */
+  readonly isLive: () => boolean
+  /** Stops the heartbeat, abandons a renew in flight, releases. Never fails. */
+  readonly release: Effect.Effect<void>
+}
+
+/** The handle of a held lock: the record's fields, and effects made when they are asked for. */
+class Lease extends LeaseView implements LeaseApi {
+  readonly #store: LockStore.LockStore
+  readonly #options: Options.Resolved
+  readonly name: string
+  readonly owner: string
+  readonly holder: string
+  readonly fence: number
+  readonly record: LockRecord
+
+  constructor(
+    state: LeaseState.LeaseState,
+    record: LockRecord,
+    holder: string,
+    store: LockStore.LockStore,
+    options: Options.Resolved
+  ) {
+    super(state)
+    this.#store = store
+    this.#options = options
+    this.name = state.name
+    this.owner = state.owner
+    this.holder = holder
+    this.fence = state.fence
+    this.record = record
+  }
+
+  updateData(data: string | undefined): Effect.Effect<void, LockLost | LockStoreError | LockConfigError> {
+    return DataUpdate.update(LeaseView.stateOf(this), this.#store, this.#options, data)
+  }
+
+  /**
+   * Its keeper, for `Lock.handOff`: set by `start`. A field, where a map from leases would cost every acquire; private,
+   * so that the lease shows (and serialises) as it did.
+   */
+  #keeper: Kept<Lease> | undefined = undefined
+
+  static setKeeper(lease: Lease, keeper: Kept<Lease>): void {
+    lease.#keeper = keeper
+  }
+
+  static keeperOf(lease: LeaseApi): Kept<Lease> | undefined {
+    return lease instanceof Lease ? lease.#keeper : undefined
+  }
+}
+
+/** Made apart from the class so that the check closes over the state alone. */
+const liveCheck = (state: LeaseState.LeaseState) => () => LeaseState.isLive(state)
+
+class Kept<Handle> implements Keeper<Handle> {
+  lease!: Handle
+  readonly isLive: () => boolean
+  readonly #state: LeaseState.LeaseState
+  readonly #store: LeaseStore.LeaseStore
+  readonly #fiber: Fiber.Fiber<void>
+  readonly #safetyMarginMs: number
+  readonly #onEnd: Effect.Effect<void>
+
+  constructor(
+    state: LeaseState.LeaseState,
+    store: LeaseStore.LeaseStore,
+    fiber: Fiber.Fiber<void>,
+    safetyMarginMs: number,
+    onEnd: Effect.Effect<void>
+  ) {
+    this.isLive = liveCheck(state)
+    this.#state = state
+    this.#store = store
+    this.#fiber = fiber
+    this.#safetyMarginMs = safetyMarginMs
+    this.#onEnd = onEnd
+  }
+
+  /** Built when the scope closes, not for every lease up front. */
+  get release(): Effect.Effect<void> {
+    return Release.release(this.#state, this.#store, this.#fiber, this.#safetyMarginMs, this.#onEnd)
+  }
+
+  /** See `handoff.ts`; `lease` is this keeper's. */
+  handOff(lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> {
+    return Handoff.handOff(this.#state, lease, this.#fiber, this.#safetyMarginMs, this.#onEnd)
+  }
+}
+
+/**
+ * Hands `lease` off (see `handoff.ts`), or `undefined` if `start` did not make it.
+ *
+ * @internal
+ */
+export const handOff = (lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> | undefined =>
+  Lease.keeperOf(lease)?.handOff(lease)
+
+/** A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. */
+const flat = (text: string): string => text.split("").join("")
+
+/**
+ * The span the renews of a lease are children of, as its ids alone: holding the acquire's span itself (its
+ * attributes, its status, the pieces its ids were built from) for as long as the lease is held would cost more than
+ * the rest of the lease.
+ */
+const renewParent: Effect.Effect<Tracer.AnySpan | undefined> = Effect.map(
+  Effect.option(Effect.currentSpan),
+  (span) =>
+    Option.isSome(span)
+      ? Tracer.externalSpan({
+        traceId: flat(span.value.traceId),
+        spanId: flat(span.value.spanId),
+        sampled: span.value.sampled
+      })
+      : undefined
+)
+
+/**
+ * What the heartbeat takes of the acquiring fiber's context: its clock, randomness, scheduler, logging, tracing and
+ * metrics. On Effect 4 a fiber's services and its fiber-local values are one context, and a fiber forked the usual
+ * way inherits all of it, and with it, for as long as the lease is held, the acquire's span, whatever the caller
+ * provided around the acquire, and the leases it was inside. The heartbeat needs none of that.
+ */
+const heartbeatContext = Context.pick(
+  Clock.Clock,
+  Random.Random,
+  Scheduler.Scheduler,
+  Scheduler.MaxOpsBeforeYield,
+  Tracer.Tracer,
+  Tracer.MinimumTraceLevel,
+  References.TracerEnabled,
+  References.TracerTimingEnabled,
+  Logger.CurrentLoggers,
+  Logger.LogToStderr,
+  References.MinimumLogLevel,
+  References.CurrentLogAnnotations,
+  Metric.MetricRegistry,
+  Metric.CurrentMetricAttributes
+)
+
+/**
+ * Forks the heartbeat as a fiber of its own (a root fiber, like a daemon) with only `heartbeatContext`, inside no
+ * lease, and interruptible: started from the uninterruptible end of an acquire, the loop is interruptible again.
+ *
+ * Fail closed: if the fiber ends for any reason but a release or a loss, nothing else would declare the loss. An
+ * observer does it rather than a finalizer, which would stay on the sleeping fiber's stack.
+ */
+const forkHeartbeat = (state: LeaseState.LeaseState, heartbeat: Effect.Effect<void>) =>
+  Effect.withFiber((current) => {
+    const context = heartbeatContext(current.context)
+    const fiber: Fiber.Fiber<void> = Effect.runForkWith(context)(heartbeat)
+    fiber.addObserver(() => {
+      // A hand-off stops the fiber, and says itself whether the lease was lost meanwhile.
+      if (state.finished || state.handOff !== undefined) return
+      Effect.runForkWith(context)(LeaseState.declareLost(state, "expired", undefined))
+    })
+    return Effect.succeed(fiber)
+  })
+
+/**
+ * Starts keeping `record` alive in `store`, and makes the caller's handle of it. `sentAt` is the monotonic time just
+ * before the acquiring write was sent. When the lease is lost, `users` are interrupted; when it is released, its
+ * borrowers are, and `onEnd` runs. The caller must run `release` exactly once.
+ *
+ * @internal
+ */
+export const keep: <Handle>(args: KeepArgs<Handle>) => Effect.Effect<Keeper<Handle>> = (args) => keepKept(args)
+
+interface KeepArgs<Handle> {
+  readonly store: LeaseStore.LeaseStore
+  /** For a semaphore's permits: how many, for the loss to say. */
+  readonly permits?: number | undefined
+  readonly record: LockRecord
+  readonly options: Options.Resolved
+  readonly sentAt: number
+  readonly users: LeaseUsers.LeaseUsers
+  readonly onEnd: Effect.Effect<void>
+  readonly handle: (state: LeaseState.LeaseState) => Handle
+}
+
+const keepKept = <Handle>(args: KeepArgs<Handle>): Effect.Effect<Kept<Handle>> =>
+  Effect.gen(function*() {
+    const { options, record, store } = args
+    const state = LeaseState.make({
+      record,
+      users: args.users,
+      deadline: LeaseDeadline.fromSend(options, args.sentAt),
+      keptSince: yield* monotonicMillis,
+      permits: args.permits
+    })
+    const parent = yield* renewParent
+    const fiber = yield* forkHeartbeat(state, Heartbeat.keep(state, store, options, args.sentAt, parent))
+    const kept = new Kept<Handle>(state, store, fiber, options.safetyMarginMs, args.onEnd)
+    kept.lease = args.handle(state)
+    return kept
+  })
+
+/**
+ * Starts keeping a lock's `record` alive (see `keep`), with a `Lease` as its handle.
+ *
+ * @internal
+ */
+export const start = (args: {
+  readonly store: LockStore.LockStore
+  readonly record: LockRecord
+  readonly options: Options.Resolved
+  readonly sentAt: number
+  readonly users: LeaseUsers.LeaseUsers
+  readonly onEnd: Effect.Effect<void>
+}): Effect.Effect<Keeper> => {
+  const { options, record, store } = args
+  return Effect.map(
+    keepKept({
+      ...args,
+      store: LeaseStore.ofLock(store),
+      handle: (state) => new Lease(state, record, record.holder ?? options.holder, store, options)
+    }),
+    (kept): Keeper => {
+      Lease.setKeeper(kept.lease, kept)
+      return kept
+    }
+  )
+}

@@ -1,0 +1,177 @@
+/**
+ * Giving a lease back when its scope closes. The release stops the borrowers first, then the keeper's fiber, then
+ * releases in the store.
+ *
+ * - It does not wait for a renew in flight: it abandons it. A renew that the store applies after the release changes
+ *   nothing, being conditional on an owner the release cleared; one applied before is released with the rest.
+ * - The caller waits for one release attempt at most; retries, and the whole release of a lease that was already
+ *   lost, continue in the background, bounded and logged, and never keep a finished Node process alive.
+ *
+ * @internal
+ */
+import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
+import type * as LockProtocol from "@leasehold/core/store/LockProtocol"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
+import type { LockStoreError } from "../../LockError.js"
+import * as Background from "../process/background.js"
+import { monotonicMillis } from "../process/clock.js"
+import * as LeaseUsers from "../process/leaseUsers.js"
+import * as Metrics from "../process/metrics.js"
+import { noStackTrace } from "../process/spans.js"
+import { failureReason } from "./failureReason.js"
+import * as LeaseState from "./leaseState.js"
+import type * as LeaseStore from "./leaseStore.js"
+
+/** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
+const releaseAttempts = 3
+/** Between release attempts: 50 ms, then doubling; `retries` more after the first. */
+const releaseRetries = (retries: number) =>
+  Schedule.max([Schedule.exponential(Duration.millis(50)), Schedule.recurs(retries)])
+/** Each release attempt gets this long before it is abandoned: the longest a release holds up the caller. */
+const releaseAttemptTimeout = Duration.seconds(1)
+
+/**
+ * One line, without the cause's stack: a store that fails releases tends to fail many at once, and a stack per lease
+ * would add to the load that made it fail.
+ */
+const logReleaseFailure = (state: LeaseState.LeaseState) => (cause: Cause.Cause<unknown>) =>
+  Effect.andThen(
+    Metrics.increment(Metrics.releaseFailures),
+    Effect.logWarning(
+      `releasing ${LeaseState.describe(state)} failed (${
+        failureReason(cause, releaseAttemptTimeout)
+      }); its lease will expire on its own`
+    ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
+  )
+
+const reportReleased = (state: LeaseState.LeaseState) => (result: LockProtocol.ReleaseResult) =>
+  result._tag === "Released" ? Effect.void : Effect.logInfo(
+    `${LeaseState.describe(state)} was no longer ours at release (fence ${state.fence})`
+  ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
+
+const releaseSpan = (state: LeaseState.LeaseState, background: boolean) => ({
+  attributes: {
+    "lock.name": state.name,
+    "lock.owner": state.owner,
+    "lock.fence": state.fence,
+    "lock.background": background
+  }
+})
+
+const releaseCall = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore) =>
+  store.release({ name: state.name, owner: state.owner, fence: state.fence })
+
+/**
+ * One release call, abandoned after `releaseAttemptTimeout` with a `TimeoutError`. The call runs in a fiber of its
+ * own (interruptible: the release runs in a finalizer, which is not), and a timer fiber interrupts it if it has not
+ * answered in time. The caller waits for the call alone, and stops the timer without waiting for it: `Effect.timeout`
+ * would race the two, wait for the loser and merge the winner's fiber-local values back.
+ */
+const releaseAttempt = (
+  state: LeaseState.LeaseState,
+  store: LeaseStore.LeaseStore
+): Effect.Effect<LockProtocol.ReleaseResult, LockStoreError | Cause.TimeoutError> =>
+  Effect.flatMap(Effect.forkDetach(Effect.interruptible(releaseCall(state, store)), Background.startAtOnce), (call) => {
+    let timedOut = false
+    const expire = Effect.andThen(
+      Effect.sleep(releaseAttemptTimeout),
+      Effect.withFiber<void>((timer) =>
+        Effect.sync(() => {
+          timedOut = true
+          call.interruptUnsafe(timer.id)
+        })
+      )
+    )
+    return Effect.flatMap(
+      Effect.forkDetach(Effect.interruptible(expire), Background.startAtOnce),
+      (timer) =>
+        Effect.flatMap(Fiber.await(call), (exit): ReturnType<typeof releaseAttempt> => {
+          timer.interruptUnsafe(call.id)
+          return timedOut && Exit.hasInterrupts(exit)
+            ? Effect.fail(new Cause.TimeoutError())
+            : exit
+        })
+    )
+  })
+
+/**
+ * `attempts` release attempts as background work, bounded and logged: the caller already has its answer, and a
+ * program that ends meanwhile does not wait for them either (see `background.ts`).
+ */
+const releaseInBackground = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore, attempts: number) =>
+  Effect.asVoid(Background.fork(
+    Effect.retry(releaseAttempt(state, store), releaseRetries(attempts - 1)).pipe(
+      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
+      Effect.withSpan(store.spans.release, releaseSpan(state, true), noStackTrace)
+    )
+  ))
+
+const releaseInStore = (
+  state: LeaseState.LeaseState,
+  store: LeaseStore.LeaseStore,
+  alreadyLost: boolean
+): Effect.Effect<void> => {
+  // A store that answers at once can not hang, and a timeout's two fibers would cost more than the whole call.
+  if (store.answersAtOnce) {
+    return releaseCall(state, store).pipe(
+      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
+      Effect.withSpan(store.spans.release, releaseSpan(state, false), noStackTrace)
+    )
+  }
+  // Nobody waits for the release of a lease that is already lost: the section has ended, the caller is owed its
+  // LockLost, and a store that let the lease expire is likely slow right now.
+  if (alreadyLost) return releaseInBackground(state, store, releaseAttempts)
+  return releaseAttempt(state, store).pipe(
+    Effect.matchCauseEffect({
+      onSuccess: reportReleased(state),
+      onFailure: () => releaseInBackground(state, store, releaseAttempts - 1)
+    }),
+    Effect.withSpan(store.spans.release, releaseSpan(state, false), noStackTrace)
+  )
+}
+
+/**
+ * Ends the lease: stops its borrowers and its keeper's fiber, gives the lock back unless another owner took it or
+ * the store's lease (the local deadline + `safetyMarginMs`) is over, and runs `onEnd`. Never fails; must run
+ * exactly once.
+ *
+ * @internal
+ */
+export const release = (
+  state: LeaseState.LeaseState,
+  store: LeaseStore.LeaseStore,
+  keeper: Fiber.Fiber<void>,
+  safetyMarginMs: number,
+  onEnd: Effect.Effect<void>
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    // A hand-off that began first decides: a lease handed off is for whoever resumes it to release; one lost while
+    // being handed off is released as any lost lease (see handoff.ts).
+    if (state.handOff !== undefined && (yield* Deferred.await(state.handOff))) return
+    state.releasing = true
+    // Borrowers first, while the lease is still kept alive: none of them may run once the lock is given back.
+    yield* LeaseUsers.stopBorrowers(state.users)
+    state.finished = true
+    yield* Fiber.interrupt(keeper)
+    const current = state.status.getUnsafe()
+    // A lost lease is released only while it may still be ours in the store (see `LeaseDeadline.releasesAfterLoss`).
+    if (current._tag === "Lost") {
+      const now = yield* monotonicMillis
+      if (LeaseDeadline.releasesAfterLoss(current.error.reason, state.deadline, safetyMarginMs, now)) {
+        yield* releaseInStore(state, store, true)
+      }
+    } else {
+      yield* releaseInStore(state, store, false)
+    }
+    if (current._tag !== "Lost") {
+      yield* LeaseState.recordHoldTime(state)
+      yield* state.status.set({ _tag: "Released" })
+    }
+    yield* onEnd
+  }).pipe(Effect.uninterruptible)

@@ -1,0 +1,65 @@
+/**
+ * Running a critical section under a lease: in a fiber of its own, which the end of the lease interrupts, with that
+ * interruption turned into a `LockLost` failure.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type { LeaseStatus } from "../../Lease.js"
+import { LockLost, type LostReason } from "../../LockError.js"
+import { startAtOnce } from "../process/background.js"
+import type * as HeldLeases from "../process/heldLeases.js"
+
+/** @internal */
+export type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+/**
+ * What a section needs of the lease it runs under: a lock's `Lease` and a semaphore's permits both have it.
+ *
+ * @internal
+ */
+export interface SectionLease {
+  readonly name: string
+  readonly owner: string
+  readonly fence: number
+  readonly status: Effect.Effect<LeaseStatus>
+}
+
+const endedUnder = (lease: SectionLease, reason: LostReason) =>
+  new LockLost({ name: lease.name, owner: lease.owner, fence: lease.fence, reason, by: undefined })
+
+/**
+ * Runs a section in a fiber of its own, which the end of the lease interrupts: a fiber can not be un-interrupted, so
+ * only a child's interruption can be turned into a `LockLost` failure of this effect. A holder's section is stopped
+ * by a loss or a hand-off; a borrower's (a re-entered section) also by the outer acquisition's release.
+ *
+ * @internal
+ */
+export const runSection = <A, E, R>(
+  entry: HeldLeases.Entry,
+  section: Effect.Effect<A, E, R>,
+  role: "holder" | "borrower",
+  restore: Restore
+): Effect.Effect<A, E | LockLost, R> =>
+  Effect.gen(function*() {
+    const lease = entry.lease as SectionLease
+    const fibers = role === "holder" ? entry.users.holders : entry.users.borrowers
+    const fiber = yield* Effect.forkChild(section, startAtOnce)
+    fibers.add(fiber)
+    // Ended before the section existed to be interrupted: stop it before it does anything.
+    if (!entry.isLive()) fiber.interruptUnsafe(yield* Effect.fiberId)
+    const exit = yield* restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+    // The release stops borrowers by taking them out of the set before the lease's status says "Released".
+    const cutOff = !fibers.has(fiber)
+    fibers.delete(fiber)
+    if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
+      const status = yield* lease.status
+      if (status._tag === "Lost") return yield* status.error
+      if (status._tag === "HandedOff") return yield* endedUnder(lease, "handedOff")
+      if (role === "borrower" && (cutOff || status._tag === "Released")) return yield* endedUnder(lease, "released")
+    }
+    return yield* exit
+  })

@@ -1,0 +1,176 @@
+/**
+ * `acquire` and `withLock`: validate, re-enter a live lease of the same store and name, queue behind the process's
+ * other fibers that want the name, run the acquire loop, start keeping the lease, and (for `withLock`) run the section
+ * in a fiber of its own that the end of the lease interrupts.
+ *
+ * @internal
+ */
+import { defaultHolder } from "@leasehold/core/record/Owner"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { dual } from "effect/Function"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type { Lease } from "../../Lease.js"
+import type * as Lock from "../../Lock.js"
+import type { LockOptions } from "../../Lock.js"
+import { type LockConfigError, LockLost, LockNotAcquired, type LockStoreError } from "../../LockError.js"
+import { LockStore } from "../../LockStore.js"
+import * as AcquireLoop from "../acquire/acquireLoop.js"
+import * as Keeper from "../lease/keeper.js"
+import { type Restore, runSection } from "../lease/section.js"
+import { LockDefaults } from "../options/defaults.js"
+import * as Options from "../options/options.js"
+import { monotonicMillis } from "../process/clock.js"
+import * as HeldLeases from "../process/heldLeases.js"
+import * as LeaseUsers from "../process/leaseUsers.js"
+import * as LocalQueue from "../process/localQueue.js"
+import * as Metrics from "../process/metrics.js"
+import { queuesOf } from "../process/processLocal.js"
+import { noStackTrace } from "../process/spans.js"
+
+/** A lock this call acquired (and must release), or the live lease of an outer acquisition it re-entered. */
+type Acquisition =
+  | { readonly _tag: "Acquired"; readonly keeper: Keeper.Keeper; readonly entry: HeldLeases.Entry }
+  | { readonly _tag: "Reentered"; readonly entry: HeldLeases.Entry }
+
+/**
+ * Acquires `name` and starts keeping it, with `holder` (if given) as the first fiber to interrupt on loss. Must run
+ * uninterruptibly, with `restore` the caller's mask: it waits interruptibly, and once it succeeds with `Acquired` the
+ * caller must run `keeper.release` exactly once.
+ */
+const acquireKept = (
+  name: string,
+  options: LockOptions | undefined,
+  restore: Restore,
+  holder: Fiber.Fiber<unknown, unknown> | undefined
+): Effect.Effect<Acquisition, LockNotAcquired | LockStoreError | LockConfigError, LockStore> =>
+  Effect.gen(function*() {
+    const store = yield* LockStore
+    const validName = yield* Options.validateName(name, store)
+    const resolved = yield* Effect.fromResult(Options.resolveResult(yield* LockDefaults, options, defaultHolder))
+
+    // Re-entry: the outer acquisition keeps governing the lease and releases it.
+    const outer = yield* HeldLeases.live(store, validName)
+    if (outer !== undefined) return { _tag: "Reentered", entry: outer } as const
+
+    const startedAt = yield* monotonicMillis
+
+    const queues = queuesOf(store)
+    // Nobody ahead: the head at once, without the interruptible wait (and its fiber-flag changes) that a queue needs.
+    const isHead = LocalQueue.tryEnter(queues, validName) ||
+      (yield* restore(
+        LocalQueue.enter(
+          queues,
+          validName,
+          resolved.waitMs === undefined ? undefined : Duration.millis(resolved.waitMs)
+        )
+      ))
+    if (!isHead) {
+      const now = yield* monotonicMillis
+      const holding = yield* LocalQueue.holding(queues, validName)
+      yield* Metrics.increment(Metrics.notAcquired)
+      return yield* new LockNotAcquired({
+        name: validName,
+        holder: Option.getOrUndefined(holding),
+        waitedMs: now - startedAt
+      })
+    }
+    const acquired = yield* restore(
+      AcquireLoop.run({ store, name: validName, options: resolved, startedAt })
+    ).pipe(Effect.onError(() => LocalQueue.leave(queues, validName)))
+    // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
+    yield* LocalQueue.setHolding(queues, validName, acquired.record)
+    const users = LeaseUsers.make()
+    if (holder !== undefined) users.holders.add(holder)
+    const keeper = yield* Keeper.start({
+      store,
+      record: acquired.record,
+      options: resolved,
+      sentAt: acquired.sentAt,
+      users,
+      onEnd: LocalQueue.leave(queues, validName)
+    })
+
+    const now = yield* monotonicMillis
+    yield* Metrics.increment(Metrics.acquisitions)
+    yield* Metric.update(Metrics.waitTime, now - startedAt)
+    yield* Effect.annotateCurrentSpan("lock.fence", keeper.lease.fence)
+    const entry: HeldLeases.Entry = { store, name: validName, users, isLive: keeper.isLive, lease: keeper.lease }
+    return { _tag: "Acquired", keeper, entry } as const
+  }).pipe(Effect.withSpan("Lock.acquire", { attributes: { "lock.name": name } }, noStackTrace))
+
+const currentFiber = Effect.withFiber<Fiber.Fiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+
+/** @internal */
+export const acquire = (
+  name: string,
+  options?: LockOptions
+): Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError, LockStore | Scope.Scope> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const self = yield* currentFiber
+      const acquisition = yield* acquireKept(name, options, restore, self)
+      const { entry } = acquisition
+      if (acquisition._tag === "Reentered") {
+        entry.users.borrowers.add(self)
+        yield* Effect.addFinalizer(() => Effect.sync(() => entry.users.borrowers.delete(self)))
+        return entry.lease as Lease
+      }
+      yield* Effect.addFinalizer(() => acquisition.keeper.release)
+      yield* HeldLeases.enterScoped(entry)
+      return acquisition.keeper.lease
+    })
+  )
+
+/** A section, or one made from the lease it runs under (`withLease`). */
+type Section<A, E, R> = Effect.Effect<A, E, R> | ((lease: Lease) => Effect.Effect<A, E, R>)
+
+const withLockSection = <A, E, R>(
+  name: string,
+  section: Section<A, E, R>,
+  options: LockOptions | undefined
+): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(acquireKept(name, options, restore, undefined), (acquisition) => {
+      const self = Effect.isEffect(section) ? section : Effect.suspend(() => section(acquisition.entry.lease as Lease))
+      if (acquisition._tag === "Reentered") return runSection(acquisition.entry, restore(self), "borrower", restore)
+      const { entry, keeper } = acquisition
+      return runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore).pipe(
+        Effect.ensuring(keeper.release)
+      )
+    })
+  )
+
+/**
+ * `withLock` with the section made from the lease: for `TypedLock`, whose section takes the lease.
+ *
+ * @internal
+ */
+export const withLease = <A, E, R>(
+  name: string,
+  section: (lease: Lease) => Effect.Effect<A, E, R>,
+  options: LockOptions | undefined
+): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
+  withLockSection(name, section, options)
+
+/** @internal */
+export const withLock: typeof Lock.withLock = dual(
+  // Data-first when the second argument is the program: withLock(name, self, options?).
+  (args) => Effect.isEffect(args[1]),
+  <A, E, R>(
+    first: string | Effect.Effect<A, E, R>,
+    second: Effect.Effect<A, E, R> | string,
+    options?: LockOptions
+  ) =>
+    // The name comes first in both forms, so `dual` hands the pipeable form's program over as the first argument.
+    Effect.isEffect(second)
+      ? withLockSection(first as string, second, options)
+      : withLockSection(second, first as Effect.Effect<A, E, R>, options)
+)
+
+/** @internal */
+export const validateOptions = (options: LockOptions): Effect.Effect<void, LockConfigError> =>
+  Effect.asVoid(Options.resolve({}, options, defaultHolder))

@@ -1,0 +1,91 @@
+/**
+ * The leases a fiber is inside of, for re-entry.
+ *
+ * A fiber-local list, kept in a `Context.Reference`: a fiber forked inside a lease's scope inherits it with the rest of
+ * its parent's context (so nested use of the same name re-enters), and a lease's scope puts the list back as it was
+ * when it closes.
+ *
+ * Not yet on this line: taking a lease over from a fiber that ended. On Effect 3, a fiber that joins a child takes
+ * over the leases the child acquired (a `FiberRef`'s join hook), so that the fiber that continues after
+ * `Effect.timeout(Lock.acquire(...))`, `Effect.race`, a concurrent `Effect.all` or a layer build is interrupted on
+ * loss. Effect 4's references have no such hook: here only the fiber that ran the acquire is interrupted, and
+ * `Lock.acquire`'s documentation says so.
+ *
+ * A reference is part of the fiber's context, so `Effect.provideService` (or `provide`) around an acquire puts the
+ * whole context back as it ends, this list with it: a fiber that acquired inside such a region and goes on under the
+ * lease outside it does not re-enter it. `withLock`, and an acquire whose scope lies inside the region, are not
+ * affected.
+ *
+ * Entries are never trusted to be current: a fiber keeps the list it inherited after the lease ended, so only a live
+ * lease is ever re-entered, and an ended one stays in a list only until the scope that entered it closes.
+ *
+ * @internal
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as LeaseUsers from "./leaseUsers.js"
+
+/** @internal */
+export interface Entry {
+  /** The store instance the lease is in: re-entry is per store and name. */
+  readonly store: object
+  readonly name: string
+  readonly users: LeaseUsers.LeaseUsers
+  /** Whether the lease is held (possibly at risk); released and lost leases are not re-entered. */
+  readonly isLive: () => boolean
+  /** The lease itself, handed back on re-entry. */
+  readonly lease: unknown
+}
+
+/**
+ * The entries, most recent first, as an immutable linked list: adding one shares the rest. A fiber that acquires many
+ * leases into one scope keeps each previous list for its scope to restore, so copying the list on every acquire
+ * would hold memory quadratic in the number of leases.
+ */
+interface Held {
+  readonly entry: Entry
+  readonly next: Held | undefined
+}
+
+const held = Context.Reference<Held | undefined>("@leasehold/lock/HeldLeases", { defaultValue: () => undefined })
+
+const find = (list: Held | undefined, store: object, name: string): Entry | undefined => {
+  for (let node = list; node !== undefined; node = node.next) {
+    const entry = node.entry
+    if (entry.store === store && entry.name === name && entry.isLive()) return entry
+  }
+  return undefined
+}
+
+/**
+ * The live entry for `name` in `store` that the current fiber is inside, if any: the most recent one first.
+ *
+ * @internal
+ */
+export const live = (store: object, name: string): Effect.Effect<Entry | undefined> =>
+  Effect.withFiber((fiber) => Effect.succeed(find(fiber.getRef(held), store, name)))
+
+/** The list with `entry` in front; ended leases at the front are dropped, the rest are skipped when read. */
+const adding = (entry: Entry) => (list: Held | undefined): Held => {
+  let rest = list
+  while (rest !== undefined && !rest.entry.isLive()) rest = rest.next
+  return { entry, next: rest }
+}
+
+/**
+ * Marks the current fiber as inside `entry` until the enclosing scope closes; the list is put back then only if the
+ * fiber that closes the scope still has the one this made.
+ *
+ * @internal
+ */
+export const enterScoped = (entry: Entry): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.updateServiceScoped(held, adding(entry))
+
+/**
+ * Runs `self` inside `entry`.
+ *
+ * @internal
+ */
+export const enter = (entry: Entry) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.updateService(self, held, adding(entry))

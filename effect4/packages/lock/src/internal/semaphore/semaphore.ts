@@ -1,0 +1,196 @@
+/**
+ * `Semaphore.acquire`, `withPermits` and `inspect`: validate, run the permits' acquire loop, keep the permits as a
+ * lock's lease is kept (heartbeat, loss interruption, release), and run the section in a fiber the loss interrupts.
+ * Unlike a lock, permits are not re-entered and not queued in the process: every acquisition asks the store.
+ *
+ * @internal
+ */
+import type { LockRecord } from "@leasehold/core/record/LockRecord"
+import { defaultHolder } from "@leasehold/core/record/Owner"
+import type { SemaphoreRecord } from "@leasehold/core/record/SemaphoreRecord"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import { dual } from "effect/Function"
+import * as Metric from "effect/Metric"
+import type * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type {
+  LockConfigError,
+  LockLost,
+  LockNotAcquired,
+  LockStoreError,
+  SemaphoreLimitMismatch
+} from "../../LockError.js"
+import { LockStore } from "../../LockStore.js"
+import type { Permits as PermitsApi } from "../../Permits.js"
+import type * as Semaphore from "../../Semaphore.js"
+import type { SemaphoreOptions } from "../../Semaphore.js"
+import * as Keeper from "../lease/keeper.js"
+import type * as LeaseState from "../lease/leaseState.js"
+import * as LeaseStore from "../lease/leaseStore.js"
+import { LeaseView } from "../lease/leaseView.js"
+import { type Restore, runSection } from "../lease/section.js"
+import { LockDefaults } from "../options/defaults.js"
+import * as Options from "../options/options.js"
+import { monotonicMillis } from "../process/clock.js"
+import * as HeldLeases from "../process/heldLeases.js"
+import * as LeaseUsers from "../process/leaseUsers.js"
+import * as Metrics from "../process/metrics.js"
+import { noStackTrace } from "../process/spans.js"
+import * as PermitAcquire from "./permitAcquire.js"
+import * as SemaphoreOptionsInternal from "./semaphoreOptions.js"
+
+/** The handle of held permits. */
+class Permits extends LeaseView implements PermitsApi {
+  readonly name: string
+  readonly owner: string
+  readonly holder: string
+  readonly permits: number
+  readonly limit: number
+  readonly fence: number
+  readonly record: LockRecord
+
+  constructor(state: LeaseState.LeaseState, record: LockRecord, options: SemaphoreOptionsInternal.Resolved) {
+    super(state)
+    this.name = state.name
+    this.owner = state.owner
+    this.holder = record.holder ?? options.lease.holder
+    this.permits = options.permits
+    this.limit = options.limit
+    this.fence = state.fence
+    this.record = record
+  }
+}
+
+interface Acquisition {
+  readonly keeper: Keeper.Keeper<PermitsApi>
+  readonly entry: HeldLeases.Entry
+}
+
+/** The store, with the name checked against a semaphore's key budget. */
+const storeAndName = (name: string) =>
+  Effect.flatMap(
+    LockStore,
+    (store) => Effect.map(Options.validateName(name, store, "semaphore"), (valid) => [store, valid] as const)
+  )
+
+/**
+ * Acquires permits and starts keeping them, with `holder` (if given) as the first fiber to interrupt on loss. Must
+ * run uninterruptibly, with `restore` the caller's mask: it waits interruptibly, and once it succeeds the caller must
+ * run `keeper.release` exactly once.
+ */
+const acquireKept = (
+  name: string,
+  options: SemaphoreOptions,
+  restore: Restore,
+  holder: Fiber.Fiber<unknown, unknown> | undefined
+): Effect.Effect<
+  Acquisition,
+  LockNotAcquired | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
+  LockStore
+> =>
+  Effect.gen(function*() {
+    const [store, validName] = yield* storeAndName(name)
+    const resolved = yield* Effect.fromResult(
+      SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder, store)
+    )
+    const startedAt = yield* monotonicMillis
+    const acquired = yield* restore(PermitAcquire.run({ store, name: validName, options: resolved, startedAt }))
+    // From here to the caller's release nothing can be interrupted, so held permits always get their release.
+    const users = LeaseUsers.make()
+    if (holder !== undefined) users.holders.add(holder)
+    const keeper = yield* Keeper.keep<PermitsApi>({
+      store: LeaseStore.ofPermits(store, resolved.permits),
+      permits: resolved.permits,
+      record: acquired.record,
+      options: resolved.lease,
+      sentAt: acquired.sentAt,
+      users,
+      onEnd: Effect.void,
+      handle: (state) => new Permits(state, acquired.record, resolved)
+    })
+    const now = yield* monotonicMillis
+    yield* Metrics.increment(Metrics.acquisitions)
+    yield* Metric.update(Metrics.waitTime, now - startedAt)
+    yield* Effect.annotateCurrentSpan("semaphore.fence", keeper.lease.fence)
+    // Keyed by the keeper, which no lock shares: the entry stops whoever takes the permits over on loss, and a lock
+    // of the same name is never taken for a re-entry of it.
+    const entry: HeldLeases.Entry = {
+      store: keeper,
+      name: validName,
+      users,
+      isLive: keeper.isLive,
+      lease: keeper.lease
+    }
+    return { keeper, entry }
+  }).pipe(
+    Effect.withSpan("Semaphore.acquire", {
+      attributes: {
+        "semaphore.name": name,
+        "semaphore.limit": options?.limit,
+        "semaphore.permits": options?.permits ?? 1
+      }
+    }, noStackTrace)
+  )
+
+const currentFiber = Effect.withFiber<Fiber.Fiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+
+/** @internal */
+export const acquire = (
+  name: string,
+  options: SemaphoreOptions
+): Effect.Effect<
+  PermitsApi,
+  LockNotAcquired | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
+  LockStore | Scope.Scope
+> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const { entry, keeper } = yield* acquireKept(name, options, restore, yield* currentFiber)
+      yield* Effect.addFinalizer(() => keeper.release)
+      yield* HeldLeases.enterScoped(entry)
+      return keeper.lease
+    })
+  )
+
+const withPermitsSection = <A, E, R>(
+  name: string,
+  section: Effect.Effect<A, E, R>,
+  options: SemaphoreOptions
+): Effect.Effect<
+  A,
+  E | LockNotAcquired | LockLost | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
+  R | LockStore
+> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      acquireKept(name, options, restore, undefined),
+      ({ entry, keeper }) =>
+        runSection(entry, restore(HeldLeases.enter(entry)(section)), "holder", restore).pipe(
+          Effect.ensuring(keeper.release)
+        )
+    )
+  )
+
+/** @internal */
+export const withPermits: typeof Semaphore.withPermits = dual(
+  // Data-first when the second argument is the program: withPermits(name, self, options).
+  (args) => Effect.isEffect(args[1]),
+  <A, E, R>(
+    first: string | Effect.Effect<A, E, R>,
+    second: Effect.Effect<A, E, R> | string,
+    options: SemaphoreOptions
+  ) =>
+    // The name comes first in both forms, so `dual` hands the pipeable form's program over as the first argument.
+    Effect.isEffect(second)
+      ? withPermitsSection(first as string, second, options)
+      : withPermitsSection(second, first as Effect.Effect<A, E, R>, options)
+)
+
+/** @internal */
+export const inspect = (
+  name: string
+): Effect.Effect<Option.Option<SemaphoreRecord>, LockStoreError | LockConfigError, LockStore> =>
+  Effect.flatMap(storeAndName(name), ([store, validName]) => store.inspectSemaphore(validName)).pipe(
+    Effect.withSpan("Semaphore.inspect", { attributes: { "semaphore.name": name } }, noStackTrace)
+  )

