@@ -65,6 +65,7 @@ export default defineConfig({
   title: "Leasehold",
   description: "Distributed locks for Effect, on Amazon DynamoDB",
   lang: "en-US",
+  head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
   outDir: "../dist",
   cacheDir: "./.vitepress/cache",
   // Plain file names (`/guide/options.html`), so the built site works from any static server, without rewrites.
