@@ -1,5 +1,5 @@
 /**
- * Every ```ts block of the site's written pages type-checks, as the README's do in the package check: each block is a
+ * Every ```ts block of the site's written pages (and of the README) type-checks, as the README's do in the package check: each block is a
  * module of its own (the README's extraction rules, `scripts/packageCheck/snippets.ts`: ```ts no-check marks code for
  * other tools), in a strict TypeScript app, under `moduleResolution` `nodenext` and `bundler`. Here the packages
  * resolve to their sources (the `@leasehold/source` condition), so the check needs no build. The API reference's
@@ -13,8 +13,12 @@ import { repositoryRoot, siteRoot, sourceRoot } from "./paths.js"
 
 const scratch = Path.join(siteRoot, ".snippets")
 
-/** The site's written pages (not the generated ones), relative to its source folder. */
+/**
+ * The site's written pages (not the generated ones), relative to its source folder, and the repository's README,
+ * whose blocks the package check also type-checks against the packed packages.
+ */
 const writtenPages = (): ReadonlyArray<string> => [
+  "../../README.md",
   "index.md",
   ...Fs.readdirSync(Path.join(sourceRoot, "guide")).filter((file) => file.endsWith(".md")).sort().map((file) =>
     `guide/${file}`
@@ -60,7 +64,8 @@ const main = (): void => {
   for (const page of writtenPages()) {
     const markdown = Fs.readFileSync(Path.join(sourceRoot, page), "utf8")
     for (const snippet of snippets(markdown)) {
-      const file = `${page.replace(/\.md$/, "").replace(/\//g, "-")}-${snippet.file.replace(/^readme-/, "")}`
+      const name = page.replace(/^(\.\.\/)+/, "").replace(/\.md$/, "").replace(/\//g, "-")
+      const file = `${name}-${snippet.file.replace(/^readme-/, "")}`
       Fs.writeFileSync(Path.join(scratch, file), snippet.code)
       files.push(file)
     }
