@@ -25,8 +25,8 @@ export interface StaticServer {
   readonly close: () => Promise<void>
 }
 
-/** Serves `root` on 127.0.0.1 at a free port; a folder's path serves its `index.html`. */
-export const serve = async (root: string): Promise<StaticServer> => {
+/** Serves `root` on 127.0.0.1 at `port` (0: a free one); a folder's path serves its `index.html`. */
+export const serve = async (root: string, port = 0): Promise<StaticServer> => {
   const missing: Array<string> = []
   const server = Http.createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname)
@@ -41,10 +41,13 @@ export const serve = async (root: string): Promise<StaticServer> => {
     response.writeHead(200, { "content-type": types[Path.extname(file)] ?? "application/octet-stream" })
     Fs.createReadStream(file).pipe(response)
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, "127.0.0.1", resolve)
+  })
+  const address = server.address() as AddressInfo
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${address.port}`,
     missing,
     close: () =>
       new Promise<void>((resolve) => {
