@@ -3,7 +3,18 @@ import tseslint from "typescript-eslint"
 
 // Effect's own formatting (dprint through ESLint) plus typescript-eslint's recommended rules.
 export default tseslint.config(
-  { ignores: ["**/build/**", "**/dist/**", "**/node_modules/**", "**/coverage/**", "packages/*/docs/**"] },
+  {
+    ignores: [
+      "**/build/**",
+      "**/dist/**",
+      "**/node_modules/**",
+      "**/coverage/**",
+      "packages/*/docs/**",
+      // the site's generated scratch: its ts blocks as modules, and VitePress's cache
+      "site/.snippets/**",
+      "site/src/.vitepress/cache/**"
+    ]
+  },
   ...tseslint.configs.recommended,
   ...effectEslint.configs.dprint,
   {

@@ -1,4 +1,4 @@
-// The README's examples, kept compiling and passing.
+// The README's examples and those of the site's guides (site/src/guide), kept compiling and passing.
 import { expect, it } from "@effect/vitest"
 import { Lock, LockStore, Semaphore } from "@leasehold/lock"
 import { Effect, Fiber, TestClock } from "effect"

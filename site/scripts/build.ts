@@ -1,0 +1,33 @@
+/**
+ * `npm run site`: generates the API reference from docgen's output, the charts and the benchmarks page from
+ * BENCHMARKS.md, then builds the static site into `site/dist`, which works from any local web server.
+ */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { build } from "vitepress"
+import { writeApiPages } from "./apiPages.js"
+import { writeCharts } from "./charts.js"
+import { distRoot, repositoryRoot, sourceRoot } from "./paths.js"
+
+/** BENCHMARKS.md as a page of the site, as `npm run bench` wrote it. */
+const writeBenchmarksPage = (): void => {
+  const markdown = Fs.readFileSync(Path.join(repositoryRoot, "BENCHMARKS.md"), "utf8")
+  const note = "This page is BENCHMARKS.md as `npm run bench` wrote it; the [performance guide](/guide/performance) " +
+    "draws its charts from these tables.\n"
+  Fs.writeFileSync(
+    Path.join(sourceRoot, "benchmarks.md"),
+    markdown.replace(/^(# .*\n)/, `$1\n${note}`).replace(/\{\{/g, "&#123;&#123;")
+  )
+}
+
+const started = performance.now()
+const packages = writeApiPages()
+writeCharts()
+writeBenchmarksPage()
+Fs.rmSync(distRoot, { recursive: true, force: true })
+await build(sourceRoot)
+const modules = packages.reduce((sum, pkg) => sum + pkg.modules.length, 0)
+console.log(
+  `site: built into ${Path.relative(repositoryRoot, distRoot)} (${modules} API modules of ${packages.length} ` +
+    `packages) in ${((performance.now() - started) / 1000).toFixed(1)} s`
+)
