@@ -9,7 +9,7 @@ import * as Path from "node:path"
 import { apiRoot, repositoryRoot } from "./paths.js"
 
 /** The packages whose modules the reference documents, in the order the sidebar shows them. */
-export const documentedPackages = ["lock", "dynamodb", "testing", "cli"] as const
+export const documentedPackages = ["lock", "dynamodb", "testing"] as const
 
 /** One page of the reference: a module of a package. */
 export interface ApiModule {
