@@ -167,14 +167,7 @@ export type Summary = Batch.Summary
  * @since 0.1.0
  * @category checking
  */
-export const runMany: (options: {
-  readonly from: number
-  readonly count: number
-  readonly mode?: Simulation.Mode | undefined
-  readonly shrink?: boolean | undefined
-  readonly maxShrinks?: number | undefined
-  readonly onProgress?: ((done: number) => void) | undefined
-}) => Summary = (options) => Batch.runMany(options, run)
+export const runMany: (options: Batch.Options) => Summary = (options) => Batch.runMany(options, run)
 
 /**
  * A readable history: the schedule, then every event in true-time order.
