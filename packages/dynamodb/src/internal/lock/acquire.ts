@@ -94,7 +94,7 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
       if (skew === undefined) return resultOf(request, key, now, expiredCondition, clock)
 
       // Without an estimate that allows the takeover, ask for a free lock first: the answer measures the clock.
-      if (TakeoverGuard.trusts(skew.current(), maxClockSkewMs, now, () => ClockSkew.monotonicMillis(clock))) {
+      if (ClockSkew.trustsTakeover(skew, maxClockSkewMs, now, clock)) {
         return resultOf(request, key, now, expiredCondition, clock)
       }
 
@@ -103,12 +103,7 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
         if (holder === undefined || !TakeoverGuard.isExpiredLease(holder, now, maxClockSkewMs)) {
           return Effect.succeed(first.result)
         }
-        const verdict = TakeoverGuard.judge(
-          skew.current(),
-          maxClockSkewMs,
-          () => clock.unsafeCurrentTimeMillis(),
-          () => ClockSkew.monotonicMillis(clock)
-        )
+        const verdict = ClockSkew.judgeTakeover(skew, maxClockSkewMs, clock)
         return verdict._tag === "TakeOver"
           ? resultOf(request, key, now, expiredCondition, clock)
           : Effect.fail(refusal(TakeoverGuard.lockRefusal(verdict, request.name, holder)))

@@ -106,18 +106,13 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
       // anyone; the answer measures the clock, and the removal follows only if that measurement allows it (and still
       // finds the holders over).
       const { maxClockSkewMs } = takeover
-      if (TakeoverGuard.trusts(skew.current(), maxClockSkewMs, now, () => ClockSkew.monotonicMillis(clock))) {
+      if (ClockSkew.trustsTakeover(skew, maxClockSkewMs, now, clock)) {
         return attempt(request, expired, key, now, clock)
       }
       return Effect.flatMap(attempt(request, [], key, now, clock), (first) => {
         if (first._tag !== "Conflict" || first.current === undefined) return Effect.succeed(first)
         if (!TakeoverGuard.allOver(first.current, expired, now, maxClockSkewMs)) return Effect.succeed(first)
-        const verdict = TakeoverGuard.judge(
-          skew.current(),
-          maxClockSkewMs,
-          () => clock.unsafeCurrentTimeMillis(),
-          () => ClockSkew.monotonicMillis(clock)
-        )
+        const verdict = ClockSkew.judgeTakeover(skew, maxClockSkewMs, clock)
         return verdict._tag === "TakeOver"
           ? attempt(request, expired, key, now, clock)
           : refuse(TakeoverGuard.semaphoreRefusal(verdict, request.name, expired))
