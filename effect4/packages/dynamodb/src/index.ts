@@ -1,0 +1,2 @@
+// Filled in as the package is ported from the Effect 3 line.
+export {}
