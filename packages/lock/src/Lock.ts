@@ -167,6 +167,35 @@ export const acquire: (
   internal.acquire
 
 /**
+ * `Effect.scoped` for code that relies on leases: runs `self` in a scope whose leases stop the fiber that runs it when
+ * they are lost, also when the acquire was wrapped (`Effect.timeout`, `Effect.race`, a concurrent `Effect.all`, a
+ * layer build) and its own fiber has ended.
+ *
+ * On this line it is `Effect.scoped`, which already does that: the fiber that takes a child's result over takes the
+ * child's leases over too. The Effect 4 line has no such hook and needs `Lock.scoped` for it, so code written with
+ * `Lock.scoped` behaves the same on both lines.
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   // Give up on the lock after five seconds; if it is taken, a loss interrupts this fiber.
+ *   const lease = yield* Effect.timeout(Lock.acquire("reports/daily", { wait: "1 minute" }), "5 seconds")
+ *   yield* Effect.log(`writing the report under fence ${lease.fence}`)
+ * }).pipe(Lock.scoped)
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Scope.Scope>> =
+  internal.scoped
+
+/**
  * Runs `self` while holding the lock `name`, and releases it as soon as `self` ends. If the lease is lost, `self` is
  * interrupted and the result is a `LockLost` failure. Does not require `Scope`.
  *

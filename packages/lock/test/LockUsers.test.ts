@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Context, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option, type Scope, TestClock } from "effect"
 import { probe, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
@@ -17,29 +17,40 @@ const steps = () => {
 
 class Other extends Context.Tag("Other")<Other, number>() {}
 
-/** The ways an acquire ends up in a fiber that is gone before the work that relies on it runs. */
-const wrapped: ReadonlyArray<
+/**
+ * The ways an acquire ends up in a fiber that is gone before the work that relies on it runs, inside a region opened by
+ * `Effect.scoped` or by `Lock.scoped`, which is the same on this line.
+ */
+const wrappedIn = (
+  region: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Scope.Scope>>,
+  suffix: string
+): ReadonlyArray<
   readonly [string, (work: Effect.Effect<never>) => Effect.Effect<unknown, unknown, LockStore.LockStore>]
-> = [
+> => [
   [
-    "Effect.timeout",
-    (work) => Effect.scoped(Effect.zipRight(Effect.timeout(Lock.acquire("x", options), "5 seconds"), work))
+    `Effect.timeout${suffix}`,
+    (work) => region(Effect.zipRight(Effect.timeout(Lock.acquire("x", options), "5 seconds"), work))
   ],
   [
-    "Effect.race",
-    (work) => Effect.scoped(Effect.zipRight(Effect.race(Lock.acquire("x", options), Effect.never), work))
+    `Effect.race${suffix}`,
+    (work) => region(Effect.zipRight(Effect.race(Lock.acquire("x", options), Effect.never), work))
   ],
   [
-    "a concurrent Effect.all",
+    `a concurrent Effect.all${suffix}`,
+    (work) => region(Effect.zipRight(Effect.all([Lock.acquire("x", options), Effect.void], { concurrency: 2 }), work))
+  ],
+  [
+    `a merged layer${suffix}`,
     (work) =>
-      Effect.scoped(Effect.zipRight(Effect.all([Lock.acquire("x", options), Effect.void], { concurrency: 2 }), work))
-  ],
-  [
-    "a merged layer",
-    (work) =>
-      work.pipe(Effect.provide(Layer.merge(Layer.scopedDiscard(Lock.acquire("x", options)), Layer.succeed(Other, 1))))
+      region(
+        work.pipe(
+          Effect.provide(Layer.merge(Layer.scopedDiscard(Lock.acquire("x", options)), Layer.succeed(Other, 1)))
+        )
+      )
   ]
 ]
+
+const wrapped = [...wrappedIn(Effect.scoped, ""), ...wrappedIn(Lock.scoped, " in Lock.scoped")]
 
 describe("Lock.acquire: a lost lease stops the code that relies on it, however the acquire was wrapped", () => {
   for (const [label, run] of wrapped) {

@@ -35,6 +35,7 @@ import * as Resume from "./internal/handoff/resume.js"
 import * as internal from "./internal/lock/lock.js"
 import * as Defaults from "./internal/options/defaults.js"
 import * as Options from "./internal/options/options.js"
+import * as LeaseGuard from "./internal/process/leaseGuard.js"
 import type { Lease } from "./Lease.js"
 import type { LeaseHandoff } from "./LeaseHandoff.js"
 import type { LockConfigError, LockLost, LockNotAcquired, LockStoreError } from "./LockError.js"
@@ -127,10 +128,12 @@ export const layerDefaultsConfig: Layer.Layer<never, Config.ConfigError | LockCo
  * If the lease is lost, the fiber that acquired it is interrupted, and its scope then closes. `lease.status` and
  * `lease.lost` say why; use `withLock` to get a `LockLost` failure instead.
  *
- * Not yet on Effect 4: when the acquiring fiber ends while the scope stays open (`Effect.timeout`, `Effect.race` or a
- * concurrent `Effect.all` around the acquire, a layer built from it), the fiber that took its result over is not
- * interrupted on loss, as it is with Effect 3. Until it is, acquire in the fiber that uses the lease, or use
- * `withLock`, or watch `lease.lost` yourself.
+ * The code that relies on the lease must be stopped too when the acquire is wrapped and its fiber ends while the
+ * scope stays open (`Effect.timeout`, `Effect.race` or a concurrent `Effect.all` around the acquire, a layer built from
+ * it): then the fiber that goes on is the one that waited for the wrapper. On Effect 4 only the region can say which
+ * fiber that is: open the scope with `Lock.scoped` rather than `Effect.scoped`, and that fiber is interrupted on loss.
+ * Outside `Lock.scoped`, a wrapped acquire logs a warning when its fiber ends, and a loss interrupts nothing that goes
+ * on under the lease.
  *
  * Acquiring a name that the current fiber is already inside a live lease of (its own, or one held by the fiber it
  * was forked from) re-enters: the same lease is returned, no store call is made, and the outer acquisition still
@@ -167,6 +170,36 @@ export const acquire: (
   options?: LockOptions
 ) => Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError, LockStore | Scope.Scope> =
   internal.acquire
+
+/**
+ * `Effect.scoped` for code that relies on leases: runs `self` in a scope, and any lease acquired into it whose
+ * acquiring fiber ends while the lease is held (an acquire inside `Effect.timeout`, `Effect.race`, a concurrent
+ * `Effect.all` or a layer build) is taken over by the fiber that runs `Lock.scoped`. That fiber is then interrupted if
+ * the lease is lost, as the acquiring fiber would have been, and re-enters the lease on a nested acquire of its name.
+ *
+ * With `withLock`, or an acquire whose own fiber goes on under the lease, `Effect.scoped` is enough. On Effect 3,
+ * `Effect.scoped` behaves as this does (the fiber that takes a child's result over takes its leases over too), so
+ * code written with `Lock.scoped` runs the same on both lines.
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   // Give up on the lock after five seconds; if it is taken, a loss interrupts this fiber.
+ *   const lease = yield* Effect.timeout(Lock.acquire("reports/daily", { wait: "1 minute" }), "5 seconds")
+ *   yield* Effect.log(`writing the report under fence ${lease.fence}`)
+ * }).pipe(Lock.scoped)
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Scope.Scope>> =
+  LeaseGuard.scoped
 
 /**
  * Runs `self` while holding the lock `name`, and releases it as soon as `self` ends. If the lease is lost, `self` is

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, LockStore } from "@leasehold/lock"
-import { Context, Effect, Exit, Fiber, Latch, Layer, Option } from "effect"
+import { Lock, LockStore, Semaphore } from "@leasehold/lock"
+import { Context, Effect, Exit, Fiber, Latch, Layer, Logger, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { poll, probe, sharedMemory } from "./support.js"
 
@@ -18,36 +18,36 @@ const steps = () => {
 
 class Other extends Context.Service<Other, number>()("Other") {}
 
-/** The ways an acquire ends up in a fiber that is gone before the work that relies on it runs. */
+/**
+ * The ways an acquire ends up in a fiber that is gone before the work that relies on it runs, each inside the region
+ * that names the fiber that goes on: `Lock.scoped`.
+ */
 const wrapped: ReadonlyArray<
   readonly [string, (work: Effect.Effect<never>) => Effect.Effect<unknown, unknown, LockStore.LockStore>]
 > = [
   [
     "Effect.timeout",
-    (work) => Effect.scoped(Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), work))
+    (work) => Lock.scoped(Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), work))
   ],
   [
     "Effect.race",
-    (work) => Effect.scoped(Effect.andThen(Effect.race(Lock.acquire("x", options), Effect.never), work))
+    (work) => Lock.scoped(Effect.andThen(Effect.race(Lock.acquire("x", options), Effect.never), work))
   ],
   [
     "a concurrent Effect.all",
     (work) =>
-      Effect.scoped(Effect.andThen(Effect.all([Lock.acquire("x", options), Effect.void], { concurrency: 2 }), work))
+      Lock.scoped(Effect.andThen(Effect.all([Lock.acquire("x", options), Effect.void], { concurrency: 2 }), work))
   ],
   [
     "a merged layer",
     (work) =>
-      work.pipe(Effect.provide(Layer.merge(Layer.effectDiscard(Lock.acquire("x", options)), Layer.succeed(Other, 1))))
+      Lock.scoped(
+        work.pipe(
+          Effect.provide(Layer.merge(Layer.effectDiscard(Lock.acquire("x", options)), Layer.succeed(Other, 1)))
+        )
+      )
   ]
 ]
-
-/**
- * Not yet on Effect 4: the fiber that goes on after these wrappers is not one a loss interrupts, since Effect 4's
- * references have no join hook to take a lease over from the fiber that ended (see `internal/process/heldLeases.ts`).
- * Their tests are skipped, not deleted, until this line has its own mechanism.
- */
-const notYetOnEffect4 = new Set(wrapped.map(([label]) => label))
 
 /** The acquire unwrapped: the fiber that acquired is the one that relies on the lease. */
 const plain: (typeof wrapped)[number] = [
@@ -57,8 +57,7 @@ const plain: (typeof wrapped)[number] = [
 
 describe("Lock.acquire: a lost lease stops the code that relies on it, however the acquire was wrapped", () => {
   for (const [label, run] of [plain, ...wrapped]) {
-    const test = notYetOnEffect4.has(label) ? it.effect.skip : it.effect
-    test(`${label}: stolen`, () =>
+    it.effect(`${label}: stolen`, () =>
       Effect.gen(function*() {
         const backing = sharedMemory()
         const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
@@ -80,7 +79,7 @@ describe("Lock.acquire: a lost lease stops the code that relies on it, however t
         expect(section.count()).toBe(stepsAtLoss)
       }))
 
-    test(`${label}: expired`, () =>
+    it.effect(`${label}: expired`, () =>
       Effect.gen(function*() {
         const process = yield* probe(sharedMemory())
         process.failing("renew", true)
@@ -97,6 +96,111 @@ describe("Lock.acquire: a lost lease stops the code that relies on it, however t
         expect(section.count()).toBe(stepsAtLoss)
       }))
   }
+})
+
+describe("Lock.scoped: who relies on a lease whose acquiring fiber ended", () => {
+  /** Captures the messages logged at warning level. */
+  const warnings = () => {
+    const messages: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      if (logLevel === "Warn") messages.push(String(Array.isArray(message) ? message.join(" ") : message))
+    })
+    return { messages, layer: Logger.layer([logger]) }
+  }
+
+  it.effect("outside Lock.scoped a wrapped acquire is logged as a warning the moment its fiber ends", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const logged = warnings()
+      const fiber = yield* Effect.forkChild(
+        Effect.scoped(Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), Effect.never)).pipe(
+          Effect.provide([process.layer, logged.layer])
+        )
+      )
+      yield* settle
+      expect(logged.messages).toHaveLength(1)
+      expect(logged.messages[0]).toContain(`the fiber that acquired "x" ended while the lease is held`)
+      expect(logged.messages[0]).toContain("Lock.scoped")
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.effect("inside Lock.scoped nothing is logged, and the lease is released when the region ends", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const process = yield* probe(backing)
+      const logged = warnings()
+      yield* Lock.scoped(Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), Effect.void)).pipe(
+        Effect.provide([process.layer, logged.layer])
+      )
+      expect(logged.messages).toEqual([])
+      expect(process.calls.release).toBe(1)
+      expect(Option.getOrThrow(yield* backing.inspect("x")).owner).toBeUndefined()
+    }))
+
+  it.effect("an acquire whose own fiber goes on under the lease needs no region and logs nothing", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const logged = warnings()
+      yield* Effect.scoped(Effect.andThen(Lock.acquire("x", options), Effect.sleep("5 seconds"))).pipe(
+        Effect.provide([process.layer, logged.layer]),
+        Effect.forkChild
+      )
+      yield* TestClock.adjust("5 seconds")
+      expect(logged.messages).toEqual([])
+      expect(process.calls.release).toBe(1)
+    }))
+
+  it.effect("the region re-enters a lease it took over, without a store call", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const fences = yield* Lock.scoped(
+        Effect.gen(function*() {
+          const lease = yield* Effect.timeout(Lock.acquire("x", options), "5 seconds")
+          const nested = yield* Lock.withLock("x", Effect.succeed("nested"))
+          const forked = yield* Fiber.join(yield* Effect.forkChild(Lock.withLock("x", Effect.succeed("forked"))))
+          return [lease.fence, nested, forked]
+        })
+      ).pipe(Effect.provide(process.layer))
+      expect(fences).toEqual([1, "nested", "forked"])
+      expect(process.calls.tryAcquire).toBe(1)
+      expect(process.calls.release).toBe(1)
+    }))
+
+  it.effect("a lease a child acquired and released inside the region never stops the region", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const process = yield* probe(backing)
+      const result = yield* Lock.scoped(
+        Effect.gen(function*() {
+          yield* Effect.all([Lock.withLock("x", Effect.void, options), Lock.withLock("y", Effect.void, options)], {
+            concurrency: 2
+          })
+          yield* backing.forceRelease("x")
+          yield* TestClock.adjust("5 seconds")
+          return "went on"
+        })
+      ).pipe(Effect.provide(process.layer))
+      expect(result).toBe("went on")
+    }))
+
+  it.effect("a taken-over permit is lost like a lock: the region is interrupted", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      process.failing("renewPermits", true)
+      const section = steps()
+      const fiber = yield* Effect.forkChild(
+        Lock.scoped(
+          Effect.andThen(Effect.timeout(Semaphore.acquire("pool", { limit: 2, ...options }), "5 seconds"), section.work)
+        ).pipe(Effect.provide(process.layer))
+      )
+      yield* TestClock.adjust("2699 millis")
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect(Exit.hasInterrupts(yield* Fiber.await(fiber))).toBe(true)
+      const stepsAtLoss = section.count()
+      yield* TestClock.adjust("10 seconds")
+      expect(section.count()).toBe(stepsAtLoss)
+    }))
 })
 
 describe("Re-entry: a re-entered section never outlives the lease it borrowed", () => {

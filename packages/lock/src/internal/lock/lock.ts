@@ -173,3 +173,12 @@ export const withLock: typeof Lock.withLock = dual(
 /** @internal */
 export const validateOptions = (options: LockOptions): Effect.Effect<void, LockConfigError> =>
   Effect.asVoid(Options.resolve({}, options, defaultHolder))
+
+/**
+ * `Effect.scoped`: on Effect 3 the join hook of the held-lease list already hands a lease over to the fiber that goes
+ * on after a wrapped acquire.
+ *
+ * @internal
+ */
+export const scoped = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Scope.Scope>> =>
+  Effect.scoped(self)

@@ -44,6 +44,7 @@ import * as Options from "../options/options.js"
 import * as Background from "../process/background.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as HeldLeases from "../process/heldLeases.js"
+import * as LeaseGuard from "../process/leaseGuard.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
 import * as LocalQueue from "../process/localQueue.js"
 import { queuesOf } from "../process/processLocal.js"
@@ -174,6 +175,7 @@ export const resume = (
       const { entry, keeper } = yield* resumeKept(handoff, options, restore, yield* currentFiber)
       yield* Effect.addFinalizer(() => keeper.release)
       yield* HeldLeases.enterScoped(entry)
+      yield* LeaseGuard.handOverOnEnd(entry)
       return keeper.lease
     })
   )

@@ -25,6 +25,7 @@ import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as HeldLeases from "../process/heldLeases.js"
+import * as LeaseGuard from "../process/leaseGuard.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
 import * as LocalQueue from "../process/localQueue.js"
 import * as Metrics from "../process/metrics.js"
@@ -121,6 +122,7 @@ export const acquire = (
       }
       yield* Effect.addFinalizer(() => acquisition.keeper.release)
       yield* HeldLeases.enterScoped(entry)
+      yield* LeaseGuard.handOverOnEnd(entry)
       return acquisition.keeper.lease
     })
   )

@@ -5,11 +5,9 @@
  * its parent's context (so nested use of the same name re-enters), and a lease's scope puts the list back as it was
  * when it closes.
  *
- * Not yet on this line: taking a lease over from a fiber that ended. On Effect 3, a fiber that joins a child takes
- * over the leases the child acquired (a `FiberRef`'s join hook), so that the fiber that continues after
- * `Effect.timeout(Lock.acquire(...))`, `Effect.race`, a concurrent `Effect.all` or a layer build is interrupted on
- * loss. Effect 4's references have no such hook: here only the fiber that ran the acquire is interrupted, and
- * `Lock.acquire`'s documentation says so.
+ * A lease that a fiber acquired and then ended with (an acquire wrapped in `Effect.timeout`, `race`, a concurrent `all`
+ * or a layer build) is not in the list of the fiber that goes on: inside `Lock.scoped` that fiber, the region's guard,
+ * takes it over and re-enters it with the fibers it forks (see `leaseGuard.ts`).
  *
  * A reference is part of the fiber's context, so `Effect.provideService` (or `provide`) around an acquire puts the
  * whole context back as it ends, this list with it: a fiber that acquired inside such a region and goes on under the
@@ -23,7 +21,9 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
+import * as LeaseGuard from "./leaseGuard.js"
 import type * as LeaseUsers from "./leaseUsers.js"
 
 /** @internal */
@@ -58,13 +58,22 @@ const find = (list: Held | undefined, store: object, name: string): Entry | unde
   return undefined
 }
 
+const findAdopted = (fiber: Fiber.Fiber<unknown, unknown>, store: object, name: string): Entry | undefined => {
+  const adopted = LeaseGuard.adopted(fiber)
+  for (let index = adopted.length - 1; index >= 0; index--) {
+    const entry = adopted[index]!
+    if (entry.store === store && entry.name === name && entry.isLive()) return entry
+  }
+  return undefined
+}
+
 /**
  * The live entry for `name` in `store` that the current fiber is inside, if any: the most recent one first.
  *
  * @internal
  */
 export const live = (store: object, name: string): Effect.Effect<Entry | undefined> =>
-  Effect.withFiber((fiber) => Effect.succeed(find(fiber.getRef(held), store, name)))
+  Effect.withFiber((fiber) => Effect.succeed(find(fiber.getRef(held), store, name) ?? findAdopted(fiber, store, name)))
 
 /** The list with `entry` in front; ended leases at the front are dropped, the rest are skipped when read. */
 const adding = (entry: Entry) => (list: Held | undefined): Held => {

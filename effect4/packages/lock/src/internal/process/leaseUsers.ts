@@ -1,8 +1,9 @@
 /**
  * The fibers that rely on one lease, and so must stop when it ends.
  *
- * - Holders: the fiber that acquired the lease, and every fiber that took it over from a fiber that ended (the fiber
- *   that ran `Effect.timeout`, `race`, a concurrent `all` or a layer build around the acquire; see `heldLeases.ts`).
+ * - Holders: the fiber that acquired the lease, and the fiber that took it over when that one ended (inside
+ *   `Lock.scoped`, the fiber that ran `Effect.timeout`, `race`, a concurrent `all` or a layer build around the acquire;
+ *   see `leaseGuard.ts`).
  *   They are interrupted when the lease is lost. Its release is theirs to make, so it does not interrupt them.
  * - Borrowers: re-entered sections, which run under a lease another acquisition holds. They are interrupted when the
  *   lease is lost and, before the lock is given back, when it is released: a borrowed lease never outlives its owner.

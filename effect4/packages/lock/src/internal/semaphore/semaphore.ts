@@ -34,6 +34,7 @@ import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as HeldLeases from "../process/heldLeases.js"
+import * as LeaseGuard from "../process/leaseGuard.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
 import * as Metrics from "../process/metrics.js"
 import { noStackTrace } from "../process/spans.js"
@@ -149,6 +150,7 @@ export const acquire = (
       const { entry, keeper } = yield* acquireKept(name, options, restore, yield* currentFiber)
       yield* Effect.addFinalizer(() => keeper.release)
       yield* HeldLeases.enterScoped(entry)
+      yield* LeaseGuard.handOverOnEnd(entry)
       return keeper.lease
     })
   )
