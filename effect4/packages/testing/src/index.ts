@@ -7,6 +7,20 @@
 export * as DynamoServer from "./DynamoServer.js"
 
 /**
+ * Seeded simulations of processes with skewed clocks, pauses and faulty stores sharing one lock store.
+ *
+ * @since 0.1.0
+ */
+export * as Simulation from "./Simulation.js"
+
+/**
+ * Jepsen-style invariants over simulated lock histories, seeded batches and shrinking.
+ *
+ * @since 0.1.0
+ */
+export * as SafetyChecker from "./SafetyChecker.js"
+
+/**
  * TypeScript programs bundled for plain `node`, for worker processes in tests and demos.
  *
  * @since 0.1.0
