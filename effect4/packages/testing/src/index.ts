@@ -7,6 +7,13 @@
 export * as DynamoServer from "./DynamoServer.js"
 
 /**
+ * A `LockStore` wrapper that injects faults per operation and per simulated process.
+ *
+ * @since 0.1.0
+ */
+export * as FaultyStore from "./FaultyStore.js"
+
+/**
  * Seeded simulations of processes with skewed clocks, pauses and faulty stores sharing one lock store.
  *
  * @since 0.1.0
