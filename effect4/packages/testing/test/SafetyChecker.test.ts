@@ -382,6 +382,37 @@ describe("SafetyChecker", () => {
       }
     }))
 
+  it.effect("a child forked as the horizon interrupts its section is recorded as interrupted, not left unfinished", () =>
+    Effect.sync(() => {
+      // At the horizon the sections are interrupted one by one: p1#0's release hands "a" over to p1#1, which waited
+      // behind it, and p1#1 forks its child just before its own interruption reaches it.
+      for (const api of ["withLock", "acquire"] as const) {
+        const report = SafetyChecker.checkSchedule({
+          ...twoProcesses(),
+          mode: "reentry",
+          horizonMs: 3_000,
+          sections: [
+            { process: "p1", name: "a", at: 0, steps: 20, stepMs: 500, wait: "forever", api: "withLock" },
+            {
+              process: "p1",
+              name: "a",
+              at: 100,
+              steps: 2,
+              stepMs: 500,
+              wait: "forever",
+              api,
+              child: { afterMs: 200, nested: false, steps: 2, stepMs: 100 }
+            }
+          ]
+        })
+        const child = report.history.sections.find((s) => s.parent === 1)!
+        expect({ outcome: child.outcome, violations: report.violations }).toEqual({
+          outcome: "interrupted",
+          violations: []
+        })
+      }
+    }))
+
   it.effect("a fiber forked under an earlier lease takes the name nested after it ended, without blocking on itself", () =>
     Effect.sync(() => {
       const parent: Simulation.SectionSpec = {

@@ -184,9 +184,12 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
       yield* watchLoss(world, lease, record)
       if (spec.child !== undefined) {
         const forkChild = child(world, spec, index, options, lease, spec.child)
+        // Started at once, up to its first wait: a fiber interrupted before it starts never runs, not even the part
+        // that notes how it ended, and the section may be interrupted before the scheduler would start it.
+        const startAtOnce = { startImmediately: true }
         // Under withLock the section runs in a fiber of its own: only a detached fiber outlives it.
-        if (spec.api === "withLock") world.daemons.push(yield* Effect.forkDetach(forkChild))
-        else forked.push(yield* Effect.forkChild(forkChild))
+        if (spec.api === "withLock") world.daemons.push(yield* Effect.forkDetach(forkChild, startAtOnce))
+        else forked.push(yield* Effect.forkChild(forkChild, startAtOnce))
       }
       const h = spec.handOff
       const updates = dataUpdates(spec, index, lease)
