@@ -19,22 +19,6 @@ const newClasses: ReadonlyArray<Simulation.Mode> = [
   "semaphore"
 ]
 
-/**
- * Not yet on Effect 4: a section whose acquire ran in a fiber that ended (`Simulation.wrappedApis`) is not stopped by
- * its lease's loss, since Effect 4's references have no join hook to take a lease over from the fiber that ended (as
- * `@leasehold/lock`'s own tests of the wrapped forms say). These tests run such sections, directly or among the
- * `wrapped` and `steal` classes' seeds; they are skipped, not deleted, until the lock has its own mechanism.
- */
-const notYetOnEffect4 = new Set([
-  "mixed seeds: no violation of what each schedule's assumptions promise",
-  "a section whose acquire ran in a fiber that ended stops once its lease is stolen or expires",
-  "seeded schedules of the newer classes: no violation, and each class does what it is for"
-])
-
-/** `it.effect`, or its `skip` for a test of `notYetOnEffect4`. */
-const test = (name: string, self: () => Effect.Effect<void>) =>
-  notYetOnEffect4.has(name) ? it.effect.skip(name, self) : it.effect(name, self)
-
 const record = (index: number, fields: Partial<Simulation.SectionRecord>): Simulation.SectionRecord => ({
   index,
   process: `p${index}`,
@@ -91,7 +75,7 @@ describe("SafetyChecker", () => {
       expect(drawn.every(([, n]) => n > 0)).toBe(true)
     }))
 
-  test("mixed seeds: no violation of what each schedule's assumptions promise", () =>
+  it.effect("mixed seeds: no violation of what each schedule's assumptions promise", () =>
     Effect.sync(() => {
       const summary = batch(undefined, 40)
       expect(summary.failures.map((f) => f.violations)).toEqual([])
@@ -313,7 +297,7 @@ describe("SafetyChecker", () => {
       }
     }))
 
-  test("a section whose acquire ran in a fiber that ended stops once its lease is stolen or expires", () =>
+  it.effect("a section whose acquire ran in a fiber that ended stops once its lease is stolen or expires", () =>
     Effect.sync(() => {
       const findings: Record<string, Array<string>> = {}
       for (const api of Simulation.wrappedApis) {
@@ -327,8 +311,9 @@ describe("SafetyChecker", () => {
           api,
           timeoutMs: 1_000
         }
-        const next: Simulation.SectionSpec = { ...holder, process: "p2", at: 1_000, steps: 2, api: "withLock" }
-        // Force-released at 700; p1's next renew (before p2 asks, at 1,000) finds the lock free.
+        const next: Simulation.SectionSpec = { ...holder, process: "p2", at: 1_100, steps: 2, api: "withLock" }
+        // Force-released at 700; p1's next renew (jittered, at the latest one heartbeat after the acquire, so before p2
+        // asks at 1,100) finds the lock free.
         const stolen = SafetyChecker.checkSchedule({
           ...twoProcesses(),
           mode: "steal",
@@ -521,7 +506,7 @@ describe("SafetyChecker", () => {
       expect(outcomes).toEqual(Object.fromEntries(Simulation.badOptions.map((b) => [b, "configError"])))
     }))
 
-  test("seeded schedules of the newer classes: no violation, and each class does what it is for", () =>
+  it.effect("seeded schedules of the newer classes: no violation, and each class does what it is for", () =>
     Effect.sync(() => {
       const violations: Record<string, Array<number>> = {}
       const classes: Record<string, SafetyChecker.ClassSummary> = {}

@@ -140,22 +140,26 @@ const use = (
 ): Effect.Effect<void, unknown, LockStore.LockStore> => {
   const inScope = <E>(acquire: Effect.Effect<Lease.Lease, E, LockStore.LockStore | Scope.Scope>) =>
     Effect.scoped(Effect.flatMap(acquire, body))
+  // An acquire whose fiber ends before the lease does: on Effect 4 the code that relies on it runs in `Lock.scoped`,
+  // whose fiber takes the lease over, as the lock documents.
+  const inRegion = <E>(acquire: Effect.Effect<Lease.Lease, E, LockStore.LockStore | Scope.Scope>) =>
+    Lock.scoped(Effect.flatMap(acquire, body))
   switch (spec.api) {
     case "withLock":
       return Lock.withLock(spec.name, Effect.scoped(Effect.flatMap(Lock.acquire(spec.name), body)), options)
     case "acquire":
       return inScope(Lock.acquire(spec.name, options))
     case "acquireInTimeout":
-      return inScope(Effect.timeout(Lock.acquire(spec.name, options), Duration.millis(spec.timeoutMs ?? 1_000)))
+      return inRegion(Effect.timeout(Lock.acquire(spec.name, options), Duration.millis(spec.timeoutMs ?? 1_000)))
     case "acquireInRace":
-      return inScope(Effect.race(Lock.acquire(spec.name, options), Effect.never))
+      return inRegion(Effect.race(Lock.acquire(spec.name, options), Effect.never))
     case "acquireInAll":
-      return inScope(Effect.map(
+      return inRegion(Effect.map(
         Effect.all([Lock.acquire(spec.name, options), Effect.sleep(1)], { concurrency: 2 }),
         ([lease]) => lease
       ))
     case "acquireInLayer":
-      return inScope(Effect.gen(function*() {
+      return inRegion(Effect.gen(function*() {
         const layer = Layer.merge(
           Layer.effect(SectionLease, Lock.acquire(spec.name, options)),
           Layer.succeed(SectionOther, { ready: true })
