@@ -3,7 +3,9 @@ import { defineProject } from "vitest/config"
 
 // The repository's packages (the core among them) point their `@leasehold/source` export condition at their
 // TypeScript sources, so tests run what is in `src/` without a build; published packages resolve to `dist/`.
-const sourceConditions = ["@leasehold/source", ...defaultServerConditions]
+// Vite's "module" condition is left out: vitest 5 hands what it resolves to Node, and the AWS SDK's "module" files
+// import each other without file extensions, which only a bundler accepts; Node takes its "node" files.
+const sourceConditions = ["@leasehold/source", ...defaultServerConditions.filter((condition) => condition !== "module")]
 
 // Settings every package's test project shares: the Effect 3 line's, so that both lines' tests read alike.
 export const sharedProject = (name: string) =>

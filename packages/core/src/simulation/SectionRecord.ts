@@ -102,7 +102,8 @@ export interface ErrorFields {
 }
 
 /**
- * The outcome of a use that failed with `error`.
+ * The outcome of a use that failed with `error`. An acquire inside `Effect.timeout` that ran out of time was not
+ * acquired: Effect 3 fails it with `TimeoutException`, Effect 4 with `TimeoutError`.
  *
  * @since 0.2.0
  * @category outcomes
@@ -110,7 +111,7 @@ export interface ErrorFields {
 export const outcomeOfError = (error: ErrorFields): Outcome =>
   error._tag === "LockLost"
     ? "lost"
-    : error._tag === "LockNotAcquired" || error._tag === "TimeoutException"
+    : error._tag === "LockNotAcquired" || error._tag === "TimeoutException" || error._tag === "TimeoutError"
     ? "notAcquired"
     : error._tag === "LockStoreError"
     ? "storeError"

@@ -41,9 +41,16 @@ describe("SectionRecord", () => {
       message: `lost by ${"ab".repeat(16)}`
     })
     expect(record).toMatchObject({ outcome: "lost", lostFence: 3, lostReason: "expired", detail: "lost by <owner>" })
-    const outcomes = ["LockNotAcquired", "TimeoutException", "LockStoreError", "LockConfigError", "Other"]
+    const outcomes = [
+      "LockNotAcquired",
+      "TimeoutException",
+      "TimeoutError",
+      "LockStoreError",
+      "LockConfigError",
+      "Other"
+    ]
       .map((_tag) => SectionRecord.outcomeOfError({ _tag }))
-    expect(outcomes).toEqual(["notAcquired", "notAcquired", "storeError", "configError", "defect"])
+    expect(outcomes).toEqual(["notAcquired", "notAcquired", "notAcquired", "storeError", "configError", "defect"])
     expect(SectionRecord.describeStatus({ _tag: "Lost", error: { reason: "stolen" } })).toBe("Lost(stolen)")
     expect(SectionRecord.describeStatus({ _tag: "AtRisk" })).toBe("AtRisk")
   })

@@ -1,0 +1,112 @@
+/**
+ * `tryAcquire`: one conditional write that takes a free lock, an expired one (absolute takeover) or a stale one
+ * (observed takeover), guarded against taking over on a skewed clock (the core's `TakeoverGuard` decides).
+ *
+ * @internal
+ */
+import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Failure from "@leasehold/core/dynamodb/Failure"
+import * as LockRequests from "@leasehold/core/dynamodb/LockRequests"
+import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
+import { LockStoreError } from "@leasehold/lock/LockError"
+import { payloadProblem } from "@leasehold/lock/LockRecord"
+import type * as LockStore from "@leasehold/lock/LockStore"
+import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Calls from "../store/calls.js"
+import type * as StoreContext from "../store/storeContext.js"
+import * as ClockSkew from "../transport/clockSkew.js"
+
+type Condition = LockRequests.AcquireCondition
+type Acquisition = LockRequests.Acquisition
+
+const resultOfAcquisition = (acquisition: Acquisition): LockStore.AcquireResult => acquisition.result
+
+const refusal = (message: string) =>
+  new LockStoreError({ operation: "tryAcquire", retryable: false, mayHaveApplied: false, message })
+
+/** The only arithmetic is on the fence: a type error there means a malformed item, which deserves its name. */
+const malformedFence = (context: StoreContext.StoreContext, key: ItemMap) => (error: LockStoreError) => {
+  const problem = Failure.fenceTypeProblem(error.message)
+  return problem === undefined
+    ? error
+    : context.malformedItem("tryAcquire", context.layout.describeKey(key), problem, error.cause)
+}
+
+/** @internal */
+export const make = (context: StoreContext.StoreContext): LockStore.LockStore["tryAcquire"] => {
+  const { tableName, ttlRetentionMs } = context
+
+  const attempt = (
+    request: LockStore.AcquireRequest,
+    key: ItemMap,
+    now: number,
+    condition: Condition,
+    clock: Clock.Clock
+  ): Effect.Effect<Acquisition, LockStoreError> =>
+    Effect.flatMap(
+      Effect.mapError(
+        context.update(Calls.calls.tryAcquire, {
+          TableName: tableName,
+          Key: key,
+          ...LockRequests.acquire(request, now, condition, ttlRetentionMs),
+          ReturnValues: "ALL_NEW",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
+        }, clock),
+        malformedFence(context, key)
+      ),
+      (response) => {
+        if (response._tag === "Ok") {
+          return Effect.map(
+            context.decode("tryAcquire", response.output.Attributes ?? {}),
+            (record): Acquisition => ({ result: { _tag: "Acquired", record }, holder: undefined })
+          )
+        }
+        return Effect.map(
+          context.conflicting("tryAcquire", key, response.item, false, clock),
+          (current) => LockRequests.acquireConflict(request.owner, response.attempts, current)
+        )
+      }
+    )
+
+  const resultOf = (
+    request: LockStore.AcquireRequest,
+    key: ItemMap,
+    now: number,
+    condition: Condition,
+    clock: Clock.Clock
+  ) => Effect.map(attempt(request, key, now, condition, clock), resultOfAcquisition)
+
+  return (request) =>
+    context.keyed("tryAcquire", request.name, (key, clock) => {
+      const payload = payloadProblem(request)
+      if (payload !== undefined) return Effect.fail(refusal(payload.message))
+      const now = clock.currentTimeMillisUnsafe()
+      const takeover = request.takeover
+
+      if (takeover._tag === "Observed") {
+        return resultOf(request, key, now, LockRequests.observedCondition(takeover.stale), clock)
+      }
+
+      const maxClockSkewMs = takeover.maxClockSkewMs
+      const expiredCondition: Condition = { _tag: "FreeOrExpired", cutoff: now - maxClockSkewMs }
+      const skew = context.skew
+      if (skew === undefined) return resultOf(request, key, now, expiredCondition, clock)
+
+      // Without an estimate that allows the takeover, ask for a free lock first: the answer measures the clock.
+      if (ClockSkew.trustsTakeover(skew, maxClockSkewMs, now, clock)) {
+        return resultOf(request, key, now, expiredCondition, clock)
+      }
+
+      return Effect.flatMap(attempt(request, key, now, LockRequests.freeOnly, clock), (first) => {
+        const holder = first.holder
+        if (holder === undefined || !TakeoverGuard.isExpiredLease(holder, now, maxClockSkewMs)) {
+          return Effect.succeed(first.result)
+        }
+        const verdict = ClockSkew.judgeTakeover(skew, maxClockSkewMs, clock)
+        return verdict._tag === "TakeOver"
+          ? resultOf(request, key, now, expiredCondition, clock)
+          : Effect.fail(refusal(TakeoverGuard.lockRefusal(verdict, request.name, holder)))
+      })
+    })
+}

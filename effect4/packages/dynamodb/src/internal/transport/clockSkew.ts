@@ -1,0 +1,117 @@
+/**
+ * The estimate of this process's clock against DynamoDB's, kept per store and fed by every response's `Date` header
+ * (the arithmetic is the core's `ClockSkew`).
+ *
+ * The clock measured is the one each request runs with (the fiber's `Clock`). DynamoDB's `Date` is read on the clock
+ * the store was built with: for a real clock, as it is. A `TestClock` is simulated time, which every fiber of the test
+ * shares and no server follows: a store built under one reads DynamoDB's `Date` moved by as far as the `TestClock` is
+ * from the system clock at that moment, so that moving the `TestClock` (time passing, for the whole test) is no skew,
+ * and a clock set apart from it (`Simulation.withClockOffset`, a process with a skewed clock) is skewed by exactly that.
+ * What remains is the system clock's own skew against DynamoDB's, which the guard still checks.
+ *
+ * @internal
+ */
+import * as ClockSkew from "@leasehold/core/dynamodb/ClockSkew"
+import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
+import type * as Clock from "effect/Clock"
+import type { TestClock } from "effect/testing"
+
+export {
+  /** @internal */
+  describe,
+  /** @internal */
+  drift,
+  /** @internal */
+  type Estimate,
+  /** @internal */
+  isStale,
+  /** @internal */
+  measure,
+  /** @internal */
+  type ServerOffset,
+  /** @internal */
+  staleToleranceMs
+} from "@leasehold/core/dynamodb/ClockSkew"
+
+/**
+ * A clock's monotonic time in ms, as the core's estimates keep it: Effect 4's clocks keep it apart from their wall
+ * time (a `TestClock`'s `setTime` steps the wall clock, not the monotonic one).
+ *
+ * @internal
+ */
+export const monotonicMillis = (clock: Clock.Clock): number =>
+  ClockSkew.monotonicMillis({ unsafeCurrentTimeNanos: () => clock.monotonicTimeNanosUnsafe() })
+
+/**
+ * Whether `clock` is a `TestClock`: its public interface, which no real clock has.
+ *
+ * @internal
+ */
+export const isTestClock = (clock: Clock.Clock): boolean => {
+  const candidate = clock as Partial<TestClock.TestClock>
+  return typeof candidate.adjust === "function" && typeof candidate.setTime === "function" &&
+    typeof candidate.withLive === "function"
+}
+
+/**
+ * The latest estimate of one store. A mutable cell rather than a `Ref`: it is written from the SDK's middleware,
+ * outside any fiber, and a lost update between concurrent responses only means keeping one of two recent estimates.
+ *
+ * @internal
+ */
+export interface Monitor {
+  readonly current: () => ClockSkew.Estimate | undefined
+  /**
+   * How far the store's clock reads from the system clock now, for `observe`'s `offset`; `undefined` for a real
+   * clock, whose requests read the server's `Date` as it is.
+   */
+  readonly offset: (() => number) | undefined
+  readonly observe: (
+    sentAt: number,
+    receivedAt: number,
+    receivedAtMonotonic: number,
+    dateHeader: string | undefined,
+    offset?: ClockSkew.ServerOffset
+  ) => ClockSkew.Estimate | undefined
+}
+
+/**
+ * A monitor for a store built with `clock` (see the module's notes on a `TestClock`).
+ *
+ * @internal
+ */
+export const makeMonitor = (clock: Clock.Clock): Monitor => {
+  let latest: ClockSkew.Estimate | undefined
+  return {
+    current: () => latest,
+    offset: isTestClock(clock) ? () => clock.currentTimeMillisUnsafe() - Date.now() : undefined,
+    observe: (sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset) => {
+      const estimate = ClockSkew.measure(sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset)
+      if (estimate !== undefined) latest = estimate
+      return estimate
+    }
+  }
+}
+
+/**
+ * Whether the store's estimate already allows a takeover by the wall clock at `now`, read against the request's
+ * `clock` (the core's `TakeoverGuard.trusts`).
+ *
+ * @internal
+ */
+export const trustsTakeover = (monitor: Monitor, maxClockSkewMs: number, now: number, clock: Clock.Clock): boolean =>
+  TakeoverGuard.trusts(monitor.current(), maxClockSkewMs, now, () => monotonicMillis(clock))
+
+/**
+ * The guard's verdict on a takeover by the wall clock, after an attempt that took nothing over measured the clock:
+ * the store's estimate judged at the request's `clock` now (the core's `TakeoverGuard.judge`).
+ *
+ * @internal
+ */
+export const judgeTakeover = (monitor: Monitor, maxClockSkewMs: number, clock: Clock.Clock): TakeoverGuard.Verdict =>
+  TakeoverGuard.judge(
+    monitor.current(),
+    maxClockSkewMs,
+    () => clock.currentTimeMillisUnsafe(),
+    () => monotonicMillis(clock)
+  )

@@ -1,0 +1,310 @@
+/**
+ * One DynamoDB request as the store makes it: abortable, bounded by a timeout, retried on transient failures with
+ * jittered exponential backoff, with a conditional-check failure returned as a value, and every other failure
+ * turned into a `LockStoreError`.
+ *
+ * Every lock operation goes through here, so the path of a request that succeeds (or fails its condition) on the
+ * first attempt is kept to one `Effect.callback` around the SDK's promise: the timeout is a plain timer that aborts the
+ * request, not a fiber racing it. Effect takes over again only for what is rare: a backoff, or building an error.
+ *
+ * A finished program must not be kept alive by what it leaves behind. A call of background work (the calling fiber's
+ * clock is `LockStore.isBackgroundClock`) times out and backs off on timers that do not keep the process alive; a
+ * request in flight still does, until its timeout or its caller gives up on it. And when the store's scope closes
+ * (the end of the program it was provided to) its requests in flight are abandoned and no new one is sent.
+ *
+ * @internal
+ */
+import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb"
+import * as Retry from "@leasehold/core/dynamodb/Retry"
+import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
+import { isBackgroundClock } from "@leasehold/lock/LockStore"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
+import type * as Scope from "effect/Scope"
+import * as ClientInternal from "./client.js"
+import * as ClockSkew from "./clockSkew.js"
+import * as Failure from "./failure.js"
+
+/** @internal */
+export interface Transport {
+  readonly client: DynamoDBClient
+  readonly tableName: string
+  readonly expectedKeySchema: string
+  readonly requestTimeoutMs: number
+  readonly maxRetries: number
+  readonly retryBaseDelayMs: number
+  /** Fed by every response's `Date` header when set. */
+  readonly skew: ClockSkew.Monitor | undefined
+  /** A store's: once its scope closes, nothing more is sent. The table helpers, which end with their call, have none. */
+  readonly lifetime?: Lifetime | undefined
+}
+
+/**
+ * The requests in flight of one store, and whether its scope has closed.
+ *
+ * @internal
+ */
+export interface Lifetime {
+  closed: boolean
+  readonly inFlight: Set<AbortController>
+}
+
+/**
+ * A store's lifetime, which ends with the scope: its requests in flight are aborted (their calls fail, not retried),
+ * and later calls fail at once. Made after the client, so that it ends before a client the store built is destroyed.
+ *
+ * @internal
+ */
+export const makeLifetime: Effect.Effect<Lifetime, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync((): Lifetime => ({ closed: false, inFlight: new Set() })),
+  (lifetime) =>
+    Effect.sync(() => {
+      lifetime.closed = true
+      for (const controller of lifetime.inFlight) controller.abort()
+      lifetime.inFlight.clear()
+    })
+)
+
+/** @internal */
+export interface Call {
+  readonly operation: StoreOperation
+  /** The DynamoDB action, e.g. "UpdateItem". */
+  readonly action: string
+  /**
+   * Set: an attempt that may have been applied (a timeout, a dropped connection, a server error) is reported, not
+   * retried here. An acquire must know of every write of its owner that may still land: it dates a lease that bears its
+   * owner from the earliest of them, and a retry here would hide one.
+   */
+  readonly reportsUnknownOutcomes?: true
+}
+
+/** @internal */
+export type Response<Out> =
+  | { readonly _tag: "Ok"; readonly output: Out; readonly attempts: number }
+  | {
+    readonly _tag: "ConditionFailed"
+    /** The item as it was (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), when the server returned it. */
+    readonly item: Record<string, AttributeValue> | undefined
+    readonly attempts: number
+  }
+
+/**
+ * A handler of the SDK's deserialize step, as the probe sees it: it passes the arguments on untouched, and reads
+ * only the raw HTTP response of the result (see `DeserializeResult`).
+ */
+type Handler = (args: never) => Promise<unknown>
+
+/** What the probe reads of a deserialize step's result: the raw response, when the step produced one. */
+interface DeserializeResult {
+  readonly response?: { readonly headers?: unknown } | undefined
+}
+
+/**
+ * The structural part of an SDK command we touch: its own middleware stack, which the SDK merges with the client's
+ * on send. Adding to it never changes the client, which may be the user's.
+ *
+ * @internal
+ */
+export interface Probeable {
+  readonly middlewareStack: {
+    add(
+      middleware: (next: Handler, context: unknown) => Handler,
+      options: { readonly step: "deserialize"; readonly name: string; readonly priority: "low" }
+    ): void
+  }
+}
+
+/** @internal */
+export type Attempt<Out> = (probe: <C extends Probeable>(command: C) => C, signal: AbortSignal) => Promise<Out>
+
+// Timeouts and backoff are about real time on the wire, not about lease time: they run on the live clock even when a
+// test drives the fiber's clock with TestClock (a request in flight during `TestClock.adjust` must not time out, and a
+// backoff must not wait for the test to move time). Lease arithmetic and skew samples use the fiber's clock.
+/** @internal */
+export const liveClock: Clock.Clock = Clock.Clock.defaultValue()
+
+const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" } as const
+
+const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
+  const offset = skew.offset
+  // Low priority in the deserialize step puts this next to the HTTP handler, inside the SDK's deserializer: it sees
+  // the raw response of every attempt, including the ones the deserializer turns into errors.
+  const middleware = (next: Handler) => async (args: never) => {
+    const sentAt = clock.currentTimeMillisUnsafe()
+    const sentOffset = offset === undefined ? 0 : offset()
+    const result = await next(args)
+    skew.observe(
+      sentAt,
+      clock.currentTimeMillisUnsafe(),
+      ClockSkew.monotonicMillis(clock),
+      Retry.headerOf((result as DeserializeResult | undefined)?.response?.headers, "date"),
+      offset === undefined ? undefined : { sent: sentOffset, received: offset() }
+    )
+    return result
+  }
+  return <C extends Probeable>(command: C): C => {
+    command.middlewareStack.add(middleware, probeOptions)
+    return command
+  }
+}
+
+/**
+ * The probe of a monitor for a clock, made once per pair: every request of a fiber that keeps its clock (nearly all
+ * of them) reuses it instead of building its closures again.
+ */
+const probes = new WeakMap<ClockSkew.Monitor, WeakMap<Clock.Clock, <C extends Probeable>(command: C) => C>>()
+
+const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
+  let byClock = probes.get(skew)
+  if (byClock === undefined) {
+    byClock = new WeakMap()
+    probes.set(skew, byClock)
+  }
+  let probe = byClock.get(clock)
+  if (probe === undefined) {
+    probe = makeProbe(skew, clock)
+    byClock.set(clock, probe)
+  }
+  return probe
+}
+
+const identity = <C extends Probeable>(command: C): C => command
+
+/**
+ * Sends one request (a fresh command per attempt, built by `attempt`). `clock` is the fiber's, for the skew samples
+ * and to tell background work (see the module's notes); a caller that already holds it saves looking it up again.
+ * The operations of a lease (its release, above all: the only calls background work makes) pass it.
+ *
+ * @internal
+ */
+export const send = <Out>(transport: Transport, call: Call, attempt: Attempt<Out>, clock?: Clock.Clock): Effect.Effect<
+  Response<Out>,
+  LockStoreError
+> => {
+  const skew = transport.skew
+  const background = clock !== undefined && isBackgroundClock(clock)
+  if (skew === undefined) return sendWith(transport, call, attempt, identity, background)
+  if (clock !== undefined) return sendWith(transport, call, attempt, installProbe(skew, clock), background)
+  return Effect.clockWith((clock) => sendWith(transport, call, attempt, installProbe(skew, clock), false))
+}
+
+type Probe = <C extends Probeable>(command: C) => C
+
+/** Lets a background call's timer fire while the process lives on for other reasons, without keeping it alive. */
+const unref = (timer: ReturnType<typeof setTimeout>) => {
+  // Outside Node (a browser, a worker) a timer is a number and holds nothing open anyway.
+  if (typeof timer === "object" && typeof timer.unref === "function") timer.unref()
+}
+
+const closedError = (transport: Transport, call: Call, inFlight: boolean) =>
+  new LockStoreError({
+    operation: call.operation,
+    retryable: false,
+    mayHaveApplied: inFlight,
+    message: `${call.action} on table "${transport.tableName}" ${
+      inFlight ? "was abandoned in flight" : "was not sent"
+    }: the store's scope has closed (the program it was provided to has ended)`
+  })
+
+// The steps of a request are module functions, not closures made per request: every acquire and release sends one.
+
+const fail = (transport: Transport, call: Call, error: unknown, attempts: number, earlierMayHaveApplied: boolean) =>
+  Effect.flatMap(
+    ClientInternal.describeLocation(transport.client),
+    (location) =>
+      Effect.fail(Failure.toStoreError(error, {
+        operation: call.operation,
+        action: call.action,
+        tableName: transport.tableName,
+        expectedKeySchema: transport.expectedKeySchema,
+        location,
+        attempts,
+        earlierMayHaveApplied
+      }))
+  )
+
+// Background work sleeps on its own clock, the live clock's twin whose timers do not keep the process alive.
+const backoff = (transport: Transport, attempts: number, background: boolean) =>
+  Effect.flatMap(
+    Random.nextBetween(Retry.jitterMin, Retry.jitterMax),
+    (jitter) => {
+      const delay = Duration.millis(Retry.backoffMs(transport.retryBaseDelayMs, attempts, jitter))
+      return background ? Effect.sleep(delay) : Effect.provideService(Effect.sleep(delay), Clock.Clock, liveClock)
+    }
+  )
+
+const sendWith = <Out>(
+  transport: Transport,
+  call: Call,
+  attempt: Attempt<Out>,
+  probe: Probe,
+  background: boolean,
+  attempts = 1,
+  earlierMayHaveApplied = false
+): Effect.Effect<Response<Out>, LockStoreError> =>
+  Effect.callback<Response<Out>, LockStoreError>((resume) => {
+    const lifetime = transport.lifetime
+    if (lifetime?.closed === true) {
+      resume(Effect.fail(closedError(transport, call, false)))
+      return
+    }
+    // One controller per attempt: the timer, an interruption and the store's end all abort the request in flight.
+    const controller = new AbortController()
+    lifetime?.inFlight.add(controller)
+    let timedOut = false
+    let settled = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort()
+    }, Retry.timerMs(transport.requestTimeoutMs))
+    if (background) unref(timer)
+    const settle = () => {
+      settled = true
+      clearTimeout(timer)
+      lifetime?.inFlight.delete(controller)
+    }
+    let promise: Promise<Out>
+    try {
+      promise = attempt(probe, controller.signal)
+    } catch (error) {
+      promise = Promise.reject(error)
+    }
+    promise.then(
+      (output) => {
+        if (settled) return
+        settle()
+        resume(Effect.succeed({ _tag: "Ok", output, attempts }))
+      },
+      (cause: unknown) => {
+        if (settled) return
+        settle()
+        const error = timedOut ? new Failure.RequestTimedOut(transport.requestTimeoutMs) : cause
+        if (Failure.isConditionalCheckFailed(error)) {
+          resume(Effect.succeed({
+            _tag: "ConditionFailed",
+            item: (error.Item ?? undefined) as Record<string, AttributeValue> | undefined,
+            attempts
+          }))
+        } else if (lifetime?.closed === true) {
+          resume(Effect.fail(closedError(transport, call, true)))
+        } else if (Retry.retries(attempts, transport.maxRetries, error, call.reportsUnknownOutcomes === true)) {
+          const mayHaveApplied = earlierMayHaveApplied || Failure.mayHaveApplied(error)
+          resume(
+            Effect.andThen(
+              backoff(transport, attempts + 1, background),
+              sendWith(transport, call, attempt, probe, background, attempts + 1, mayHaveApplied)
+            )
+          )
+        } else {
+          resume(fail(transport, call, error, attempts, earlierMayHaveApplied))
+        }
+      }
+    )
+    return Effect.sync(() => {
+      if (settled) return
+      settle()
+      controller.abort()
+    })
+  })

@@ -1,0 +1,176 @@
+/**
+ * The conformance tests of `reserve`: who may reserve (the longest waiter first), what a live reservation keeps out
+ * and lets in, and that it leaves the holder and the version alone.
+ *
+ * @internal
+ */
+import { describe, expect } from "@effect/vitest"
+import type * as LockRecord from "@leasehold/lock/LockRecord"
+import type * as LockStore from "@leasehold/lock/LockStore"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/testing/TestClock"
+import { absolute, leaseMs, makeOwner, maxClockSkewMs, observed, type Test } from "./fixture.js"
+import { acquireNew, attempt, expectTag, fields, inspectSome, releaseOf, renewOf } from "./helpers.js"
+
+/** Short against the lease, so a test can let a reservation lapse while the holder still holds. */
+const reserveMs = 2_000
+
+/** A reservation by `owner`, which began to wait `waitedMs` ago. */
+const reserveFor = (store: LockStore.LockStore, lockName: string, owner: string, waitedMs = 0) =>
+  Effect.flatMap(
+    Clock.currentTimeMillis,
+    (now) => store.reserve({ name: lockName, owner, reserveMs, waitingSince: now - waitedMs })
+  )
+
+/** A held lock and a live reservation on it by a fresh waiter. */
+const heldAndReserved = (store: LockStore.LockStore, lockName: string) =>
+  Effect.gen(function*() {
+    const held = yield* acquireNew(store, lockName)
+    const waiter = makeOwner()
+    const reserved = expectTag(yield* reserveFor(store, lockName, waiter), "Reserved").record
+    return { held, waiter, reserved }
+  })
+
+/** A conflict's record, when the store reports one, shows the reservation that caused it. */
+const expectReservedBy = (current: LockRecord.LockRecord | undefined, waiter: string) => {
+  if (current !== undefined) expect(current.reservedBy).toBe(waiter)
+}
+
+/**
+ * Registers the `reserve` tests.
+ *
+ * @internal
+ */
+export const reserve = (test: Test): void => {
+  describe("reserve", () => {
+    reserving(test)
+    admission(test)
+  })
+}
+
+const reserving = (test: Test): void => {
+  test("on a held lock records the waiter, until now + reserveMs, and changes neither holder nor version", ({ name, store }) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const { held, reserved, waiter } = yield* heldAndReserved(store, name("held"))
+      expect(reserved.reservedBy).toBe(waiter)
+      expect(reserved.reservedUntil).toBe(now + reserveMs)
+      expect(reserved.reservedSince).toBe(now)
+      expect({ ...fields(reserved), reservedBy: undefined, reservedUntil: 0, reservedSince: 0 }).toEqual(fields(held))
+      expect(fields(yield* inspectSome(store, name("held")))).toEqual(fields(reserved))
+    }))
+
+  test("on a freed lock records the waiter too: the releaser is kept out, the reserver let in", ({ name, store }) =>
+    Effect.gen(function*() {
+      const held = yield* acquireNew(store, name("freed"))
+      expectTag(yield* releaseOf(store, held), "Released")
+      const waiter = makeOwner()
+      const reserved = expectTag(yield* reserveFor(store, name("freed"), waiter), "Reserved").record
+      expect([reserved.owner, reserved.reservedBy, reserved.fence]).toEqual([undefined, waiter, held.fence])
+      const releaser = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: held.owner! }), "Conflict")
+      expectReservedBy(releaser.current, waiter)
+      const got = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: waiter }), "Acquired").record
+      expect(got.fence).toBe(held.fence + 1)
+    }))
+
+  test("on a name never acquired is NotReserved and writes nothing", ({ name, store }) =>
+    Effect.gen(function*() {
+      const result = expectTag(yield* reserveFor(store, name("never"), makeOwner()), "NotReserved")
+      expect(result.current).toBeUndefined()
+      expect(Option.isNone(yield* store.inspect(name("never")))).toBe(true)
+    }))
+
+  test("someone else's live reservation can not be overwritten by a later waiter; the reserver's own can be extended", ({ name, store }) =>
+    Effect.gen(function*() {
+      const { reserved, waiter } = yield* heldAndReserved(store, name("taken"))
+      yield* TestClock.adjust(reserveMs - 1)
+      // Began to wait when the reserver did (its clock has moved on since), and just now.
+      for (const waitedMs of [reserveMs - 1, 0]) {
+        const other = expectTag(yield* reserveFor(store, name("taken"), makeOwner(), waitedMs), "NotReserved")
+        expectReservedBy(other.current, waiter)
+      }
+      expect(fields(yield* inspectSome(store, name("taken")))).toEqual(fields(reserved))
+      const again = expectTag(yield* reserveFor(store, name("taken"), waiter), "Reserved").record
+      expect(again.reservedUntil).toBe(reserved.reservedUntil + reserveMs - 1)
+    }))
+
+  test("a waiter that began to wait before the reserver takes its live reservation over", ({ name, store }) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const { held, waiter } = yield* heldAndReserved(store, name("earlier"))
+      const earlier = makeOwner()
+      const taken = expectTag(yield* reserveFor(store, name("earlier"), earlier, 1), "Reserved").record
+      expect([taken.reservedBy, taken.reservedUntil, taken.reservedSince]).toEqual([earlier, now + reserveMs, now - 1])
+      expect(fields(yield* inspectSome(store, name("earlier")))).toEqual(fields(taken))
+      // The reservation is the earlier waiter's now: the one it replaced is kept out like anyone else.
+      const replaced = expectTag(yield* reserveFor(store, name("earlier"), waiter), "NotReserved")
+      expectReservedBy(replaced.current, earlier)
+      expectTag(yield* releaseOf(store, held), "Released")
+      expectTag(yield* attempt(store, name("earlier"), absolute(), { owner: waiter }), "Conflict")
+      expectTag(yield* attempt(store, name("earlier"), absolute(), { owner: earlier }), "Acquired")
+    }))
+
+  test("a lapsed reservation can be taken by another waiter", ({ name, store }) =>
+    Effect.gen(function*() {
+      yield* heldAndReserved(store, name("lapsed"))
+      yield* TestClock.adjust(reserveMs + 1)
+      const next = makeOwner()
+      expect(expectTag(yield* reserveFor(store, name("lapsed"), next), "Reserved").record.reservedBy).toBe(next)
+    }))
+
+  test("renew and release keep the reservation", ({ name, store }) =>
+    Effect.gen(function*() {
+      const { held, reserved } = yield* heldAndReserved(store, name("kept"))
+      const renewed = expectTag(yield* renewOf(store, held), "Renewed").record
+      expect([renewed.reservedBy, renewed.reservedUntil]).toEqual([reserved.reservedBy, reserved.reservedUntil])
+      expectTag(yield* releaseOf(store, held), "Released")
+      const after = yield* inspectSome(store, name("kept"))
+      expect(after.owner).toBeUndefined()
+      expect([after.reservedBy, after.reservedUntil]).toEqual([reserved.reservedBy, reserved.reservedUntil])
+    }))
+}
+
+const admission = (test: Test): void => {
+  test("a live reservation keeps others out of a free lock, and admits the reserver, clearing it", ({ name, store }) =>
+    Effect.gen(function*() {
+      const { held, waiter } = yield* heldAndReserved(store, name("next"))
+      expectTag(yield* releaseOf(store, held), "Released")
+      const other = expectTag(yield* attempt(store, name("next"), absolute()), "Conflict")
+      expectReservedBy(other.current, waiter)
+      const otherObserved = expectTag(yield* attempt(store, name("next"), observed()), "Conflict")
+      expectReservedBy(otherObserved.current, waiter)
+      const got = expectTag(yield* attempt(store, name("next"), absolute(), { owner: waiter }), "Acquired").record
+      expect(got.owner).toBe(waiter)
+      expect(got.fence).toBe(held.fence + 1)
+      expect([got.reservedBy, got.reservedUntil, got.reservedSince]).toEqual([undefined, 0, 0])
+      expect(fields(yield* inspectSome(store, name("next")))).toEqual(fields(got))
+    }))
+
+  test("a live reservation keeps a takeover of an expired lease out until it lapses", ({ name, store }) =>
+    Effect.gen(function*() {
+      const held = yield* acquireNew(store, name("takeover"))
+      yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1 - reserveMs)
+      const waiter = makeOwner()
+      expectTag(yield* reserveFor(store, name("takeover"), waiter), "Reserved")
+      yield* TestClock.adjust(reserveMs - 1)
+      expectTag(yield* attempt(store, name("takeover"), absolute()), "Conflict")
+      yield* TestClock.adjust(2)
+      const got = expectTag(yield* attempt(store, name("takeover"), absolute()), "Acquired").record
+      expect(got.fence).toBe(held.fence + 1)
+      expect(got.reservedBy).toBeUndefined()
+    }))
+
+  test("once a reservation lapses anyone may acquire the free lock", ({ name, store }) =>
+    Effect.gen(function*() {
+      const { held } = yield* heldAndReserved(store, name("anyone"))
+      expectTag(yield* releaseOf(store, held), "Released")
+      yield* TestClock.adjust(reserveMs)
+      // Lapsed means reservedUntil < now: at reservedUntil itself it still holds.
+      expectTag(yield* attempt(store, name("anyone"), absolute()), "Conflict")
+      yield* TestClock.adjust(1)
+      const got = expectTag(yield* attempt(store, name("anyone"), observed()), "Acquired").record
+      expect([got.reservedBy, got.reservedUntil]).toEqual([undefined, 0])
+    }))
+}

@@ -1,0 +1,60 @@
+/**
+ * A simulated process: its pause gate (closed during its planned pauses), its clock (skewed, stepping, and late
+ * while paused) and its own view of the shared store (faulty per the schedule, and stopping at the gate).
+ *
+ * @internal
+ */
+import * as WallClock from "@leasehold/core/simulation/WallClock"
+import { LockStore } from "@leasehold/lock"
+import type * as Clock from "effect/Clock"
+import * as FaultyStore from "../../FaultyStore.js"
+import type * as Simulation from "../../Simulation.js"
+import * as PermitGrants from "./permitGrants.js"
+import type { Recorder } from "./recorder.js"
+import * as Reservations from "./reservations.js"
+import { Gate, processClock, type Timeline } from "./timeline.js"
+
+/** @internal */
+export interface Process {
+  readonly spec: Simulation.ProcessSpec
+  readonly gate: Gate
+  readonly store: LockStore.LockStore
+  readonly clock: Clock.Clock
+}
+
+/**
+ * Every process of the schedule, by id, on `backing`; pauses are scheduled on the timeline, faults recorded.
+ *
+ * @internal
+ */
+export const makeProcesses = (
+  schedule: Simulation.Schedule,
+  timeline: Timeline,
+  backing: LockStore.LockStore,
+  recorder: Recorder
+): ReadonlyMap<string, Process> => {
+  const plan = FaultyStore.fromList(schedule.faults)
+  return new Map(schedule.processes.map((spec) => {
+    const gate = new Gate()
+    for (const pause of spec.pauses) {
+      timeline.schedule(pause.at, () => gate.pause())
+      timeline.schedule(pause.at + pause.ms, () => gate.resume())
+    }
+    const clock = processClock(timeline, WallClock.offsetOf(spec), gate)
+    const recorded = Reservations.recording(
+      PermitGrants.recording(backing, recorder.permitGrants),
+      spec.id,
+      timeline,
+      recorder.reservations,
+      clock
+    )
+    const store = FaultyStore.make(recorder.late.recording(recorded, spec.id), {
+      process: spec.id,
+      plan,
+      gate: gate.pass,
+      onFault: (call, fault) => recorder.faults.push({ at: timeline.now, call, fault }),
+      onDelivery: recorder.late.delivered
+    })
+    return [spec.id, { spec, gate, store, clock }] as const
+  }))
+}

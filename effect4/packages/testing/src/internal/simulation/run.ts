@@ -1,0 +1,84 @@
+/**
+ * Runs a schedule on a discrete-event timeline: every section and operator forked at the start, everything left
+ * interrupted at the horizon, then time runs on until the finalizers are done or a cap is reached.
+ *
+ * @internal
+ */
+import { LockStore } from "@leasehold/lock"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import type * as Simulation from "../../Simulation.js"
+import { permitSection } from "./permitSection.js"
+import { makeProcesses } from "./process.js"
+import { makeRecorder } from "./recorder.js"
+import { section, type World } from "./section.js"
+import { Timeline } from "./timeline.js"
+
+/** How long after the horizon the finalizers (releases with their timeouts) may take. */
+const drainMs = 120_000
+
+/** An operator's force release, straight on the shared store, and what it cleared. */
+const steal = (world: World, backing: LockStore.LockStore, spec: Simulation.Steal) =>
+  world.timeline.sleep(spec.at).pipe(
+    Effect.andThen(backing.forceRelease(spec.name)),
+    Effect.flatMap((cleared) =>
+      Effect.sync(() => {
+        world.recorder.steals.push({
+          at: world.timeline.now,
+          name: spec.name,
+          fence: Option.isSome(cleared) ? cleared.value.fence : undefined,
+          holder: Option.isSome(cleared) ? cleared.value.holder : undefined
+        })
+      })
+    ),
+    Effect.ignore
+  )
+
+/** @internal */
+export const run = (
+  schedule: Simulation.Schedule,
+  options?: { readonly store?: LockStore.LockStore | undefined }
+): Simulation.History => {
+  const timeline = new Timeline()
+  const backing = options?.store ?? LockStore.makeMemory()
+  const recorder = makeRecorder(timeline)
+  const processes = makeProcesses(schedule, timeline, backing, recorder)
+  const world: World = { schedule, timeline, recorder, processes, daemons: [] }
+
+  const main = Effect.gen(function*() {
+    const fibers = yield* Effect.forEach(
+      schedule.sections,
+      (spec, i) =>
+        Effect.forkChild(
+          spec.semaphore === undefined ? section(world, spec, i) : permitSection(world, spec, i, spec.semaphore)
+        )
+    )
+    const operators = yield* Effect.forEach(
+      schedule.steals ?? [],
+      (spec) => Effect.forkChild(steal(world, backing, spec))
+    )
+    yield* timeline.sleep(schedule.horizonMs)
+    yield* Fiber.interruptAll([...fibers, ...operators])
+    yield* Fiber.interruptAll(world.daemons)
+  })
+
+  const fiber = Effect.runFork(Effect.provideService(main, References.MinimumLogLevel, "None"), {
+    scheduler: timeline.scheduler
+  })
+  const isDone = () => fiber.pollUnsafe() !== undefined
+  timeline.runUntil(schedule.horizonMs + drainMs, isDone)
+  const { faults, reservations, sections, steals, writes } = recorder
+  return {
+    schedule,
+    sections,
+    writes,
+    faults,
+    steals,
+    reservations,
+    deliveries: recorder.late.deliveries,
+    endedAt: timeline.now,
+    finished: isDone()
+  }
+}
