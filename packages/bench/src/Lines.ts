@@ -6,7 +6,8 @@
  */
 import { type ChildProcess, execFileSync, fork, type StdioOptions } from "node:child_process"
 import { existsSync } from "node:fs"
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 export interface Line {
   /** The row label's prefix, e.g. "Leasehold (Effect 4, Node 22)". */
@@ -60,7 +61,7 @@ export const dynamoUnavailable = (): string | undefined =>
       "skipped: the Effect 4 DynamoDB store is not built")
 
 /** tsx's loader, by URL: a worker of the Effect 4 line starts in a folder from which `tsx` does not resolve. */
-const tsx = import.meta.resolve("tsx")
+const tsx = (): string => pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
 
 /** Starts `script` of `line` under Node 22, with IPC, as the bench starts its other workers. */
 export const start = (
@@ -72,6 +73,6 @@ export const start = (
 ): ChildProcess =>
   fork(fileURLToPath(new URL(script, line.sources)), [...args], {
     execPath: node,
-    execArgv: ["--conditions=@leasehold/source", "--import", tsx, ...execArgv],
+    execArgv: ["--conditions=@leasehold/source", "--import", tsx(), ...execArgv],
     stdio
   })

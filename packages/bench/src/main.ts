@@ -236,6 +236,7 @@ const uncontendedSection = ({ calls, rounds }: UncontendedRun): string => {
     `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
     `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).\n\n` +
     linesNote(Lines.dynamoUnavailable()) +
+    (dynamoLines.length === 0 ? "" : " Their client CPU and their round's time are their worker process's.") +
     linesRatio("cycles/s", lineRate(Lines.effect3Line), lineRate(Lines.effect4Line)) + "\n\n" +
     semaphoreCycles(calls)
 }
