@@ -5,7 +5,7 @@
  * row of the other differ only in the line: the bench's own rows run under whatever Node runs the bench.
  */
 import { type ChildProcess, execFileSync, fork, type StdioOptions } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -21,16 +21,17 @@ const effect4 = new URL("../../../effect4/", import.meta.url)
 /** The Node 22 binary of the Effect 4 project. */
 export const node = fileURLToPath(new URL("node_modules/node22/bin/node", effect4))
 
-/** "22": the major version of `node`, for the rows' labels. */
-const nodeMajor = (): string => {
+/** `node --version` of the lines' Node, e.g. "v22.23.3"; undefined where it is not installed or does not run. */
+export const nodeVersion: string | undefined = (() => {
   try {
-    return execFileSync(node, ["--version"], { encoding: "utf8" }).trim().replace(/^v/, "").split(".")[0]!
+    return execFileSync(node, ["--version"], { encoding: "utf8" }).trim()
   } catch {
-    return "22"
+    return undefined
   }
-}
+})()
 
-const major = existsSync(node) ? nodeMajor() : "22"
+/** "22": the major version, for the rows' labels. */
+const major = nodeVersion?.replace(/^v/, "").split(".")[0] ?? "22"
 
 export const effect3Line: Line = {
   name: `Leasehold (Effect 3, Node ${major})`,
@@ -44,12 +45,24 @@ export const effect4Line: Line = {
 
 export const lines: ReadonlyArray<Line> = [effect3Line, effect4Line]
 
+/** The version of `effect` the Effect 4 project installed. */
+export const effect4Version = (): string => {
+  try {
+    const manifest = fileURLToPath(new URL("node_modules/effect/package.json", effect4))
+    return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version
+  } catch {
+    return "unknown"
+  }
+}
+
 /**
  * Why the lines' rows can not run here, or undefined if they can: the Effect 4 project's Node 22 is installed only by
  * its `npm ci`, on linux-x64.
  */
 export const unavailable = (): string | undefined =>
-  existsSync(node) ? undefined : `skipped: no Node 22 at ${node} (the Effect 4 project's \`npm ci\` installs it)`
+  nodeVersion !== undefined ?
+    undefined :
+    `skipped: no Node 22 runs at ${node} (the Effect 4 project's \`npm ci\` installs it on linux-x64)`
 
 /**
  * Why the lines' rows on DynamoDB can not run, or undefined if they can: they need the Effect 4 DynamoDB store.

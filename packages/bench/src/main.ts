@@ -120,6 +120,11 @@ const machine = (): string => {
     `@deliveryhero/dynamodb-lock ${versionOf("@deliveryhero/dynamodb-lock")}, effect-distributed-lock ${
       versionOf("effect-distributed-lock")
     }`,
+    `- Leasehold's lines (their rows say so): Effect 3 (effect ${
+      versionOf("effect")
+    }) and Effect 4 (effect ${Lines.effect4Version()}), each in worker processes under Node ${
+      Lines.nodeVersion ?? "22 (not installed)"
+    }`,
     `- Command: \`npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}\``
   ].join("\n")
 }
