@@ -214,7 +214,7 @@ const linesNote = (unavailable: string | undefined): string =>
     `differ only in the line; every other row runs under the bench's Node, ${process.version}.` :
     `${Lines.lines.map((line) => line.name).join(" and ")}: ${unavailable}.`
 
-/** "Effect 4 / Effect 3: 1.02x." of a measure, when both lines ran. */
+/** The two lines' ratio of a measure, as a sentence, when both lines ran. */
 const linesRatio = (measure: string, effect3: number | undefined, effect4: number | undefined): string =>
   effect3 === undefined || effect4 === undefined
     ? ""
