@@ -8,6 +8,11 @@ export interface Contender {
   readonly name: string
   /** Runs acquire + release cycles on `key` until `durationMs` has passed; returns each cycle's latency in ms. */
   readonly round: (key: string, durationMs: number) => Promise<Array<number>>
+  /**
+   * The last round's CPU (ms) and duration (s), for a contender that runs its rounds in a process of its own: the
+   * bench process's CPU is then not the client's, and the round's duration is measured where it ran.
+   */
+  readonly lastRound?: () => { readonly cpuMs: number; readonly seconds: number } | undefined
   readonly close: () => Promise<void>
 }
 

@@ -9,6 +9,7 @@ import type * as ContentionDriver from "./ContentionDriver.js"
 import type { Acquisition } from "./ContentionDriver.js"
 import * as ContentionLoop from "./ContentionLoop.js"
 import * as Drivers from "./Drivers.js"
+import * as Lines from "./Lines.js"
 import type { ClientConfig, ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
 import type { EventLoopDelay, Message } from "./worker.js"
@@ -80,23 +81,25 @@ export interface Run {
 
 /**
  * Runs `workers` worker processes of one contender on one key. `configFor` gives a worker its own endpoint (the
- * trace puts a recording proxy in front of each); `eventLoop` has each worker measure its event-loop delay.
+ * trace puts a recording proxy in front of each); `eventLoop` has each worker measure its event-loop delay. With a
+ * `line`, the workers are that line's, under its Node.
  */
 export const runWorkers = async (
   server: ServerProcess,
   id: Drivers.Id,
   workers: number,
   options: Options,
-  trace?: { readonly configFor: (worker: number) => ClientConfig; readonly eventLoop: boolean }
+  trace?: { readonly configFor: (worker: number) => ClientConfig; readonly eventLoop: boolean },
+  line?: Lines.Line
 ): Promise<Run> => {
   const script = fileURLToPath(new URL("./worker.ts", import.meta.url))
+  const stdio = ["ignore", "inherit", "inherit", "ipc"] as const
   const children = Array.from(
     { length: workers },
     () =>
-      fork(script, [id], {
-        execArgv: ["--conditions=@leasehold/source", "--import", "tsx"],
-        stdio: ["ignore", "inherit", "inherit", "ipc"]
-      })
+      line === undefined ?
+        fork(script, [id], { execArgv: ["--conditions=@leasehold/source", "--import", "tsx"], stdio: [...stdio] }) :
+        Lines.start(line, "worker.ts", [id], [...stdio])
   )
   // Start together once every worker has loaded: process start-up is not part of the measure.
   await Promise.all(children.map((child) =>
@@ -140,17 +143,19 @@ export const runWorkers = async (
   return { key, startAt, seconds, workers: runs, counts: await server.requests() }
 }
 
+/** `workers` processes of one contender on one key; with a `line`, Leasehold's lock on that line, under its Node. */
 export const processes = async (
   server: ServerProcess,
   id: Drivers.Id,
   workers: number,
-  options: Options
+  options: Options,
+  line?: Lines.Line
 ): Promise<Result> => {
   const driver = await Drivers.load(id)
   const leaseMs = driver.leaseMs(options.leaseMs)
-  const run = await runWorkers(server, id, workers, { ...options, leaseMs })
+  const run = await runWorkers(server, id, workers, { ...options, leaseMs }, undefined, line)
   return {
-    label: `${driver.name}, ${workers} processes`,
+    label: `${line?.name ?? driver.name}, ${workers} processes`,
     leaseMs,
     seconds: run.seconds,
     waitsPerContender: run.workers.map((w) => waits(w.acquisitions)),

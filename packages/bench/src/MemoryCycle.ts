@@ -9,7 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
-import { spread, table } from "./Stats.js"
+import { fixed, spread, table } from "./Stats.js"
 
 export interface RoundResult {
   readonly cyclesPerSecond: number
@@ -118,9 +118,25 @@ export const heldInOneScope = (n: number): Promise<number> =>
     }).pipe(Effect.provide(LockStore.layerMemory))
   )
 
-export const render = (results: ReadonlyArray<RoundResult>): string =>
-  table(["store", "cycles/s", "CPU µs/cycle"], [[
-    "Leasehold, memory store",
-    spread(results.map((r) => r.cyclesPerSecond), 0),
-    spread(results.map((r) => r.cpuUsPerCycle), 1)
-  ]])
+/** One row of the memory table: a line's rounds, and its heap per lease for each count held. */
+export interface Row {
+  readonly name: string
+  readonly rounds: ReadonlyArray<RoundResult>
+  readonly heldBytes: ReadonlyArray<number>
+}
+
+export const render = (rows: ReadonlyArray<Row>, heldCounts: ReadonlyArray<number>): string =>
+  table(
+    [
+      "store",
+      "cycles/s",
+      "CPU µs/cycle",
+      ...heldCounts.map((n) => `heap KiB/lease, ${n.toLocaleString("en-US")} held`)
+    ],
+    rows.map((row) => [
+      row.name,
+      spread(row.rounds.map((r) => r.cyclesPerSecond), 0),
+      spread(row.rounds.map((r) => r.cpuUsPerCycle), 1),
+      ...row.heldBytes.map((bytes) => fixed(bytes / 1024, 1))
+    ])
+  )

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import * as Lines from "./Lines.js"
 import type * as ScaleWorker from "./scaleWorker.js"
 import type { ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
@@ -21,6 +22,8 @@ export interface Options {
 
 export interface Result {
   readonly n: number
+  /** The line whose worker held the locks, when not the bench's own Leasehold under the bench's Node. */
+  readonly line?: Lines.Line | undefined
   readonly heartbeatMs: number
   readonly held: ScaleWorker.Held
   readonly report: ScaleWorker.Report
@@ -92,14 +95,16 @@ const latenessOf = (
   return { lateness: sorted(lateness), missing }
 }
 
-const runOne = async (server: ServerProcess, n: number, options: Options): Promise<Result> => {
+const runOne = async (server: ServerProcess, n: number, options: Options, line?: Lines.Line): Promise<Result> => {
   const heartbeatMs = options.leaseMs / heartbeatsPerLease
   const endpoint = await server.writeLog()
-  const child = fork(fileURLToPath(new URL("./scaleWorker.ts", import.meta.url)), [], {
-    execArgv: ["--conditions=@leasehold/source", "--import", "tsx", "--expose-gc"],
-    // The worker's logs (a loss is logged) go to stderr with the bench's progress, not into the document.
-    stdio: ["ignore", 2, 2, "ipc"]
-  })
+  // The worker's logs (a loss is logged) go to stderr with the bench's progress, not into the document.
+  const child = line === undefined ?
+    fork(fileURLToPath(new URL("./scaleWorker.ts", import.meta.url)), [], {
+      execArgv: ["--conditions=@leasehold/source", "--import", "tsx", "--expose-gc"],
+      stdio: ["ignore", 2, 2, "ipc"]
+    }) :
+    Lines.start(line, "scaleWorker.ts", [], ["ignore", 2, 2, "ipc"], ["--expose-gc"])
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
   try {
     await nextMessage(child)
@@ -128,6 +133,7 @@ const runOne = async (server: ServerProcess, n: number, options: Options): Promi
     const holdSeconds = (last.now - first.now) / 1000
     return {
       n,
+      line,
       heartbeatMs,
       held,
       report,
@@ -142,15 +148,17 @@ const runOne = async (server: ServerProcess, n: number, options: Options): Promi
   }
 }
 
+/** Each size in turn; with a `line`, held by that line's worker under its Node. */
 export const run = async (
   server: ServerProcess,
   options: Options,
-  log: (line: string) => void
+  log: (line: string) => void,
+  line?: Lines.Line
 ): Promise<Array<Result>> => {
   const results: Array<Result> = []
   for (const n of options.sizes) {
-    log(`scale: ${n} held locks`)
-    const result = await runOne(server, n, options)
+    log(`scale: ${n} held locks${line === undefined ? "" : `, ${line.name}`}`)
+    const result = await runOne(server, n, options, line)
     const p99 = fixed(percentile(result.lateness, 99), 1)
     const { atRisk, lost } = result.report
     log(`  setup ${fixed(result.held.setupMs / 1000, 1)} s, lateness p99 ${p99} ms, ${lost} lost, ${atRisk} at risk`)
@@ -161,12 +169,15 @@ export const run = async (
 
 const kib = (bytes: number, n: number) => bytes / 1024 / n
 
+/** A row's first cell: N, and the line when the row is one of the lines'. */
+const held = (r: Result): string => `${r.n.toLocaleString("en-US")}${r.line === undefined ? "" : `, ${r.line.name}`}`
+
 /** Two tables: what it takes to set N locks up and keep them in memory, and how their heartbeats fared. */
 export const render = (results: ReadonlyArray<Result>): string =>
   table(
     ["N held", "setup s", "not acquired", "heap KiB/lock", "of it, bench's fiber KiB/lock"],
     results.map((r) => [
-      r.n.toLocaleString("en-US"),
+      held(r),
       fixed(r.held.setupMs / 1000, 1),
       fixed(r.held.failed, 0),
       fixed(kib(r.report.heapHeld - r.report.heapBaseline, r.n), 2),
@@ -191,7 +202,7 @@ export const render = (results: ReadonlyArray<Result>): string =>
       "server CPU ms/write"
     ],
     results.map((r) => [
-      r.n.toLocaleString("en-US"),
+      held(r),
       fixed(r.lateness.length, 0),
       fixed(r.missing, 0),
       fixed(percentile(r.lateness, 50), 1),

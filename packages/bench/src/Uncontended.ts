@@ -55,8 +55,10 @@ export const run = async (
       const cpuBefore = process.cpuUsage()
       const started = performance.now()
       const latencies = await contender.round(`c${index}-r${round}`, options.roundMs)
-      const seconds = (performance.now() - started) / 1000
       const cpu = process.cpuUsage(cpuBefore)
+      const measured = contender.lastRound?.()
+      const seconds = measured?.seconds ?? (performance.now() - started) / 1000
+      const cpuMs = measured?.cpuMs ?? (cpu.user + cpu.system) / 1000
       const counts = await server.requests()
       const s = sorted(latencies)
       const n = latencies.length
@@ -65,7 +67,7 @@ export const run = async (
         seconds,
         p50: percentile(s, 50),
         p99: percentile(s, 99),
-        cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / n,
+        cpuMsPerCycle: cpuMs / n,
         writesPerCycle: count(counts, writeOperations) / n,
         readsPerCycle: count(counts, readOperations) / n
       }

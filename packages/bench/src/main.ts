@@ -3,6 +3,9 @@
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
  * contention, takeover, latency, scale, local, memory) and writes nothing unless `--out` is given.
+ *
+ * Tables 1, 2, 4 and 5 also have a row for each of Leasehold's lines, Effect 3 and Effect 4, both run in worker
+ * processes under the Effect 4 project's Node 22 (`Lines.ts`): the bench's own rows run under the bench's Node.
  */
 import { execSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -15,16 +18,19 @@ import * as Deliveryhero from "./contenders/Deliveryhero.js"
 import * as DynamodbLockClient from "./contenders/DynamodbLockClient.js"
 import * as EffectDistributedLock from "./contenders/EffectDistributedLock.js"
 import * as Leasehold from "./contenders/Leasehold.js"
+import * as LeaseholdLine from "./contenders/LeaseholdLine.js"
 import * as LeaseholdSemaphore from "./contenders/LeaseholdSemaphore.js"
 import * as RawFloor from "./contenders/RawFloor.js"
 import * as Contention from "./Contention.js"
 import * as CycleCalls from "./CycleCalls.js"
 import * as Drivers from "./Drivers.js"
 import * as Latency from "./Latency.js"
+import * as LineProcess from "./LineProcess.js"
+import * as Lines from "./Lines.js"
 import * as MemoryCycle from "./MemoryCycle.js"
 import * as Scale from "./Scale.js"
 import * as ServerProcess from "./ServerProcess.js"
-import { fixed } from "./Stats.js"
+import { fixed, median } from "./Stats.js"
 import * as Takeover from "./Takeover.js"
 import * as Uncontended from "./Uncontended.js"
 
@@ -114,6 +120,11 @@ const machine = (): string => {
     `@deliveryhero/dynamodb-lock ${versionOf("@deliveryhero/dynamodb-lock")}, effect-distributed-lock ${
       versionOf("effect-distributed-lock")
     }`,
+    `- Leasehold's lines (their rows say so): Effect 3 (effect ${
+      versionOf("effect")
+    }) and Effect 4 (effect ${Lines.effect4Version()}), each in worker processes under Node ${
+      Lines.nodeVersion ?? "22 (not installed)"
+    }`,
     `- Command: \`npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}\``
   ].join("\n")
 }
@@ -161,11 +172,27 @@ const contentionRows = async (server: ServerProcess.ServerProcess): Promise<Arra
   }
   log(`contention: ${contention.fibers} fibers`)
   rows.push(await Contention.inProcess(server, contention.fibers, contentionOptions))
+  for (const line of dynamoLines) {
+    log(`contention: ${line.name}, ${settings.workers} processes`)
+    rows.push(await Contention.processes(server, "leasehold", settings.workers, contentionOptions, line))
+  }
   return rows
 }
 
-const scale = async (): Promise<string> =>
-  Scale.section(await withServer("dynalite", (server) => Scale.run(server, scaleOptions, log)), scaleOptions)
+/**
+ * The scale section; the lines hold the smallest N only, which the heap per lock needs, while the largest takes
+ * minutes per row.
+ */
+const scale = async (): Promise<string> => {
+  const lineOptions = { ...scaleOptions, sizes: scaleOptions.sizes.slice(0, 1) }
+  const results = await withServer("dynalite", async (server) => {
+    const results = await Scale.run(server, scaleOptions, log)
+    for (const line of dynamoLines) results.push(...await Scale.run(server, lineOptions, log, line))
+    return results
+  })
+  return Scale.section(results, scaleOptions) + "\n\n" + linesNote(Lines.dynamoUnavailable()) +
+    (dynamoLines.length === 0 ? "" : ` They hold N = ${lineOptions.sizes[0]!.toLocaleString("en-US")} only.`)
+}
 
 /** The hand-written reading of the numbers (profiles, causes), kept next to the bench and appended to the output. */
 const findings = (): string => {
@@ -176,11 +203,32 @@ const findings = (): string => {
   }
 }
 
+/** The lines' rows on DynamoDB, or none with the reason printed under the table. */
+const dynamoLines = Lines.dynamoUnavailable() === undefined ? Lines.lines : []
+
+/** What a table with the lines' rows says of them: how they ran, or why they did not. */
+const linesNote = (unavailable: string | undefined): string =>
+  unavailable === undefined ?
+    `${Lines.lines.map((line) => line.name).join(" and ")}: Leasehold's lock on each line, run in a worker ` +
+    `process of that line under the Effect 4 project's Node (\`effect4/node_modules/node22\`), so that the two ` +
+    `differ only in the line; every other row runs under the bench's Node, ${process.version}.` :
+    `${Lines.lines.map((line) => line.name).join(" and ")}: ${unavailable}.`
+
+/** The two lines' ratio of a measure, as a sentence, when both lines ran. */
+const linesRatio = (measure: string, effect3: number | undefined, effect4: number | undefined): string =>
+  effect3 === undefined || effect4 === undefined
+    ? ""
+    : ` Effect 4 / Effect 3 ${measure}: ${fixed(effect4 / effect3, 2)}x.`
+
 /** The uncontended table on dynalite, with Leasehold's ratios to the raw floor and to the best peer. */
 const uncontendedSection = ({ calls, rounds }: UncontendedRun): string => {
   const floor = Uncontended.medianRate(rounds.get("raw SDK floor")!)
   const leasehold = Uncontended.medianRate(rounds.get("Leasehold")!)
-  const notPeers = new Set(["raw SDK floor", "Leasehold", LeaseholdSemaphore.name])
+  const lineRate = (line: Lines.Line) => {
+    const lineRounds = rounds.get(line.name)
+    return lineRounds === undefined ? undefined : Uncontended.medianRate(lineRounds)
+  }
+  const notPeers = new Set(["raw SDK floor", "Leasehold", LeaseholdSemaphore.name, ...Lines.lines.map((l) => l.name)])
   const bestPeer = Math.max(
     ...[...rounds].filter(([name]) => !notPeers.has(name)).map(([, peer]) => Uncontended.medianRate(peer))
   )
@@ -191,7 +239,11 @@ const uncontendedSection = ({ calls, rounds }: UncontendedRun): string => {
     `(\`process.cpuUsage\`), which holds only the clients.\n\n` +
     Uncontended.render(rounds) +
     `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
-    `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).\n\n` + semaphoreCycles(calls)
+    `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).\n\n` +
+    linesNote(Lines.dynamoUnavailable()) +
+    (dynamoLines.length === 0 ? "" : " Their client CPU and their round's time are their worker process's.") +
+    linesRatio("cycles/s", lineRate(Lines.effect3Line), lineRate(Lines.effect4Line)) + "\n\n" +
+    semaphoreCycles(calls)
 }
 
 /** The uncontended, contention, takeover and latency runs on one dynalite server, as far as `--only` asks. */
@@ -202,6 +254,7 @@ const onDynalite = () =>
         RawFloor.make,
         Leasehold.make,
         LeaseholdSemaphore.make,
+        ...dynamoLines.map(LeaseholdLine.make),
         DynamodbLockClient.make,
         Deliveryhero.make,
         EffectDistributedLock.make
@@ -259,7 +312,8 @@ const main = async () => {
         `${contention.holdMs} ms, { limit: processes / 2, lease: ${contention.leaseMs} ms, wait: "forever" })\`). ` +
         `Wait = from asking to entering the section. Store calls are counted at the server. Share = most ` +
         `acquisitions of one contender / fewest. Waiting settings (lease ${contention.leaseMs} ms for all):\n\n` +
-        await Contention.settings() + "\n\n" + Contention.render(contended) + Contention.lostNote(contended)
+        await Contention.settings() + "\n\n" + Contention.render(contended) + Contention.lostNote(contended) +
+        "\n\n" + linesNote(Lines.dynamoUnavailable())
     )
   }
 
@@ -287,17 +341,34 @@ const main = async () => {
     const heldCounts = smoke ? [100, 400] : [1_000, 4_000]
     const held: Array<number> = []
     for (const n of heldCounts) held.push(await MemoryCycle.heldInOneScope(n))
+    const rows: Array<MemoryCycle.Row> = [{ name: "Leasehold, memory store", rounds: memory, heldBytes: held }]
+    for (const line of Lines.unavailable() === undefined ? Lines.lines : []) {
+      log(`memory store: ${line.name}`)
+      const worker = LineProcess.start(line)
+      try {
+        const request = { rounds: settings.memoryRounds, roundMs: settings.memoryRoundMs, held: heldCounts }
+        const { heldBytes, rounds } = await worker.request({ memory: request })
+        rows.push({ name: `${line.name}, memory store`, rounds, heldBytes })
+      } finally {
+        await worker.close()
+      }
+    }
+    const lineRate = (line: Lines.Line) => {
+      const row = rows.find((r) => r.name.startsWith(line.name))
+      return row === undefined ? undefined : median(row.rounds.map((r) => r.cyclesPerSecond))
+    }
     sections.push(
       `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
-        `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`.\n\n` +
-        MemoryCycle.render(memory) + `\n\nTarget: >= 50,000 cycles/s (20 µs per cycle). For scale, on this ` +
+        `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`. Heap per ` +
+        `lease: leases acquired by one fiber into one scope and held there (memory store, heartbeats running), ` +
+        `\`heapUsed\` after forced GCs against the same before them, per lease.\n\n` +
+        MemoryCycle.render(rows, heldCounts) + "\n\n" + linesNote(Lines.unavailable()) +
+        linesRatio("cycles/s", lineRate(Lines.effect3Line), lineRate(Lines.effect4Line)) +
+        `\n\nTarget: >= 50,000 cycles/s (20 µs per cycle). For scale, on this ` +
         `machine (CPU µs): one \`Effect.fork\` + \`Fiber.await\` of an empty effect costs ` +
         `${fixed(calibration.forkMicros, 1)}; the floor of \`withLock\`'s shape (the memory store's two calls, a ` +
         `heartbeat fiber forked and interrupted, the section forked and awaited, two spans, and no lock logic) costs ` +
-        `${fixed(calibration.shapeFloorMicros, 1)}.\n\nHeap per lease, leases acquired by one fiber into one scope ` +
-        `and held there (memory store, heartbeats running): ` +
-        heldCounts.map((n, i) => `${fixed(held[i]! / 1024, 1)} KiB with ${n.toLocaleString("en-US")} held`).join(", ") +
-        "."
+        `${fixed(calibration.shapeFloorMicros, 1)} (the bench's process).`
     )
   }
 

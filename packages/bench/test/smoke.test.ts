@@ -2,6 +2,7 @@ import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
+import * as Lines from "../src/Lines.js"
 
 const packageDir = fileURLToPath(new URL("../", import.meta.url))
 
@@ -26,7 +27,8 @@ const tables = (markdown: string): Array<Array<Array<string>>> => {
 const numeric = /^\d+(\.\d+)?( \(\d+(\.\d+)?–\d+(\.\d+)?\))?$/
 
 describe("bench --smoke", () => {
-  it("prints every table with numeric cells", { timeout: 120_000 }, async () => {
+  // Long: every section runs, each Leasehold line's rows in worker processes of their own that load from source.
+  it("prints every table with numeric cells", { timeout: 300_000 }, async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [
       "--conditions=@leasehold/source",
       "--import",
@@ -53,5 +55,18 @@ describe("bench --smoke", () => {
     expect(stdout).toContain("| raw SDK floor |")
     expect(stdout).toContain("## 4. Scale")
     expect(stdout).toContain("## 7. Network latency")
+    // Each line's rows in tables 1, 2 and 4 (on DynamoDB) and 5 (memory store), or why they did not run.
+    const unavailable = Lines.unavailable()
+    const dynamoUnavailable = Lines.dynamoUnavailable()
+    for (const line of Lines.lines) {
+      if (dynamoUnavailable === undefined) {
+        expect(stdout).toContain(`| ${line.name} |`)
+        expect(stdout).toContain(`| ${line.name}, 2 processes |`)
+        expect(stdout).toContain(`| 20, ${line.name} |`)
+      }
+      if (unavailable === undefined) expect(stdout).toContain(`| ${line.name}, memory store |`)
+    }
+    if (dynamoUnavailable !== undefined) expect(stdout).toContain(dynamoUnavailable)
+    if (unavailable !== undefined) expect(stdout).toContain(unavailable)
   })
 })

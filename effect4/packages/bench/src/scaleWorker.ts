@@ -1,0 +1,153 @@
+/**
+ * The Effect 4 line's process for the root bench's scale table, speaking the Effect 3 line's scale worker protocol:
+ * it holds N locks at once, each in a fiber of its own that acquires with `Lock.acquire` into a scope and keeps that
+ * scope open, heartbeat running. Started with `--expose-gc`, so that heap use is measured after a full collection.
+ *
+ * IPC: it says `{ ready }`, gets a `ScaleStart`, answers `ScaleHeld` once every acquisition ended, gets
+ * `{ report: true }`, answers `ScaleReport` and exits without releasing: the leases expire on their own.
+ */
+import type * as Lease from "@leasehold/lock/Lease"
+import * as Lock from "@leasehold/lock/Lock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Scope from "effect/Scope"
+import { monitorEventLoopDelay } from "node:perf_hooks"
+import type { ScaleHeld, ScaleReport, ScaleStart } from "./Protocol.js"
+import * as Store from "./Store.js"
+
+const harnessSample = 1_000
+
+const gc = (): void => {
+  const collect = (globalThis as { gc?: () => void }).gc
+  if (collect === undefined) throw new Error("scaleWorker needs node --expose-gc")
+  // A second pass collects what the first one's finalizers released.
+  collect()
+  collect()
+}
+
+const heapUsed = (): number => {
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+/**
+ * What the bench itself keeps per lock (a fiber waiting in a scope), without the lock, to read the rest against; on
+ * `harnessSample` fibers, since at a tiny N the difference would be lost in the heap's noise.
+ */
+const harnessBytesPerLock = (heapBaseline: number) =>
+  Effect.gen(function*() {
+    const idle = yield* Effect.forEach(
+      Array.from({ length: harnessSample }),
+      () => Effect.forkChild(Effect.acquireUseRelease(Scope.make(), () => Effect.never, Scope.close))
+    )
+    yield* Effect.yieldNow
+    const bytes = (heapUsed() - heapBaseline) / harnessSample
+    yield* Fiber.interruptAll(idle)
+    return bytes
+  })
+
+const next = <A>(): Promise<A> => new Promise((resolve) => process.once("message", (message: A) => resolve(message)))
+
+const hold = (start: ScaleStart) =>
+  Effect.gen(function*() {
+    const options: Lock.LockOptions = {
+      lease: Duration.millis(start.leaseMs),
+      heartbeat: Duration.millis(start.heartbeatMs)
+    }
+    // Warm every code path, and open as many connections as the setup will, so that the baseline holds the code, the
+    // client and its sockets, and the difference the locks. With the default lease: a cold process answers slowly.
+    for (let round = 0; round < 3; round++) {
+      yield* Effect.forEach(
+        Array.from({ length: start.concurrency }, (_, i) => `${start.keyPrefix}warmup-${i}`),
+        (key) => Lock.withLock(key, Effect.void),
+        { concurrency: start.concurrency, discard: true }
+      )
+    }
+    const heapBaseline = heapUsed()
+
+    const heapHarness = heapBaseline + (yield* harnessBytesPerLock(heapBaseline)) * start.n
+
+    const leases: Array<Lease.Lease> = []
+    const failedKeys: Array<string> = []
+
+    // A holder: acquires, says so through `settled`, and keeps its scope open. A loss interrupts it (the fiber that
+    // acquired); its scope then closes, which releases.
+    const holdOne = (key: string, settled: Deferred.Deferred<void>) =>
+      Effect.acquireUseRelease(
+        Scope.make(),
+        (scope) =>
+          Scope.provide(Lock.acquire(key, options), scope).pipe(
+            Effect.matchEffect({
+              onFailure: () =>
+                Effect.andThen(Effect.sync(() => failedKeys.push(key)), Deferred.succeed(settled, undefined)),
+              onSuccess: (lease) =>
+                Effect.andThen(
+                  Effect.andThen(Effect.sync(() => leases.push(lease)), Deferred.succeed(settled, undefined)),
+                  Effect.never
+                )
+            })
+          ),
+        Scope.close
+      )
+
+    // `concurrency` workers each start a holder and wait until it settled before the next; detached, so that a holder
+    // outlives the worker that started it.
+    const setupStart = performance.now()
+    yield* Effect.forEach(
+      Array.from({ length: start.n }, (_, i) => `${start.keyPrefix}${i}`),
+      (key) =>
+        Effect.flatMap(
+          Deferred.make<void>(),
+          (settled) => Effect.andThen(Effect.forkDetach(holdOne(key, settled)), Deferred.await(settled))
+        ),
+      { concurrency: start.concurrency, discard: true }
+    )
+    const setupMs = performance.now() - setupStart
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+    loopDelay.enable()
+    const cpuAtHeld = process.cpuUsage()
+    const wallAtHeld = performance.now()
+    const reportAsked = next<{ report: true }>()
+    process.send?.({ setupMs, acquired: leases.length, failed: failedKeys.length, failedKeys } satisfies ScaleHeld)
+
+    yield* Effect.promise(() => reportAsked)
+    const cpu = process.cpuUsage(cpuAtHeld)
+    loopDelay.disable()
+    const wallMs = performance.now() - wallAtHeld
+    let lost = 0
+    let atRisk = 0
+    for (const lease of leases) {
+      const status = yield* lease.status
+      if (status._tag === "Lost") lost++
+      if (status._tag === "AtRisk") atRisk++
+    }
+    const heapHeld = heapUsed()
+    const report: ScaleReport = {
+      heapBaseline,
+      heapHarness,
+      heapHeld,
+      lost,
+      atRisk,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      wallMs,
+      loopDelayP99Ms: loopDelay.percentile(99) / 1e6
+    }
+    // Exit from here: ending this fiber would interrupt the holders, and so release every lock.
+    process.send?.(report, () => process.exit(0))
+    return yield* Effect.never
+  })
+
+process.once("message", (start: ScaleStart) => {
+  const runtime = ManagedRuntime.make(Store.layer(start.config))
+  runtime.runPromise(hold(start)).then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error)
+      process.exit(1)
+    }
+  )
+})
+process.send?.({ ready: true })

@@ -1,0 +1,67 @@
+/**
+ * A worker process of one of Leasehold's lines for the uncontended and memory tables; this one is the Effect 3 line's,
+ * and `effect4/packages/bench/src/lineWorker.ts` the Effect 4 line's, with the same messages. It says `{ ready }`,
+ * then answers each message until it is killed:
+ * - `RoundRequest`: a round of the Leasehold row's cycles (`Lock.withLock(key, Effect.void)` on the DynamoDB store, in
+ *   one fiber), answered with each cycle's latency and this process's CPU and time over the round;
+ * - `MemoryRequest`: the memory store's `withLock` rounds, then the heap per held lease; answered with `Memory`.
+ */
+import type { Contender } from "./Contender.js"
+import * as Leasehold from "./contenders/Leasehold.js"
+import * as MemoryCycle from "./MemoryCycle.js"
+import type { ClientConfig } from "./ServerProcess.js"
+
+export interface RoundRequest {
+  readonly config: ClientConfig
+  readonly round: { readonly key: string; readonly durationMs: number }
+}
+
+/** Each cycle's latency (ms), with the worker's CPU and wall time over the round. */
+export interface Round {
+  readonly latencies: ReadonlyArray<number>
+  readonly cpuMs: number
+  readonly seconds: number
+}
+
+export interface MemoryRequest {
+  readonly memory: { readonly rounds: number; readonly roundMs: number; readonly held: ReadonlyArray<number> }
+}
+
+export interface Memory {
+  readonly rounds: ReadonlyArray<MemoryCycle.RoundResult>
+  /** Heap bytes per lease, for each count of `held`. */
+  readonly heldBytes: ReadonlyArray<number>
+}
+
+export type Request = RoundRequest | MemoryRequest
+
+// One store for every round, built on the first, as the bench's own Leasehold row keeps one.
+let contender: Contender | undefined
+
+const round = async ({ config, round: { durationMs, key } }: RoundRequest): Promise<Round> => {
+  contender ??= Leasehold.make(config)
+  const cpuBefore = process.cpuUsage()
+  const started = performance.now()
+  const latencies = await contender.round(key, durationMs)
+  const seconds = (performance.now() - started) / 1000
+  const cpu = process.cpuUsage(cpuBefore)
+  return { latencies, cpuMs: (cpu.user + cpu.system) / 1000, seconds }
+}
+
+const memory = async ({ held, roundMs, rounds }: MemoryRequest["memory"]): Promise<Memory> => {
+  const results = await MemoryCycle.run(rounds, roundMs)
+  const heldBytes: Array<number> = []
+  for (const n of held) heldBytes.push(await MemoryCycle.heldInOneScope(n))
+  return { rounds: results, heldBytes }
+}
+
+const fail = (error: unknown) => {
+  console.error(error)
+  process.exit(1)
+}
+
+process.on("message", (message: Request) => {
+  const answer = "round" in message ? round(message) : memory(message.memory)
+  answer.then((reply) => process.send?.(reply), fail)
+})
+process.send?.({ ready: true })
