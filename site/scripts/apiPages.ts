@@ -241,7 +241,10 @@ export const writeApiPages = (): ReadonlyArray<ApiLine> => {
       packages.push({ name: manifest.name, folder, description: manifest.description ?? "", modules })
     }
     const documented: ApiLine = { id: line.id, title: line.title, releases: line.releases, packages }
-    Fs.writeFileSync(Path.join(apiRoot, line.id, "index.md"), lineIndexPage(documented))
+    Fs.writeFileSync(
+      Path.join(apiRoot, line.id, "index.md"),
+      lineIndexPage(documented, lineSources.filter((other) => other !== line))
+    )
     lines.push(documented)
   }
   Fs.writeFileSync(Path.join(apiRoot, "index.md"), indexPage(lines))
@@ -278,11 +281,12 @@ const indexPage = (lines: ReadonlyArray<ApiLine>): string =>
   ].join("\n")
 
 /** A line's reference: its packages, and their modules. */
-const lineIndexPage = (line: ApiLine): string =>
+const lineIndexPage = (line: ApiLine, others: ReadonlyArray<LineSource>): string =>
   [
     `---\ntitle: "API (${line.title})"\n---\n`,
     `# API (${line.title})\n`,
-    `The reference of Leasehold for ${line.title}: ${line.releases}. The other lines: [API reference](/api/).\n`,
+    `The reference of Leasehold for ${line.title}: ${line.releases}. The same packages for ` +
+    others.map((other) => `[${other.title}](/api/${other.id}/)`).join(", ") + `; both lines: [API reference](/api/).\n`,
     ...generated,
     "",
     ...line.packages.flatMap((pkg) => [`## ${pkg.name}\n`, ...packageList(pkg)])
