@@ -10,6 +10,7 @@ export default tseslint.config(
       "**/node_modules/**",
       "**/coverage/**",
       "packages/*/docs/**",
+      "effect4/packages/*/docs/**",
       // the site's generated scratch: its ts blocks as modules, and VitePress's cache
       "site/.snippets/**",
       "site/src/.vitepress/cache/**"

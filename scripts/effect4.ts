@@ -5,6 +5,7 @@
  *
  *   npm run test:effect4               lint, type check, tests
  *   npm run test:effect4 -- --no-lint  type check and tests (`npm test` lints the whole repository first)
+ *   npm run docs:effect4               the API reference of its packages (`npm run docs` runs it too)
  *
  * The Effect 4 line is an npm project of its own in `effect4/` (npm can not hold two workspace packages of one
  * name), installed by the root's `npm ci` (see `postinstall`). Its test tooling needs Node >= 22.12; under an older
@@ -23,8 +24,12 @@ const modules = Path.join(project, "node_modules")
 /** The oldest Node the Effect 4 line's test tooling runs on (vitest 5's `engines`). */
 const minimumTestNode = [22, 12] as const
 
+/** What this run is, as its messages say it: `npm run docs:effect4` or `npm run test:effect4`. */
+const writesDocs = process.argv.includes("--docs")
+const label = writesDocs ? "docs:effect4" : "test:effect4"
+
 const fail = (message: string): never => {
-  console.error(`test:effect4: ${message}`)
+  console.error(`${label}: ${message}`)
   process.exit(1)
 }
 
@@ -77,17 +82,52 @@ const writeExamples = (): string => {
 
 const step = (title: string, command: string, args: ReadonlyArray<string>, cwd: string) => {
   const started = performance.now()
-  console.log(`test:effect4: ${title}`)
+  console.log(`${label}: ${title}`)
   const result = spawnSync(command, args, { cwd, stdio: "inherit" })
   if (result.error !== undefined) fail(`${title}: ${result.error.message}`)
   if (result.status !== 0) fail(`${title} failed`)
-  console.log(`test:effect4: ${title}: ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(`${label}: ${title}: ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-const main = () => {
-  if (!Fs.existsSync(Path.join(modules, "effect"))) {
-    fail("effect4/node_modules is missing: run `npm ci` at the repository's root (its postinstall installs it)")
+/**
+ * A package still being ported: its `src/index.ts` is the scaffold's placeholder, which exports nothing (`export {}`
+ * and comments), so there is nothing to document yet.
+ */
+const isPlaceholder = (name: string): boolean => {
+  const index = Path.join(project, "packages", name, "src", "index.ts")
+  if (!Fs.existsSync(index)) return true
+  const code = Fs.readFileSync(index, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "").trim()
+  return /^export\s*\{\s*\};?$/.test(code)
+}
+
+/**
+ * The API reference of each ported package: its `docs` script, docgen, which writes `docs/modules` from the JSDoc and
+ * type-checks and runs every `@example` against the sources (`docgen.json`: `effect` is this project's effect 4, the
+ * `@leasehold/*` packages are their sources here, the core is `packages/core/src`). npm puts this project's
+ * `node_modules/.bin` first on a script's PATH, so docgen finds this project's TypeScript, and the examples run under
+ * its Node 22 where it is installed (the repository's root gives docgen and tsx).
+ */
+const docs = () => {
+  const started = performance.now()
+  const scriptNode = spawnSync("npm", ["exec", "-c", "node --version"], { cwd: project, encoding: "utf8" }).stdout
+    .trim()
+  for (const name of Fs.readdirSync(Path.join(project, "packages")).sort()) {
+    if (!Fs.existsSync(Path.join(project, "packages", name, "package.json"))) continue
+    if (isPlaceholder(name)) {
+      console.log(`${label}: packages/${name} skipped: its src/index.ts is still the placeholder \`export {}\``)
+      continue
+    }
+    step(
+      `docs of packages/${name} (Node ${scriptNode})`,
+      "npm",
+      ["run", "docs", "--workspace", `packages/${name}`],
+      project
+    )
   }
+  console.log(`${label}: done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+
+const checks = () => {
   const started = performance.now()
   if (!process.argv.includes("--no-lint")) {
     step("lint", process.execPath, [Path.join(root, "node_modules", "eslint", "bin", "eslint.js"), "effect4"], root)
@@ -105,4 +145,8 @@ const main = () => {
   console.log(`test:effect4: done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-main()
+if (!Fs.existsSync(Path.join(modules, "effect"))) {
+  fail("effect4/node_modules is missing: run `npm ci` at the repository's root (its postinstall installs it)")
+}
+if (writesDocs) docs()
+else checks()

@@ -1,14 +1,16 @@
 /**
  * The API reference: the Markdown that `@effect/docgen` writes from the JSDoc (`npm run docs`, into
- * `packages/<name>/docs/modules`), turned into pages of the site. Only a package's public modules (the keys of its
- * `exports` map) get a page; docgen's own navigation (front matter, table of contents) gives way to the site's.
+ * `packages/<name>/docs/modules` for the Effect 3 line and `effect4/packages/<name>/docs/modules` for the Effect 4
+ * line), turned into pages of the site, each line under a path of its own (`/api/effect4/`, `/api/effect3/`). Only a
+ * package's public modules (the keys of its `exports` map) get a page; docgen's own navigation (front matter, table of
+ * contents) gives way to the site's.
  */
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { apiRoot, repositoryRoot } from "./paths.js"
 
-/** The packages whose modules the reference documents, in the order the sidebar shows them. */
+/** The Effect 3 line's packages whose modules the reference documents, in the order the sidebar shows them. */
 export const documentedPackages = ["lock", "dynamodb", "testing"] as const
 
 /** One page of the reference: a module of a package. */
@@ -27,8 +29,81 @@ export interface ApiPackage {
   readonly modules: ReadonlyArray<ApiModule>
 }
 
-const packageDirectory = (folder: string) => Path.join(repositoryRoot, "packages", folder)
-const docsDirectory = (folder: string) => Path.join(packageDirectory(folder), "docs", "modules")
+/** One Effect line of the reference: its packages' pages live under `/api/<id>/`. */
+export interface ApiLine {
+  readonly id: string
+  /** `Effect 4`. */
+  readonly title: string
+  /** Which releases of the packages it is, and how to install them. */
+  readonly releases: string
+  readonly packages: ReadonlyArray<ApiPackage>
+}
+
+/** Where a line's packages are, and which of them the reference documents. */
+interface LineSource {
+  readonly id: string
+  readonly title: string
+  readonly releases: string
+  /** The npm project whose workspaces the packages are: its `npm run docs --workspace` writes their docs. */
+  readonly project: string
+  readonly folders: () => ReadonlyArray<string>
+}
+
+const effect4Project = Path.join(repositoryRoot, "effect4")
+
+/**
+ * A package of the Effect 4 line still being ported: its `src/index.ts` is the scaffold's placeholder, which exports
+ * nothing (`export {}` and comments). `npm run docs:effect4` skips such a package too (`scripts/effect4.ts`).
+ */
+const isPlaceholder = (packageDirectory: string): boolean => {
+  const index = Path.join(packageDirectory, "src", "index.ts")
+  if (!Fs.existsSync(index)) return true
+  const code = Fs.readFileSync(index, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "").trim()
+  return /^export\s*\{\s*\};?$/.test(code)
+}
+
+/**
+ * Every package of the Effect 4 project with a docgen configuration, in the Effect 3 line's order, then by name; a
+ * package still being ported is left out, with a note.
+ */
+const effect4Folders = (): ReadonlyArray<string> => {
+  const root = Path.join(effect4Project, "packages")
+  const rank = (folder: string) => {
+    const index = (documentedPackages as ReadonlyArray<string>).indexOf(folder)
+    return index === -1 ? documentedPackages.length : index
+  }
+  return Fs.readdirSync(root)
+    .filter((folder) => Fs.existsSync(Path.join(root, folder, "docgen.json")))
+    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+    .filter((folder) => {
+      if (!isPlaceholder(Path.join(root, folder))) return true
+      console.log(
+        `site: effect4/packages/${folder} is not in the Effect 4 reference: its src/index.ts is a placeholder`
+      )
+      return false
+    })
+}
+
+/** The lines, the default one first: Effect 4 is what a plain `npm i` installs. */
+const lineSources: ReadonlyArray<LineSource> = [
+  {
+    id: "effect4",
+    title: "Effect 4",
+    releases: "the 2.x releases, on npm's `latest`: `npm i @leasehold/lock effect`",
+    project: effect4Project,
+    folders: effect4Folders
+  },
+  {
+    id: "effect3",
+    title: "Effect 3",
+    releases: "the 1.x releases, on the `effect3` dist-tag: `npm i @leasehold/lock@effect3 effect@^3`",
+    project: repositoryRoot,
+    folders: () => documentedPackages
+  }
+]
+
+const packageDirectory = (line: LineSource, folder: string) => Path.join(line.project, "packages", folder)
+const docsDirectory = (line: LineSource, folder: string) => Path.join(packageDirectory(line, folder), "docs", "modules")
 
 /** The newest modification time among a folder's files, recursively (0 for a missing folder). */
 const newestChange = (directory: string): number => {
@@ -45,12 +120,13 @@ const newestChange = (directory: string): number => {
  * Runs docgen for a package whose docs are missing or older than its sources, so that `npm run site` alone gives a
  * current reference; under `npm test`, `npm run docs` has just written them and nothing runs again.
  */
-const ensureDocs = (folder: string): void => {
-  const docs = docsDirectory(folder)
+const ensureDocs = (line: LineSource, folder: string): void => {
+  const docs = docsDirectory(line, folder)
   const docsTime = Fs.existsSync(docs) ? newestChange(docs) : 0
-  if (docsTime > 0 && docsTime >= newestChange(Path.join(packageDirectory(folder), "src"))) return
-  console.log(`site: generating the API docs of packages/${folder} (npm run docs)`)
-  execFileSync("npm", ["run", "docs", "--workspace", `packages/${folder}`], { cwd: repositoryRoot, stdio: "inherit" })
+  if (docsTime > 0 && docsTime >= newestChange(Path.join(packageDirectory(line, folder), "src"))) return
+  const where = Path.relative(repositoryRoot, packageDirectory(line, folder))
+  console.log(`site: generating the API docs of ${where} (its npm run docs)`)
+  execFileSync("npm", ["run", "docs", "--workspace", `packages/${folder}`], { cwd: line.project, stdio: "inherit" })
 }
 
 interface PackageJson {
@@ -107,47 +183,111 @@ const escapeForVue = (line: string): string =>
 const linkIndex = (markdown: string): string =>
   markdown.replace(/^### From "\.\/([A-Za-z0-9]+)\.js"$/gm, (_line, module: string) => `### [${module}](./${module})`)
 
-/** Writes the reference's pages under `site/src/api` and says what they are, for the sidebar and the index page. */
-export const writeApiPages = (): ReadonlyArray<ApiPackage> => {
-  Fs.rmSync(apiRoot, { recursive: true, force: true })
-  const packages: Array<ApiPackage> = []
-  for (const folder of documentedPackages) {
-    const manifest = JSON.parse(
-      Fs.readFileSync(Path.join(packageDirectory(folder), "package.json"), "utf8")
-    ) as PackageJson
-    ensureDocs(folder)
-    const modules: Array<ApiModule> = []
-    Fs.mkdirSync(Path.join(apiRoot, folder), { recursive: true })
-    for (const module of publicModules(manifest)) {
-      const source = Path.join(docsDirectory(folder), `${module}.ts.md`)
-      if (!Fs.existsSync(source)) throw new Error(`site: no docgen page for ${manifest.name}/${module} (${source})`)
-      const importPath = module === "index" ? manifest.name : `${manifest.name}/${module}`
-      const title = module === "index" ? manifest.name : module
-      const subtitle = module === "index"
-        ? `${manifest.description ?? ""}\n\nThe package's root module re-exports each of its modules as a namespace.`
-        : `Module \`${importPath}\` of [\`${manifest.name}\`](/api/${folder}/).`
-      const page = convertPage(Fs.readFileSync(source, "utf8"), title, subtitle)
-      Fs.writeFileSync(Path.join(apiRoot, folder, `${module}.md`), module === "index" ? linkIndex(page) : page)
-      modules.push({ module, link: `/api/${folder}/${module === "index" ? "" : module}` })
-    }
-    packages.push({ name: manifest.name, folder, description: manifest.description ?? "", modules })
-  }
-  Fs.writeFileSync(Path.join(apiRoot, "index.md"), indexPage(packages))
-  Fs.writeFileSync(Path.join(apiRoot, "packages.json"), JSON.stringify(packages, null, 2) + "\n")
-  return packages
+interface PackageSource {
+  readonly folder: string
+  readonly manifest: PackageJson
+  readonly modules: ReadonlyArray<string>
 }
 
-const indexPage = (packages: ReadonlyArray<ApiPackage>): string =>
+const pageLink = (line: { readonly id: string }, folder: string, module: string) =>
+  `/api/${line.id}/${folder}/${module === "index" ? "" : module}`
+
+/**
+ * Writes the reference's pages under `site/src/api/<line>/<package>`, and says what they are, for the sidebars and the
+ * index pages. A module's page links to the same module of the other line, where it has one.
+ */
+export const writeApiPages = (): ReadonlyArray<ApiLine> => {
+  Fs.rmSync(apiRoot, { recursive: true, force: true })
+  const sources = lineSources.map((line) => ({
+    line,
+    packages: line.folders().map((folder): PackageSource => {
+      const manifest = JSON.parse(
+        Fs.readFileSync(Path.join(packageDirectory(line, folder), "package.json"), "utf8")
+      ) as PackageJson
+      ensureDocs(line, folder)
+      return { folder, manifest, modules: publicModules(manifest) }
+    })
+  }))
+  const lines: Array<ApiLine> = []
+  for (const { line, packages: sourcePackages } of sources) {
+    const packages: Array<ApiPackage> = []
+    for (const { folder, manifest, modules: names } of sourcePackages) {
+      const modules: Array<ApiModule> = []
+      Fs.mkdirSync(Path.join(apiRoot, line.id, folder), { recursive: true })
+      for (const module of names) {
+        const source = Path.join(docsDirectory(line, folder), `${module}.ts.md`)
+        if (!Fs.existsSync(source)) throw new Error(`site: no docgen page for ${manifest.name}/${module} (${source})`)
+        const importPath = module === "index" ? manifest.name : `${manifest.name}/${module}`
+        const title = `${module === "index" ? manifest.name : module} (${line.title})`
+        const others = sources.filter((other) =>
+          other.line !== line &&
+          other.packages.some((pkg) => pkg.folder === folder && pkg.modules.includes(module))
+        ).map((other) => `[${other.line.title}](${pageLink(other.line, folder, module)})`)
+        const elsewhere = others.length === 0 ? "" : ` The same module on ${others.join(", ")}.`
+        const subtitle = module === "index"
+          ? `${
+            manifest.description ?? ""
+          }\n\nThe package's root module re-exports each of its modules as a namespace; ` +
+            `${line.title}'s line, ${line.releases}.${elsewhere}`
+          : `Module \`${importPath}\` of [\`${manifest.name}\`](${pageLink(line, folder, "index")}) for ` +
+            `${line.title}.${elsewhere}`
+        const page = convertPage(Fs.readFileSync(source, "utf8"), title, subtitle)
+        Fs.writeFileSync(
+          Path.join(apiRoot, line.id, folder, `${module}.md`),
+          module === "index" ? linkIndex(page) : page
+        )
+        modules.push({ module, link: pageLink(line, folder, module) })
+      }
+      packages.push({ name: manifest.name, folder, description: manifest.description ?? "", modules })
+    }
+    const documented: ApiLine = { id: line.id, title: line.title, releases: line.releases, packages }
+    Fs.writeFileSync(
+      Path.join(apiRoot, line.id, "index.md"),
+      lineIndexPage(documented, lineSources.filter((other) => other !== line))
+    )
+    lines.push(documented)
+  }
+  Fs.writeFileSync(Path.join(apiRoot, "index.md"), indexPage(lines))
+  Fs.writeFileSync(Path.join(apiRoot, "lines.json"), JSON.stringify(lines, null, 2) + "\n")
+  return lines
+}
+
+const generated = [
+  "Every public module of the published packages, generated from the JSDoc in their sources by `@effect/docgen`",
+  "(`npm run docs`). Every export carries `@since` and `@category`, and every `@example` is type-checked and run",
+  "against the sources when the docs are generated."
+]
+
+const packageList = (pkg: ApiPackage): ReadonlyArray<string> => [
+  `${pkg.description}\n`,
+  ...pkg.modules.map((m) => `- [${m.module === "index" ? pkg.name : m.module}](${m.link})`),
+  ""
+]
+
+/** The reference's front page: each line, and its packages. */
+const indexPage = (lines: ReadonlyArray<ApiLine>): string =>
   [
     "---\ntitle: API reference\n---\n",
     "# API reference\n",
-    "Every public module of the published packages, generated from the JSDoc in their sources by `@effect/docgen`",
-    "(`npm run docs`). Every export carries `@since` and `@category`, and every `@example` is type-checked and run",
-    "against the sources when the docs are generated.\n",
-    ...packages.flatMap((pkg) => [
-      `## ${pkg.name}\n`,
-      `${pkg.description}\n`,
-      ...pkg.modules.map((m) => `- [${m.module === "index" ? pkg.name : m.module}](${m.link})`),
-      ""
-    ])
+    "Leasehold has a line for each Effect major, with the same package names and modules; each has its reference.",
+    "Pick the one whose `effect` you install.\n",
+    ...lines.map((line) =>
+      `- [API (${line.title})](/api/${line.id}/): ${line.releases}; ` +
+      line.packages.map((pkg) => `[\`${pkg.name}\`](${pageLink(line, pkg.folder, "index")})`).join(", ") + "."
+    ),
+    "",
+    ...generated,
+    ""
+  ].join("\n")
+
+/** A line's reference: its packages, and their modules. */
+const lineIndexPage = (line: ApiLine, others: ReadonlyArray<LineSource>): string =>
+  [
+    `---\ntitle: "API (${line.title})"\n---\n`,
+    `# API (${line.title})\n`,
+    `The reference of Leasehold for ${line.title}: ${line.releases}. The same packages for ` +
+    others.map((other) => `[${other.title}](/api/${other.id}/)`).join(", ") + `; both lines: [API reference](/api/).\n`,
+    ...generated,
+    "",
+    ...line.packages.flatMap((pkg) => [`## ${pkg.name}\n`, ...packageList(pkg)])
   ].join("\n")

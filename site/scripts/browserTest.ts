@@ -2,7 +2,7 @@
  * The browser test of the built site (`npm run test:site`, after `npm run site`): serves `site/dist` on a loopback
  * port and drives headless Chromium through every page. Each page must render its heading and every code block its
  * Markdown has, load its images, and throw nothing; every link inside the site must reach a page that exists, and an
- * anchor in it must name a heading of that page; the search box must find `withLock`.
+ * anchor in it must name a heading of that page; the search box must find `withLock` in both Effect lines' references.
  *
  * Chromium is the system's (`CHROMIUM`, or `chromium` on the `PATH`). Without one the test is skipped with a message,
  * except under CI (`CI=true`), where `.ci/run` installs it and its absence fails the run.
@@ -76,15 +76,19 @@ const checkSearch = async (page: Page, origin: string): Promise<string> => {
     `[...document.querySelectorAll(".VPLocalSearchBox a.result")]
       .map((a) => ({ text: a.textContent.replace(/\\s+/g, " ").trim(), href: a.getAttribute("href") }))`
   )
-  const lockModule = results.find((result) =>
-    result.href.includes("/api/lock/Lock.html") && result.text.includes("withLock")
-  )
-  if (lockModule === undefined) {
-    throw new Error(
-      `search for withLock did not find the Lock module's withLock: ${JSON.stringify(results.slice(0, 5))}`
+  // Each Effect line's `Lock` module documents `withLock`, and both must be found.
+  const found = ["effect4", "effect3"].map((line) => {
+    const result = results.find((result) =>
+      result.href.includes(`/api/${line}/lock/Lock.html`) && result.text.includes("withLock")
     )
-  }
-  return `search: "withLock" finds ${results.length} results, among them ${lockModule.href}`
+    if (result === undefined) {
+      throw new Error(
+        `search for withLock did not find the ${line} Lock module's withLock: ${JSON.stringify(results.slice(0, 8))}`
+      )
+    }
+    return result.href
+  })
+  return `search: "withLock" finds ${results.length} results, among them ${found.join(" and ")}`
 }
 
 const screenshots = async (page: Page, origin: string): Promise<void> => {

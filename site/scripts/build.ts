@@ -21,13 +21,16 @@ const writeBenchmarksPage = (): void => {
 }
 
 const started = performance.now()
-const packages = writeApiPages()
+const lines = writeApiPages()
 writeCharts()
 writeBenchmarksPage()
 Fs.rmSync(distRoot, { recursive: true, force: true })
 await build(sourceRoot)
-const modules = packages.reduce((sum, pkg) => sum + pkg.modules.length, 0)
+const reference = lines.map((line) => {
+  const modules = line.packages.reduce((sum, pkg) => sum + pkg.modules.length, 0)
+  return `${line.title}: ${modules} API modules of ${line.packages.length} packages`
+}).join("; ")
 console.log(
-  `site: built into ${Path.relative(repositoryRoot, distRoot)} (${modules} API modules of ${packages.length} ` +
-    `packages) in ${((performance.now() - started) / 1000).toFixed(1)} s`
+  `site: built into ${Path.relative(repositoryRoot, distRoot)} (${reference}) in ` +
+    `${((performance.now() - started) / 1000).toFixed(1)} s`
 )

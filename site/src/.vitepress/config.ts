@@ -3,16 +3,21 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type DefaultTheme, defineConfig } from "vitepress"
 
-interface ApiPackage {
-  readonly name: string
-  readonly folder: string
-  readonly modules: ReadonlyArray<{ readonly module: string; readonly link: string }>
+interface ApiLine {
+  readonly id: string
+  readonly title: string
+  readonly packages: ReadonlyArray<{
+    readonly name: string
+    readonly folder: string
+    readonly modules: ReadonlyArray<{ readonly module: string; readonly link: string }>
+  }>
 }
 
-// The API reference's pages are generated before the build (site/scripts/apiPages.ts), which lists them here.
-const apiPackages = (): ReadonlyArray<ApiPackage> => {
-  const file = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "api", "packages.json")
-  return Fs.existsSync(file) ? JSON.parse(Fs.readFileSync(file, "utf8")) as ReadonlyArray<ApiPackage> : []
+// The API reference's pages are generated before the build (site/scripts/apiPages.ts), which lists them here: a line
+// of Effect (the Effect 4 line first), its packages and their modules.
+const apiLines = (): ReadonlyArray<ApiLine> => {
+  const file = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "api", "lines.json")
+  return Fs.existsSync(file) ? JSON.parse(Fs.readFileSync(file, "utf8")) as ReadonlyArray<ApiLine> : []
 }
 
 const guide: Array<DefaultTheme.SidebarItem> = [
@@ -52,14 +57,33 @@ const guide: Array<DefaultTheme.SidebarItem> = [
   }
 ]
 
-const api = (): Array<DefaultTheme.SidebarItem> => [
-  { text: "API reference", link: "/api/" },
-  ...apiPackages().map((pkg) => ({
+// Each line has a sidebar of its own, which names the line at its top; the reference's front page lists the lines.
+const lineSidebar = (line: ApiLine, lines: ReadonlyArray<ApiLine>): Array<DefaultTheme.SidebarItem> => [
+  {
+    text: `API (${line.title})`,
+    link: `/api/${line.id}/`,
+    items: lines.filter((other) => other !== line).map((other) => ({
+      text: `API (${other.title})`,
+      link: `/api/${other.id}/`
+    }))
+  },
+  ...line.packages.map((pkg) => ({
     text: pkg.name,
     collapsed: pkg.folder !== "lock",
     items: pkg.modules.map((m) => ({ text: m.module === "index" ? "index" : m.module, link: m.link }))
   }))
 ]
+
+const apiSidebars = (): DefaultTheme.SidebarMulti => {
+  const lines = apiLines()
+  return Object.fromEntries([
+    ["/api/", [
+      { text: "API reference", link: "/api/" },
+      ...lines.map((line) => ({ text: `API (${line.title})`, link: `/api/${line.id}/` }))
+    ]],
+    ...lines.map((line) => [`/api/${line.id}/`, lineSidebar(line, lines)])
+  ])
+}
 
 export default defineConfig({
   title: "Leasehold",
@@ -75,10 +99,16 @@ export default defineConfig({
   themeConfig: {
     nav: [
       { text: "Guide", link: "/guide/getting-started" },
-      { text: "API", link: "/api/" },
+      {
+        text: "API",
+        items: [
+          { text: "API reference", link: "/api/" },
+          ...apiLines().map((line) => ({ text: `API (${line.title})`, link: `/api/${line.id}/` }))
+        ]
+      },
       { text: "Performance", link: "/guide/performance" }
     ],
-    sidebar: { "/guide/": guide, "/benchmarks": guide, "/api/": api() },
+    sidebar: { "/guide/": guide, "/benchmarks": guide, ...apiSidebars() },
     outline: { level: [2, 3] },
     search: { provider: "local" },
     socialLinks: [{ icon: "github", link: "https://github.com/leasehold/leasehold" }],
