@@ -367,7 +367,7 @@ describe("SafetyChecker", () => {
       }
     }))
 
-  it.effect("a child forked as the horizon interrupts its section is recorded as interrupted, not left unfinished", () =>
+  it.effect("a child forked as the horizon interrupts its section is recorded as interrupted", () =>
     Effect.sync(() => {
       // At the horizon the sections are interrupted one by one: p1#0's release hands "a" over to p1#1, which waited
       // behind it, and p1#1 forks its child just before its own interruption reaches it.

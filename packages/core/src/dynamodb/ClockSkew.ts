@@ -117,13 +117,13 @@ export const isStale = (estimate: Estimate, wallNow: number, monotonicNow: numbe
   Math.abs(drift(estimate, wallNow, monotonicNow)) > staleToleranceMs
 
 /**
- * A clock's monotonic time in ms, as estimates keep it.
+ * A monotonic clock's reading in nanoseconds as the ms estimates keep, unrounded: each Effect line reads its own
+ * clock's monotonic nanoseconds (Effect 3's `unsafeCurrentTimeNanos`, Effect 4's `monotonicTimeNanosUnsafe`).
  *
  * @since 0.2.0
  * @category measuring
  */
-export const monotonicMillis = (clock: { readonly unsafeCurrentTimeNanos: () => bigint }): number =>
-  Number(clock.unsafeCurrentTimeNanos()) / 1_000_000
+export const monotonicMillis = (monotonicNanos: bigint): number => Number(monotonicNanos) / 1_000_000
 
 /**
  * Whether an estimate is beyond what the guard allows a takeover with: half the bound.

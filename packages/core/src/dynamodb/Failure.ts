@@ -333,3 +333,59 @@ export const semaphoreTypeProblem = (message: string): string | undefined =>
   /incorrect data type|document path/i.test(message)
     ? `an attribute has the wrong type (DynamoDB said: ${message})`
     : undefined
+
+/**
+ * Where a client sends its requests, as its config says: plain data the SDK's `DynamoDBClient.config` has.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ClientLocation {
+  readonly region: () => Promise<string | undefined>
+  readonly endpoint?:
+    | (() => Promise<{
+      readonly protocol: string
+      readonly hostname: string
+      readonly port?: number | undefined
+      readonly path: string
+    }>)
+    | undefined
+}
+
+/**
+ * Where a client sends its requests, for error messages ("http://127.0.0.1:8000", "region eu-west-1"): its endpoint
+ * when it has one, else its region. Its config's providers are async and may themselves fail; a failing one counts as
+ * not configured, so this never rejects.
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const describeLocation = async (config: ClientLocation): Promise<string> => {
+  let region: string | undefined
+  try {
+    region = await config.region()
+  } catch {
+    region = undefined
+  }
+  try {
+    if (config.endpoint !== undefined) {
+      const endpoint = await config.endpoint()
+      const port = endpoint.port === undefined ? "" : `:${endpoint.port}`
+      return `${endpoint.protocol}//${endpoint.hostname}${port}${endpoint.path === "/" ? "" : endpoint.path}`
+    }
+  } catch {
+    // fall through to the region
+  }
+  return region === undefined ? "the default endpoint (no region configured)" : `region ${region}`
+}
+
+/**
+ * The message of a request that a store whose scope has closed did not send (`inFlight: false`), or abandoned in
+ * flight (`inFlight: true`).
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const closedMessage = (action: string, tableName: string, inFlight: boolean): string =>
+  `${action} on table "${tableName}" ${inFlight ? "was abandoned in flight" : "was not sent"}: the store's scope has ` +
+  "closed (the program it was provided to has ended)"

@@ -94,3 +94,45 @@ describe("type errors of a write", () => {
     expect(Failure.semaphoreTypeProblem("throttled")).toBeUndefined()
   })
 })
+
+describe("where a client sends its requests", () => {
+  const endpoint = (url: string) => async () => {
+    const parsed = new URL(url)
+    return {
+      protocol: parsed.protocol,
+      hostname: parsed.hostname,
+      port: parsed.port === "" ? undefined : Number(parsed.port),
+      path: parsed.pathname
+    }
+  }
+
+  it("is the endpoint when there is one, else the region, and a failing provider counts as none", async () => {
+    expect(
+      await Failure.describeLocation({ region: async () => "eu-west-1", endpoint: endpoint("http://127.0.0.1:8000") })
+    )
+      .toBe("http://127.0.0.1:8000")
+    expect(
+      await Failure.describeLocation({
+        region: async () => "eu-west-1",
+        endpoint: endpoint("https://vpce.example/ddb")
+      })
+    )
+      .toBe("https://vpce.example/ddb")
+    expect(await Failure.describeLocation({ region: async () => "eu-west-1" })).toBe("region eu-west-1")
+    const failing = async () => {
+      throw new Error("no provider")
+    }
+    expect(await Failure.describeLocation({ region: async () => "eu-west-1", endpoint: failing })).toBe(
+      "region eu-west-1"
+    )
+    expect(await Failure.describeLocation({ region: failing })).toBe("the default endpoint (no region configured)")
+  })
+
+  it("a store whose scope has closed names the call it did not send, or abandoned", () => {
+    expect(Failure.closedMessage("UpdateItem", "locks", true)).toBe(
+      "UpdateItem on table \"locks\" was abandoned in flight: the store's scope has closed (the program it was " +
+        "provided to has ended)"
+    )
+    expect(Failure.closedMessage("GetItem", "locks", false)).toContain("GetItem on table \"locks\" was not sent")
+  })
+})

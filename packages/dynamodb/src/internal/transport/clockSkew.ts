@@ -28,12 +28,18 @@ export {
   /** @internal */
   measure,
   /** @internal */
-  monotonicMillis,
-  /** @internal */
   type ServerOffset,
   /** @internal */
   staleToleranceMs
 } from "@leasehold/core/dynamodb/ClockSkew"
+
+/**
+ * A clock's monotonic time in ms, as the core's estimates keep it: Effect 3's clocks read it as
+ * `unsafeCurrentTimeNanos` (a `TestClock`'s follows its time).
+ *
+ * @internal
+ */
+export const monotonicMillis = (clock: Clock.Clock): number => ClockSkew.monotonicMillis(clock.unsafeCurrentTimeNanos())
 
 /**
  * Whether `clock` is a `TestClock`: its public interface, which no real clock has.
@@ -93,7 +99,7 @@ export const makeMonitor = (clock: Clock.Clock): Monitor => {
  * @internal
  */
 export const trustsTakeover = (monitor: Monitor, maxClockSkewMs: number, now: number, clock: Clock.Clock): boolean =>
-  TakeoverGuard.trusts(monitor.current(), maxClockSkewMs, now, () => ClockSkew.monotonicMillis(clock))
+  TakeoverGuard.trusts(monitor.current(), maxClockSkewMs, now, () => monotonicMillis(clock))
 
 /**
  * The guard's verdict on a takeover by the wall clock, after an attempt that took nothing over measured the clock:
@@ -106,5 +112,5 @@ export const judgeTakeover = (monitor: Monitor, maxClockSkewMs: number, clock: C
     monitor.current(),
     maxClockSkewMs,
     () => clock.unsafeCurrentTimeMillis(),
-    () => ClockSkew.monotonicMillis(clock)
+    () => monotonicMillis(clock)
   )

@@ -4,6 +4,7 @@
  * @internal
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
+import * as Failure from "@leasehold/core/dynamodb/Failure"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 
@@ -30,28 +31,11 @@ export const acquire = (options: ClientOptions): Effect.Effect<DynamoDBClient, n
     )
 
 /**
- * Where a client sends its requests, for error messages ("http://127.0.0.1:8000", "region eu-west-1"). Resolved only
- * when an error needs it: the config providers are async and may themselves fail.
+ * Where a client sends its requests, for error messages ("http://127.0.0.1:8000", "region eu-west-1"), as the core's
+ * `Failure.describeLocation` reads its config. Resolved only when an error needs it: the config providers are async
+ * and may themselves fail.
  *
  * @internal
  */
 export const describeLocation = (client: DynamoDBClient): Effect.Effect<string> =>
-  Effect.promise(async () => {
-    const config = client.config
-    let region: string | undefined
-    try {
-      region = await config.region()
-    } catch {
-      region = undefined
-    }
-    try {
-      if (config.endpoint !== undefined) {
-        const endpoint = await config.endpoint()
-        const port = endpoint.port === undefined ? "" : `:${endpoint.port}`
-        return `${endpoint.protocol}//${endpoint.hostname}${port}${endpoint.path === "/" ? "" : endpoint.path}`
-      }
-    } catch {
-      // fall through to the region
-    }
-    return region === undefined ? "the default endpoint (no region configured)" : `region ${region}`
-  })
+  Effect.promise(() => Failure.describeLocation(client.config))

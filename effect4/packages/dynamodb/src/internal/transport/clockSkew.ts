@@ -40,7 +40,7 @@ export {
  * @internal
  */
 export const monotonicMillis = (clock: Clock.Clock): number =>
-  ClockSkew.monotonicMillis({ unsafeCurrentTimeNanos: () => clock.monotonicTimeNanosUnsafe() })
+  ClockSkew.monotonicMillis(clock.monotonicTimeNanosUnsafe())
 
 /**
  * Whether `clock` is a `TestClock`: its public interface, which no real clock has.

@@ -9,6 +9,8 @@ import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 
 export {
   /** @internal */
+  closedMessage,
+  /** @internal */
   isConditionalCheckFailed,
   /** @internal */
   isTransient,

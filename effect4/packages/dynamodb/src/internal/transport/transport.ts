@@ -203,9 +203,7 @@ const closedError = (transport: Transport, call: Call, inFlight: boolean) =>
     operation: call.operation,
     retryable: false,
     mayHaveApplied: inFlight,
-    message: `${call.action} on table "${transport.tableName}" ${
-      inFlight ? "was abandoned in flight" : "was not sent"
-    }: the store's scope has closed (the program it was provided to has ended)`
+    message: Failure.closedMessage(call.action, transport.tableName, inFlight)
   })
 
 // The steps of a request are module functions, not closures made per request: every acquire and release sends one.
