@@ -3,6 +3,9 @@
  * batches of random schedules, and a shrinker that reduces a failing schedule to a small one that still fails.
  *
  * ```ts
+ * import { SafetyChecker } from "@leasehold/testing"
+ * import { expect } from "vitest"
+ *
  * const summary = SafetyChecker.runMany({ from: 1, count: 200 })
  * expect(summary.failures).toEqual([])
  * ```
