@@ -85,7 +85,9 @@ const closedRegistry = "http://127.0.0.1:9/"
  * sure of that, dry-runs the publication of its tarball from outside the repository instead (npm's dry run does not
  * look at `private`: it checks the rest), and makes sure a real `npm publish` of the tarball is refused: aimed at a
  * closed local port, with a placeholder token for it because npm asks for a login first, it must stop at npm's
- * EPRIVATE, which npm raises before any request. Returns the line to print for a private package.
+ * EPRIVATE, which npm raises before it would send the package (it only tries to read the package's registry entry
+ * first, which the closed port refuses at once; without retries, as nothing will answer). Returns the line to print
+ * for a private package.
  */
 const checkPublish = (p: Packed, outside: string): string | undefined => {
   const { directory, label, name } = p.package
@@ -100,7 +102,14 @@ const checkPublish = (p: Packed, outside: string): string | undefined => {
     `${label} is private and names a registry in publishConfig: the check does not try publishing it`
   )
   const refused = npmFailing(
-    ["publish", p.tarball, "--registry", closedRegistry, `--${closedRegistry.replace(/^http:/, "")}:_authToken=none`],
+    [
+      "publish",
+      p.tarball,
+      "--registry",
+      closedRegistry,
+      `--${closedRegistry.replace(/^http:/, "")}:_authToken=none`,
+      "--fetch-retries=0"
+    ],
     outside,
     `npm publish of the private ${label}'s tarball`
   )
