@@ -87,6 +87,12 @@ const buildOne = async (p: PublicPackage) => {
 export const build = async (requested: ReadonlyArray<string>): Promise<ReadonlyArray<PublicPackage>> => {
   const { packages, placeholders } = allPackages()
   const selected = select(packages, placeholders, requested)
+  if (selected.some((p) => p.line === "effect4") && !Fs.existsSync(tsc.effect4)) {
+    throw new Error(
+      "effect4/node_modules is missing: run `npm ci` at the repository's root (its postinstall installs the Effect 4 " +
+        "project), or build without the Effect 4 line (`npm run build -- core effect3/lock ...`)"
+    )
+  }
   for (const p of selected) await buildOne(p)
   for (const folder of placeholders) {
     if (requested.length === 0 || requested.includes(folder) || requested.includes(`effect4/${folder}`)) {
