@@ -2,11 +2,17 @@
  * Compiles the public packages the way they ship: ESM (`dist/esm`) and CommonJS (`dist/cjs`) JavaScript with source
  * maps, and declarations with declaration maps (`dist/dts`). The maps point at `src/`, which ships too.
  *
- *   npm run build                  every public package, in dependency order
- *   npm run build -- lock testing  only these
+ *   npm run build                          every public package of both Effect lines, in dependency order
+ *   npm run build -- lock testing          only these, in every line that has them
+ *   npm run build -- effect4/lock core     only the Effect 4 line's lock, and the core
+ *
+ * The order: the core, the Effect 3 line (`packages/`), the Effect 4 line (`effect4/packages/*`, a package after the
+ * ones it imports), the CLI. A package of the Effect 4 line whose `src/index.ts` exports nothing is a placeholder
+ * for a port under way: it is skipped, with a line saying so.
  *
  * Declarations come from `tsc` with each package's `tsconfig.build.json`, which resolves sibling packages through
- * their compiled declarations (as an installed app does), so packages build after the ones they import. JavaScript
+ * their compiled declarations (as an installed app does), so packages build after the ones they import. The Effect 4
+ * line's come from the Effect 4 project's own TypeScript, against its effect (`effect4/node_modules`). JavaScript
  * comes from esbuild, one output file per source file.
  *
  * The CLI is an application, not a library: it ships as one bundle with everything it runs inside
@@ -17,13 +23,16 @@ import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
+import { pathToFileURL } from "node:url"
 import * as CliBundle from "../packages/cli/tools/bundle.js"
-import { publicPackages } from "./publicPackages.js"
+import { allPackages, effect4Project, placeholderNote, type PublicPackage, select } from "./publicPackages.js"
 
-const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+/** Each line's TypeScript: the repository's for the core and the Effect 3 line, the Effect 4 project's for its own. */
+const tsc = {
+  shared: createRequire(import.meta.url).resolve("typescript/bin/tsc"),
+  effect3: createRequire(import.meta.url).resolve("typescript/bin/tsc"),
+  effect4: Path.join(effect4Project, "node_modules", "typescript", "bin", "tsc")
+} as const
 
 const sourceFiles = (directory: string): Array<string> =>
   Fs.readdirSync(directory, { recursive: true, encoding: "utf8" })
@@ -56,33 +65,45 @@ const javascript = (packageDirectory: string, format: "esm" | "cjs") =>
 const markCommonJs = (directory: string) =>
   Fs.writeFileSync(Path.join(directory, "package.json"), JSON.stringify({ type: "commonjs" }, null, 2) + "\n")
 
-const build = async (name: string) => {
-  const packageDirectory = Path.join(root, "packages", name)
-  const dist = Path.join(packageDirectory, "dist")
+const buildOne = async (p: PublicPackage) => {
+  const dist = Path.join(p.directory, "dist")
   const started = performance.now()
   Fs.rmSync(dist, { recursive: true, force: true })
-  if (name === "cli") {
+  if (p.line === "shared" && p.folder === "cli") {
     await CliBundle.bundle()
-    console.log(`built @leasehold/${name} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-    return
+  } else {
+    execFileSync(process.execPath, [tsc[p.line], "-p", Path.join(p.directory, "tsconfig.build.json")], {
+      stdio: "inherit"
+    })
+    await Promise.all([javascript(p.directory, "esm"), javascript(p.directory, "cjs")])
+    // Declarations read as CommonJS serve both `import` and `require` callers, as Effect's own packages' do.
+    markCommonJs(Path.join(dist, "cjs"))
+    markCommonJs(Path.join(dist, "dts"))
   }
-  execFileSync(process.execPath, [tsc, "-p", Path.join(packageDirectory, "tsconfig.build.json")], { stdio: "inherit" })
-  await Promise.all([javascript(packageDirectory, "esm"), javascript(packageDirectory, "cjs")])
-  // Declarations read as CommonJS serve both `import` and `require` callers, as Effect's own packages' do.
-  markCommonJs(Path.join(dist, "cjs"))
-  markCommonJs(Path.join(dist, "dts"))
-  console.log(`built @leasehold/${name} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(`built ${p.label} ${p.version} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-const main = async () => {
-  const requested = process.argv.slice(2)
-  const unknown = requested.filter((name) => !(publicPackages as ReadonlyArray<string>).includes(name))
-  if (unknown.length > 0) {
-    throw new Error(`not a public package: ${unknown.join(", ")} (one of ${publicPackages.join(", ")})`)
+/** Builds the packages `requested` names (see `select`), or all of them; returns the ones it built. */
+export const build = async (requested: ReadonlyArray<string>): Promise<ReadonlyArray<PublicPackage>> => {
+  const { packages, placeholders } = allPackages()
+  const selected = select(packages, placeholders, requested)
+  if (selected.some((p) => p.line === "effect4") && !Fs.existsSync(tsc.effect4)) {
+    throw new Error(
+      "effect4/node_modules is missing: run `npm ci` at the repository's root (its postinstall installs the Effect 4 " +
+        "project), or build without the Effect 4 line (`npm run build -- core effect3/lock ...`)"
+    )
   }
-  for (const name of publicPackages) {
-    if (requested.length === 0 || requested.includes(name)) await build(name)
+  for (const p of selected) await buildOne(p)
+  for (const folder of placeholders) {
+    if (requested.length === 0 || requested.includes(folder) || requested.includes(`effect4/${folder}`)) {
+      // What an earlier build left would otherwise be packed as if it were the package.
+      Fs.rmSync(Path.join(effect4Project, "packages", folder, "dist"), { recursive: true, force: true })
+      console.log(placeholderNote(folder))
+    }
   }
+  return selected
 }
 
-await main()
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(Path.resolve(process.argv[1])).href) {
+  await build(process.argv.slice(2))
+}

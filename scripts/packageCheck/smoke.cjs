@@ -1,9 +1,11 @@
 // The CommonJS twin of smoke.mjs: the locks of scenario.cjs through the installed packages' `require` entry points.
-const { DynamoLockStore } = require("@leasehold/dynamodb")
+//
+//   node smoke.cjs memory dynalite
 const { Lock, LockStore } = require("@leasehold/lock")
-const { DynamoServer } = require("@leasehold/testing")
 const { Effect, Layer } = require("effect")
-const { locks } = require("./scenario.cjs")
+const Scenario = require("./scenario.cjs")
+
+const stores = process.argv.slice(2)
 
 let internalImport = "importable"
 try {
@@ -12,6 +14,15 @@ try {
   internalImport = e.code
 }
 
-Effect.runPromise(locks({ DynamoLockStore, DynamoServer, Effect, Layer, Lock, LockStore })).then((fences) => {
-  console.log(JSON.stringify({ format: "cjs", node: process.version, ...fences, internalImport }))
+const modules = { Effect, Layer, Lock, LockStore }
+const programs = {}
+if (stores.includes("memory")) programs.memory = Scenario.memory(modules)
+if (stores.includes("dynalite")) {
+  const { DynamoLockStore } = require("@leasehold/dynamodb")
+  const { DynamoServer } = require("@leasehold/testing")
+  programs.dynalite = Scenario.dynalite({ ...modules, DynamoLockStore, DynamoServer })
+}
+
+Effect.runPromise(Effect.all(programs)).then((results) => {
+  console.log(JSON.stringify({ format: "cjs", node: process.version, ...results, internalImport }))
 })

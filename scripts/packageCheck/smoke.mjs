@@ -1,23 +1,29 @@
 // Run by the package check inside a fresh app, with plain `node`: the locks of scenario.cjs through the installed
-// packages' ESM entry points, and what it saw as one JSON line.
-import { DynamoLockStore } from "@leasehold/dynamodb"
+// packages' ESM entry points, on the stores named on the command line, and what it saw as one JSON line.
+//
+//   node smoke.mjs memory dynalite    dynalite needs @leasehold/dynamodb and @leasehold/testing installed
 import { Lock, LockStore } from "@leasehold/lock"
-import { DynamoServer } from "@leasehold/testing"
 import { Effect, Layer } from "effect"
-import { locks } from "./scenario.cjs"
+import * as Scenario from "./scenario.cjs"
+
+const stores = process.argv.slice(2)
 
 // An internal module is not part of the public surface.
 const internalImport = await import("@leasehold/lock/internal/lease/keeper").then(() => "importable", (e) => e.code)
 
-// AWS DynamoDB Local is an optional peer dependency the app did not install: starting it is a typed error.
-const dynamoDBLocal = Layer.build(DynamoServer.layerDynamoDBLocal).pipe(
-  Effect.scoped,
-  Effect.match({ onFailure: (error) => error.reason, onSuccess: () => "started" })
-)
+const modules = { Effect, Layer, Lock, LockStore }
+const programs = {}
+if (stores.includes("memory")) programs.memory = Scenario.memory(modules)
+if (stores.includes("dynalite")) {
+  const { DynamoLockStore } = await import("@leasehold/dynamodb")
+  const { DynamoServer } = await import("@leasehold/testing")
+  programs.dynalite = Scenario.dynalite({ ...modules, DynamoLockStore, DynamoServer })
+  // AWS DynamoDB Local is an optional peer dependency the app did not install: starting it is a typed error.
+  programs.dynamoDBLocal = Layer.build(DynamoServer.layerDynamoDBLocal).pipe(
+    Effect.scoped,
+    Effect.match({ onFailure: (error) => error.reason, onSuccess: () => "started" })
+  )
+}
 
-const program = Effect.all({
-  fences: locks({ DynamoLockStore, DynamoServer, Effect, Layer, Lock, LockStore }),
-  dynamoDBLocal
-})
-const { dynamoDBLocal: local, fences } = await Effect.runPromise(program)
-console.log(JSON.stringify({ format: "esm", node: process.version, ...fences, dynamoDBLocal: local, internalImport }))
+const results = await Effect.runPromise(Effect.all(programs))
+console.log(JSON.stringify({ format: "esm", node: process.version, ...results, internalImport }))

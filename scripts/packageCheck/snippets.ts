@@ -15,17 +15,17 @@ export interface Snippet {
 const fenced = (markdown: string, language: string): Array<string> =>
   Array.from(markdown.matchAll(new RegExp("^```" + language + "\\n([\\s\\S]*?)^```$", "gm")), (match) => match[1]!)
 
-/** Every TypeScript block, numbered in the order the README shows them. */
-export const snippets = (markdown: string): ReadonlyArray<Snippet> =>
+/** Every TypeScript block, numbered in the order the README shows them (`<prefix>-01.ts`, ...). */
+export const snippets = (markdown: string, prefix = "readme"): ReadonlyArray<Snippet> =>
   fenced(markdown, "ts").map((code, index) => ({
-    file: `readme-${String(index + 1).padStart(2, "0")}.ts`,
+    file: `${prefix}-${String(index + 1).padStart(2, "0")}.ts`,
     // A block without imports or exports would be a script sharing one scope with the others.
     code: /^\s*(import|export)\s/m.test(code) ? code : `${code}\nexport {}\n`
   }))
 
 /** The Install section's first JavaScript block: the program a newcomer runs first. */
-export const installProgram = (markdown: string): Snippet | undefined => {
+export const installProgram = (markdown: string, file = "first.mjs"): Snippet | undefined => {
   const section = markdown.split(/^## /m).find((part) => part.startsWith("Install"))
   const [code] = section === undefined ? [] : fenced(section, "js")
-  return code === undefined ? undefined : { file: "first.mjs", code }
+  return code === undefined ? undefined : { file, code }
 }
