@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import type * as PermitGrant from "@leasehold/core/simulation/PermitGrant"
 import * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
 import * as WriteRecord from "@leasehold/core/simulation/WriteRecord"
 import type { Lease, LockError } from "@leasehold/lock"
@@ -15,7 +16,6 @@ import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
 import { type LateLog, makeLateLog } from "./lateDelivery.js"
-import type { PermitGrant } from "./permitGrants.js"
 import type { Timeline } from "./timeline.js"
 
 /** @internal */
@@ -26,7 +26,7 @@ export interface Recorder {
   readonly steals: Array<Simulation.StealRecord>
   readonly reservations: Array<Simulation.ReservationRecord>
   /** What the store granted each semaphore holder, by holder name. */
-  readonly permitGrants: Map<string, PermitGrant>
+  readonly permitGrants: Map<string, PermitGrant.PermitGrant>
   /** Every write the processes applied, and the held ones as they were delivered. */
   readonly late: LateLog
   /** A new record of a use, not yet started. */
