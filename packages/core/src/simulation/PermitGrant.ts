@@ -33,3 +33,26 @@ export const ofAnswer = (
   const tookOver = request.expired.reduce((sum, entry) => sum + entry.permits, 0)
   return { fence: result.record.fence, tookOver }
 }
+
+/**
+ * Whether a use of a semaphore can trust what the store granted its holder: `Trusted` if the store granted it
+ * permits and its permits' handle (`heldFence`, undefined under `withPermits`, which shows none) holds the same fence;
+ * else `Mismatch`, with the message a simulation dies with rather than record a fence it cannot vouch for.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const check = (
+  use: string,
+  heldFence: number | undefined,
+  grant: PermitGrant | undefined
+):
+  | { readonly _tag: "Trusted"; readonly grant: PermitGrant }
+  | { readonly _tag: "Mismatch"; readonly message: string } =>
+  grant === undefined || (heldFence !== undefined && heldFence !== grant.fence)
+    ? {
+      _tag: "Mismatch",
+      message: `${use} holds permits with fence ${heldFence}, but the store granted its holder ` +
+        (grant === undefined ? "none" : `fence ${grant.fence}`)
+    }
+    : { _tag: "Trusted", grant }

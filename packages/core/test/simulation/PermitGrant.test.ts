@@ -46,4 +46,18 @@ describe("PermitGrant", () => {
     expect(PermitGrant.ofAnswer(request([]), { _tag: "Conflict", current: undefined })).toBeUndefined()
     expect(PermitGrant.ofAnswer(request([]), { _tag: "LimitMismatch", limit: 3 })).toBeUndefined()
   })
+
+  it("trusts a grant whose fence the permits' handle holds, or that no handle shows, and nothing else", () => {
+    const grant = { fence: 12, tookOver: 1 }
+    expect(PermitGrant.check("p1#4", 12, grant)).toEqual({ _tag: "Trusted", grant })
+    expect(PermitGrant.check("p1#4", undefined, grant)).toEqual({ _tag: "Trusted", grant })
+    expect(PermitGrant.check("p1#4", 11, grant)).toEqual({
+      _tag: "Mismatch",
+      message: "p1#4 holds permits with fence 11, but the store granted its holder fence 12"
+    })
+    expect(PermitGrant.check("p1#4", undefined, undefined)).toEqual({
+      _tag: "Mismatch",
+      message: "p1#4 holds permits with fence undefined, but the store granted its holder none"
+    })
+  })
 })
