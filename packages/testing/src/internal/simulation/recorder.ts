@@ -5,7 +5,6 @@
  *
  * @internal
  */
-import type * as PermitGrant from "@leasehold/core/simulation/PermitGrant"
 import * as Recording from "@leasehold/core/simulation/Recording"
 import type * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
 import type { Lease, LockError } from "@leasehold/lock"
@@ -18,24 +17,19 @@ import type * as Simulation from "../../Simulation.js"
 import { type LateLog, makeLateLog } from "./lateDelivery.js"
 import type { Timeline } from "./timeline.js"
 
-/** @internal */
-export interface Recorder {
-  readonly sections: Array<Simulation.SectionRecord>
-  readonly writes: Array<Simulation.WriteRecord>
-  readonly faults: Array<Simulation.FaultRecord>
-  readonly steals: Array<Simulation.StealRecord>
-  readonly reservations: Array<Simulation.ReservationRecord>
-  /** What the store granted each semaphore holder, by holder name. */
-  readonly permitGrants: Map<string, PermitGrant.PermitGrant>
+/**
+ * The core's records of a run (read by the run when it ends), and the notes the sections take from their fibers.
+ *
+ * @internal
+ */
+export interface Recorder extends
+  Pick<
+    Recording.Recording,
+    "sections" | "writes" | "faults" | "steals" | "reservations" | "permitGrants" | "newSection"
+  >
+{
   /** Every write the processes applied, and the held ones as they were delivered. */
   readonly late: LateLog
-  /** A new record of a use, not yet started. */
-  readonly newSection: (
-    index: number,
-    process: string,
-    name: string,
-    api: Simulation.SectionRecord["api"]
-  ) => Simulation.SectionRecord
   /**
    * A write at the start, then `count` steps of `stepMs` each ending in a write. Under `permits` of a semaphore, the
    * writes go to no fenced resource. `between(k)` runs after write `k` but the last, before the step's wait.
