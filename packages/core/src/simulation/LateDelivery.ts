@@ -78,6 +78,18 @@ export interface Delivered {
 }
 
 /**
+ * What the store answered a held write that it applied, as a delivery shows it: the answer's tag (`Renewed`, `Lost`,
+ * `Released`, `NotHeld`, ...), or `answered` for an answer without one. A call that failed shows as `failed`.
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const outcomeOfAnswer = (answer: unknown): string => {
+  const value = answer as { readonly _tag?: unknown } | undefined
+  return typeof value?._tag === "string" ? value._tag : "answered"
+}
+
+/**
  * The log of one run.
  *
  * @since 0.2.0

@@ -56,6 +56,15 @@ describe("SectionRecord", () => {
   })
 })
 
+describe("LateDelivery.outcomeOfAnswer", () => {
+  it("shows an answer by its tag, and one without a tag as answered", () => {
+    expect(LateDelivery.outcomeOfAnswer({ _tag: "Renewed", record: {} })).toBe("Renewed")
+    expect(LateDelivery.outcomeOfAnswer({ _tag: 3 })).toBe("answered")
+    expect(LateDelivery.outcomeOfAnswer(undefined)).toBe("answered")
+    expect(LateDelivery.outcomeOfAnswer({ name: "a" })).toBe("answered")
+  })
+})
+
 describe("LateDelivery.makeLog", () => {
   it("a delivery names what its sender wrote to the same name after sending it, and nothing else", () => {
     const log = LateDelivery.makeLog()

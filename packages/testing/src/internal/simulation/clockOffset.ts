@@ -3,13 +3,14 @@
  *
  * @internal
  */
+import * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
 /** @internal */
 export const withClockOffset = (offsetMs: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.clockWith((base) => {
-    const wall = () => base.unsafeCurrentTimeMillis() + offsetMs
+    const wall = () => ProcessClock.skewMillis(base.unsafeCurrentTimeMillis(), offsetMs)
     const skewed: Clock.Clock = {
       [Clock.ClockTypeId]: Clock.ClockTypeId,
       unsafeCurrentTimeMillis: wall,

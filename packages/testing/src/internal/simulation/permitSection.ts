@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import * as PermitGrant from "@leasehold/core/simulation/PermitGrant"
 import { type Permits, Semaphore } from "@leasehold/lock"
 import * as Effect from "effect/Effect"
 import type * as Simulation from "../../Simulation.js"
@@ -30,13 +31,10 @@ export const permitSection = (
   // Under withPermits the section never sees its handle: its fence is the one the store granted its holder.
   const body = (held: Permits.Permits | undefined) =>
     Effect.suspend(() => {
-      const grant = recorder.permitGrants.get(lockOptions.holder ?? "")
-      if (grant === undefined || (held !== undefined && held.fence !== grant.fence)) {
-        return Effect.dieMessage(
-          `${spec.process}#${index} holds permits with fence ${held?.fence}, but the store granted its holder ` +
-            (grant === undefined ? "none" : `fence ${grant.fence}`)
-        )
-      }
+      const granted = recorder.permitGrants.get(lockOptions.holder ?? "")
+      const checked = PermitGrant.check(`${spec.process}#${index}`, held?.fence, granted)
+      if (checked._tag === "Mismatch") return Effect.dieMessage(checked.message)
+      const { grant } = checked
       record.fence = grant.fence
       record.tookOver = grant.tookOver
       record.start = timeline.now

@@ -5,8 +5,8 @@
  *
  * @internal
  */
-import * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
-import * as WriteRecord from "@leasehold/core/simulation/WriteRecord"
+import * as Recording from "@leasehold/core/simulation/Recording"
+import type * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
 import type { Lease, LockError } from "@leasehold/lock"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -15,27 +15,21 @@ import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
 import { type LateLog, makeLateLog } from "./lateDelivery.js"
-import type { PermitGrant } from "./permitGrants.js"
 import type { Timeline } from "./timeline.js"
 
-/** @internal */
-export interface Recorder {
-  readonly sections: Array<Simulation.SectionRecord>
-  readonly writes: Array<Simulation.WriteRecord>
-  readonly faults: Array<Simulation.FaultRecord>
-  readonly steals: Array<Simulation.StealRecord>
-  readonly reservations: Array<Simulation.ReservationRecord>
-  /** What the store granted each semaphore holder, by holder name. */
-  readonly permitGrants: Map<string, PermitGrant>
+/**
+ * The core's records of a run (read by the run when it ends), and the notes the sections take from their fibers.
+ *
+ * @internal
+ */
+export interface Recorder extends
+  Pick<
+    Recording.Recording,
+    "sections" | "writes" | "faults" | "steals" | "reservations" | "permitGrants" | "newSection"
+  >
+{
   /** Every write the processes applied, and the held ones as they were delivered. */
   readonly late: LateLog
-  /** A new record of a use, not yet started. */
-  readonly newSection: (
-    index: number,
-    process: string,
-    name: string,
-    api: Simulation.SectionRecord["api"]
-  ) => Simulation.SectionRecord
   /**
    * A write at the start, then `count` steps of `stepMs` each ending in a write. Under `permits` of a semaphore, the
    * writes go to no fenced resource. `between(k)` runs after write `k` but the last, before the step's wait.
@@ -70,20 +64,13 @@ export interface Held {
   readonly lost: Effect.Effect<never, LockError.LockLost>
 }
 
-const recordExit = (record: Simulation.SectionRecord, exit: Exit.Exit<unknown, unknown>): void => {
-  if (Exit.isSuccess(exit)) {
-    record.outcome = "completed"
-    return
-  }
+/** How a use ended, as the core records it. */
+const endingOf = (exit: Exit.Exit<unknown, unknown>): Recording.Ending => {
+  if (Exit.isSuccess(exit)) return { _tag: "Completed" }
   const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure)) {
-    SectionRecord.failWith(record, failure.value as SectionRecord.ErrorFields)
-  } else if (Cause.isDie(exit.cause)) {
-    record.outcome = "defect"
-    record.detail = Cause.pretty(exit.cause)
-  } else {
-    record.outcome = "interrupted"
-  }
+  if (Option.isSome(failure)) return { _tag: "Failed", error: failure.value as SectionRecord.ErrorFields }
+  if (Cause.isDie(exit.cause)) return { _tag: "Died", detail: Cause.pretty(exit.cause) }
+  return { _tag: "Interrupted" }
 }
 
 /**
@@ -92,25 +79,21 @@ const recordExit = (record: Simulation.SectionRecord, exit: Exit.Exit<unknown, u
  * @internal
  */
 export const makeRecorder = (timeline: Timeline): Recorder => {
-  const log = WriteRecord.makeLog()
-  const sections: Array<Simulation.SectionRecord> = []
+  const recording = Recording.make(timeline)
+  const { faults, newSection, permitGrants, reservations, sections, steals, writes } = recording
 
   const write = (name: string, fence: number, section: number, by: number, permits: number | undefined) =>
-    Effect.sync(() => log.write(timeline.now, name, fence, section, by, permits))
+    Effect.sync(() => recording.write(name, fence, section, by, permits))
 
   return {
     sections,
-    writes: log.writes,
-    faults: [],
-    steals: [],
-    reservations: [],
-    permitGrants: new Map(),
+    writes,
+    faults,
+    steals,
+    reservations,
+    permitGrants,
     late: makeLateLog(timeline),
-    newSection: (index, process, name, api) => {
-      const record = SectionRecord.make(index, process, name, api)
-      sections.push(record)
-      return record
-    },
+    newSection,
     steps: (name, fence, section, by, count, stepMs, permits, between) =>
       Effect.gen(function*() {
         yield* write(name, fence, section, by, permits)
@@ -120,31 +103,17 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
           yield* write(name, fence, section, by, permits)
         }
       }),
-    requested: (record) =>
-      Effect.sync(() => {
-        record.requestedAt = timeline.now
-      }),
+    requested: (record) => Effect.sync(() => recording.requested(record)),
     endWith: (record, lease) =>
-      Effect.flatMap(lease.status, (status) =>
-        Effect.sync(() => {
-          record.end = timeline.now
-          record.leaseStatus = SectionRecord.describeStatus(status)
-        })),
+      Effect.flatMap(lease.status, (status) => Effect.sync(() => recording.ended(record, status))),
     watchLoss: (record, lease, daemons) =>
       Effect.flatMap(
-        Effect.forkDaemon(Effect.catchAll(lease.lost, () =>
-          Effect.sync(() => {
-            record.lostAt ??= timeline.now
-          }))),
+        Effect.forkDaemon(Effect.catchAll(lease.lost, () => Effect.sync(() => recording.lost(record)))),
         (fiber) =>
           Effect.sync(() => {
             daemons.push(fiber)
           })
       ),
-    outcomeOf: (record) => (exit) =>
-      Effect.sync(() => {
-        record.finishedAt = timeline.now
-        recordExit(record, exit)
-      })
+    outcomeOf: (record) => (exit) => Effect.sync(() => recording.finished(record, endingOf(exit)))
   }
 }

@@ -1,12 +1,16 @@
 /**
- * A discrete-event timeline for simulations: one true clock, timers, a synchronous scheduler, and per-process clocks
- * (wall clock offset, unskewed monotonic clock) and pause gates.
+ * A discrete-event timeline for simulations, on the Effect side: the core's timeline with a scheduler that queues the
+ * fibers' tasks on it and sleeps on its timers, pause gates a fiber passes, and per-process clocks as Effect clocks
+ * over the core's readings (wall clock offset, unskewed monotonic clock).
  *
  * The simulation runs its fibers on a `SyncScheduler`; the driver runs every ready fiber until none is left, then
  * moves time to the next timer. No real time passes, and the order of events is a function of the program alone.
  *
  * @internal
  */
+import * as SimGate from "@leasehold/core/simulation/Gate"
+import * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
+import * as SimTimeline from "@leasehold/core/simulation/Timeline"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -14,15 +18,12 @@ import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Scheduler from "effect/Scheduler"
 
-/** Epoch ms of true time 0: fences of new names start from the clock, so start from a realistic one. */
-export const epochMs = 1_700_000_000_000
-
-/** A FIFO scheduler the driver flushes: fibers run only inside `flush`, never on the host's event loop. */
+/** A FIFO scheduler the driver flushes: fibers run only inside the timeline's flush, never on the host's event loop. */
 class DriverScheduler implements Scheduler.Scheduler {
-  private tasks: Array<Scheduler.Task> = []
+  constructor(private readonly timeline: SimTimeline.Timeline) {}
 
   scheduleTask(task: Scheduler.Task): void {
-    this.tasks.push(task)
+    this.timeline.enqueue(task)
   }
 
   shouldYield(fiber: Fiber.RuntimeFiber<unknown, unknown>): number | false {
@@ -30,52 +31,11 @@ class DriverScheduler implements Scheduler.Scheduler {
       ? fiber.getFiberRef(FiberRef.currentSchedulingPriority)
       : false
   }
-
-  flush(): void {
-    for (let i = 0; i < this.tasks.length; i++) this.tasks[i]!()
-    this.tasks = []
-  }
-}
-
-interface Timer {
-  readonly at: number
-  readonly seq: number
-  readonly fire: () => void
-  cancelled: boolean
 }
 
 /** @internal */
-export class Timeline {
-  now = 0
-  readonly scheduler = new DriverScheduler()
-  private timers: Array<Timer> = []
-  private seq = 0
-
-  schedule(at: number, fire: () => void): () => void {
-    const timer: Timer = { at: Math.max(at, this.now), seq: this.seq++, fire, cancelled: false }
-    // Keep timers sorted by (at, seq); few timers are live at once, so insertion is cheap.
-    let i = this.timers.length
-    while (i > 0 && this.timers[i - 1]!.at > timer.at) i--
-    this.timers.splice(i, 0, timer)
-    return () => {
-      timer.cancelled = true
-    }
-  }
-
-  /** Runs ready fibers, then timers in order, until `until` or no timer is left. */
-  runUntil(until: number, isDone: () => boolean = () => false): void {
-    this.scheduler.flush()
-    while (!isDone()) {
-      const next = this.timers[0]
-      if (next === undefined || next.at > until) break
-      this.timers.shift()
-      if (next.cancelled) continue
-      this.now = next.at
-      next.fire()
-      this.scheduler.flush()
-    }
-    if (this.now < until && !isDone() && Number.isFinite(until)) this.now = until
-  }
+export class Timeline extends SimTimeline.Timeline {
+  readonly scheduler = new DriverScheduler(this)
 
   /** A sleep on the true timeline. */
   sleep(ms: number): Effect.Effect<void> {
@@ -87,39 +47,21 @@ export class Timeline {
 }
 
 /** Whether a process runs; paused processes block at their gate. */
-export class Gate {
-  private paused = false
-  private waiters: Array<() => void> = []
-
+export class Gate extends SimGate.Gate {
   readonly pass: Effect.Effect<void> = Effect.suspend(() =>
     this.paused ?
       Effect.async<void>((resume) => {
-        const waiter = () => resume(Effect.void)
-        this.waiters.push(waiter)
-        return Effect.sync(() => {
-          const i = this.waiters.indexOf(waiter)
-          if (i >= 0) this.waiters.splice(i, 1)
-        })
+        const withdraw = this.wait(() => resume(Effect.void))
+        return Effect.sync(withdraw)
       }) :
       Effect.void
   )
-
-  pause(): void {
-    this.paused = true
-  }
-
-  resume(): void {
-    this.paused = false
-    const waiters = this.waiters
-    this.waiters = []
-    for (const waiter of waiters) waiter()
-  }
 }
 
 /**
- * A process's clock: wall time = true time + the offset at that true time (constant, or stepping: jumps and freezes);
- * monotonic time unskewed; every sleep wakes on the true timeline and then waits at the process's gate, as timers of
- * a paused process fire late.
+ * A process's clock: the core's readings of its wall time (true time + the offset at that true time) and monotonic
+ * time (unskewed); every sleep wakes on the true timeline and then waits at the process's gate, as timers of a paused
+ * process fire late.
  *
  * @internal
  */
@@ -128,16 +70,14 @@ export const processClock = (
   offsetMs: number | ((now: number) => number),
   gate: Gate
 ): Clock.Clock => {
-  const offsetAt = typeof offsetMs === "number" ? () => offsetMs : offsetMs
-  const wall = () => epochMs + timeline.now + offsetAt(timeline.now)
-  // Sleeps may be fractional milliseconds (e.g. lease / 3): keep the nanosecond clock an integer.
-  const mono = () => BigInt(epochMs) * 1_000_000n + BigInt(Math.round(timeline.now * 1_000_000))
+  const { monotonicNanos, wallMillis } = ProcessClock.make(timeline, offsetMs)
   return {
     [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: wall,
-    currentTimeMillis: Effect.sync(wall),
-    unsafeCurrentTimeNanos: mono,
-    currentTimeNanos: Effect.sync(mono),
+    unsafeCurrentTimeMillis: wallMillis,
+    currentTimeMillis: Effect.sync(wallMillis),
+    // Effect 3 has one nanosecond clock: it stays unskewed, as a monotonic clock.
+    unsafeCurrentTimeNanos: monotonicNanos,
+    currentTimeNanos: Effect.sync(monotonicNanos),
     sleep: (duration: Duration.Duration) =>
       Effect.zipRight(timeline.sleep(Math.max(0, Duration.toMillis(duration))), gate.pass)
   }

@@ -4,14 +4,15 @@
  *
  * @internal
  */
+import * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
 /** @internal */
 export const withClockOffset = (offsetMs: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.clockWith((base) => {
-    const wall = () => base.currentTimeMillisUnsafe() + offsetMs
-    const wallNanos = () => base.currentTimeNanosUnsafe() + BigInt(Math.round(offsetMs * 1_000_000))
+    const wall = () => ProcessClock.skewMillis(base.currentTimeMillisUnsafe(), offsetMs)
+    const wallNanos = () => ProcessClock.skewNanos(base.currentTimeNanosUnsafe(), offsetMs)
     const skewed: Clock.Clock = {
       currentTimeMillisUnsafe: wall,
       currentTimeMillis: Effect.sync(wall),

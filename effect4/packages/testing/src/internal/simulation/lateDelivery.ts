@@ -13,11 +13,8 @@ import * as Exit from "effect/Exit"
 import type * as FaultyStore from "../../FaultyStore.js"
 import type { Timeline } from "./timeline.js"
 
-const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
-  if (Exit.isFailure(exit)) return "failed"
-  const value = exit.value as { readonly _tag?: unknown } | undefined
-  return typeof value?._tag === "string" ? value._tag : "answered"
-}
+const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string =>
+  Exit.isFailure(exit) ? "failed" : LateDelivery.outcomeOfAnswer(exit.value)
 
 /** @internal */
 export interface LateLog {

@@ -5,32 +5,24 @@
  *
  * @internal
  */
+import * as PermitGrant from "@leasehold/core/simulation/PermitGrant"
 import type { LockStore } from "@leasehold/lock"
 import * as Effect from "effect/Effect"
-
-/**
- * The last acquiring write the store applied for a holder.
- *
- * @internal
- */
-export interface PermitGrant {
-  readonly fence: number
-  /** Permits of holders whose leases were over that the write removed. */
-  readonly tookOver: number
-}
 
 /**
  * `backing` recording into `grants`, by holder (each section acquires under a holder name of its own).
  *
  * @internal
  */
-export const recording = (backing: LockStore.LockStore, grants: Map<string, PermitGrant>): LockStore.LockStore => ({
+export const recording = (
+  backing: LockStore.LockStore,
+  grants: Map<string, PermitGrant.PermitGrant>
+): LockStore.LockStore => ({
   ...backing,
   tryAcquirePermits: (request) =>
     Effect.tap(backing.tryAcquirePermits(request), (result) =>
       Effect.sync(() => {
-        if (result._tag !== "Acquired") return
-        const tookOver = request.expired.reduce((sum, entry) => sum + entry.permits, 0)
-        grants.set(request.holder, { fence: result.record.fence, tookOver })
+        const grant = PermitGrant.ofAnswer(request, result)
+        if (grant !== undefined) grants.set(request.holder, grant)
       }))
 })

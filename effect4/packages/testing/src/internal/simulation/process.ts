@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import * as SimGate from "@leasehold/core/simulation/Gate"
 import * as WallClock from "@leasehold/core/simulation/WallClock"
 import { LockStore } from "@leasehold/lock"
 import type * as Clock from "effect/Clock"
@@ -36,10 +37,7 @@ export const makeProcesses = (
   const plan = FaultyStore.fromList(schedule.faults)
   return new Map(schedule.processes.map((spec) => {
     const gate = new Gate()
-    for (const pause of spec.pauses) {
-      timeline.schedule(pause.at, () => gate.pause())
-      timeline.schedule(pause.at + pause.ms, () => gate.resume())
-    }
+    SimGate.closeDuring(gate, spec.pauses, timeline)
     const clock = processClock(timeline, WallClock.offsetOf(spec), gate)
     const recorded = Reservations.recording(
       PermitGrants.recording(backing, recorder.permitGrants),

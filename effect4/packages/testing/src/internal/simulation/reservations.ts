@@ -5,6 +5,7 @@
  * @internal
  */
 import type * as History from "@leasehold/core/simulation/History"
+import * as Reservations from "@leasehold/core/simulation/Reservations"
 import type { LockStore } from "@leasehold/lock"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -31,20 +32,16 @@ export const recording = (
   reserve: (request) =>
     Effect.tap(backing.reserve(request), (result) =>
       Effect.sync(() => {
-        if (result._tag !== "Reserved") return
-        const { name, owner, reserveMs } = request
-        const reservedUntil = result.record.reservedUntil
-        records.push({ kind: "reserved", at: timeline.now, process, name, owner, reservedUntil, reserveMs })
+        const record = Reservations.reserved(timeline.now, process, request, result)
+        if (record !== undefined) records.push(record)
       })),
   tryAcquire: (request) =>
     Effect.tap(backing.tryAcquire(request), (result) =>
-      Effect.clockWith((used) => {
-        const current = result._tag === "Conflict" ? result.current : undefined
-        if (current === undefined || current.owner !== undefined || current.reservedBy === undefined) return Effect.void
-        if (used.currentTimeMillisUnsafe() !== clock.currentTimeMillisUnsafe()) return Effect.void
-        const { name, reservedBy: owner, reservedUntil } = current
-        return Effect.sync(() => {
-          records.push({ kind: "refused", at: timeline.now, process, name, owner, reservedUntil, reserveMs: 0 })
+      Effect.clockWith((used) =>
+        Effect.sync(() => {
+          const judgedNow = used.currentTimeMillisUnsafe() === clock.currentTimeMillisUnsafe()
+          const record = Reservations.refused(timeline.now, process, result, judgedNow)
+          if (record !== undefined) records.push(record)
         })
-      }))
+      ))
 })
