@@ -15,6 +15,7 @@
  * @internal
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb"
+import * as RequestAttempt from "@leasehold/core/dynamodb/RequestAttempt"
 import * as Retry from "@leasehold/core/dynamodb/Retry"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 import { isBackgroundClock } from "@leasehold/lock/LockStore"
@@ -42,14 +43,11 @@ export interface Transport {
 }
 
 /**
- * The requests in flight of one store, and whether its scope has closed.
+ * The requests in flight of one store, and whether its scope has closed (the core's `RequestAttempt.Lifetime`).
  *
  * @internal
  */
-export interface Lifetime {
-  closed: boolean
-  readonly inFlight: Set<AbortController>
-}
+export type Lifetime = RequestAttempt.Lifetime
 
 /**
  * A store's lifetime, which ends with the scope: its requests in flight are aborted (their calls fail, not retried),
@@ -58,13 +56,8 @@ export interface Lifetime {
  * @internal
  */
 export const makeLifetime: Effect.Effect<Lifetime, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.sync((): Lifetime => ({ closed: false, inFlight: new Set() })),
-  (lifetime) =>
-    Effect.sync(() => {
-      lifetime.closed = true
-      for (const controller of lifetime.inFlight) controller.abort()
-      lifetime.inFlight.clear()
-    })
+  Effect.sync(RequestAttempt.makeLifetime),
+  (lifetime) => Effect.sync(() => RequestAttempt.end(lifetime))
 )
 
 /** @internal */
@@ -192,12 +185,6 @@ export const send = <Out>(transport: Transport, call: Call, attempt: Attempt<Out
 
 type Probe = <C extends Probeable>(command: C) => C
 
-/** Lets a background call's timer fire while the process lives on for other reasons, without keeping it alive. */
-const unref = (timer: ReturnType<typeof setTimeout>) => {
-  // Outside Node (a browser, a worker) a timer is a number and holds nothing open anyway.
-  if (typeof timer === "object" && typeof timer.unref === "function") timer.unref()
-}
-
 const closedError = (transport: Transport, call: Call, inFlight: boolean) =>
   new LockStoreError({
     operation: call.operation,
@@ -243,66 +230,33 @@ const sendWith = <Out>(
   earlierMayHaveApplied = false
 ): Effect.Effect<Response<Out>, LockStoreError> =>
   Effect.callback<Response<Out>, LockStoreError>((resume) => {
-    const lifetime = transport.lifetime
-    if (lifetime?.closed === true) {
-      resume(Effect.fail(closedError(transport, call, false)))
-      return
-    }
-    // One controller per attempt: the timer, an interruption and the store's end all abort the request in flight.
-    const controller = new AbortController()
-    lifetime?.inFlight.add(controller)
-    let timedOut = false
-    let settled = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      controller.abort()
-    }, Retry.timerMs(transport.requestTimeoutMs))
-    if (background) unref(timer)
-    const settle = () => {
-      settled = true
-      clearTimeout(timer)
-      lifetime?.inFlight.delete(controller)
-    }
-    let promise: Promise<Out>
-    try {
-      promise = attempt(probe, controller.signal)
-    } catch (error) {
-      promise = Promise.reject(error)
-    }
-    promise.then(
-      (output) => {
-        if (settled) return
-        settle()
-        resume(Effect.succeed({ _tag: "Ok", output, attempts }))
-      },
-      (cause: unknown) => {
-        if (settled) return
-        settle()
-        const error = timedOut ? new Failure.RequestTimedOut(transport.requestTimeoutMs) : cause
-        if (Failure.isConditionalCheckFailed(error)) {
-          resume(Effect.succeed({
-            _tag: "ConditionFailed",
-            item: (error.Item ?? undefined) as Record<string, AttributeValue> | undefined,
-            attempts
-          }))
-        } else if (lifetime?.closed === true) {
-          resume(Effect.fail(closedError(transport, call, true)))
-        } else if (Retry.retries(attempts, transport.maxRetries, error, call.reportsUnknownOutcomes === true)) {
-          const mayHaveApplied = earlierMayHaveApplied || Failure.mayHaveApplied(error)
-          resume(
-            Effect.andThen(
-              backoff(transport, attempts + 1, background),
-              sendWith(transport, call, attempt, probe, background, attempts + 1, mayHaveApplied)
+    const cancel = RequestAttempt.run(
+      transport,
+      { attempts, earlierMayHaveApplied, reportsUnknownOutcomes: call.reportsUnknownOutcomes === true, background },
+      (signal) => attempt(probe, signal),
+      (outcome) => {
+        switch (outcome._tag) {
+          case "Ok":
+            return resume(Effect.succeed({ _tag: "Ok", output: outcome.output, attempts }))
+          case "ConditionFailed":
+            return resume(Effect.succeed({
+              _tag: "ConditionFailed",
+              item: outcome.item as Record<string, AttributeValue> | undefined,
+              attempts
+            }))
+          case "Closed":
+            return resume(Effect.fail(closedError(transport, call, outcome.inFlight)))
+          case "Retry":
+            return resume(
+              Effect.andThen(
+                backoff(transport, attempts + 1, background),
+                sendWith(transport, call, attempt, probe, background, attempts + 1, outcome.mayHaveApplied)
+              )
             )
-          )
-        } else {
-          resume(fail(transport, call, error, attempts, earlierMayHaveApplied))
+          case "Fail":
+            return resume(fail(transport, call, outcome.error, attempts, earlierMayHaveApplied))
         }
       }
     )
-    return Effect.sync(() => {
-      if (settled) return
-      settle()
-      controller.abort()
-    })
+    return Effect.sync(cancel)
   })
