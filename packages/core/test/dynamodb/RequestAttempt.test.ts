@@ -124,7 +124,7 @@ describe("RequestAttempt.run", () => {
   it("turns a synchronous throw into a failure, and settles nothing after an interruption", async () => {
     const outcomes: Array<RequestAttempt.Outcome<string>> = []
     const invalid = sdkError("ValidationException")
-    RequestAttempt.run(plan, first, () => {
+    RequestAttempt.run<string>(plan, first, () => {
       throw invalid
     }, (outcome) => outcomes.push(outcome))
     await vi.runAllTimersAsync()

@@ -12,6 +12,7 @@
  * @internal
  */
 import * as ClockSkew from "@leasehold/core/dynamodb/ClockSkew"
+import * as SkewMonitor from "@leasehold/core/dynamodb/SkewMonitor"
 import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
 import type * as Clock from "effect/Clock"
 import type * as TestClock from "effect/TestClock"
@@ -53,44 +54,29 @@ export const isTestClock = (clock: Clock.Clock): boolean => {
 }
 
 /**
- * The latest estimate of one store. A mutable cell rather than a `Ref`: it is written from the SDK's middleware,
- * outside any fiber, and a lost update between concurrent responses only means keeping one of two recent estimates.
+ * The latest estimate of one store (the core's `SkewMonitor`).
  *
  * @internal
  */
-export interface Monitor {
-  readonly current: () => ClockSkew.Estimate | undefined
-  /**
-   * How far the store's clock reads from the system clock now, for `observe`'s `offset`; `undefined` for a real
-   * clock, whose requests read the server's `Date` as it is.
-   */
-  readonly offset: (() => number) | undefined
-  readonly observe: (
-    sentAt: number,
-    receivedAt: number,
-    receivedAtMonotonic: number,
-    dateHeader: string | undefined,
-    offset?: ClockSkew.ServerOffset
-  ) => ClockSkew.Estimate | undefined
-}
+export type Monitor = SkewMonitor.Monitor
 
 /**
  * A monitor for a store built with `clock` (see the module's notes on a `TestClock`).
  *
  * @internal
  */
-export const makeMonitor = (clock: Clock.Clock): Monitor => {
-  let latest: ClockSkew.Estimate | undefined
-  return {
-    current: () => latest,
-    offset: isTestClock(clock) ? () => clock.unsafeCurrentTimeMillis() - Date.now() : undefined,
-    observe: (sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset) => {
-      const estimate = ClockSkew.measure(sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset)
-      if (estimate !== undefined) latest = estimate
-      return estimate
-    }
-  }
-}
+export const makeMonitor = (clock: Clock.Clock): Monitor =>
+  SkewMonitor.make(isTestClock(clock) ? () => clock.unsafeCurrentTimeMillis() : undefined)
+
+/**
+ * How the core's probe reads a request's clock.
+ *
+ * @internal
+ */
+export const clockReads = (clock: Clock.Clock): SkewMonitor.ClockReads => ({
+  wallMillis: () => clock.unsafeCurrentTimeMillis(),
+  monotonicMillis: () => monotonicMillis(clock)
+})
 
 /**
  * Whether the store's estimate already allows a takeover by the wall clock at `now`, read against the request's

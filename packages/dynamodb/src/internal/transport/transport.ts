@@ -17,6 +17,7 @@
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as RequestAttempt from "@leasehold/core/dynamodb/RequestAttempt"
 import * as Retry from "@leasehold/core/dynamodb/Retry"
+import * as SkewMonitor from "@leasehold/core/dynamodb/SkewMonitor"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 import { isBackgroundClock } from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
@@ -83,34 +84,8 @@ export type Response<Out> =
     readonly attempts: number
   }
 
-/**
- * A handler of the SDK's deserialize step, as the probe sees it: it passes the arguments on untouched, and reads
- * only the raw HTTP response of the result (see `DeserializeResult`).
- */
-type Handler = (args: never) => Promise<unknown>
-
-/** What the probe reads of a deserialize step's result: the raw response, when the step produced one. */
-interface DeserializeResult {
-  readonly response?: { readonly headers?: unknown } | undefined
-}
-
-/**
- * The structural part of an SDK command we touch: its own middleware stack, which the SDK merges with the client's
- * on send. Adding to it never changes the client, which may be the user's.
- *
- * @internal
- */
-export interface Probeable {
-  readonly middlewareStack: {
-    add(
-      middleware: (next: Handler, context: unknown) => Handler,
-      options: { readonly step: "deserialize"; readonly name: string; readonly priority: "low" }
-    ): void
-  }
-}
-
 /** @internal */
-export type Attempt<Out> = (probe: <C extends Probeable>(command: C) => C, signal: AbortSignal) => Promise<Out>
+export type Attempt<Out> = (probe: SkewMonitor.Probe, signal: AbortSignal) => Promise<Out>
 
 // Timeouts and backoff are about real time on the wire, not about lease time: they run on the live clock even when a
 // test drives the fiber's clock with TestClock (a request in flight during `TestClock.adjust` must not time out, and a
@@ -118,52 +93,8 @@ export type Attempt<Out> = (probe: <C extends Probeable>(command: C) => C, signa
 /** @internal */
 export const liveClock = Clock.make()
 
-const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" } as const
-
-const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
-  const offset = skew.offset
-  // Low priority in the deserialize step puts this next to the HTTP handler, inside the SDK's deserializer: it sees
-  // the raw response of every attempt, including the ones the deserializer turns into errors.
-  const middleware = (next: Handler) => async (args: never) => {
-    const sentAt = clock.unsafeCurrentTimeMillis()
-    const sentOffset = offset === undefined ? 0 : offset()
-    const result = await next(args)
-    skew.observe(
-      sentAt,
-      clock.unsafeCurrentTimeMillis(),
-      ClockSkew.monotonicMillis(clock),
-      Retry.headerOf((result as DeserializeResult | undefined)?.response?.headers, "date"),
-      offset === undefined ? undefined : { sent: sentOffset, received: offset() }
-    )
-    return result
-  }
-  return <C extends Probeable>(command: C): C => {
-    command.middlewareStack.add(middleware, probeOptions)
-    return command
-  }
-}
-
-/**
- * The probe of a monitor for a clock, made once per pair: every request of a fiber that keeps its clock (nearly all
- * of them) reuses it instead of building its closures again.
- */
-const probes = new WeakMap<ClockSkew.Monitor, WeakMap<Clock.Clock, <C extends Probeable>(command: C) => C>>()
-
-const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
-  let byClock = probes.get(skew)
-  if (byClock === undefined) {
-    byClock = new WeakMap()
-    probes.set(skew, byClock)
-  }
-  let probe = byClock.get(clock)
-  if (probe === undefined) {
-    probe = makeProbe(skew, clock)
-    byClock.set(clock, probe)
-  }
-  return probe
-}
-
-const identity = <C extends Probeable>(command: C): C => command
+/** The clock-skew probe of a monitor for a fiber's clock, made once per pair. */
+const installProbe = SkewMonitor.probeCache(ClockSkew.clockReads)
 
 /**
  * Sends one request (a fresh command per attempt, built by `attempt`). `clock` is the fiber's, for the skew samples
@@ -178,12 +109,10 @@ export const send = <Out>(transport: Transport, call: Call, attempt: Attempt<Out
 > => {
   const skew = transport.skew
   const background = clock !== undefined && isBackgroundClock(clock)
-  if (skew === undefined) return sendWith(transport, call, attempt, identity, background)
+  if (skew === undefined) return sendWith(transport, call, attempt, SkewMonitor.noProbe, background)
   if (clock !== undefined) return sendWith(transport, call, attempt, installProbe(skew, clock), background)
   return Effect.clockWith((clock) => sendWith(transport, call, attempt, installProbe(skew, clock), false))
 }
-
-type Probe = <C extends Probeable>(command: C) => C
 
 const closedError = (transport: Transport, call: Call, inFlight: boolean) =>
   new LockStoreError({
@@ -224,7 +153,7 @@ const sendWith = <Out>(
   transport: Transport,
   call: Call,
   attempt: Attempt<Out>,
-  probe: Probe,
+  probe: SkewMonitor.Probe,
   background: boolean,
   attempts = 1,
   earlierMayHaveApplied = false
