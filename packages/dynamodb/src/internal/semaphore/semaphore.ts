@@ -6,6 +6,7 @@
  * @internal
  */
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as LockExpressions from "@leasehold/core/dynamodb/LockExpressions"
 import * as SemaphoreExpressions from "@leasehold/core/dynamodb/SemaphoreExpressions"
 import * as SemaphoreWrites from "@leasehold/core/dynamodb/SemaphoreWrites"
@@ -15,7 +16,6 @@ import type { SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 import * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Calls from "../store/calls.js"
 import * as StoreContext from "../store/storeContext.js"
 import * as SemaphoreAcquire from "./semaphoreAcquire.js"
 

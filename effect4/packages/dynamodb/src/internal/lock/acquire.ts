@@ -5,6 +5,7 @@
  * @internal
  */
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as Failure from "@leasehold/core/dynamodb/Failure"
 import * as LockRequests from "@leasehold/core/dynamodb/LockRequests"
 import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
@@ -13,7 +14,6 @@ import { payloadProblem } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Calls from "../store/calls.js"
 import type * as StoreContext from "../store/storeContext.js"
 import * as ClockSkew from "../transport/clockSkew.js"
 

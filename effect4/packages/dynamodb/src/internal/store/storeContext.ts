@@ -19,6 +19,7 @@ import {
 } from "@aws-sdk/client-dynamodb"
 import * as Checked from "@leasehold/core/Checked"
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import type * as Keys from "@leasehold/core/dynamodb/Keys"
 import * as LockItem from "@leasehold/core/dynamodb/LockItem"
 import * as SemaphoreItem from "@leasehold/core/dynamodb/SemaphoreItem"
@@ -30,7 +31,6 @@ import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as ClockSkew from "../transport/clockSkew.js"
 import * as Transport from "../transport/transport.js"
-import * as Calls from "./calls.js"
 
 /** The operations that read an item: `inspect`, and those that read the holder after a failed condition. */
 type Reader = keyof typeof Calls.getItemCalls

@@ -15,6 +15,7 @@
  * @internal
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb"
+import type * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as RequestAttempt from "@leasehold/core/dynamodb/RequestAttempt"
 import * as Retry from "@leasehold/core/dynamodb/Retry"
 import * as SkewMonitor from "@leasehold/core/dynamodb/SkewMonitor"
@@ -61,17 +62,13 @@ export const makeLifetime: Effect.Effect<Lifetime, never, Scope.Scope> = Effect.
   (lifetime) => Effect.sync(() => RequestAttempt.end(lifetime))
 )
 
-/** @internal */
-export interface Call {
+/**
+ * One kind of request, as its errors name it (the core's `Calls.Call`, of a store operation).
+ *
+ * @internal
+ */
+export interface Call extends Calls.Call {
   readonly operation: StoreOperation
-  /** The DynamoDB action, e.g. "UpdateItem". */
-  readonly action: string
-  /**
-   * Set: an attempt that may have been applied (a timeout, a dropped connection, a server error) is reported, not
-   * retried here. An acquire must know of every write of its owner that may still land: it dates a lease that bears its
-   * owner from the earliest of them, and a retry here would hide one.
-   */
-  readonly reportsUnknownOutcomes?: true
 }
 
 /** @internal */
