@@ -13,7 +13,6 @@
  */
 import * as ClockSkew from "@leasehold/core/dynamodb/ClockSkew"
 import * as SkewMonitor from "@leasehold/core/dynamodb/SkewMonitor"
-import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
 import type * as Clock from "effect/Clock"
 import type * as TestClock from "effect/TestClock"
 
@@ -77,26 +76,3 @@ export const clockReads = (clock: Clock.Clock): SkewMonitor.ClockReads => ({
   wallMillis: () => clock.unsafeCurrentTimeMillis(),
   monotonicMillis: () => monotonicMillis(clock)
 })
-
-/**
- * Whether the store's estimate already allows a takeover by the wall clock at `now`, read against the request's
- * `clock` (the core's `TakeoverGuard.trusts`).
- *
- * @internal
- */
-export const trustsTakeover = (monitor: Monitor, maxClockSkewMs: number, now: number, clock: Clock.Clock): boolean =>
-  TakeoverGuard.trusts(monitor.current(), maxClockSkewMs, now, () => monotonicMillis(clock))
-
-/**
- * The guard's verdict on a takeover by the wall clock, after an attempt that took nothing over measured the clock:
- * the store's estimate judged at the request's `clock` now (the core's `TakeoverGuard.judge`).
- *
- * @internal
- */
-export const judgeTakeover = (monitor: Monitor, maxClockSkewMs: number, clock: Clock.Clock): TakeoverGuard.Verdict =>
-  TakeoverGuard.judge(
-    monitor.current(),
-    maxClockSkewMs,
-    () => clock.unsafeCurrentTimeMillis(),
-    () => monotonicMillis(clock)
-  )
