@@ -1,6 +1,7 @@
 /**
  * The estimate of this process's clock against DynamoDB's, kept per store and fed by every response's `Date` header
- * (the arithmetic is the core's `ClockSkew`).
+ * (the arithmetic is the core's `ClockSkew`; the estimate's cell and the probe that feeds it, its `SkewMonitor`). What
+ * stays here is how this line reads its clocks.
  *
  * The clock measured is the one each request runs with (the fiber's `Clock`). DynamoDB's `Date` is read on the clock
  * the store was built with: for a real clock, as it is. A `TestClock` is simulated time, which every fiber of the test
