@@ -110,3 +110,50 @@ export const released: LockProtocol.ReleaseResult = { _tag: "Released" }
  */
 export const releaseRetried = (current: SemaphoreRecord | undefined, owner: string): LockProtocol.ReleaseResult =>
   current === undefined || holderOf(current, owner) === undefined ? released : notHeld
+
+/**
+ * What a failed condition of a holder's write calls for: its answer, or a read of the semaphore's item
+ * (`ReadHolder`) to tell it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Conflict<A> = { readonly _tag: "Answer"; readonly result: A } | { readonly _tag: "ReadHolder" }
+
+const readHolder: Conflict<never> = { _tag: "ReadHolder" }
+
+const lostConflict: Conflict<LockProtocol.RenewResult> = { _tag: "Answer", result: lost }
+
+const notHeldConflict: Conflict<LockProtocol.ReleaseResult> = { _tag: "Answer", result: notHeld }
+
+/**
+ * A renew whose condition failed. An unordered renew fails only when the permits are gone (released, or removed as
+ * expired); an ordered one also when this renew (a retried request whose first attempt applied) or a newer one of
+ * the holder applied, which the item tells (`renewRead`).
+ *
+ * @since 0.2.0
+ * @category answers
+ */
+export const renewConflict = (request: SemaphoreProtocol.RenewPermitsRequest): Conflict<LockProtocol.RenewResult> =>
+  request.sequence === undefined ? lostConflict : readHolder
+
+/**
+ * An ordered renew's answer from the item that failed its condition (`undefined`: no item).
+ *
+ * @since 0.2.0
+ * @category answers
+ */
+export const renewRead = (
+  request: SemaphoreProtocol.RenewPermitsRequest,
+  current: SemaphoreRecord | undefined
+): LockProtocol.RenewResult => current === undefined ? lost : renewed(request, current, true)
+
+/**
+ * A release whose condition failed after `attempts` attempts: on the first, the holder is not there; on a retry, the
+ * earlier attempt may have removed it, which the item tells (`releaseRetried`).
+ *
+ * @since 0.2.0
+ * @category answers
+ */
+export const releaseConflict = (attempts: number): Conflict<LockProtocol.ReleaseResult> =>
+  attempts === 1 ? notHeldConflict : readHolder

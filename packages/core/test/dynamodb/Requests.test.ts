@@ -212,4 +212,18 @@ describe("semaphore writes", () => {
     expect(SemaphoreWrites.releaseRetried(semaphore, "me")).toBe(SemaphoreWrites.notHeld)
     expect(SemaphoreWrites.releaseRetried(semaphore, "gone")).toBe(SemaphoreWrites.released)
   })
+
+  it("answers a holder's failed condition at once, or reads the item where only it can tell", () => {
+    const renew = { name: "s", owner: "me", fence: 3, leaseMs: 10, sequence: 4 }
+    const { sequence: _, ...unordered } = renew
+    expect(SemaphoreWrites.renewConflict(unordered)).toEqual({ _tag: "Answer", result: SemaphoreWrites.lost })
+    expect(SemaphoreWrites.renewConflict(renew)).toEqual({ _tag: "ReadHolder" })
+    // The holder's item shows this very renew: a retried request whose first attempt applied.
+    expect(SemaphoreWrites.renewRead(renew, semaphore)._tag).toBe("Renewed")
+    expect(SemaphoreWrites.renewRead({ ...renew, sequence: 5 }, semaphore)).toBe(SemaphoreWrites.lost)
+    expect(SemaphoreWrites.renewRead(renew, undefined)).toBe(SemaphoreWrites.lost)
+    expect(SemaphoreWrites.releaseConflict(1)).toEqual({ _tag: "Answer", result: SemaphoreWrites.notHeld })
+    expect(SemaphoreWrites.releaseConflict(2)).toEqual({ _tag: "ReadHolder" })
+    expect(SemaphoreWrites.releaseRetried(undefined, "me")).toBe(SemaphoreWrites.released)
+  })
 })

@@ -6,9 +6,9 @@
  * @internal
  */
 import * as Checked from "@leasehold/core/Checked"
-import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
 import * as Listing from "@leasehold/core/dynamodb/Listing"
 import * as LockItem from "@leasehold/core/dynamodb/LockItem"
+import * as Pager from "@leasehold/core/dynamodb/Pager"
 import { LockStoreError } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
@@ -17,6 +17,8 @@ import * as Option from "effect/Option"
 import * as StoreContext from "../store/storeContext.js"
 
 const emptyPage: LockStore.ListPage = { records: [], cursor: undefined }
+
+const listPage = (page: Pager.Page<LockRecord>): LockStore.ListPage => ({ records: page.items, cursor: page.cursor })
 
 /** A cursor that is not one a page returned: refused before anything is sent. */
 const malformedCursor = (message: string) =>
@@ -34,26 +36,25 @@ const listByQuery = (context: StoreContext.StoreContext, sortKey: string, page: 
     const start = Listing.lockQueryStart(layout, sortKey, page)
     if (start._tag === "Malformed") return yield* malformedCursor(start.message)
     if (start._tag === "Done") return emptyPage
-    const records: Array<LockRecord> = []
-    let startKey: ItemMap | undefined = start.startKey
-    const condition = Listing.queryCondition(layout, sortKey, prefix)
+    const pager = Pager.query<LockRecord>(
+      context.tableName,
+      Listing.queryCondition(layout, sortKey, prefix),
+      limit,
+      start.startKey,
+      (record) => record.name
+    )
     while (true) {
-      const response = yield* context.query(
-        Listing.queryInput(context.tableName, condition, limit, records.length, startKey)
-      )
-      if (response._tag === "ConditionFailed") break
+      const response = yield* context.query(pager.input())
+      if (response._tag === "ConditionFailed") return listPage(pager.end())
       for (const item of response.output.Items ?? []) {
         // A family's partition holds its semaphores too (sort key "#" + name): they are not locks.
         if (LockItem.isSemaphoreItem(item)) continue
         const record = yield* context.decode("list", item)
-        if (matches(record.name)) records.push(record)
+        if (matches(record.name)) pager.add(record)
       }
-      const full = Listing.fullQueryPage(records, limit, (record) => record.name)
-      if (full !== undefined) return { records: full.items, cursor: full.cursor }
-      startKey = response.output.LastEvaluatedKey
-      if (startKey === undefined) break
+      const done = pager.next(response.output.LastEvaluatedKey)
+      if (done !== undefined) return listPage(done)
     }
-    return { records, cursor: undefined }
   })
 
 /**
@@ -68,24 +69,24 @@ const listByScan = (context: StoreContext.StoreContext, page: Listing.PageReques
     const { limit, matches, prefix } = page
     const start = Listing.scanStart(layout, page.cursor, "store")
     if (!Checked.isOk(start)) return yield* malformedCursor(start.message)
-    let startKey: ItemMap | undefined = start.value
-    const records: Array<LockRecord> = []
-    const filter = Listing.lockScanFilter(layout, prefix)
+    const pager = Pager.scan<LockRecord, object>(
+      context.tableName,
+      Listing.lockScanFilter(layout, prefix),
+      limit,
+      start.value
+    )
     while (true) {
-      const response = yield* context.scan(
-        Listing.scanInput(context.tableName, filter, limit, records.length, startKey)
-      )
+      const response = yield* context.scan(pager.input())
       // A Scan has no condition to fail.
-      if (response._tag === "ConditionFailed") return { records, cursor: undefined }
+      if (response._tag === "ConditionFailed") return listPage(pager.end())
       for (const item of response.output.Items ?? []) {
         // The filter can not tell every other family's key from ours (without a prefix, ours are the keys without
         // an unescaped "#"): an item of another family is skipped, not reported as malformed.
         const name = layout.nameOf(item)
-        if (name !== undefined && matches(name)) records.push(yield* context.decode("list", item))
+        if (name !== undefined && matches(name)) pager.add(yield* context.decode("list", item))
       }
-      startKey = response.output.LastEvaluatedKey
-      const end = Listing.scanPageEnd(startKey, records.length, limit)
-      if (end !== undefined) return { records, cursor: end.cursor }
+      const done = pager.next(response.output.LastEvaluatedKey)
+      if (done !== undefined) return listPage(done)
     }
   })
 

@@ -5,15 +5,15 @@
  * @internal
  */
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as Failure from "@leasehold/core/dynamodb/Failure"
+import * as GuardedTakeover from "@leasehold/core/dynamodb/GuardedTakeover"
 import * as LockRequests from "@leasehold/core/dynamodb/LockRequests"
-import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
 import { LockStoreError } from "@leasehold/lock/LockError"
 import { payloadProblem } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Calls from "../store/calls.js"
 import type * as StoreContext from "../store/storeContext.js"
 import * as ClockSkew from "../transport/clockSkew.js"
 
@@ -90,23 +90,22 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
 
       const maxClockSkewMs = takeover.maxClockSkewMs
       const expiredCondition: Condition = { _tag: "FreeOrExpired", cutoff: now - maxClockSkewMs }
-      const skew = context.skew
-      if (skew === undefined) return resultOf(request, key, now, expiredCondition, clock)
-
-      // Without an estimate that allows the takeover, ask for a free lock first: the answer measures the clock.
-      if (ClockSkew.trustsTakeover(skew, maxClockSkewMs, now, clock)) {
-        return resultOf(request, key, now, expiredCondition, clock)
-      }
-
-      return Effect.flatMap(attempt(request, key, now, LockRequests.freeOnly, clock), (first) => {
-        const holder = first.holder
-        if (holder === undefined || !TakeoverGuard.isExpiredLease(holder, now, maxClockSkewMs)) {
-          return Effect.succeed(first.result)
+      // The guard's steps: an attempt that takes over at once, or one that takes nothing over and measures the clock.
+      const skew = { monitor: context.skew, clock: ClockSkew.clockReads(clock) }
+      const guard = GuardedTakeover.lock(skew, request.name, now, maxClockSkewMs)
+      const run = (step: GuardedTakeover.Step<Acquisition>): Effect.Effect<LockStore.AcquireResult, LockStoreError> => {
+        switch (step._tag) {
+          case "Attempt":
+            return Effect.flatMap(
+              attempt(request, key, now, step.takeOver ? expiredCondition : LockRequests.freeOnly, clock),
+              (acquisition) => run(GuardedTakeover.next(guard, step, acquisition))
+            )
+          case "Answer":
+            return Effect.succeed(step.result.result)
+          case "Refuse":
+            return Effect.fail(refusal(step.message))
         }
-        const verdict = ClockSkew.judgeTakeover(skew, maxClockSkewMs, clock)
-        return verdict._tag === "TakeOver"
-          ? resultOf(request, key, now, expiredCondition, clock)
-          : Effect.fail(refusal(TakeoverGuard.lockRefusal(verdict, request.name, holder)))
-      })
+      }
+      return run(GuardedTakeover.first(guard))
     })
 }

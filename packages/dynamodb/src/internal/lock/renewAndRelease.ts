@@ -5,13 +5,13 @@
  *
  * @internal
  */
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as LockRequests from "@leasehold/core/dynamodb/LockRequests"
 import { LockStoreError } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Calls from "../store/calls.js"
 import * as StoreContext from "../store/storeContext.js"
 
 const released = Effect.succeed(LockRequests.released)

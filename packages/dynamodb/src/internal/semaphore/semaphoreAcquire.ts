@@ -6,17 +6,17 @@
  * @internal
  */
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as Failure from "@leasehold/core/dynamodb/Failure"
+import * as GuardedTakeover from "@leasehold/core/dynamodb/GuardedTakeover"
 import * as LockExpressions from "@leasehold/core/dynamodb/LockExpressions"
 import * as SemaphoreExpressions from "@leasehold/core/dynamodb/SemaphoreExpressions"
 import * as SemaphoreWrites from "@leasehold/core/dynamodb/SemaphoreWrites"
-import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
 import { LockStoreError } from "@leasehold/lock/LockError"
 import type { SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 import * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Calls from "../store/calls.js"
 import type * as StoreContext from "../store/storeContext.js"
 import * as ClockSkew from "../transport/clockSkew.js"
 
@@ -97,25 +97,25 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
       const now = clock.unsafeCurrentTimeMillis()
       const expired = request.create ? [] : request.expired
       const { takeover } = request
-      const skew = context.skew
-      if (expired.length === 0 || takeover._tag === "Observed" || skew === undefined) {
-        return attempt(request, expired, key, now, clock)
-      }
-
+      if (takeover._tag === "Observed") return attempt(request, expired, key, now, clock)
       // The guard, as for a lock's takeover: without an estimate that allows the removal, first ask without removing
       // anyone; the answer measures the clock, and the removal follows only if that measurement allows it (and still
       // finds the holders over).
-      const { maxClockSkewMs } = takeover
-      if (ClockSkew.trustsTakeover(skew, maxClockSkewMs, now, clock)) {
-        return attempt(request, expired, key, now, clock)
+      const skew = { monitor: context.skew, clock: ClockSkew.clockReads(clock) }
+      const guard = GuardedTakeover.semaphore(skew, request.name, expired, now, takeover.maxClockSkewMs)
+      const run = (step: GuardedTakeover.Step<Result>): Effect.Effect<Result, LockStoreError> => {
+        switch (step._tag) {
+          case "Attempt":
+            return Effect.flatMap(
+              attempt(request, step.takeOver ? expired : [], key, now, clock),
+              (result) => run(GuardedTakeover.next(guard, step, result))
+            )
+          case "Answer":
+            return Effect.succeed(step.result)
+          case "Refuse":
+            return refuse(step.message)
+        }
       }
-      return Effect.flatMap(attempt(request, [], key, now, clock), (first) => {
-        if (first._tag !== "Conflict" || first.current === undefined) return Effect.succeed(first)
-        if (!TakeoverGuard.allOver(first.current, expired, now, maxClockSkewMs)) return Effect.succeed(first)
-        const verdict = ClockSkew.judgeTakeover(skew, maxClockSkewMs, clock)
-        return verdict._tag === "TakeOver"
-          ? attempt(request, expired, key, now, clock)
-          : refuse(TakeoverGuard.semaphoreRefusal(verdict, request.name, expired))
-      })
+      return run(GuardedTakeover.first(guard))
     })
 }

@@ -15,26 +15,20 @@ import {
 } from "@aws-sdk/client-dynamodb"
 import * as KeySchema from "@leasehold/core/dynamodb/KeySchema"
 import * as Table from "@leasehold/core/dynamodb/TableDescription"
+import * as TableRequests from "@leasehold/core/dynamodb/TableRequests"
 import { LockStoreError } from "@leasehold/lock/LockError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ClientInternal from "../transport/client.js"
 import * as Transport from "../transport/transport.js"
 
-/** Between two looks at a table that is still being created: frequent enough to return soon after it is ready. */
-const activePollInterval = Duration.millis(250)
-
-/** A table request is not urgent; a slow control plane gets longer than a lock request does. */
-const tableRequestTimeoutMs = 10_000
+const activePollInterval = Duration.millis(TableRequests.activePollIntervalMs)
 
 /** The table operation a request belongs to, so that its errors say which helper failed. */
 type TableOperation = "createTable" | "checkTable"
 
 /** @internal */
-export const errorName = (error: LockStoreError): string | undefined => {
-  const cause = error.cause as { readonly name?: unknown } | undefined
-  return typeof cause?.name === "string" ? cause.name : undefined
-}
+export const errorName = (error: LockStoreError): string | undefined => TableRequests.errorName(error.cause)
 
 /** @internal */
 export const isUnknownOperation = (error: LockStoreError) => Table.isUnknownOperation(errorName(error))
@@ -52,9 +46,7 @@ export const makeTransport = (
     client,
     tableName: options.tableName,
     expectedKeySchema,
-    requestTimeoutMs: tableRequestTimeoutMs,
-    maxRetries: 3,
-    retryBaseDelayMs: 100,
+    ...TableRequests.retryPlan,
     skew: undefined
   }))
 
@@ -74,7 +66,7 @@ export const describeTable = (transport: Transport.Transport, operation: TableOp
           new LockStoreError({
             operation,
             retryable: true,
-            message: `DescribeTable on "${transport.tableName}" returned no table description`
+            message: TableRequests.noDescriptionMessage(transport.tableName)
           })
         )
   )
@@ -146,9 +138,7 @@ export const awaitActive = (transport: Transport.Transport, timeout: Duration.Du
         new LockStoreError({
           operation: "createTable",
           retryable: true,
-          message: `table "${transport.tableName}" did not become ACTIVE within ${
-            Duration.format(timeout)
-          }: check it in the console or with DescribeTable, and run createTable again`
+          message: TableRequests.notActiveMessage(transport.tableName, Duration.format(timeout))
         })
     }),
     // Polling is about real time even under a TestClock.
@@ -157,22 +147,18 @@ export const awaitActive = (transport: Transport.Transport, timeout: Duration.Du
 }
 
 /**
- * A table name no table can have (DynamoDB's allow neither spaces nor ":"), for a TTL request that can not apply.
- */
-const impossibleTableName = "leasehold: TTL support probe"
-
-/**
- * Whether the server knows `UpdateTimeToLive`, asked without changing anything: the request names a table that can
- * not exist, so a server with TTL refuses it (as invalid, or as not allowed by a least-privilege policy) and only a
- * server without TTL answers that it has no such operation. dynalite, for one, describes every table's TTL as
- * DISABLED but has no way to turn it on.
+ * Whether the server knows `UpdateTimeToLive`, asked without changing anything (the core's
+ * `TableRequests.knowsUpdateTtl`): the request names a table that can not exist.
  *
  * @internal
  */
 export const knowsUpdateTtl = (transport: Transport.Transport) =>
-  updateTtl(transport, "checkTable", impossibleTableName).pipe(
+  updateTtl(transport, "checkTable", TableRequests.impossibleTableName).pipe(
     Effect.as(true),
-    Effect.catchIf((error) => !error.retryable, (error) => Effect.succeed(!isUnknownOperation(error)))
+    Effect.catchIf(
+      (error) => !error.retryable,
+      (error) => Effect.succeed(TableRequests.knowsUpdateTtl(errorName(error)))
+    )
   )
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The estimate of this process's clock against DynamoDB's, kept per store and fed by every response's `Date` header
- * (the arithmetic is the core's `ClockSkew`).
+ * (the arithmetic is the core's `ClockSkew`; the estimate's cell and the probe that feeds it, its `SkewMonitor`). What
+ * stays here is how this line reads its clocks.
  *
  * The clock measured is the one each request runs with (the fiber's `Clock`). DynamoDB's `Date` is read on the clock
  * the store was built with: for a real clock, as it is. A `TestClock` is simulated time, which every fiber of the test
@@ -12,7 +13,7 @@
  * @internal
  */
 import * as ClockSkew from "@leasehold/core/dynamodb/ClockSkew"
-import * as TakeoverGuard from "@leasehold/core/dynamodb/TakeoverGuard"
+import * as SkewMonitor from "@leasehold/core/dynamodb/SkewMonitor"
 import type * as Clock from "effect/Clock"
 import type * as TestClock from "effect/TestClock"
 
@@ -53,64 +54,26 @@ export const isTestClock = (clock: Clock.Clock): boolean => {
 }
 
 /**
- * The latest estimate of one store. A mutable cell rather than a `Ref`: it is written from the SDK's middleware,
- * outside any fiber, and a lost update between concurrent responses only means keeping one of two recent estimates.
+ * The latest estimate of one store (the core's `SkewMonitor`).
  *
  * @internal
  */
-export interface Monitor {
-  readonly current: () => ClockSkew.Estimate | undefined
-  /**
-   * How far the store's clock reads from the system clock now, for `observe`'s `offset`; `undefined` for a real
-   * clock, whose requests read the server's `Date` as it is.
-   */
-  readonly offset: (() => number) | undefined
-  readonly observe: (
-    sentAt: number,
-    receivedAt: number,
-    receivedAtMonotonic: number,
-    dateHeader: string | undefined,
-    offset?: ClockSkew.ServerOffset
-  ) => ClockSkew.Estimate | undefined
-}
+export type Monitor = SkewMonitor.Monitor
 
 /**
  * A monitor for a store built with `clock` (see the module's notes on a `TestClock`).
  *
  * @internal
  */
-export const makeMonitor = (clock: Clock.Clock): Monitor => {
-  let latest: ClockSkew.Estimate | undefined
-  return {
-    current: () => latest,
-    offset: isTestClock(clock) ? () => clock.unsafeCurrentTimeMillis() - Date.now() : undefined,
-    observe: (sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset) => {
-      const estimate = ClockSkew.measure(sentAt, receivedAt, receivedAtMonotonic, dateHeader, offset)
-      if (estimate !== undefined) latest = estimate
-      return estimate
-    }
-  }
-}
+export const makeMonitor = (clock: Clock.Clock): Monitor =>
+  SkewMonitor.make(isTestClock(clock) ? () => clock.unsafeCurrentTimeMillis() : undefined)
 
 /**
- * Whether the store's estimate already allows a takeover by the wall clock at `now`, read against the request's
- * `clock` (the core's `TakeoverGuard.trusts`).
+ * How the core's probe reads a request's clock.
  *
  * @internal
  */
-export const trustsTakeover = (monitor: Monitor, maxClockSkewMs: number, now: number, clock: Clock.Clock): boolean =>
-  TakeoverGuard.trusts(monitor.current(), maxClockSkewMs, now, () => monotonicMillis(clock))
-
-/**
- * The guard's verdict on a takeover by the wall clock, after an attempt that took nothing over measured the clock:
- * the store's estimate judged at the request's `clock` now (the core's `TakeoverGuard.judge`).
- *
- * @internal
- */
-export const judgeTakeover = (monitor: Monitor, maxClockSkewMs: number, clock: Clock.Clock): TakeoverGuard.Verdict =>
-  TakeoverGuard.judge(
-    monitor.current(),
-    maxClockSkewMs,
-    () => clock.unsafeCurrentTimeMillis(),
-    () => monotonicMillis(clock)
-  )
+export const clockReads = (clock: Clock.Clock): SkewMonitor.ClockReads => ({
+  wallMillis: () => clock.unsafeCurrentTimeMillis(),
+  monotonicMillis: () => monotonicMillis(clock)
+})

@@ -15,7 +15,10 @@
  * @internal
  */
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb"
+import type * as Calls from "@leasehold/core/dynamodb/Calls"
+import * as RequestAttempt from "@leasehold/core/dynamodb/RequestAttempt"
 import * as Retry from "@leasehold/core/dynamodb/Retry"
+import * as SkewMonitor from "@leasehold/core/dynamodb/SkewMonitor"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
 import { isBackgroundClock } from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
@@ -42,14 +45,11 @@ export interface Transport {
 }
 
 /**
- * The requests in flight of one store, and whether its scope has closed.
+ * The requests in flight of one store, and whether its scope has closed (the core's `RequestAttempt.Lifetime`).
  *
  * @internal
  */
-export interface Lifetime {
-  closed: boolean
-  readonly inFlight: Set<AbortController>
-}
+export type Lifetime = RequestAttempt.Lifetime
 
 /**
  * A store's lifetime, which ends with the scope: its requests in flight are aborted (their calls fail, not retried),
@@ -58,26 +58,17 @@ export interface Lifetime {
  * @internal
  */
 export const makeLifetime: Effect.Effect<Lifetime, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.sync((): Lifetime => ({ closed: false, inFlight: new Set() })),
-  (lifetime) =>
-    Effect.sync(() => {
-      lifetime.closed = true
-      for (const controller of lifetime.inFlight) controller.abort()
-      lifetime.inFlight.clear()
-    })
+  Effect.sync(RequestAttempt.makeLifetime),
+  (lifetime) => Effect.sync(() => RequestAttempt.end(lifetime))
 )
 
-/** @internal */
-export interface Call {
+/**
+ * One kind of request, as its errors name it (the core's `Calls.Call`, of a store operation).
+ *
+ * @internal
+ */
+export interface Call extends Calls.Call {
   readonly operation: StoreOperation
-  /** The DynamoDB action, e.g. "UpdateItem". */
-  readonly action: string
-  /**
-   * Set: an attempt that may have been applied (a timeout, a dropped connection, a server error) is reported, not
-   * retried here. An acquire must know of every write of its owner that may still land: it dates a lease that bears its
-   * owner from the earliest of them, and a retry here would hide one.
-   */
-  readonly reportsUnknownOutcomes?: true
 }
 
 /** @internal */
@@ -90,34 +81,8 @@ export type Response<Out> =
     readonly attempts: number
   }
 
-/**
- * A handler of the SDK's deserialize step, as the probe sees it: it passes the arguments on untouched, and reads
- * only the raw HTTP response of the result (see `DeserializeResult`).
- */
-type Handler = (args: never) => Promise<unknown>
-
-/** What the probe reads of a deserialize step's result: the raw response, when the step produced one. */
-interface DeserializeResult {
-  readonly response?: { readonly headers?: unknown } | undefined
-}
-
-/**
- * The structural part of an SDK command we touch: its own middleware stack, which the SDK merges with the client's
- * on send. Adding to it never changes the client, which may be the user's.
- *
- * @internal
- */
-export interface Probeable {
-  readonly middlewareStack: {
-    add(
-      middleware: (next: Handler, context: unknown) => Handler,
-      options: { readonly step: "deserialize"; readonly name: string; readonly priority: "low" }
-    ): void
-  }
-}
-
 /** @internal */
-export type Attempt<Out> = (probe: <C extends Probeable>(command: C) => C, signal: AbortSignal) => Promise<Out>
+export type Attempt<Out> = (probe: SkewMonitor.Probe, signal: AbortSignal) => Promise<Out>
 
 // Timeouts and backoff are about real time on the wire, not about lease time: they run on the live clock even when a
 // test drives the fiber's clock with TestClock (a request in flight during `TestClock.adjust` must not time out, and a
@@ -125,52 +90,8 @@ export type Attempt<Out> = (probe: <C extends Probeable>(command: C) => C, signa
 /** @internal */
 export const liveClock = Clock.make()
 
-const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", priority: "low" } as const
-
-const makeProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
-  const offset = skew.offset
-  // Low priority in the deserialize step puts this next to the HTTP handler, inside the SDK's deserializer: it sees
-  // the raw response of every attempt, including the ones the deserializer turns into errors.
-  const middleware = (next: Handler) => async (args: never) => {
-    const sentAt = clock.unsafeCurrentTimeMillis()
-    const sentOffset = offset === undefined ? 0 : offset()
-    const result = await next(args)
-    skew.observe(
-      sentAt,
-      clock.unsafeCurrentTimeMillis(),
-      ClockSkew.monotonicMillis(clock),
-      Retry.headerOf((result as DeserializeResult | undefined)?.response?.headers, "date"),
-      offset === undefined ? undefined : { sent: sentOffset, received: offset() }
-    )
-    return result
-  }
-  return <C extends Probeable>(command: C): C => {
-    command.middlewareStack.add(middleware, probeOptions)
-    return command
-  }
-}
-
-/**
- * The probe of a monitor for a clock, made once per pair: every request of a fiber that keeps its clock (nearly all
- * of them) reuses it instead of building its closures again.
- */
-const probes = new WeakMap<ClockSkew.Monitor, WeakMap<Clock.Clock, <C extends Probeable>(command: C) => C>>()
-
-const installProbe = (skew: ClockSkew.Monitor, clock: Clock.Clock) => {
-  let byClock = probes.get(skew)
-  if (byClock === undefined) {
-    byClock = new WeakMap()
-    probes.set(skew, byClock)
-  }
-  let probe = byClock.get(clock)
-  if (probe === undefined) {
-    probe = makeProbe(skew, clock)
-    byClock.set(clock, probe)
-  }
-  return probe
-}
-
-const identity = <C extends Probeable>(command: C): C => command
+/** The clock-skew probe of a monitor for a fiber's clock, made once per pair. */
+const installProbe = SkewMonitor.probeCache(ClockSkew.clockReads)
 
 /**
  * Sends one request (a fresh command per attempt, built by `attempt`). `clock` is the fiber's, for the skew samples
@@ -185,17 +106,9 @@ export const send = <Out>(transport: Transport, call: Call, attempt: Attempt<Out
 > => {
   const skew = transport.skew
   const background = clock !== undefined && isBackgroundClock(clock)
-  if (skew === undefined) return sendWith(transport, call, attempt, identity, background)
+  if (skew === undefined) return sendWith(transport, call, attempt, SkewMonitor.noProbe, background)
   if (clock !== undefined) return sendWith(transport, call, attempt, installProbe(skew, clock), background)
   return Effect.clockWith((clock) => sendWith(transport, call, attempt, installProbe(skew, clock), false))
-}
-
-type Probe = <C extends Probeable>(command: C) => C
-
-/** Lets a background call's timer fire while the process lives on for other reasons, without keeping it alive. */
-const unref = (timer: ReturnType<typeof setTimeout>) => {
-  // Outside Node (a browser, a worker) a timer is a number and holds nothing open anyway.
-  if (typeof timer === "object" && typeof timer.unref === "function") timer.unref()
 }
 
 const closedError = (transport: Transport, call: Call, inFlight: boolean) =>
@@ -237,72 +150,39 @@ const sendWith = <Out>(
   transport: Transport,
   call: Call,
   attempt: Attempt<Out>,
-  probe: Probe,
+  probe: SkewMonitor.Probe,
   background: boolean,
   attempts = 1,
   earlierMayHaveApplied = false
 ): Effect.Effect<Response<Out>, LockStoreError> =>
   Effect.async<Response<Out>, LockStoreError>((resume) => {
-    const lifetime = transport.lifetime
-    if (lifetime?.closed === true) {
-      resume(Effect.fail(closedError(transport, call, false)))
-      return
-    }
-    // One controller per attempt: the timer, an interruption and the store's end all abort the request in flight.
-    const controller = new AbortController()
-    lifetime?.inFlight.add(controller)
-    let timedOut = false
-    let settled = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      controller.abort()
-    }, Retry.timerMs(transport.requestTimeoutMs))
-    if (background) unref(timer)
-    const settle = () => {
-      settled = true
-      clearTimeout(timer)
-      lifetime?.inFlight.delete(controller)
-    }
-    let promise: Promise<Out>
-    try {
-      promise = attempt(probe, controller.signal)
-    } catch (error) {
-      promise = Promise.reject(error)
-    }
-    promise.then(
-      (output) => {
-        if (settled) return
-        settle()
-        resume(Effect.succeed({ _tag: "Ok", output, attempts }))
-      },
-      (cause: unknown) => {
-        if (settled) return
-        settle()
-        const error = timedOut ? new Failure.RequestTimedOut(transport.requestTimeoutMs) : cause
-        if (Failure.isConditionalCheckFailed(error)) {
-          resume(Effect.succeed({
-            _tag: "ConditionFailed",
-            item: (error.Item ?? undefined) as Record<string, AttributeValue> | undefined,
-            attempts
-          }))
-        } else if (lifetime?.closed === true) {
-          resume(Effect.fail(closedError(transport, call, true)))
-        } else if (Retry.retries(attempts, transport.maxRetries, error, call.reportsUnknownOutcomes === true)) {
-          const mayHaveApplied = earlierMayHaveApplied || Failure.mayHaveApplied(error)
-          resume(
-            Effect.zipRight(
-              backoff(transport, attempts + 1, background),
-              sendWith(transport, call, attempt, probe, background, attempts + 1, mayHaveApplied)
+    const cancel = RequestAttempt.run(
+      transport,
+      { attempts, earlierMayHaveApplied, reportsUnknownOutcomes: call.reportsUnknownOutcomes === true, background },
+      (signal) => attempt(probe, signal),
+      (outcome) => {
+        switch (outcome._tag) {
+          case "Ok":
+            return resume(Effect.succeed({ _tag: "Ok", output: outcome.output, attempts }))
+          case "ConditionFailed":
+            return resume(Effect.succeed({
+              _tag: "ConditionFailed",
+              item: outcome.item as Record<string, AttributeValue> | undefined,
+              attempts
+            }))
+          case "Closed":
+            return resume(Effect.fail(closedError(transport, call, outcome.inFlight)))
+          case "Retry":
+            return resume(
+              Effect.zipRight(
+                backoff(transport, attempts + 1, background),
+                sendWith(transport, call, attempt, probe, background, attempts + 1, outcome.mayHaveApplied)
+              )
             )
-          )
-        } else {
-          resume(fail(transport, call, error, attempts, earlierMayHaveApplied))
+          case "Fail":
+            return resume(fail(transport, call, outcome.error, attempts, earlierMayHaveApplied))
         }
       }
     )
-    return Effect.sync(() => {
-      if (settled) return
-      settle()
-      controller.abort()
-    })
+    return Effect.sync(cancel)
   })

@@ -8,9 +8,10 @@
  * @internal
  */
 import * as Checked from "@leasehold/core/Checked"
-import { type ItemMap, stringAt } from "@leasehold/core/dynamodb/AttributeValue"
+import { stringAt } from "@leasehold/core/dynamodb/AttributeValue"
 import * as Listing from "@leasehold/core/dynamodb/Listing"
 import * as LockItem from "@leasehold/core/dynamodb/LockItem"
+import * as Pager from "@leasehold/core/dynamodb/Pager"
 import { LockStoreError } from "@leasehold/lock/LockError"
 import * as Effect from "effect/Effect"
 import type { Item as TableItem, Page as ItemsPage } from "../../DynamoLockItems.js"
@@ -30,27 +31,30 @@ const byQuery = (context: StoreContext.StoreContext, sortKey: string, cursor: st
     const { layout } = context
     const start = Listing.familyQueryStart(layout, sortKey, cursor)
     if (!Checked.isOk(start)) return yield* malformedCursor(start.message)
-    const items: Array<{ readonly item: TableItem; readonly sortKey: string }> = []
-    let startKey: ItemMap | undefined = start.value
-    const condition = Listing.queryCondition(layout, sortKey, "")
+    const pager = Pager.query<{ readonly item: TableItem; readonly sortKey: string }>(
+      context.tableName,
+      Listing.queryCondition(layout, sortKey, ""),
+      limit,
+      start.value,
+      (entry) => entry.sortKey
+    )
+    const itemsPage = (page: Pager.Page<{ readonly item: TableItem }>): ItemsPage => ({
+      items: page.items.map((entry) => entry.item),
+      cursor: page.cursor
+    })
     while (true) {
       // One more than the page holds says whether there is a next page, so the last page has no cursor.
-      const response = yield* context.query(
-        Listing.queryInput(context.tableName, condition, limit, items.length, startKey)
-      )
-      if (response._tag === "ConditionFailed") break
+      const response = yield* context.query(pager.input())
+      if (response._tag === "ConditionFailed") return itemsPage(pager.end())
       for (const item of response.output.Items ?? []) {
         const decoded: TableItem = LockItem.isSemaphoreItem(item)
           ? { _tag: "Semaphore", record: yield* context.decodeSemaphore("list", item) }
           : { _tag: "Lock", record: yield* context.decode("list", item) }
-        items.push({ item: decoded, sortKey: stringAt(item, sortKey) ?? "" })
+        pager.add({ item: decoded, sortKey: stringAt(item, sortKey) ?? "" })
       }
-      const full = Listing.fullQueryPage(items, limit, (entry) => entry.sortKey)
-      if (full !== undefined) return { items: full.items.map((entry) => entry.item), cursor: full.cursor }
-      startKey = response.output.LastEvaluatedKey
-      if (startKey === undefined) break
+      const done = pager.next(response.output.LastEvaluatedKey)
+      if (done !== undefined) return itemsPage(done)
     }
-    return { items: items.map((entry) => entry.item), cursor: undefined }
   })
 
 /**
@@ -63,25 +67,20 @@ const byScan = (context: StoreContext.StoreContext, cursor: string | undefined, 
     const { layout, semaphoreKeys } = context
     const start = Listing.scanStart(layout, cursor, "table")
     if (!Checked.isOk(start)) return yield* malformedCursor(start.message)
-    let startKey: ItemMap | undefined = start.value
-    const filter = Listing.familyScanFilter(layout)
-    const items: Array<TableItem> = []
+    const pager = Pager.scan<TableItem, object>(context.tableName, Listing.familyScanFilter(layout), limit, start.value)
     while (true) {
-      const response = yield* context.scan(
-        Listing.scanInput(context.tableName, filter, limit, items.length, startKey)
-      )
-      if (response._tag === "ConditionFailed") return { items, cursor: undefined }
+      const response = yield* context.scan(pager.input())
+      if (response._tag === "ConditionFailed") return pager.end()
       for (const item of response.output.Items ?? []) {
         // Keys of other families are skipped; a lock key never starts with an unescaped "#", a semaphore key always.
         if (layout.nameOf(item) !== undefined) {
-          items.push({ _tag: "Lock", record: yield* context.decode("list", item) })
+          pager.add({ _tag: "Lock", record: yield* context.decode("list", item) })
         } else if (semaphoreKeys.nameOf(item) !== undefined) {
-          items.push({ _tag: "Semaphore", record: yield* context.decodeSemaphore("list", item) })
+          pager.add({ _tag: "Semaphore", record: yield* context.decodeSemaphore("list", item) })
         }
       }
-      startKey = response.output.LastEvaluatedKey
-      const end = Listing.scanPageEnd(startKey, items.length, limit)
-      if (end !== undefined) return { items, cursor: end.cursor }
+      const done = pager.next(response.output.LastEvaluatedKey)
+      if (done !== undefined) return done
     }
   })
 

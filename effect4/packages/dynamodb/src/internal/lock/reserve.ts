@@ -5,11 +5,11 @@
  *
  * @internal
  */
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as LockRequests from "@leasehold/core/dynamodb/LockRequests"
 import type { LockStoreError } from "@leasehold/lock/LockError"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
-import * as Calls from "../store/calls.js"
 import type * as StoreContext from "../store/storeContext.js"
 
 /** @internal */

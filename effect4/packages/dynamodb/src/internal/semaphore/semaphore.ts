@@ -6,6 +6,7 @@
  * @internal
  */
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as LockExpressions from "@leasehold/core/dynamodb/LockExpressions"
 import * as SemaphoreExpressions from "@leasehold/core/dynamodb/SemaphoreExpressions"
 import * as SemaphoreWrites from "@leasehold/core/dynamodb/SemaphoreWrites"
@@ -13,13 +14,11 @@ import { LockStoreError } from "@leasehold/lock/LockError"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import type { SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 import * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
+import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Calls from "../store/calls.js"
 import * as StoreContext from "../store/storeContext.js"
 import * as SemaphoreAcquire from "./semaphoreAcquire.js"
-
-const { lost, notHeld, released } = SemaphoreWrites
 
 const refuse = (operation: "renewPermits" | "releasePermits", message: string) =>
   Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message }))
@@ -27,6 +26,18 @@ const refuse = (operation: "renewPermits" | "releasePermits", message: string) =
 /** @internal */
 export const make = (context: StoreContext.StoreContext): SemaphoreStore.SemaphoreOperations => {
   const { tableName, ttlRetentionMs } = context
+
+  /** The semaphore's item that failed a holder's condition, decoded; `undefined` for no item. */
+  const holderItem = (
+    operation: "renewPermits" | "releasePermits",
+    key: ItemMap,
+    item: ItemMap | undefined,
+    clock: Clock.Clock
+  ): Effect.Effect<SemaphoreRecord | undefined, LockStoreError> =>
+    Effect.flatMap(
+      context.oldItem(operation, key, item, true, clock),
+      (old) => old === undefined ? Effect.succeed(undefined) : context.decodeSemaphore(operation, old)
+    )
 
   const renewPermits = (request: SemaphoreStore.RenewPermitsRequest) =>
     context.keyedSemaphore("renewPermits", request.name, (key, clock) => {
@@ -49,12 +60,11 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
         }, clock),
         (response): Effect.Effect<LockStore.RenewResult, LockStoreError> => {
           if (response._tag === "Ok") return renewed(response.output.Attributes ?? {}, false)
-          // An unordered renew fails only when the permits are gone (released, or removed as expired). An ordered one
-          // also when this renew (a retried request whose first attempt applied) or a newer one of the holder applied.
-          if (request.sequence === undefined) return Effect.succeed(lost)
-          return Effect.flatMap(
-            context.oldItem("renewPermits", key, response.item, true, clock),
-            (item) => item === undefined ? Effect.succeed(lost) : renewed(item, true)
+          const conflict = SemaphoreWrites.renewConflict(request)
+          if (conflict._tag === "Answer") return Effect.succeed(conflict.result)
+          return Effect.map(
+            holderItem("renewPermits", key, response.item, clock),
+            (current) => SemaphoreWrites.renewRead(request, current)
           )
         }
       )
@@ -73,16 +83,12 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),
         (response): Effect.Effect<LockStore.ReleaseResult, LockStoreError> => {
-          if (response._tag === "Ok") return Effect.succeed(released)
-          if (response.attempts === 1) return Effect.succeed(notHeld)
-          // A retried request: if the holder is gone, the earlier attempt was applied and its response lost.
-          return Effect.flatMap(
-            context.oldItem("releasePermits", key, response.item, true, clock),
-            (item) =>
-              item === undefined ? Effect.succeed(released) : Effect.map(
-                context.decodeSemaphore("releasePermits", item),
-                (current) => SemaphoreWrites.releaseRetried(current, request.owner)
-              )
+          if (response._tag === "Ok") return Effect.succeed(SemaphoreWrites.released)
+          const conflict = SemaphoreWrites.releaseConflict(response.attempts)
+          if (conflict._tag === "Answer") return Effect.succeed(conflict.result)
+          return Effect.map(
+            holderItem("releasePermits", key, response.item, clock),
+            (current) => SemaphoreWrites.releaseRetried(current, request.owner)
           )
         }
       )

@@ -19,8 +19,10 @@ import {
 } from "@aws-sdk/client-dynamodb"
 import * as Checked from "@leasehold/core/Checked"
 import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
+import * as Calls from "@leasehold/core/dynamodb/Calls"
 import type * as Keys from "@leasehold/core/dynamodb/Keys"
 import * as LockItem from "@leasehold/core/dynamodb/LockItem"
+import * as OldItems from "@leasehold/core/dynamodb/OldItems"
 import * as SemaphoreItem from "@leasehold/core/dynamodb/SemaphoreItem"
 import * as SemaphoreKeys from "@leasehold/core/dynamodb/SemaphoreKeys"
 import { LockStoreError, type StoreOperation } from "@leasehold/lock/LockError"
@@ -30,7 +32,6 @@ import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as ClockSkew from "../transport/clockSkew.js"
 import * as Transport from "../transport/transport.js"
-import * as Calls from "./calls.js"
 
 /** The operations that read an item: `inspect`, and those that read the holder after a failed condition. */
 type Reader = keyof typeof Calls.getItemCalls
@@ -148,9 +149,8 @@ export const make = (config: Config): StoreContext => {
   const { layout, tableName, transport } = config
   const client = transport.client
   const semaphoreKeys = SemaphoreKeys.make(layout)
-  // Learned from the first conflict that carries the old item: after that, a conflict without an item means "no
-  // item", and needs no read. Servers without ReturnValuesOnConditionCheckFailure (dynalite) never teach it.
-  let returnsOldItems = false
+  // Whether the server returns old items: learned from the first conflict that carries one.
+  const learned = OldItems.make()
 
   const malformedItem: StoreContext["malformedItem"] = malformed(tableName, "lock")
   const malformedSemaphore: StoreContext["malformedSemaphore"] = malformed(tableName, "semaphore")
@@ -191,12 +191,8 @@ export const make = (config: Config): StoreContext => {
     )
 
   const oldItem: StoreContext["oldItem"] = (operation, key, item, mayBeAbsent, clock) => {
-    if (item !== undefined) {
-      returnsOldItems = true
-      return Effect.succeed(item)
-    }
-    if (returnsOldItems && mayBeAbsent) return Effect.succeed(undefined)
-    return readItem(operation, key, clock)
+    const old = OldItems.oldItem(learned, item, mayBeAbsent)
+    return old._tag === "Known" ? Effect.succeed(old.item) : readItem(operation, key, clock)
   }
 
   const conflicting: StoreContext["conflicting"] = (operation, key, item, mayBeAbsent, clock) =>

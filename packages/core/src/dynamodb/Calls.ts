@@ -1,15 +1,33 @@
 /**
- * The calls of each operation, as errors name them: the store operation and the DynamoDB action.
+ * The DynamoDB calls of each store operation, as its errors name them: the store operation and the DynamoDB action,
+ * and whether an attempt that may have been applied is reported rather than retried.
  *
- * @internal
+ * @since 0.2.0
  */
-import type { StoreOperation } from "@leasehold/lock/LockError"
-import type * as Transport from "../transport/transport.js"
 
 /**
- * The calls of each operation, as errors name them.
+ * One kind of request a store sends.
  *
- * @internal
+ * @since 0.2.0
+ * @category models
+ */
+export interface Call {
+  readonly operation: string
+  /** The DynamoDB action, e.g. "UpdateItem". */
+  readonly action: string
+  /**
+   * Set: an attempt that may have been applied (a timeout, a dropped connection, a server error) is reported, not
+   * retried. An acquire must know of every write of its owner that may still land: it dates a lease that bears its
+   * owner from the earliest of them, and a retry would hide one.
+   */
+  readonly reportsUnknownOutcomes?: true
+}
+
+/**
+ * The writes and listings of each operation.
+ *
+ * @since 0.2.0
+ * @category calls
  */
 export const calls = {
   tryAcquire: { operation: "tryAcquire", action: "UpdateItem", reportsUnknownOutcomes: true },
@@ -22,12 +40,13 @@ export const calls = {
   releasePermits: { operation: "releasePermits", action: "UpdateItem" },
   query: { operation: "list", action: "Query" },
   scan: { operation: "list", action: "Scan" }
-} as const satisfies Record<string, Transport.Call>
+} as const satisfies Record<string, Call>
 
 /**
  * The consistent reads, of `inspect` and of the operations that read the holder after a failed condition.
  *
- * @internal
+ * @since 0.2.0
+ * @category calls
  */
 export const getItemCalls = {
   tryAcquire: { operation: "tryAcquire", action: "GetItem" },
@@ -39,4 +58,4 @@ export const getItemCalls = {
   renewPermits: { operation: "renewPermits", action: "GetItem" },
   releasePermits: { operation: "releasePermits", action: "GetItem" },
   inspectSemaphore: { operation: "inspectSemaphore", action: "GetItem" }
-} as const satisfies Partial<Record<StoreOperation, Transport.Call>>
+} as const satisfies Record<string, Call>

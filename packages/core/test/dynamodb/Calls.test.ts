@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest"
+import * as Calls from "../../src/dynamodb/Calls.js"
+
+describe("Calls", () => {
+  it("reports the unknown outcomes of the acquiring writes only", () => {
+    const reporting = Object.entries(Calls.calls)
+      .filter(([, call]) => "reportsUnknownOutcomes" in call && call.reportsUnknownOutcomes)
+      .map(([name]) => name)
+    expect(reporting).toEqual(["tryAcquire", "tryAcquirePermits"])
+  })
+
+  it("names each call by its operation and DynamoDB action", () => {
+    expect(Calls.calls.query).toEqual({ operation: "list", action: "Query" })
+    expect(Calls.calls.scan).toEqual({ operation: "list", action: "Scan" })
+    for (const [name, call] of Object.entries(Calls.getItemCalls)) {
+      expect(call).toEqual({ operation: name, action: "GetItem" })
+    }
+    for (const name of ["renew", "release", "reserve", "forceRelease", "renewPermits", "releasePermits"] as const) {
+      expect(Calls.calls[name]).toEqual({ operation: name, action: "UpdateItem" })
+    }
+  })
+})
