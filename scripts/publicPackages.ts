@@ -76,7 +76,7 @@ export const exportsNothing = (file: string): boolean => {
 }
 
 /**
- * The Effect 4 line's packages, every folder of `effect4/packages/` in dependency order (a package after the line's
+ * The Effect 4 line's packages, every folder of `effect4/packages/` but the private ones, in dependency order (a package after the line's
  * packages it depends on, else by name), and the folders skipped as placeholders: a package whose `src/index.ts`
  * exports nothing is not ported yet.
  */
@@ -85,8 +85,10 @@ export const effect4Packages = (): {
   readonly placeholders: ReadonlyArray<string>
 } => {
   const directory = Path.join(effect4Project, "packages")
+  // The line's workspace also holds tools that are never published (the bench's workers): those are `private`.
   const folders = Fs.readdirSync(directory)
     .filter((folder) => Fs.existsSync(Path.join(directory, folder, "package.json")))
+    .filter((folder) => readManifest(Path.join(directory, folder)).private !== true)
     .sort()
   const placeholders = folders.filter((folder) => {
     const entry = Path.join(directory, folder, "src", "index.ts")
