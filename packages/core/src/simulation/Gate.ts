@@ -23,7 +23,11 @@ export class Gate {
     return this.closed
   }
 
-  /** Calls `waiter` when the process resumes; the result withdraws it, for a waiter that gives up. */
+  /**
+   * Calls `waiter` when the process resumes; the result withdraws it, for a waiter that gives up.
+   *
+   * @since 0.2.0
+   */
   wait(waiter: () => void): () => void {
     this.waiters.push(waiter)
     return () => {
@@ -32,12 +36,20 @@ export class Gate {
     }
   }
 
-  /** Pauses the process: from now on, whoever comes to the gate waits. */
+  /**
+   * Pauses the process: from now on, whoever comes to the gate waits.
+   *
+   * @since 0.2.0
+   */
   pause(): void {
     this.closed = true
   }
 
-  /** Resumes the process, letting through every waiter, in the order they came. */
+  /**
+   * Resumes the process, letting through every waiter, in the order they came.
+   *
+   * @since 0.2.0
+   */
   resume(): void {
     this.closed = false
     const waiters = this.waiters

@@ -22,24 +22,40 @@ interface Timer {
  * @category models
  */
 export class Timeline {
-  /** True time, in milliseconds from the start of the run. */
+  /**
+   * True time, in milliseconds from the start of the run.
+   *
+   * @since 0.2.0
+   */
   now = 0
   private tasks: Array<() => void> = []
   private timers: Array<Timer> = []
   private seq = 0
 
-  /** Queues `task` to run at the next flush, after every task queued before it. */
+  /**
+   * Queues `task` to run at the next flush, after every task queued before it.
+   *
+   * @since 0.2.0
+   */
   enqueue(task: () => void): void {
     this.tasks.push(task)
   }
 
-  /** Runs every queued task in order, and the tasks they queue, until none is left. */
+  /**
+   * Runs every queued task in order, and the tasks they queue, until none is left.
+   *
+   * @since 0.2.0
+   */
   flush(): void {
     for (let i = 0; i < this.tasks.length; i++) this.tasks[i]!()
     this.tasks = []
   }
 
-  /** Sets a timer that calls `fire` at true time `at` (now, if `at` is past); the result cancels it. */
+  /**
+   * Sets a timer that calls `fire` at true time `at` (now, if `at` is past); the result cancels it.
+   *
+   * @since 0.2.0
+   */
   schedule(at: number, fire: () => void): () => void {
     const timer: Timer = { at: Math.max(at, this.now), seq: this.seq++, fire, cancelled: false }
     // Keep timers sorted by (at, seq); few timers are live at once, so insertion is cheap.
@@ -51,7 +67,11 @@ export class Timeline {
     }
   }
 
-  /** Runs ready tasks, then timers in order, until `until`, `isDone`, or no timer is left. */
+  /**
+   * Runs ready tasks, then timers in order, until `until`, `isDone`, or no timer is left.
+   *
+   * @since 0.2.0
+   */
   runUntil(until: number, isDone: () => boolean = () => false): void {
     this.flush()
     while (!isDone()) {
