@@ -7,8 +7,7 @@
  *   npm run build -- effect4/lock core     only the Effect 4 line's lock, and the core
  *
  * The order: the core, the Effect 3 line (`packages/`), the Effect 4 line (`effect4/packages/*`, a package after the
- * ones it imports), the CLI. A package of the Effect 4 line whose `src/index.ts` exports nothing is a placeholder
- * for a port under way: it is skipped, with a line saying so.
+ * ones it imports; its private bench workers are not built), the CLI.
  *
  * Declarations come from `tsc` with each package's `tsconfig.build.json`, which resolves sibling packages through
  * their compiled declarations (as an installed app does), so packages build after the ones they import. The Effect 4
@@ -25,7 +24,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as CliBundle from "../packages/cli/tools/bundle.js"
-import { allPackages, effect4Project, placeholderNote, type PublicPackage, select } from "./publicPackages.js"
+import { allPackages, effect4Project, type PublicPackage, select } from "./publicPackages.js"
 
 /** Each line's TypeScript: the repository's for the core and the Effect 3 line, the Effect 4 project's for its own. */
 const tsc = {
@@ -85,8 +84,7 @@ const buildOne = async (p: PublicPackage) => {
 
 /** Builds the packages `requested` names (see `select`), or all of them; returns the ones it built. */
 export const build = async (requested: ReadonlyArray<string>): Promise<ReadonlyArray<PublicPackage>> => {
-  const { packages, placeholders } = allPackages()
-  const selected = select(packages, placeholders, requested)
+  const selected = select(allPackages(), requested)
   if (selected.some((p) => p.line === "effect4") && !Fs.existsSync(tsc.effect4)) {
     throw new Error(
       "effect4/node_modules is missing: run `npm ci` at the repository's root (its postinstall installs the Effect 4 " +
@@ -94,13 +92,6 @@ export const build = async (requested: ReadonlyArray<string>): Promise<ReadonlyA
     )
   }
   for (const p of selected) await buildOne(p)
-  for (const folder of placeholders) {
-    if (requested.length === 0 || requested.includes(folder) || requested.includes(`effect4/${folder}`)) {
-      // What an earlier build left would otherwise be packed as if it were the package.
-      Fs.rmSync(Path.join(effect4Project, "packages", folder, "dist"), { recursive: true, force: true })
-      console.log(placeholderNote(folder))
-    }
-  }
   return selected
 }
 

@@ -90,18 +90,7 @@ const step = (title: string, command: string, args: ReadonlyArray<string>, cwd: 
 }
 
 /**
- * A package still being ported: its `src/index.ts` is the scaffold's placeholder, which exports nothing (`export {}`
- * and comments), so there is nothing to document yet.
- */
-const isPlaceholder = (name: string): boolean => {
-  const index = Path.join(project, "packages", name, "src", "index.ts")
-  if (!Fs.existsSync(index)) return true
-  const code = Fs.readFileSync(index, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "").trim()
-  return /^export\s*\{\s*\};?$/.test(code)
-}
-
-/**
- * The API reference of each ported package: its `docs` script, docgen, which writes `docs/modules` from the JSDoc and
+ * The API reference of each package that has a `docs` script: docgen, which writes `docs/modules` from the JSDoc and
  * type-checks and runs every `@example` against the sources (`docgen.json`: `effect` is this project's effect 4, the
  * `@leasehold/*` packages are their sources here, the core is `packages/core/src`). npm puts this project's
  * `node_modules/.bin` first on a script's PATH, so docgen finds this project's TypeScript, and the examples run under
@@ -112,9 +101,12 @@ const docs = () => {
   const scriptNode = spawnSync("npm", ["exec", "-c", "node --version"], { cwd: project, encoding: "utf8" }).stdout
     .trim()
   for (const name of Fs.readdirSync(Path.join(project, "packages")).sort()) {
-    if (!Fs.existsSync(Path.join(project, "packages", name, "package.json"))) continue
-    if (isPlaceholder(name)) {
-      console.log(`${label}: packages/${name} skipped: its src/index.ts is still the placeholder \`export {}\``)
+    const manifest = Path.join(project, "packages", name, "package.json")
+    if (!Fs.existsSync(manifest)) continue
+    // The bench's workers have no API to document.
+    if (
+      (JSON.parse(Fs.readFileSync(manifest, "utf8")) as { scripts?: { docs?: string } }).scripts?.docs === undefined
+    ) {
       continue
     }
     step(

@@ -24,7 +24,7 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { allPackages, placeholderNote, root } from "../publicPackages.js"
+import { allPackages, root } from "../publicPackages.js"
 import {
   checkOneCopy,
   copySmokePrograms,
@@ -341,8 +341,7 @@ const main = () => {
     const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
     const list = snippets(readme)
     const first = installProgram(readme)
-    const { packages, placeholders } = allPackages()
-    for (const folder of placeholders) step(placeholderNote(folder))
+    const packages = allPackages()
     step(`packing ${packages.length} packages into ${scratch}`)
     const tarballs = Path.join(scratch, "tarballs")
     const packed = timed(times, "packing", () => pack(packages, tarballs))
@@ -383,7 +382,6 @@ const main = () => {
     }
     console.log(`tarballs: ${packed.map((p) => Path.basename(p.tarball)).join(", ")}`)
     for (const note of privateNotes) if (note !== undefined) console.log(note)
-    for (const folder of placeholders) console.log(placeholderNote(folder))
     for (const app of apps) console.log(`\n${app.set}: ${app.versions}\n  ran: ${app.smokes.join("; ")}`)
     console.log(`\n${effect4.summary.join("\n")}`)
     console.log(
