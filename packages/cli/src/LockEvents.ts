@@ -7,15 +7,19 @@ import * as LateRenew from "./internal/lateRenew.js"
 import * as Render from "./Render.js"
 
 /**
- * One change. `Takeover` is a new owner without a release in between (an expired lease taken over, or a force
- * release followed by a new acquisition between two looks); `Expiring` is a lease with less than a third left, which
- * means renews are late (a holder renews every third of its lease by default); `Expired` is a lease that ran out.
+ * One change. `Takeover` is a new owner whose lease began after the old one ran out: the old holder stopped renewing
+ * and another took the lock over. A new owner whose lease began while the old one still ran was given the lock by a
+ * release (or a force release) between two looks: that is reported as what it was, `Released` then `Acquired`, each
+ * with its fence, so two acquisitions by one process read as two. `HandedOver` is a lease resumed under a new owner
+ * id with its fence unchanged (`Lock.handOff`, then `Lock.resume` elsewhere). `Expiring` is a lease with less than a third left,
+ * which means renews are late (a holder renews every third of its lease by default); `Expired` is a lease that ran
+ * out.
  *
  * @since 0.1.0
  * @category models
  */
 export interface LockEvent {
-  readonly _tag: "Acquired" | "Released" | "Takeover" | "Expiring" | "Expired" | "Renewed"
+  readonly _tag: "Acquired" | "Released" | "Takeover" | "HandedOver" | "Expiring" | "Expired" | "Renewed"
   readonly name: string
   readonly text: string
 }
@@ -23,6 +27,23 @@ export interface LockEvent {
 const holderOf = (lock: Render.LockView) => `${lock.holder ?? "?"} (fence ${lock.fence})`
 
 const isExpiring = (lock: Render.LockView) => lock.held && LateRenew.isExpiring(lock)
+
+/** Whether `now`'s lease began once `was`'s had run out: a takeover, not a release and a new acquisition. */
+const tookOver = (was: Render.LockView, now: Render.LockView) =>
+  was.expired ||
+  (was.leaseUntil !== null && now.acquiredAt !== null && Date.parse(now.acquiredAt) >= Date.parse(was.leaseUntil))
+
+const released = (name: string, was: Render.LockView): LockEvent => ({
+  _tag: "Released",
+  name,
+  text: `released "${name}" (was ${holderOf(was)})`
+})
+
+const acquired = (name: string, now: Render.LockView): LockEvent => ({
+  _tag: "Acquired",
+  name,
+  text: `acquired "${name}" by ${holderOf(now)}`
+})
 
 /**
  * The changes from `before` to `after` (both keyed by name), in name order.
@@ -42,16 +63,23 @@ export const diff = (
     const wasHeld = was?.held === true
     const isHeld = now?.held === true
     if (!wasHeld && isHeld && now !== undefined) {
-      events.push({ _tag: "Acquired", name, text: `acquired "${name}" by ${holderOf(now)}` })
+      events.push(acquired(name, now))
     } else if (wasHeld && !isHeld && was !== undefined) {
-      events.push({ _tag: "Released", name, text: `released "${name}" (was ${holderOf(was)})` })
+      events.push(released(name, was))
     } else if (wasHeld && isHeld && was !== undefined && now !== undefined) {
-      if (was.owner !== now.owner) {
+      if (was.owner !== now.owner && was.fence === now.fence) {
+        events.push({
+          _tag: "HandedOver",
+          name,
+          text: `lease of "${name}" handed over: resumed by a new owner id as ${holderOf(now)}`
+        })
+      } else if (was.owner !== now.owner && !tookOver(was, now)) {
+        events.push(released(name, was), acquired(name, now))
+      } else if (was.owner !== now.owner) {
         events.push({
           _tag: "Takeover",
           name,
-          text: `takeover of "${name}": ${holderOf(was)} -> ${holderOf(now)}` +
-            (was.expired ? " after its lease ran out" : "")
+          text: `takeover of "${name}": ${holderOf(was)} -> ${holderOf(now)} after its lease ran out`
         })
       } else if (now.expired && !was.expired) {
         events.push({

@@ -145,9 +145,9 @@ export const command = Command.make(
       }))
 ).pipe(Command.withDescription(Help.describe(
   "Watch the locks and semaphores live: on a terminal, tables refreshed every --interval with the recent changes " +
-    "under them (acquisitions, releases, takeovers, leases running late or out; for a semaphore, per holder of its " +
-    "permits). When stdout is not a terminal (or with --plain): one snapshot line per lock and per semaphore, then " +
-    "one line per change. Runs until Ctrl-C, or --count refreshes.",
+    "under them (acquisitions, releases, takeovers, hand-offs, leases running late or out; for a semaphore, per " +
+    "holder of its permits). When stdout is not a terminal (or with --plain): one snapshot line per lock and per " +
+    "semaphore, then one line per change. Runs until Ctrl-C, or --count refreshes.",
   [
     ["leasehold watch --table locks", "the live view"],
     ["leasehold watch --interval 500ms --count 20 > changes.log", "ten seconds of changes, as lines"],

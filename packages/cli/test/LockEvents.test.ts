@@ -30,14 +30,41 @@ const tags = (before: ReturnType<typeof snapshot>, after: ReturnType<typeof snap
 
 describe("LockEvents.diff", () => {
   it("reports acquisitions, releases and takeovers", () => {
-    const before = snapshot(record("a"), record("b"), record("c", { owner: undefined, holder: undefined }))
+    const before = snapshot(
+      record("a"),
+      record("b", { leaseUntil: now - 10_000 }),
+      record("c", { owner: undefined, holder: undefined })
+    )
     const after = snapshot(
       record("a", { owner: undefined, holder: undefined }),
-      record("b", { owner: "o2", holder: "h2", fence: 2 }),
+      record("b", { owner: "o2", holder: "h2", fence: 2, acquiredAt: now - 5_000 }),
       record("c", { owner: "o3", fence: 2 }),
       record("d")
     )
     expect(tags(before, after)).toEqual(["Released a", "Takeover b", "Acquired c", "Acquired d"])
+  })
+
+  it("reports a lock given up and acquired again between two looks as a release and an acquisition", () => {
+    // One process's two fibers, one after the other: the same holder, a new owner id and fence, and the new lease
+    // began while the old one still ran, so nobody took anything over.
+    const before = snapshot(record("a", { holder: "pid 7", owner: "o1", fence: 1, acquiredAt: now - 9_000 }))
+    const after = snapshot(record("a", { holder: "pid 7", owner: "o2", fence: 2, acquiredAt: now - 4_000 }))
+    expect(LockEvents.diff(before, after).map((event) => event.text)).toEqual([
+      "released \"a\" (was pid 7 (fence 1))",
+      "acquired \"a\" by pid 7 (fence 2)"
+    ])
+  })
+
+  it("reports a takeover when the new lease began after the old one ran out, though no look saw it run out", () => {
+    const before = snapshot(record("a", { leaseUntil: now + 1_000 }))
+    const after = snapshot(record("a", { owner: "o2", holder: "h2", fence: 2, acquiredAt: now + 1_500 }))
+    expect(tags(before, after)).toEqual(["Takeover a"])
+  })
+
+  it("reports a lease resumed under a new owner id with its fence as handed over, not as a new acquisition", () => {
+    const before = snapshot(record("a", { owner: "o1", fence: 3 }))
+    const after = snapshot(record("a", { owner: "o2", fence: 3 }))
+    expect(tags(before, after)).toEqual(["HandedOver a"])
   })
 
   it("reports a lease running late once, then running out, then renewed", () => {
