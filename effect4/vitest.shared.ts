@@ -7,9 +7,15 @@ import { defineProject } from "vitest/config"
 // import each other without file extensions, which only a bundler accepts; Node takes its "node" files.
 const sourceConditions = ["@leasehold/source", ...defaultServerConditions.filter((condition) => condition !== "module")]
 
+// A module whose code is the same on both Effect majors is a symbolic link to the Effect 3 package's file: Vite reads
+// it where the link stands, so that its imports reach this project's effect and the Effect 4 packages, not the Effect 3
+// ones beside the link's target.
+export const preserveSymlinks = true
+
 // Settings every package's test project shares: the Effect 3 line's, so that both lines' tests read alike.
 export const sharedProject = (name: string) =>
   defineProject({
+    resolve: { preserveSymlinks },
     ssr: { resolve: { conditions: sourceConditions } },
     test: {
       name,

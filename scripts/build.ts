@@ -50,6 +50,9 @@ const javascript = (packageDirectory: string, format: "esm" | "cjs") =>
     // The sources ship next to dist/, so the maps reference them instead of embedding them.
     sourcesContent: false,
     logLevel: "warning",
+    // The Effect 4 line's modules whose code is the same on both majors are symbolic links to the Effect 3 line's
+    // files: each compiles to the place of its link, as every other file of its package does.
+    preserveSymlinks: true,
     ...(format === "cjs" ?
       {
         // CommonJS has no `import.meta`; the few modules that locate files relative to themselves get the same URL

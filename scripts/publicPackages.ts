@@ -35,6 +35,7 @@ export interface Manifest {
   readonly name: string
   readonly version: string
   readonly private?: boolean
+  readonly files?: ReadonlyArray<string>
   readonly dependencies?: Record<string, string>
   readonly peerDependencies?: Record<string, string>
   readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>

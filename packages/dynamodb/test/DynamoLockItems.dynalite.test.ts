@@ -1,5 +1,5 @@
 import { layer } from "@effect/vitest"
-import { DynamoServer } from "@leasehold/testing"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { tableItemsBehaviour } from "./tableItemsBehaviour.js"
 
 // dynalite describes every table's TTL as DISABLED and has no UpdateTimeToLive.

@@ -1,5 +1,5 @@
 import { layer } from "@effect/vitest"
-import { DynamoServer } from "@leasehold/testing"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { storeBehaviour } from "./behaviour.js"
 import { dataBehaviour } from "./dataBehaviour.js"
 import { semaphoreBehaviour } from "./semaphoreBehaviour.js"

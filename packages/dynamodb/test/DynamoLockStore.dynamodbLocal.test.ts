@@ -1,5 +1,5 @@
 import { describe, layer } from "@effect/vitest"
-import { DynamoServer } from "@leasehold/testing"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { inject } from "vitest"
 import { storeBehaviour } from "./behaviour.js"
 import { dataBehaviour } from "./dataBehaviour.js"

@@ -1,5 +1,5 @@
 import { layer } from "@effect/vitest"
-import { DynamoServer } from "@leasehold/testing"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { electionBehaviour } from "./leaderElection.js"
 
 layer(DynamoServer.layerDynalite, { excludeTestServices: true })("LeaderElection on dynalite", (it) => {

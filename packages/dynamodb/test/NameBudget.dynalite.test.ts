@@ -1,5 +1,5 @@
 import { layer } from "@effect/vitest"
-import { DynamoServer } from "@leasehold/testing"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { nameBudgetBehaviour } from "./nameBudget.js"
 
 layer(DynamoServer.layerDynalite)("Name budgets on dynalite", (it) => {

@@ -1,5 +1,5 @@
 import { layer } from "@effect/vitest"
-import { DynamoServer } from "@leasehold/testing"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { semaphoreLeaseBehaviour } from "./semaphoreLeases.js"
 import { semaphoreModuleBehaviour } from "./semaphoreModule.js"
 

@@ -122,7 +122,7 @@ export const acquire: (
  * // Data-first, taking 4 of the 8 slots for a large image.
  * const large = Semaphore.withPermits("resizers", resize("huge.tiff"), { limit: 8, permits: 4, wait: "30 seconds" })
  *
- * Effect.runPromise(Effect.zipRight(one, large).pipe(Effect.provide(LockStore.layerMemory)))
+ * Effect.runPromise(Effect.andThen(one, large).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 0.2.0

@@ -1,7 +1,1 @@
-import { layer } from "@effect/vitest"
-import * as DynamoServer from "@leasehold/testing/DynamoServer"
-import { electionBehaviour } from "./leaderElection.js"
-
-layer(DynamoServer.layerDynalite, { excludeTestServices: true })("LeaderElection on dynalite", (it) => {
-  electionBehaviour(it)
-})
+../../../../packages/dynamodb/test/LeaderElection.dynalite.test.ts

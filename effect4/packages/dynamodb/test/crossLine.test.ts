@@ -40,7 +40,9 @@ const WorkerBundleLive = Layer.effect(
         entry: effect4Worker,
         outfile,
         workingDirectory: packageDirectory,
-        conditions: ["@leasehold/source"]
+        conditions: ["@leasehold/source"],
+        // The modules this line shares with the Effect 3 line are links: read where they stand, they import effect 4.
+        preserveSymlinks: true
       })
     )
     return outfile

@@ -53,7 +53,9 @@ const WorkerBundleLive = Layer.effect(
         entry: workerScript,
         outfile,
         workingDirectory: packageDirectory,
-        conditions: ["@leasehold/source"]
+        conditions: ["@leasehold/source"],
+        // The modules this line shares with the Effect 3 line are links: read where they stand, they import effect 4.
+        preserveSymlinks: true
       })
     )
     return outfile

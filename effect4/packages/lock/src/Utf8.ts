@@ -1,7 +1,1 @@
-/**
- * Measures of strings in UTF-8, the encoding DynamoDB stores and limits them in. The measures live in
- * `@leasehold/core`, shared by every store and both Effect lines; this module is their public face here.
- *
- * @since 0.1.0
- */
-export * from "@leasehold/core/record/Utf8"
+../../../../packages/lock/src/Utf8.ts

@@ -1,5 +1,1 @@
-import * as LockStore from "@leasehold/lock/LockStore"
-import * as LockStoreConformance from "@leasehold/testing/LockStoreConformance"
-
-// The reference store: a fresh, empty memory store per test.
-LockStoreConformance.suite("memory", () => LockStore.layerMemory)
+../../../../packages/testing/test/LockStoreConformance.memory.test.ts
