@@ -2,7 +2,7 @@
  * What every contender of the uncontended table provides: a timed loop of acquire + release cycles on one key.
  */
 import { CreateTableCommand, DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
-import type { ClientConfig } from "./ServerProcess.js"
+import type { ClientConfig } from "./Protocol.js"
 
 export interface Contender {
   readonly name: string

@@ -5,14 +5,13 @@
 import * as Effect from "effect/Effect"
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import type * as ContentionDriver from "./ContentionDriver.js"
-import type { Acquisition } from "./ContentionDriver.js"
 import * as ContentionLoop from "./ContentionLoop.js"
 import * as Drivers from "./Drivers.js"
 import * as Lines from "./Lines.js"
-import type { ClientConfig, ServerProcess } from "./ServerProcess.js"
+import type { Acquisition, ClientConfig, ContentionRun, LoopOptions } from "./Protocol.js"
+import type { ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
-import type { EventLoopDelay, Message } from "./worker.js"
+import type { Message } from "./worker.js"
 
 export interface Result {
   readonly label: string
@@ -64,18 +63,12 @@ export const inProcess = async (server: ServerProcess, fibers: number, options: 
   }
 }
 
-/** What one worker process sent back. */
-export interface WorkerRun {
-  readonly acquisitions: ReadonlyArray<Acquisition>
-  readonly eventLoop?: EventLoopDelay | undefined
-}
-
 export interface Run {
   readonly key: string
   /** Epoch ms. */
   readonly startAt: number
   readonly seconds: number
-  readonly workers: ReadonlyArray<WorkerRun>
+  readonly workers: ReadonlyArray<ContentionRun>
   readonly counts: Record<string, number>
 }
 
@@ -111,7 +104,7 @@ export const runWorkers = async (
   await server.reset()
   const startAt = Date.now()
   const key = `processes-${id}-${startAt}`
-  const contend: ContentionDriver.LoopOptions = {
+  const contend: LoopOptions = {
     key,
     holdMs: options.holdMs,
     leaseMs: options.leaseMs,
@@ -122,8 +115,8 @@ export const runWorkers = async (
   }
   // One failed worker fails the run; the others must not outlive it.
   const runs = await Promise.all(children.map((child, i) =>
-    new Promise<WorkerRun>((resolve, reject) => {
-      child.once("message", (message: WorkerRun) => resolve(message))
+    new Promise<ContentionRun>((resolve, reject) => {
+      child.once("message", (message: ContentionRun) => resolve(message))
       child.once(
         "exit",
         (code) => code !== 0 && reject(new Error(`contention worker (${id}) exited with code ${code}`))

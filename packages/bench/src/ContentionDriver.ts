@@ -4,32 +4,7 @@
  * until killed, and a takeover that waits for a dead holder's lock; with the pieces the drivers share. Each library's
  * driver is in `contenders/`, and `Drivers.ts` picks one by id: a driver imports this module, never that one.
  */
-import type { ClientConfig } from "./ServerProcess.js"
-
-/** One acquisition of a contention loop; epoch ms with sub-millisecond resolution, comparable across processes. */
-export interface Acquisition {
-  readonly askedAt: number
-  readonly enteredAt: number
-  /** The lease ran out inside the section; only a loop that goes on after a loss marks it. */
-  readonly lost?: true | undefined
-}
-
-export interface LoopOptions {
-  readonly key: string
-  readonly holdMs: number
-  readonly leaseMs: number
-  /** Epoch ms. */
-  readonly endAt: number
-  /** How many loops contend for the key (processes, or fibers of one process): a semaphore's limit follows it. */
-  readonly contenders: number
-  /** Trace experiment (Leasehold only): its `pollInterval` instead of the default. */
-  readonly pollIntervalMs?: number | undefined
-  /**
-   * Trace experiment (Leasehold only): after each release, pause a jittered `yieldMs` (×0.5–1.5) before asking again,
-   * counted in the next wait, as a library that lets waiters in after a contended release would.
-   */
-  readonly yieldMs?: number | undefined
-}
+import type { Acquisition, ClientConfig, LoopOptions } from "./Protocol.js"
 
 /** A takeover mode of one library, as it documents it; `boundMs` is the longest takeover it allows after a kill. */
 export interface TakeoverMode {

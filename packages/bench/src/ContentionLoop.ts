@@ -14,9 +14,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { clientConfig, tables } from "./Contender.js"
-import type { Acquisition, LoopOptions } from "./ContentionDriver.js"
+import type { Acquisition, ClientConfig, LoopOptions } from "./Protocol.js"
 import * as SectionRecord from "./SectionRecord.js"
-import type { ClientConfig } from "./ServerProcess.js"
 
 /** Every acquisition one loop made. */
 export const loop = (options: LoopOptions): Effect.Effect<Array<Acquisition>, unknown, LockStore.LockStore> =>

@@ -2,10 +2,9 @@
  * Reading a traced Leasehold contention run: every acquisition of every worker (from the workers) against every store
  * request (from the recording proxies), to say where long waits go. Prints markdown.
  */
-import type { Acquisition } from "./ContentionDriver.js"
+import type { Acquisition, EventLoopDelay } from "./Protocol.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
 import type { Request } from "./TraceProxy.js"
-import type { EventLoopDelay } from "./worker.js"
 
 export interface Input {
   readonly acquisitions: ReadonlyArray<ReadonlyArray<Acquisition>>

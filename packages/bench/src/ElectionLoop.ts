@@ -7,7 +7,7 @@ import * as LeaderElection from "@leasehold/lock/LeaderElection"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type { Acquisition, LoopOptions } from "./ContentionDriver.js"
+import type { Acquisition, LoopOptions } from "./Protocol.js"
 
 /** Every term one worker led. */
 export const loop = (options: LoopOptions): Effect.Effect<Array<Acquisition>, unknown, LockStore.LockStore> =>

@@ -4,12 +4,12 @@
  */
 import type { ChildProcess } from "node:child_process"
 import * as Lines from "./Lines.js"
-import type { Memory, Request, Round, RoundRequest } from "./lineWorker.js"
+import type { LineRequest, Memory, Round, RoundRequest } from "./Protocol.js"
 
 export interface LineProcess {
   readonly request: {
     (message: RoundRequest): Promise<Round>
-    (message: Request): Promise<Memory>
+    (message: LineRequest): Promise<Memory>
   }
   readonly close: () => Promise<void>
 }
@@ -37,7 +37,7 @@ export const start = (line: Lines.Line): LineProcess => {
     })
   const ready = next<unknown>()
   let queue: Promise<unknown> = ready
-  const request = (message: Request) => {
+  const request = (message: LineRequest) => {
     const answer = queue.then(() => {
       const reply = next<unknown>()
       child.send(message)

@@ -9,17 +9,13 @@ import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
+import type { MemoryRound } from "./Protocol.js"
 import { fixed, spread, table } from "./Stats.js"
 
-export interface RoundResult {
-  readonly cyclesPerSecond: number
-  readonly cpuUsPerCycle: number
-}
-
-export const run = (rounds: number, roundMs: number): Promise<Array<RoundResult>> =>
+export const run = (rounds: number, roundMs: number): Promise<Array<MemoryRound>> =>
   Effect.runPromise(
     Effect.gen(function*() {
-      const results: Array<RoundResult> = []
+      const results: Array<MemoryRound> = []
       // The first round warms the JIT and is not counted.
       for (let round = 0; round <= rounds; round++) {
         const key = `memory-${round}`
@@ -121,7 +117,7 @@ export const heldInOneScope = (n: number): Promise<number> =>
 /** One row of the memory table: a line's rounds, and its heap per lease for each count held. */
 export interface Row {
   readonly name: string
-  readonly rounds: ReadonlyArray<RoundResult>
+  readonly rounds: ReadonlyArray<MemoryRound>
   readonly heldBytes: ReadonlyArray<number>
 }
 

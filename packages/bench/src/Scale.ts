@@ -7,7 +7,7 @@
 import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import * as Lines from "./Lines.js"
-import type * as ScaleWorker from "./scaleWorker.js"
+import type { ScaleHeld, ScaleReport, ScaleStart } from "./Protocol.js"
 import type { ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
 
@@ -25,8 +25,8 @@ export interface Result {
   /** The line whose worker held the locks, when not the bench's own Leasehold under the bench's Node. */
   readonly line?: Lines.Line | undefined
   readonly heartbeatMs: number
-  readonly held: ScaleWorker.Held
-  readonly report: ScaleWorker.Report
+  readonly held: ScaleHeld
+  readonly report: ScaleReport
   /** Lateness (ms) of every renew due in the hold window; a renew not seen by its end counts as late until then. */
   readonly lateness: ReadonlyArray<number>
   /** How many of those renews had not arrived when the window ended. */
@@ -109,7 +109,7 @@ const runOne = async (server: ServerProcess, n: number, options: Options, line?:
   try {
     await nextMessage(child)
     const keyPrefix = `scale-${n}-${Date.now()}-`
-    const start: ScaleWorker.Start = {
+    const start: ScaleStart = {
       config: { ...server.clientConfig, endpoint },
       keyPrefix,
       n,
@@ -118,11 +118,11 @@ const runOne = async (server: ServerProcess, n: number, options: Options, line?:
       concurrency: options.concurrency
     }
     child.send(start)
-    const held = await nextMessage<ScaleWorker.Held>(child)
+    const held = await nextMessage<ScaleHeld>(child)
     const first = await server.writes()
     await new Promise((resolve) => setTimeout(resolve, options.holdMs))
     const last = await server.writes()
-    const reported = nextMessage<ScaleWorker.Report>(child)
+    const reported = nextMessage<ScaleReport>(child)
     child.send({ report: true })
     const report = await reported
     // Let it go before the next N starts: its leases are left to expire, nothing more is measured.

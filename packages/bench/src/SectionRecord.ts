@@ -5,7 +5,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type { Acquisition } from "./ContentionDriver.js"
+import type { Acquisition } from "./Protocol.js"
 
 const now = () => performance.timeOrigin + performance.now()
 
@@ -13,7 +13,7 @@ const now = () => performance.timeOrigin + performance.now()
 export const make = (acquisitions: Array<Acquisition>, askedAt: number, holdMs: number) => {
   // Where this acquisition's entry is, once the section has begun.
   let entered: number | undefined
-  const section = Effect.zipRight(
+  const section = Effect.andThen(
     Effect.sync(() => {
       entered = acquisitions.push({ askedAt, enteredAt: now() }) - 1
     }),

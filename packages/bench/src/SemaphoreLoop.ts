@@ -12,7 +12,7 @@ import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Semaphore from "@leasehold/lock/Semaphore"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type { Acquisition, LoopOptions } from "./ContentionDriver.js"
+import type { Acquisition, LoopOptions } from "./Protocol.js"
 import * as SectionRecord from "./SectionRecord.js"
 
 /** Half the contenders, and at least one: the holders are as many as the waiters, and the latter never run out. */

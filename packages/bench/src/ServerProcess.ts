@@ -3,15 +3,10 @@
  */
 import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import type { ClientConfig } from "./Protocol.js"
 import type * as WriteLog from "./WriteLog.js"
 
 export type Engine = "dynalite" | "dynamodb-local"
-
-export interface ClientConfig {
-  readonly endpoint: string
-  readonly region: string
-  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string }
-}
 
 export interface ServerProcess {
   readonly engine: Engine

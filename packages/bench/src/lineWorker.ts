@@ -9,31 +9,7 @@
 import type { Contender } from "./Contender.js"
 import * as Leasehold from "./contenders/Leasehold.js"
 import * as MemoryCycle from "./MemoryCycle.js"
-import type { ClientConfig } from "./ServerProcess.js"
-
-export interface RoundRequest {
-  readonly config: ClientConfig
-  readonly round: { readonly key: string; readonly durationMs: number }
-}
-
-/** Each cycle's latency (ms), with the worker's CPU and wall time over the round. */
-export interface Round {
-  readonly latencies: ReadonlyArray<number>
-  readonly cpuMs: number
-  readonly seconds: number
-}
-
-export interface MemoryRequest {
-  readonly memory: { readonly rounds: number; readonly roundMs: number; readonly held: ReadonlyArray<number> }
-}
-
-export interface Memory {
-  readonly rounds: ReadonlyArray<MemoryCycle.RoundResult>
-  /** Heap bytes per lease, for each count of `held`. */
-  readonly heldBytes: ReadonlyArray<number>
-}
-
-export type Request = RoundRequest | MemoryRequest
+import type { LineRequest, Memory, MemoryRequest, Round, RoundRequest } from "./Protocol.js"
 
 // One store for every round, built on the first, as the bench's own Leasehold row keeps one.
 let contender: Contender | undefined
@@ -60,7 +36,7 @@ const fail = (error: unknown) => {
   process.exit(1)
 }
 
-process.on("message", (message: Request) => {
+process.on("message", (message: LineRequest) => {
   const answer = "round" in message ? round(message) : memory(message.memory)
   answer.then((reply) => process.send?.(reply), fail)
 })

@@ -3,8 +3,8 @@
  * with `Lock.acquire` into a scope and keeps that scope open, with the heartbeat running. Started by `Scale.run`
  * with `--expose-gc`, so that heap use is measured after a full collection, in a heap that holds nothing else.
  *
- * IPC: it says `{ ready }`, gets a `Start`, answers `Held` once every acquisition ended, gets `{ report: true }`,
- * answers `Report` and exits without releasing: the leases expire on their own and the server is thrown away after
+ * IPC: it says `{ ready }`, gets a `ScaleStart`, answers `ScaleHeld` once every acquisition ended, gets
+ * `{ report: true }`, answers `ScaleReport` and exits without releasing: the leases expire on their own and the server is thrown away after
  * the table, while thousands of releases would take minutes of a shared machine and measure nothing here.
  */
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
@@ -18,42 +18,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { clientConfig, tables } from "./Contender.js"
-import type { ClientConfig } from "./ServerProcess.js"
-
-export interface Start {
-  readonly config: ClientConfig
-  readonly keyPrefix: string
-  readonly n: number
-  readonly leaseMs: number
-  readonly heartbeatMs: number
-  /** How many acquisitions are in flight at once during the setup. */
-  readonly concurrency: number
-}
-
-export interface Held {
-  readonly setupMs: number
-  readonly acquired: number
-  readonly failed: number
-  /** Keys whose acquisition failed: the server may have seen their write all the same. */
-  readonly failedKeys: ReadonlyArray<string>
-}
-
-export interface Report {
-  /**
-   * Heap used after a forced GC, bytes: before anything was held, with N of the bench's waiting fibers alone (measured
-   * on `harnessSample` of them and scaled to N), and with N locks held.
-   */
-  readonly heapBaseline: number
-  readonly heapHarness: number
-  readonly heapHeld: number
-  readonly lost: number
-  readonly atRisk: number
-  /** CPU of this process from `Held` to the report, ms, and the wall time it spans. */
-  readonly cpuMs: number
-  readonly wallMs: number
-  /** The event loop's delay over the same span, p99, ms. */
-  readonly loopDelayP99Ms: number
-}
+import type { ScaleHeld, ScaleReport, ScaleStart } from "./Protocol.js"
 
 const harnessSample = 1_000
 
@@ -89,7 +54,7 @@ const harnessBytesPerLock = (heapBaseline: number) =>
 
 const next = <A>(): Promise<A> => new Promise((resolve) => process.once("message", (message: A) => resolve(message)))
 
-const hold = (start: Start) =>
+const hold = (start: ScaleStart) =>
   Effect.gen(function*() {
     const options: Lock.LockOptions = {
       lease: Duration.millis(start.leaseMs),
@@ -148,7 +113,7 @@ const hold = (start: Start) =>
     const cpuAtHeld = process.cpuUsage()
     const wallAtHeld = performance.now()
     const reportAsked = next<{ report: true }>()
-    process.send?.({ setupMs, acquired: leases.length, failed: failedKeys.length, failedKeys } satisfies Held)
+    process.send?.({ setupMs, acquired: leases.length, failed: failedKeys.length, failedKeys } satisfies ScaleHeld)
 
     yield* Effect.promise(() =>
       reportAsked
@@ -164,7 +129,7 @@ const hold = (start: Start) =>
       if (status._tag === "AtRisk") atRisk++
     }
     const heapHeld = heapUsed()
-    const report: Report = {
+    const report: ScaleReport = {
       heapBaseline,
       heapHarness,
       heapHeld,
@@ -179,7 +144,7 @@ const hold = (start: Start) =>
     return yield* Effect.never
   })
 
-process.once("message", (start: Start) => {
+process.once("message", (start: ScaleStart) => {
   const runtime = ManagedRuntime.make(
     DynamoLockStore.layer({ tableName: tables.leasehold, clientConfig: clientConfig(start.config) })
   )

@@ -7,24 +7,9 @@
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import type * as ContentionDriver from "./ContentionDriver.js"
 import * as Drivers from "./Drivers.js"
-import type { ClientConfig } from "./ServerProcess.js"
+import type { ClientConfig, Contend, ContentionRun, EventLoopDelay } from "./Protocol.js"
 
-export type Message =
-  | {
-    readonly config: ClientConfig
-    readonly contend: ContentionDriver.LoopOptions
-    /** Also measure this process's event-loop delay (a 1 ms sampling timer: only for traced runs). */
-    readonly eventLoop?: boolean
-  }
-  | { readonly config: ClientConfig; readonly hold: ContentionDriver.HoldOptions }
-
-/** Event-loop delay of one worker, ms. */
-export interface EventLoopDelay {
-  readonly p50: number
-  readonly p99: number
-  readonly max: number
-  readonly cpuMs: number
-}
+export type Message = Contend | { readonly config: ClientConfig; readonly hold: ContentionDriver.HoldOptions }
 
 const id = process.argv[2] ?? "leasehold"
 if (!Drivers.isId(id)) throw new Error(`unknown contender ${id}`)
@@ -52,7 +37,8 @@ process.once("message", (message: Message) => {
       max: histogram.max / 1e6,
       cpuMs: (used.user + used.system) / 1000
     }
-    process.send?.({ acquisitions, eventLoop }, () => process.exit(0))
+    const run: ContentionRun = { acquisitions, eventLoop }
+    process.send?.(run, () => process.exit(0))
   }, fail)
 })
 process.send?.({ ready: true })

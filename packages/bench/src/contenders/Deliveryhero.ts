@@ -5,7 +5,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import { DynamoDBDocument } from "@aws-sdk/lib-dynamodb"
 import { dynamoDBLockClientFactory } from "@deliveryhero/dynamodb-lock"
 import { clientConfig, type Contender, tables, timedLoop } from "../Contender.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import type { ClientConfig } from "../Protocol.js"
 
 export const leaseMs = 30_000
 

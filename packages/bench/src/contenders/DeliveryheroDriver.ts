@@ -9,7 +9,7 @@ import { DynamoDBDocument } from "@aws-sdk/lib-dynamodb"
 import { dynamoDBLockClientFactory } from "@deliveryhero/dynamodb-lock"
 import { clientConfig, tables } from "../Contender.js"
 import { type Driver, timedContention } from "../ContentionDriver.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import type { ClientConfig } from "../Protocol.js"
 
 /** The poll interval Leasehold defaults to (lease / 10), so that both poll alike. */
 const pollMs = (leaseMs: number) => Math.round(leaseMs / 10)

@@ -15,7 +15,7 @@ import {
 } from "@aws-sdk/lib-dynamodb"
 import { createRequire } from "node:module"
 import { clientConfig, type Contender, tables, timedLoop } from "../Contender.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import type { ClientConfig } from "../Protocol.js"
 
 type Callback = (error: unknown, data?: unknown) => void
 

@@ -8,7 +8,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb"
 import { clientConfig, tables } from "../Contender.js"
 import { type Driver, timedContention } from "../ContentionDriver.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import type { ClientConfig } from "../Protocol.js"
 import { type FailOpen, library, type LockClientLock, v2DocumentClient } from "./DynamodbLockClient.js"
 
 const makeLocks = (config: ClientConfig, leaseMs: number, trustLocalTime: boolean) => {

@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { clientConfig, type Contender, tables } from "../Contender.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import type { ClientConfig } from "../Protocol.js"
 
 export const leaseMs = 30_000
 

@@ -8,8 +8,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import { clientConfig, tables } from "../Contender.js"
-import { type Acquisition, type Driver, now } from "../ContentionDriver.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import { type Driver, now } from "../ContentionDriver.js"
+import type { Acquisition, ClientConfig } from "../Protocol.js"
 import { DistributedSemaphore, layer } from "./EffectDistributedLock.js"
 
 /** The poll interval Leasehold defaults to (lease / 10), jittered as Effect's `Schedule.jittered` does (×0.8–1.2). */

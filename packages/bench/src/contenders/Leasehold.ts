@@ -7,7 +7,7 @@ import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { clientConfig, type Contender, tables } from "../Contender.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import type { ClientConfig } from "../Protocol.js"
 
 /** One uncontended cycle of a Leasehold program on `key`. */
 export type Cycle = (key: string) => Effect.Effect<void, unknown, LockStore.LockStore>

@@ -5,8 +5,8 @@
 import type { Contender } from "../Contender.js"
 import * as LineProcess from "../LineProcess.js"
 import type * as Lines from "../Lines.js"
-import type { Round } from "../lineWorker.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import type { Round } from "../Protocol.js"
+import type { ClientConfig } from "../Protocol.js"
 
 export const make = (line: Lines.Line) => (config: ClientConfig): Contender => {
   const worker = LineProcess.start(line)

@@ -5,7 +5,7 @@
 import { DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb"
 import { randomBytes } from "node:crypto"
 import { clientConfig, type Contender, tables, timedLoop } from "../Contender.js"
-import type { ClientConfig } from "../ServerProcess.js"
+import type { ClientConfig } from "../Protocol.js"
 
 const leaseMs = 30_000
 const maxClockSkewMs = 10_000
