@@ -1,7 +1,7 @@
 /**
  * The Effect 4 line's checks, from the repository's root: its lint (this repository's ESLint and dprint settings),
- * its type check (the Effect 4 project's own TypeScript, against effect 4), the type check of every `@example` in its
- * packages' public modules, and its tests under Node 22 or later.
+ * its type check (the Effect 4 project's own TypeScript, against effect 4) and its tests under Node 22 or later. Its
+ * `@example`s are type-checked and run by docgen, as the Effect 3 line's are (`npm run docs:effect4`).
  *
  *   npm run test:effect4               lint, type check, tests
  *   npm run test:effect4 -- --no-lint  type check and tests (`npm test` lints the whole repository first)
@@ -47,37 +47,6 @@ const testNode = (): string => {
     `the Effect 4 line's tests need Node >= ${minimumTestNode.join(".")}, and this is ${process.version}; ` +
       "run them under Node 22 or 24, or run `npm ci` on linux-x64, which installs Node 22 into effect4/node_modules"
   )
-}
-
-/**
- * Writes every `ts` example of the packages' public modules (`packages/<name>/src/*.ts`) as a module of its own under
- * `build/examples/<name>`, with a tsconfig that checks them as an app would write them: what the line's
- * documentation shows must compile against it.
- */
-const writeExamples = (): string => {
-  const directory = Path.join(project, "build", "examples")
-  Fs.rmSync(directory, { recursive: true, force: true })
-  for (const name of Fs.readdirSync(Path.join(project, "packages"))) {
-    const source = Path.join(project, "packages", name, "src")
-    if (!Fs.existsSync(source)) continue
-    for (const file of Fs.readdirSync(source).filter((file) => file.endsWith(".ts"))) {
-      const text = Fs.readFileSync(Path.join(source, file), "utf8")
-      let index = 0
-      for (const match of text.matchAll(/^ *\* ```ts\n([\s\S]*?)^ *\* ```$/gm)) {
-        const body = match[1]!.split("\n").map((line) => line.replace(/^ *\*( |$)/, "")).join("\n")
-        const target = Path.join(directory, name, `${Path.basename(file, ".ts")}.${++index}.ts`)
-        Fs.mkdirSync(Path.dirname(target), { recursive: true })
-        Fs.writeFileSync(target, body)
-      }
-    }
-  }
-  const tsconfig = {
-    extends: "../../tsconfig.base.json",
-    compilerOptions: { noEmit: true, composite: false, incremental: false, noUnusedLocals: false },
-    include: ["*/*.ts"]
-  }
-  Fs.writeFileSync(Path.join(directory, "tsconfig.json"), JSON.stringify(tsconfig, null, 2) + "\n")
-  return directory
 }
 
 const step = (title: string, command: string, args: ReadonlyArray<string>, cwd: string) => {
@@ -126,7 +95,6 @@ const checks = () => {
   }
   const tsc = Path.join(modules, "typescript", "bin", "tsc")
   step("type check", process.execPath, [tsc, "-b"], project)
-  step("examples' type check", process.execPath, [tsc, "-p", Path.join(writeExamples(), "tsconfig.json")], project)
   const node = testNode()
   step(
     `tests (Node ${spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim()})`,
