@@ -6,7 +6,8 @@
  * @since 0.2.0
  */
 import * as Checked from "../Checked.js"
-import type { LockRecord } from "../record/LockRecord.js"
+import { type LockRecord, payloadProblem } from "../record/LockRecord.js"
+import * as Utf8 from "../record/Utf8.js"
 import type * as LockProtocol from "../store/LockProtocol.js"
 
 /**
@@ -53,3 +54,24 @@ export const checkLease = <A extends { readonly leaseMs: number }>(
     : Checked.invalid(
       `a resumed lease keeps the lease of its hand-off (${handoffLeaseMs} ms); got ${options.leaseMs} ms`
     )
+
+/**
+ * Checks what a hand-off's shape does not: its owner and holder are well-formed Unicode. A lone surrogate has no UTF-8
+ * form, the form stores keep and compare strings in (DynamoDB stores U+FFFD in its place), so the resuming write,
+ * conditional on the owner, could match an owner that is not the hand-off's; the holder is what a record holds.
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const checkOwnerAndHolder = <H extends { readonly owner: string; readonly holder: string }>(
+  handoff: H
+): Checked.Checked<H> => {
+  if (!Utf8.isWellFormed(handoff.owner)) {
+    return Checked.invalid(
+      "the hand-off's owner is not well-formed Unicode (it holds a lone surrogate), so it has no UTF-8 form and can " +
+        "not name the lease's owner in the store; resume the hand-off as Lock.handOff made it"
+    )
+  }
+  const holder = payloadProblem({ holder: handoff.holder, data: undefined })
+  return holder === undefined ? Checked.ok(handoff) : Checked.invalid(`the hand-off's ${holder.message}`)
+}

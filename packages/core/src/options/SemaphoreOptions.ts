@@ -9,6 +9,7 @@ import * as SemaphoreRecord from "../record/SemaphoreRecord.js"
 import type * as SemaphoreProtocol from "../store/SemaphoreProtocol.js"
 import type * as LockOptions from "./LockOptions.js"
 import * as OptionCheck from "./OptionCheck.js"
+import * as OptionsRecord from "./OptionsRecord.js"
 
 /**
  * A semaphore's own options as a caller gives them.
@@ -60,12 +61,11 @@ export const defaultPermits = 1
  * @category validation
  */
 export const checkPermits = (options: Input, defaultData: string | undefined): OptionCheck.OptionCheck<Permits> => {
-  if (typeof options !== "object" || options === null) {
-    return OptionCheck.invalid(
-      "limit",
-      `a semaphore needs options with its limit, e.g. { limit: 4 }; got ${String(options)}`
-    )
+  if (options === undefined) {
+    return OptionCheck.invalid("limit", "a semaphore needs options with its limit, e.g. { limit: 4 }; got undefined")
   }
+  const record = OptionsRecord.check(options, "required", "a semaphore's options")
+  if (record._tag === "Invalid") return record
   const permits = options.permits ?? defaultPermits
   // The limit alone first (1 permit always fits a valid one), so that each problem names its own option.
   const limitProblem = SemaphoreRecord.permitsProblem(options.limit, 1)

@@ -31,6 +31,16 @@ describe("SemaphoreOptions.checkPermits", () => {
     })
   })
 
+  it("refuses options that are not a record, null included, as options that must be one", () => {
+    for (const [input, shown] of [[null, "null"], [[4], "an array"], [4, "4"]] as const) {
+      expect(SemaphoreOptions.checkPermits(input as unknown as SemaphoreOptions.Input, undefined)).toEqual({
+        _tag: "Invalid",
+        option: "options",
+        message: `a semaphore's options must be a record of named options; got ${shown}`
+      })
+    }
+  })
+
   it("blames the limit for a bad limit, and the permits for permits over a good one", () => {
     expect(SemaphoreOptions.checkPermits({ limit: SemaphoreRecord.maxLimit + 1, permits: 99 }, undefined)).toEqual({
       _tag: "Invalid",
