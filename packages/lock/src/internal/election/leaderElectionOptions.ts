@@ -40,17 +40,19 @@ export const resolveRun = (
   defaults: LockOptions,
   options: LeaderElection.ElectionOptions | undefined
 ): Effect.Effect<ResolvedRun, LockConfigError> =>
-  Effect.suspend(() => {
-    const lockOptions: LockOptions = ElectionOptions.lockOptionsOf(options)
-    return Either.flatMap(
-      Options.resolveEither(defaults, lockOptions, defaultHolder),
-      (lock) =>
-        Either.map(
-          Options.toEither(ElectionOptions.resolveRun(options, lock.leaseMs, Options.readMillis)),
-          ({ maxBackoffMs, maxCampaignFailures }) => ({ lockOptions, lock, maxBackoffMs, maxCampaignFailures })
-        )
-    )
-  })
+  Effect.suspend(() =>
+    Either.flatMap(Options.checkRecords(defaults, options), (given) => {
+      const lockOptions: LockOptions = ElectionOptions.lockOptionsOf(given)
+      return Either.flatMap(
+        Options.resolveEither(defaults, lockOptions, defaultHolder),
+        (lock) =>
+          Either.map(
+            Options.toEither(ElectionOptions.resolveRun(given, lock.leaseMs, Options.readMillis)),
+            ({ maxBackoffMs, maxCampaignFailures }) => ({ lockOptions, lock, maxBackoffMs, maxCampaignFailures })
+          )
+      )
+    })
+  )
 
 /**
  * Resolves the options of `leader`; the takeover mode falls back to the app-wide lock defaults'.
@@ -61,4 +63,9 @@ export const resolveWatch = (
   defaults: LockOptions,
   options: LeaderElection.WatchOptions | undefined
 ): Effect.Effect<ResolvedWatch, LockConfigError> =>
-  Effect.suspend(() => Options.toEither(ElectionOptions.resolveWatch(options, defaults.takeover, Options.readMillis)))
+  Effect.suspend(() =>
+    Either.flatMap(
+      Options.checkRecords(defaults, options),
+      (given) => Options.toEither(ElectionOptions.resolveWatch(given, defaults.takeover, Options.readMillis))
+    )
+  )

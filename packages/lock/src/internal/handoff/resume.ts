@@ -4,7 +4,8 @@
  * id, and then the lease is kept as an acquired one is: the same keeper, the process's queue for the name, re-entry,
  * and a section the end of the lease interrupts.
  *
- * - A hand-off whose `leaseUntil` has passed on this process's clock is refused as expired, with no write.
+ * - A hand-off whose `leaseUntil` has passed on this process's clock is refused as expired, with no write; one
+ *   whose owner or holder has no UTF-8 form (a lone surrogate) is refused as malformed, with no write.
  * - The new owner makes a hand-off single-use: a second resume of it (a duplicated message, a retried invocation), and
  *   any write of the handing-off process still on its way, find the new owner and change nothing.
  * - A renew that finds another owner, or none, is a loss by steal. A store error after the write may have applied
@@ -62,12 +63,20 @@ export const handOff = (lease: Lease): Effect.Effect<LeaseHandoff.LeaseHandoff, 
 const decodeHandoff = Schema.decodeUnknownEither(LeaseHandoff.schema)
 
 const checkHandoff = (input: unknown): Either.Either<LeaseHandoff.LeaseHandoff, LockConfigError> =>
-  Either.mapLeft(decodeHandoff(input), (error) =>
-    new LockConfigError({
-      option: "handoff",
-      message:
-        `not a lease hand-off (make one with Lock.handOff, and decode it with LeaseHandoff.schema): ${error.message}`
-    }))
+  Either.flatMap(
+    Either.mapLeft(decodeHandoff(input), (error) =>
+      new LockConfigError({
+        option: "handoff",
+        message:
+          `not a lease hand-off (make one with Lock.handOff, and decode it with LeaseHandoff.schema): ${error.message}`
+      })),
+    (handoff) => {
+      const checked = Resume.checkOwnerAndHolder(handoff)
+      return checked._tag === "Ok"
+        ? Either.right(checked.value)
+        : Either.left(new LockConfigError({ option: "handoff", message: checked.message }))
+    }
+  )
 
 /**
  * The options of a resumed lease: the lease duration is the hand-off's (given, it must be the same), the rest as an
@@ -77,20 +86,21 @@ const resolveOptions = (
   defaults: LockOptions,
   options: Lock.ResumeOptions | undefined,
   handoff: LeaseHandoff.LeaseHandoff
-): Either.Either<Options.Resolved, LockConfigError> => {
-  const given: LockOptions = {
-    lease: options?.lease ?? Duration.millis(handoff.leaseMs),
-    heartbeat: options?.heartbeat,
-    warnAt: options?.warnAt,
-    safetyMargin: options?.safetyMargin
-  }
-  return Either.flatMap(Options.resolveEither(defaults, given, defaultHolder), (resolved) => {
-    const checked = Resume.checkLease(handoff.leaseMs, resolved)
-    return checked._tag === "Ok"
-      ? Either.right(checked.value)
-      : Either.left(new LockConfigError({ option: "lease", message: checked.message }))
+): Either.Either<Options.Resolved, LockConfigError> =>
+  Either.flatMap(Options.checkRecord(options), (checked) => {
+    const given: LockOptions = {
+      lease: checked?.lease ?? Duration.millis(handoff.leaseMs),
+      heartbeat: checked?.heartbeat,
+      warnAt: checked?.warnAt,
+      safetyMargin: checked?.safetyMargin
+    }
+    return Either.flatMap(Options.resolveEither(defaults, given, defaultHolder), (resolved) => {
+      const lease = Resume.checkLease(handoff.leaseMs, resolved)
+      return lease._tag === "Ok"
+        ? Either.right(lease.value)
+        : Either.left(new LockConfigError({ option: "lease", message: lease.message }))
+    })
   })
-}
 
 const lost = (
   handoff: LeaseHandoff.LeaseHandoff,

@@ -27,14 +27,15 @@ export const resolve = (
   defaultHolder: string,
   store: Pick<LockStore, "semaphoreLeaseProblem">
 ): Either.Either<Resolved, LockConfigError> =>
-  Either.flatMap(
-    Options.toEither(CoreSemaphoreOptions.checkPermits(options, defaults.data)),
-    (permits) =>
-      Either.flatMap(
-        Options.resolveEither(defaults, options, defaultHolder),
-        (lease) =>
-          Options.toEither(
-            CoreSemaphoreOptions.withLease(permits, lease, (request) => store.semaphoreLeaseProblem(request))
-          )
-      )
-  )
+  Either.flatMap(Options.checkDefaults(defaults), () =>
+    Either.flatMap(
+      Options.toEither(CoreSemaphoreOptions.checkPermits(options, defaults.data)),
+      (permits) =>
+        Either.flatMap(
+          Options.resolveEither(defaults, options, defaultHolder),
+          (lease) =>
+            Options.toEither(
+              CoreSemaphoreOptions.withLease(permits, lease, (request) => store.semaphoreLeaseProblem(request))
+            )
+        )
+    ))

@@ -124,8 +124,10 @@ export const make = <A, I, R>(schema: Schema.Schema<A, I, R>): TypedLock.TypedLo
     options?: TypedLock.TypedLockOptions
   ): Effect.Effect<TypedLock.TypedLease<A, R>, Errors, LockStore | Scope.Scope | R> =>
     Effect.gen(function*() {
+      // Spread, options that are not a record (null) would read as none given.
+      const given = yield* Options.checkRecord(options)
       const text = yield* codec.encode(name, value)
-      const lease = yield* Internal.acquire(name, { ...options, data: text })
+      const lease = yield* Internal.acquire(name, { ...given, data: text })
       return yield* typedLease(lease, codec, text, value)
     }).pipe(Effect.withSpan(...span("TypedLock.acquire", name)))
 
@@ -135,8 +137,8 @@ export const make = <A, I, R>(schema: Schema.Schema<A, I, R>): TypedLock.TypedLo
     section: TypedLock.Section<A, R, X, E, R2>,
     options: TypedLock.TypedLockOptions | undefined
   ): Effect.Effect<X, E | Errors | LockLost, R | R2 | LockStore> =>
-    Effect.flatMap(codec.encode(name, value), (text) => {
-      const lockOptions: LockOptions = { ...options, data: text }
+    Effect.flatMap(Effect.zip(Options.checkRecord(options), codec.encode(name, value)), ([given, text]) => {
+      const lockOptions: LockOptions = { ...given, data: text }
       return Effect.isEffect(section)
         ? Internal.withLock(name, section, lockOptions)
         : Internal.withLease(
