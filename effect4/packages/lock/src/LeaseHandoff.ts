@@ -51,7 +51,8 @@ const nonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 /**
  * The schema of a hand-off: its encoded form is the same plain object. `Schema.encodeSync(schema)` and
  * `Schema.decodeUnknownSync(schema)` turn it into something to store or send and back; `Lock.resume` checks its input
- * against it and refuses a malformed one with `LockConfigError`.
+ * against it and refuses a malformed one with `LockConfigError`, as it does an owner or holder that is not
+ * well-formed Unicode (a lone surrogate), which a string of the schema may be.
  *
  * @example
  * ```ts

@@ -463,6 +463,38 @@ describe("Lock.handOff and Lock.resume", () => {
       expect(resumed.fence).toBe(handoff.fence)
     }))
 
+  it.effect("a hand-off whose owner or holder holds a lone surrogate is a LockConfigError, before any store call", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+      const { handoff } = yield* handedOff(a.layer, "surrogates", 1_000)
+      const lone: ReadonlyArray<readonly [string, LeaseHandoff.LeaseHandoff]> = [
+        ["owner", { ...handoff, owner: handoff.owner.slice(0, -1) + "\uD800" }],
+        ["owner", { ...handoff, owner: "\uDC00" + handoff.owner.slice(1) }],
+        ["holder", { ...handoff, holder: "worker \uD83D" }],
+        ["holder", { ...handoff, holder: "\uDE00" }]
+      ]
+      for (const [field, input] of lone) {
+        // The schema takes any string: the check is the resume's own.
+        expect(Result.isSuccess(Schema.decodeUnknownResult(LeaseHandoff.schema)(input))).toBe(true)
+        for (
+          const resumed of [
+            Effect.scoped(Lock.resume(input)),
+            Lock.withResumed(input, Effect.void),
+            Effect.void.pipe(Lock.withResumed(input))
+          ]
+        ) {
+          const error = yield* Effect.flip(resumed.pipe(Effect.provide(b.layer)))
+          expect(error).toMatchObject({ _tag: "LockConfigError", option: "handoff" })
+          expect(error.message).toContain(`the hand-off's ${field} is not well-formed Unicode`)
+        }
+      }
+      expect(Object.values(b.calls).every((n) => n === 0)).toBe(true)
+      // The hand-off as made still resumes: nothing was written for the refused ones.
+      const lease = yield* Effect.scoped(Lock.resume(handoff)).pipe(Effect.provide(b.layer))
+      expect(lease.fence).toBe(handoff.fence)
+    }).pipe(withFixedRandom([0])))
+
   it.effect("a lease is handed off once; released or lost, it is not handed off at all", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()

@@ -260,6 +260,78 @@ describe("names and data are what DynamoDB can store", () => {
     }))
 })
 
+describe("options are a record, or left out", () => {
+  const handoff = {
+    _tag: "LeaseHandoff",
+    name: "x",
+    owner: "o".repeat(32),
+    fence: 1,
+    holder: "elsewhere",
+    leaseMs: 10_000,
+    leaseUntil: 60_000
+  } as const
+
+  /** Every entry point that takes options, with `options` in their place (`semaphore` for a semaphore's). */
+  const entries = (
+    options: never,
+    semaphore: never = options
+  ): ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown, LockStore.LockStore>]> => {
+    const counter = TypedLock.make(Schema.Number)
+    return [
+      ["Lock.acquire", Effect.scoped(Lock.acquire("x", options))],
+      ["Lock.withLock", Lock.withLock("x", Effect.void, options)],
+      ["Lock.withLock, pipeable", Effect.void.pipe(Lock.withLock("x", options))],
+      ["Lock.validateOptions", Lock.validateOptions(options)],
+      ["Lock.resume", Effect.scoped(Lock.resume(handoff, options))],
+      ["Lock.withResumed", Lock.withResumed(handoff, Effect.void, options)],
+      ["TypedLock acquire", Effect.scoped(counter.acquire("x", 1, options))],
+      ["TypedLock withLock", counter.withLock("x", 1, Effect.void, options)],
+      ["TypedLock withLock, pipeable", Effect.void.pipe(counter.withLock("x", 1, options))],
+      ["LeaderElection.run", LeaderElection.run("x", () => Effect.void, options)],
+      ["LeaderElection.leader", Stream.runDrain(LeaderElection.leader("x", options))],
+      ["Semaphore.acquire", Effect.scoped(Semaphore.acquire("x", semaphore))],
+      ["Semaphore.withPermits", Semaphore.withPermits("x", Effect.void, semaphore)]
+    ]
+  }
+
+  const notRecords: ReadonlyArray<readonly [string, unknown]> = [
+    ["null", null],
+    ["an array", [{ lease: "5 seconds" }]],
+    ["\"5 seconds\"", "5 seconds"]
+  ]
+  for (const [shown, options] of notRecords) {
+    it.effect(`options that are ${shown} are a LockConfigError wherever they enter, before any store call`, () =>
+      Effect.gen(function*() {
+        const process = yield* probe(sharedMemory())
+        for (const [entry, effect] of entries(options as never)) {
+          const error = yield* Effect.flip(effect.pipe(Effect.provide(process.layer)))
+          expect(error, entry).toMatchObject({ _tag: "LockConfigError", option: "options" })
+          const message = (error as { readonly message: string }).message
+          expect(message, entry).toMatch(/^(options|a semaphore's options) must be a record of named options/)
+          expect(message, entry).toContain(`; got ${shown}`)
+        }
+        expect(Object.values(process.calls).every((n) => n === 0)).toBe(true)
+      }))
+  }
+
+  it.effect("app-wide defaults that are not a record are a LockConfigError where they are read, before any store call", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const layer = Layer.merge(process.layer, Lock.layerDefaults(null as never))
+      for (const [entry, effect] of entries(undefined as never, { limit: 2 } as never)) {
+        // It checks options over none of the app-wide defaults.
+        if (entry === "Lock.validateOptions") continue
+        const error = yield* Effect.flip(effect.pipe(Effect.provide(layer)))
+        expect(error, entry).toMatchObject({
+          _tag: "LockConfigError",
+          option: "options",
+          message: "the app-wide lock defaults (Lock.layerDefaults) must be a record of named options; got null"
+        })
+      }
+      expect(Object.values(process.calls).every((n) => n === 0)).toBe(true)
+    }))
+})
+
 describe("observed takeover trusts no wall clock", () => {
   it.effect("a holder whose wall clock stopped renews on time and is not taken over", () =>
     Effect.gen(function*() {

@@ -124,7 +124,7 @@ export const make = <A, I, R>(schema: Schema.Schema<A, I, R>): TypedLock.TypedLo
     options?: TypedLock.TypedLockOptions
   ): Effect.Effect<TypedLock.TypedLease<A, R>, Errors, LockStore | Scope.Scope | R> =>
     Effect.gen(function*() {
-      // Spread, options that are not a record (null) would read as none given.
+      // Spread, null would read as no options: a mistake of the caller, to report instead.
       const given = yield* Options.checkRecord(options)
       const text = yield* codec.encode(name, value)
       const lease = yield* Internal.acquire(name, { ...given, data: text })

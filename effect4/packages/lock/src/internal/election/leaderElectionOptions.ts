@@ -40,17 +40,19 @@ export const resolveRun = (
   defaults: LockOptions,
   options: LeaderElection.ElectionOptions | undefined
 ): Effect.Effect<ResolvedRun, LockConfigError> =>
-  Effect.suspend(() => {
-    const lockOptions: LockOptions = ElectionOptions.lockOptionsOf(options)
-    return Effect.fromResult(Result.flatMap(
-      Options.resolveResult(defaults, lockOptions, defaultHolder),
-      (lock) =>
-        Result.map(
-          Options.toResult(ElectionOptions.resolveRun(options, lock.leaseMs, Options.readMillis)),
-          ({ maxBackoffMs, maxCampaignFailures }) => ({ lockOptions, lock, maxBackoffMs, maxCampaignFailures })
-        )
-    ))
-  })
+  Effect.suspend(() =>
+    Effect.fromResult(Result.flatMap(Options.checkRecords(defaults, options), (given) => {
+      const lockOptions: LockOptions = ElectionOptions.lockOptionsOf(given)
+      return Result.flatMap(
+        Options.resolveResult(defaults, lockOptions, defaultHolder),
+        (lock) =>
+          Result.map(
+            Options.toResult(ElectionOptions.resolveRun(given, lock.leaseMs, Options.readMillis)),
+            ({ maxBackoffMs, maxCampaignFailures }) => ({ lockOptions, lock, maxBackoffMs, maxCampaignFailures })
+          )
+      )
+    }))
+  )
 
 /**
  * Resolves the options of `leader`; the takeover mode falls back to the app-wide lock defaults'.
@@ -62,5 +64,8 @@ export const resolveWatch = (
   options: LeaderElection.WatchOptions | undefined
 ): Effect.Effect<ResolvedWatch, LockConfigError> =>
   Effect.suspend(() =>
-    Effect.fromResult(Options.toResult(ElectionOptions.resolveWatch(options, defaults.takeover, Options.readMillis)))
+    Effect.fromResult(Result.flatMap(
+      Options.checkRecords(defaults, options),
+      (given) => Options.toResult(ElectionOptions.resolveWatch(given, defaults.takeover, Options.readMillis))
+    ))
   )

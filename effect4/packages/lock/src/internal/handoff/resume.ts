@@ -4,7 +4,8 @@
  * id, and then the lease is kept as an acquired one is: the same keeper, the process's queue for the name, re-entry,
  * and a section the end of the lease interrupts.
  *
- * - A hand-off whose `leaseUntil` has passed on this process's clock is refused as expired, with no write.
+ * - A hand-off whose `leaseUntil` has passed on this process's clock is refused as expired, with no write; one
+ *   whose owner or holder has no UTF-8 form (a lone surrogate) is refused as malformed, with no write.
  * - The new owner makes a hand-off single-use: a second resume of it (a duplicated message, a retried invocation), and
  *   any write of the handing-off process still on its way, find the new owner and change nothing.
  * - A renew that finds another owner, or none, is a loss by steal. A store error after the write may have applied
@@ -64,12 +65,20 @@ export const handOff = (lease: Lease): Effect.Effect<LeaseHandoff.LeaseHandoff, 
 const decodeHandoff = Schema.decodeUnknownResult(LeaseHandoff.schema)
 
 const checkHandoff = (input: unknown): Result.Result<LeaseHandoff.LeaseHandoff, LockConfigError> =>
-  Result.mapError(decodeHandoff(input), (error) =>
-    new LockConfigError({
-      option: "handoff",
-      message:
-        `not a lease hand-off (make one with Lock.handOff, and decode it with LeaseHandoff.schema): ${error.message}`
-    }))
+  Result.flatMap(
+    Result.mapError(decodeHandoff(input), (error) =>
+      new LockConfigError({
+        option: "handoff",
+        message:
+          `not a lease hand-off (make one with Lock.handOff, and decode it with LeaseHandoff.schema): ${error.message}`
+      })),
+    (handoff) => {
+      const checked = Resume.checkOwnerAndHolder(handoff)
+      return checked._tag === "Ok"
+        ? Result.succeed(checked.value)
+        : Result.fail(new LockConfigError({ option: "handoff", message: checked.message }))
+    }
+  )
 
 /**
  * The options of a resumed lease: the lease duration is the hand-off's (given, it must be the same), the rest as an
@@ -79,20 +88,21 @@ const resolveOptions = (
   defaults: LockOptions,
   options: Lock.ResumeOptions | undefined,
   handoff: LeaseHandoff.LeaseHandoff
-): Result.Result<Options.Resolved, LockConfigError> => {
-  const given: LockOptions = {
-    lease: options?.lease ?? Duration.millis(handoff.leaseMs),
-    heartbeat: options?.heartbeat,
-    warnAt: options?.warnAt,
-    safetyMargin: options?.safetyMargin
-  }
-  return Result.flatMap(Options.resolveResult(defaults, given, defaultHolder), (resolved) => {
-    const checked = Resume.checkLease(handoff.leaseMs, resolved)
-    return checked._tag === "Ok"
-      ? Result.succeed(checked.value)
-      : Result.fail(new LockConfigError({ option: "lease", message: checked.message }))
+): Result.Result<Options.Resolved, LockConfigError> =>
+  Result.flatMap(Options.checkRecord(options), (checked) => {
+    const given: LockOptions = {
+      lease: checked?.lease ?? Duration.millis(handoff.leaseMs),
+      heartbeat: checked?.heartbeat,
+      warnAt: checked?.warnAt,
+      safetyMargin: checked?.safetyMargin
+    }
+    return Result.flatMap(Options.resolveResult(defaults, given, defaultHolder), (resolved) => {
+      const lease = Resume.checkLease(handoff.leaseMs, resolved)
+      return lease._tag === "Ok"
+        ? Result.succeed(lease.value)
+        : Result.fail(new LockConfigError({ option: "lease", message: lease.message }))
+    })
   })
-}
 
 const lost = (
   handoff: LeaseHandoff.LeaseHandoff,

@@ -6,6 +6,7 @@
  */
 import * as CoreOptions from "@leasehold/core/options/LockOptions"
 import type * as OptionCheck from "@leasehold/core/options/OptionCheck"
+import * as OptionsRecord from "@leasehold/core/options/OptionsRecord"
 import * as LockName from "@leasehold/core/record/LockName"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -60,6 +61,43 @@ export const toResult = <A>(checked: OptionCheck.OptionCheck<A>): Result.Result<
     : Result.fail(new LockConfigError({ option: checked.option, message: checked.message }))
 
 /**
+ * Options as a caller passed them, checked to be a record of options or `undefined` (the core's `OptionsRecord`):
+ * `null` or any other value is a mistake to report, not "no options".
+ *
+ * @internal
+ */
+export const checkRecord = <A>(options: A): Result.Result<A, LockConfigError> =>
+  toResult(OptionsRecord.check(options, "optional"))
+
+/** How the app-wide defaults are named when they are not a record: `Lock.layerDefaults` takes any value. */
+const defaultsArgument = "the app-wide lock defaults (Lock.layerDefaults)"
+
+/**
+ * The app-wide defaults checked to be a record, for a reader of one of their fields.
+ *
+ * @internal
+ */
+export const checkDefaults = (defaults: Input): Result.Result<Input, LockConfigError> =>
+  toResult(OptionsRecord.check(defaults, "required", defaultsArgument))
+
+/** Why the options of a call, or the app-wide defaults they go over, are not a record; `undefined` if both are. */
+const recordsProblem = (defaults: unknown, options: unknown): string | undefined =>
+  OptionsRecord.problem(options, "optional") ?? OptionsRecord.problem(defaults, "required", defaultsArgument)
+
+const notRecords = (problem: string): LockConfigError =>
+  new LockConfigError({ option: OptionsRecord.option, message: problem })
+
+/**
+ * `checkRecord` and `checkDefaults` at once.
+ *
+ * @internal
+ */
+export const checkRecords = <A>(defaults: Input, options: A): Result.Result<A, LockConfigError> => {
+  const problem = recordsProblem(defaults, options)
+  return problem === undefined ? Result.succeed(options) : Result.fail(notRecords(problem))
+}
+
+/**
  * Checks a lock (or semaphore) name against what the store can key (its `nameProblem`, which counts what its key
  * encoding adds); `kind` says which of the store's judges to ask.
  *
@@ -85,10 +123,11 @@ const resolveInput = (input: Input, defaultHolder: string): Result.Result<Resolv
   toResult(CoreOptions.resolve(input, defaultHolder, readMillis))
 
 /**
- * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Given options are resolved
- * afresh on every call: an options object may be reused with different values. Defaults alone (a call without
- * options) are resolved once per defaults object: they come from a layer, which hands the same object to every
- * acquisition, and resolving them again on each one would cost every uncontended acquire for nothing.
+ * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Either that is not a record
+ * (`null` included) is refused first: its fields would read as none given. Given options are resolved afresh on every
+ * call: an options object may be reused with different values. Defaults alone (a call without options) are resolved
+ * once per defaults object: they come from a layer, which hands the same object to every acquisition, and resolving
+ * them again on each one would cost every uncontended acquire for nothing.
  *
  * @internal
  */
@@ -97,6 +136,8 @@ export const resolveResult = (
   options: Input | undefined,
   defaultHolder: string
 ): Result.Result<Resolved, LockConfigError> => {
+  const problem = recordsProblem(defaults, options)
+  if (problem !== undefined) return Result.fail(notRecords(problem))
   if (options !== undefined) return resolveInput(CoreOptions.overlay(defaults, options), defaultHolder)
   const cached = resolvedDefaults.get(defaults)
   if (cached !== undefined && cached.holder === defaultHolder) return Result.succeed(cached.resolved)

@@ -27,14 +27,15 @@ export const resolve = (
   defaultHolder: string,
   store: Pick<LockStore, "semaphoreLeaseProblem">
 ): Result.Result<Resolved, LockConfigError> =>
-  Result.flatMap(
-    Options.toResult(CoreSemaphoreOptions.checkPermits(options, defaults.data)),
-    (permits) =>
-      Result.flatMap(
-        Options.resolveResult(defaults, options, defaultHolder),
-        (lease) =>
-          Options.toResult(
-            CoreSemaphoreOptions.withLease(permits, lease, (request) => store.semaphoreLeaseProblem(request))
-          )
-      )
-  )
+  Result.flatMap(Options.checkDefaults(defaults), () =>
+    Result.flatMap(
+      Options.toResult(CoreSemaphoreOptions.checkPermits(options, defaults.data)),
+      (permits) =>
+        Result.flatMap(
+          Options.resolveResult(defaults, options, defaultHolder),
+          (lease) =>
+            Options.toResult(
+              CoreSemaphoreOptions.withLease(permits, lease, (request) => store.semaphoreLeaseProblem(request))
+            )
+        )
+    ))

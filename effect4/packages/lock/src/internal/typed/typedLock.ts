@@ -123,8 +123,10 @@ export const make = <A, I, R>(schema: Schema.Codec<A, I, R, R>): TypedLock.Typed
     options?: TypedLock.TypedLockOptions
   ): Effect.Effect<TypedLock.TypedLease<A, R>, Errors, LockStore | Scope.Scope | R> =>
     Effect.gen(function*() {
+      // Spread, null would read as no options: a mistake of the caller, to report instead.
+      const given = yield* Effect.fromResult(Options.checkRecord(options))
       const text = yield* codec.encode(name, value)
-      const lease = yield* Internal.acquire(name, { ...options, data: text })
+      const lease = yield* Internal.acquire(name, { ...given, data: text })
       return yield* typedLease(lease, codec, text, value)
     }).pipe(Effect.withSpan(...span("TypedLock.acquire", name)))
 
@@ -134,16 +136,19 @@ export const make = <A, I, R>(schema: Schema.Codec<A, I, R, R>): TypedLock.Typed
     section: TypedLock.Section<A, R, X, E, R2>,
     options: TypedLock.TypedLockOptions | undefined
   ): Effect.Effect<X, E | Errors | LockLost, R | R2 | LockStore> =>
-    Effect.flatMap(codec.encode(name, value), (text) => {
-      const lockOptions: LockOptions = { ...options, data: text }
-      return Effect.isEffect(section)
-        ? Internal.withLock(name, section, lockOptions)
-        : Internal.withLease(
-          name,
-          (lease) => Effect.flatMap(typedLease(lease, codec, text, value), section),
-          lockOptions
-        )
-    }).pipe(Effect.withSpan(...span("TypedLock.withLock", name)))
+    Effect.flatMap(
+      Effect.zip(Effect.fromResult(Options.checkRecord(options)), codec.encode(name, value)),
+      ([given, text]) => {
+        const lockOptions: LockOptions = { ...given, data: text }
+        return Effect.isEffect(section)
+          ? Internal.withLock(name, section, lockOptions)
+          : Internal.withLease(
+            name,
+            (lease) => Effect.flatMap(typedLease(lease, codec, text, value), section),
+            lockOptions
+          )
+      }
+    ).pipe(Effect.withSpan(...span("TypedLock.withLock", name)))
 
   const withLock = ((
     name: string,
