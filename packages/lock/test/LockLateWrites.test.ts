@@ -111,7 +111,7 @@ describe("writes delivered late", () => {
         Effect.scoped(Lock.acquire("ledger", options).pipe(Effect.provide(other.layer)))
       )
       expect(taken._tag).toBe("Left")
-    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([1]))))
+    }).pipe(Lock.scoped, Effect.withRandom(Random.fixed([1]))))
 
   it.effect("a lease that bears the acquire's owner counts from the earliest of its writes whose outcome is unknown", () =>
     Effect.gen(function*() {

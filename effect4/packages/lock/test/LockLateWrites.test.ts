@@ -112,7 +112,7 @@ describe("writes delivered late", () => {
         Effect.scoped(Lock.acquire("ledger", options).pipe(Effect.provide(other.layer)))
       )
       expect(taken._tag).toBe("Failure")
-    }).pipe(Effect.scoped, withFixedRandom([1])))
+    }).pipe(Lock.scoped, withFixedRandom([1])))
 
   it.effect("a lease that bears the acquire's owner counts from the earliest of its writes whose outcome is unknown", () =>
     Effect.gen(function*() {

@@ -164,7 +164,7 @@ describe("Semaphore: waiting and takeover", () => {
       const stored = yield* record(shared, "crashed-pool")
       expect(stored.holders.map((holder) => holder.owner)).toEqual([permits.owner])
       expect(stored.used).toBe(1)
-    }).pipe(Effect.scoped))
+    }).pipe(Lock.scoped))
 
   it.effect("observed takeover waits a full lease of an unchanged holder on its own clock, whatever leaseUntil says", () =>
     Effect.gen(function*() {
@@ -183,7 +183,7 @@ describe("Semaphore: waiting and takeover", () => {
       yield* TestClock.adjust(1_001)
       const permits = yield* Fiber.join(acquiring)
       expect((yield* record(shared, "observed-pool")).holders.map((holder) => holder.owner)).toEqual([permits.owner])
-    }).pipe(Effect.scoped))
+    }).pipe(Lock.scoped))
 
   it.effect("with no wait, a full semaphore fails after one attempt", () =>
     Effect.gen(function*() {
