@@ -1,0 +1,201 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Lock } from "@leasehold/lock"
+import { Context, Effect, Exit, Fiber, Layer, Logger, Option, TestClock } from "effect"
+import { probe, sharedMemory } from "./support.js"
+
+/** Lets forked fibers run up to their next suspension. */
+const settle = Effect.repeatN(Effect.yieldNow(), 20)
+
+const options = { lease: "3 seconds", heartbeat: "1 second" } as const
+
+/** Work under a lease: one step every 100 ms, `times` times (for ever if not given), counted. */
+const steps = (times?: number) => {
+  let count = 0
+  const step = Effect.zipRight(Effect.sleep("100 millis"), Effect.sync(() => count++))
+  const work = times === undefined ? Effect.forever(step) : Effect.repeatN(step, times - 1)
+  return { work, count: () => count }
+}
+
+/** Captures the messages logged at warning level. */
+const warnings = () => {
+  const messages: Array<string> = []
+  const logger = Logger.make(({ logLevel, message }) => {
+    if (logLevel._tag === "Warning") messages.push(String(Array.isArray(message) ? message.join(" ") : message))
+  })
+  return { messages, layer: Logger.replace(Logger.defaultLogger, logger) }
+}
+
+class Other extends Context.Tag("Other")<Other, number>() {}
+
+describe("Lock.scoped: a lease taken over belongs to the fiber that goes on with it and what it forks afterwards", () => {
+  for (const answered of ["at once", "later"] as const) {
+    it.effect(`a sibling job of the region waits for the lock, not inside the other's section (store answers ${answered})`, () =>
+      Effect.gen(function*() {
+        const process = yield* probe(sharedMemory())
+        if (answered === "later") yield* process.hold("tryAcquire", "before")
+        let inside = 0
+        let overlapped = false
+        const section = (work: Effect.Effect<void>) =>
+          Effect.suspend(() => {
+            if (inside > 0) overlapped = true
+            inside++
+            return Effect.ensuring(work, Effect.sync(() => inside--))
+          })
+        const jobA = Effect.zipRight(
+          Effect.timeout(Lock.acquire("x", options), "5 seconds"),
+          section(Effect.sleep("2 seconds"))
+        )
+        const jobB = Effect.zipRight(
+          Effect.sleep("1 second"),
+          Effect.flip(Lock.withLock("x", section(Effect.void), { ...options, wait: "500 millis" }))
+        )
+        const fiber = yield* Lock.scoped(Effect.all([jobA, jobB], { concurrency: 2 })).pipe(
+          Effect.provide(process.layer),
+          Effect.fork
+        )
+        if (answered === "later") yield* Effect.zipRight(process.held, process.open)
+        yield* TestClock.adjust("3 seconds")
+        const [, error] = yield* Fiber.join(fiber)
+        expect(error._tag).toBe("LockNotAcquired")
+        expect(overlapped).toBe(false)
+        expect(process.calls.tryAcquire).toBe(1)
+      }))
+  }
+
+  it.effect("a fiber the region forked before the wrapped acquire does not re-enter the lease", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const result = yield* Lock.scoped(Effect.gen(function*() {
+        const early = yield* Effect.fork(
+          Effect.zipRight(
+            Effect.sleep("1 second"),
+            Lock.withLock("x", Effect.succeed("re-entered"), { ...options, wait: "500 millis" })
+          )
+        )
+        const lease = yield* Effect.timeout(Lock.acquire("x", options), "5 seconds")
+        const late = yield* Effect.fork(Lock.withLock("x", Effect.succeed(lease.fence)))
+        return { early: yield* Effect.flip(Fiber.join(early)), late: yield* Fiber.join(late), fence: lease.fence }
+      })).pipe(Effect.provide(process.layer), Effect.fork)
+      yield* TestClock.adjust("2 seconds")
+      const { early, fence, late } = yield* Fiber.join(result)
+      expect(early._tag).toBe("LockNotAcquired")
+      expect(late).toBe(fence)
+      expect(process.calls.tryAcquire).toBe(1)
+    }))
+})
+
+describe("Lock.scoped: a region that ended stops nothing of the leases acquired after it", () => {
+  const forks = [
+    ["fork", Effect.fork],
+    ["forkDaemon", Effect.forkDaemon]
+  ] as const
+
+  for (const [label, fork] of forks) {
+    it.effect(`a worker (${label}) that acquires after the region returned never interrupts the region's fiber`, () =>
+      Effect.gen(function*() {
+        const backing = sharedMemory()
+        const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+        const worker = steps(30)
+        const run = Effect.gen(function*() {
+          const forked = yield* Lock.scoped(fork(Effect.zipRight(
+            Effect.sleep("100 millis"),
+            Effect.scoped(Effect.zipRight(Effect.timeout(Lock.acquire("x", options), "5 seconds"), worker.work))
+          )))
+          // Unrelated code, after the region: nothing a lock does may stop it.
+          yield* Effect.sleep("5 seconds")
+          return yield* Fiber.await(forked)
+        })
+        const fiber = yield* run.pipe(Effect.provide(a.layer), Effect.fork)
+        yield* TestClock.adjust("1 second")
+        expect(Option.isSome(yield* backing.forceRelease("x"))).toBe(true)
+        yield* Effect.fork(
+          Effect.scoped(Effect.zipRight(Lock.acquire("x"), Effect.never)).pipe(Effect.provide(b.layer))
+        )
+        yield* settle
+        // The worker's next renew (at 1.1 s) finds the new holder: the worker, which waited for the acquire, stops.
+        yield* TestClock.adjust("5 seconds")
+        const workerExit = yield* Fiber.join(fiber)
+        expect(Exit.isInterrupted(workerExit)).toBe(true)
+        expect(worker.count()).toBeLessThan(30)
+      }))
+  }
+
+  it.effect("a detached worker of an open region: its loss stops the worker, not the region", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      process.failing("renew", true)
+      const logged = warnings()
+      const worker = steps(60)
+      const run = Lock.scoped(Effect.gen(function*() {
+        const forked = yield* Effect.forkDaemon(
+          Effect.scoped(Effect.zipRight(Effect.timeout(Lock.acquire("x", options), "5 seconds"), worker.work))
+        )
+        yield* Effect.sleep("10 seconds")
+        return yield* Fiber.await(forked)
+      }))
+      const region = yield* run.pipe(Effect.provide([process.layer, logged.layer]), Effect.fork)
+      // lease 3 s - safety margin 0.3 s
+      yield* TestClock.adjust("2700 millis")
+      const stepsAtLoss = worker.count()
+      yield* TestClock.adjust("10 seconds")
+      expect(Exit.isInterrupted(yield* Fiber.join(region))).toBe(true)
+      expect(worker.count()).toBe(stepsAtLoss)
+    }))
+})
+
+describe("Re-entry survives the wrappers that put the fiber's context back as they end", () => {
+  const wrappers: ReadonlyArray<readonly [string, <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>]> =
+    [
+      ["Effect.withSpan", (self) => Effect.withSpan(self, "a")],
+      ["Effect.annotateLogs", (self) => Effect.annotateLogs(self, "job", "a")],
+      ["Effect.withLogSpan", (self) => Effect.withLogSpan(self, "a")],
+      ["Effect.provideService", (self) => Effect.provideService(self, Other, 1)],
+      ["Effect.provide", (self) => Effect.provide(self, Layer.succeed(Other, 1))]
+    ]
+
+  for (const [label, wrap] of wrappers) {
+    it.effect(`an acquire inside ${label} is re-entered by the same fiber after it`, () =>
+      Effect.gen(function*() {
+        const process = yield* probe(sharedMemory())
+        const [first, second, nested] = yield* Effect.gen(function*() {
+          const first = yield* wrap(Lock.acquire("k", options))
+          const second = yield* Lock.acquire("k", options)
+          const nested = yield* Lock.withLock("k", Effect.succeed("nested"))
+          return [first.fence, second.fence, nested]
+        }).pipe(Effect.scoped, Effect.provide(process.layer))
+        expect(second).toBe(first)
+        expect(nested).toBe("nested")
+        expect(process.calls.tryAcquire).toBe(1)
+        expect(process.calls.release).toBe(1)
+      }))
+  }
+
+  it.effect("a fiber forked inside the wrapper after the acquire re-enters the lease", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const [fence, forked] = yield* Effect.gen(function*() {
+        const lease = yield* Lock.acquire("k", options)
+        const child = yield* Effect.fork(Lock.acquire("k", options).pipe(Effect.map((lease) => lease.fence)))
+        return [lease.fence, yield* Fiber.join(child)]
+      }).pipe(Effect.withSpan("a"), Effect.scoped, Effect.provide(process.layer))
+      expect(forked).toBe(fence)
+      expect(process.calls.tryAcquire).toBe(1)
+    }))
+})
+
+describe("A wrapped acquire outside Lock.scoped: Effect.scoped is enough on this line", () => {
+  it.effect("the scope closes normally, nothing is logged, and the lock is released", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const process = yield* probe(backing)
+      const logged = warnings()
+      const fiber = yield* Effect.scoped(
+        Effect.zipRight(Effect.timeout(Lock.acquire("x", options), "5 seconds"), Effect.sleep("1 second"))
+      ).pipe(Effect.provide([process.layer, logged.layer]), Effect.fork)
+      yield* TestClock.adjust("1 second")
+      expect(Exit.isSuccess(yield* Fiber.await(fiber))).toBe(true)
+      expect(logged.messages).toEqual([])
+      expect(process.calls.release).toBe(1)
+      expect(Option.getOrThrow(yield* backing.inspect("x")).owner).toBeUndefined()
+    }))
+})
