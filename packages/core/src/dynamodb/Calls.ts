@@ -53,6 +53,7 @@ export const getItemCalls = {
   renew: { operation: "renew", action: "GetItem" },
   release: { operation: "release", action: "GetItem" },
   reserve: { operation: "reserve", action: "GetItem" },
+  forceRelease: { operation: "forceRelease", action: "GetItem" },
   inspect: { operation: "inspect", action: "GetItem" },
   tryAcquirePermits: { operation: "tryAcquirePermits", action: "GetItem" },
   renewPermits: { operation: "renewPermits", action: "GetItem" },

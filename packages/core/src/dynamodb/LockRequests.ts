@@ -299,6 +299,75 @@ export const forceRelease = (
 }
 
 /**
+ * What a failed force-release condition calls for: the answer that it removed nothing (`NotHeld`), or a read of the
+ * lock's item (`ReadCurrent`) to tell what an earlier attempt of the request may have done.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ForceReleaseConflict = { readonly _tag: "NotHeld" } | { readonly _tag: "ReadCurrent" }
+
+const nothingRemoved = { _tag: "NotHeld" } as const
+
+const readCurrent: ForceReleaseConflict = { _tag: "ReadCurrent" }
+
+/**
+ * A force release whose condition failed. When no earlier attempt of the request may have been applied (this was the
+ * first, or those before it were refused or never sent), the lock was not held as asked: nothing was removed. After
+ * one that may have been applied, the failure may be that attempt's own doing, which only the item can tell
+ * (`forceReleaseRetried`).
+ *
+ * @since 0.2.0
+ * @category conflicts
+ */
+export const forceReleaseConflict = (earlierMayHaveApplied: boolean): ForceReleaseConflict =>
+  earlierMayHaveApplied ? readCurrent : nothingRemoved
+
+/**
+ * What a retried force release came to: it removed nothing (`NotHeld`), or whether it removed a holder can not be
+ * told (`Unknown`: the lock as the retry found it, and what to tell a person).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ForceReleaseRetried =
+  | { readonly _tag: "NotHeld" }
+  | { readonly _tag: "Unknown"; readonly current: LockRecord; readonly message: string }
+
+const lockState = (record: LockRecord) =>
+  record.owner === undefined
+    ? `free (fence ${record.fence})`
+    : `held by ${record.holder ?? "?"} (owner ${record.owner}, fence ${record.fence})`
+
+/**
+ * A force release whose retry failed its condition after an attempt that may have been applied, judged by the item
+ * that failed it (`undefined`: no item). No item: no attempt can have been applied, since each needs a held record.
+ * A record: the earlier attempt may have removed the holder and its answer been lost, or the holder may have gone
+ * before that attempt landed (its own release, another operator's, a takeover). A force release leaves what the
+ * holder's own release leaves (no holder, the same fence, a version more), so the record can not tell them apart, and
+ * saying "removed" or "nothing to do" would each be a guess: the outcome is unknown.
+ *
+ * @since 0.2.0
+ * @category conflicts
+ */
+export const forceReleaseRetried = (
+  tableName: string,
+  holder: LockProtocol.ForceReleaseHolder | undefined,
+  current: LockRecord | undefined
+): ForceReleaseRetried => {
+  if (current === undefined) return nothingRemoved
+  const target = holder === undefined ? "" : ` held by owner ${holder.owner} (fence ${holder.fence})`
+  const removed = holder === undefined ? "a holder, and which," : "that holder"
+  return {
+    _tag: "Unknown",
+    current,
+    message: `force release of lock "${current.name}"${target} on table "${tableName}": an earlier attempt may ` +
+      `have been applied and its answer lost, and the retry found the lock ${lockState(current)}, so whether this ` +
+      `call removed ${removed} can not be told`
+  }
+}
+
+/**
  * A reservation's write at `now`: the caller named as the next holder until `now + reserveMs`.
  *
  * @since 0.2.0

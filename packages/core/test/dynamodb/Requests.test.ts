@@ -121,6 +121,41 @@ describe("LockRequests", () => {
     expect(LockRequests.releaseConflict(2, record({ owner: "o2" }))._tag).toBe("NotHeld")
   })
 
+  it("reads a failed force release as nothing removed, unless an earlier attempt may have removed the holder", () => {
+    expect(LockRequests.forceReleaseConflict(false)).toEqual({ _tag: "NotHeld" })
+    expect(LockRequests.forceReleaseConflict(true)).toEqual({ _tag: "ReadCurrent" })
+    const holder = { owner: "o1", fence: 7 }
+    // No item: no attempt can have been applied.
+    expect(LockRequests.forceReleaseRetried("locks", holder, undefined)).toEqual({ _tag: "NotHeld" })
+    expect(LockRequests.forceReleaseRetried("locks", undefined, undefined)).toEqual({ _tag: "NotHeld" })
+
+    // Free with the holder's fence: what the earlier attempt would have left, and what the holder's own release leaves.
+    const free = record({ owner: undefined, holder: undefined, leaseUntil: 0, version: 2 })
+    const freed = LockRequests.forceReleaseRetried("locks", holder, free)
+    expect(freed._tag).toBe("Unknown")
+    if (freed._tag !== "Unknown") return
+    expect(freed.current).toBe(free)
+    expect(freed.message).toBe(
+      `force release of lock "n" held by owner o1 (fence 7) on table "locks": an earlier attempt may have been ` +
+        `applied and its answer lost, and the retry found the lock free (fence 7), so whether this call removed ` +
+        `that holder can not be told`
+    )
+
+    // Held by the next holder: the earlier attempt may have freed the lock for it, or the lock changed hands first.
+    const next = record({ owner: "o2", holder: "h2", fence: 8 })
+    const handed = LockRequests.forceReleaseRetried("locks", holder, next)
+    expect(handed._tag === "Unknown" && handed.message).toContain(
+      "the retry found the lock held by h2 (owner o2, fence 8)"
+    )
+
+    // Without a holder, the retry fails only on a free lock: whom an earlier attempt removed, if anyone, is not known.
+    const anyone = LockRequests.forceReleaseRetried("locks", undefined, free)
+    expect(anyone._tag === "Unknown" && anyone.message).toContain(
+      `force release of lock "n" on table "locks": an earlier attempt may have been applied`
+    )
+    expect(anyone._tag === "Unknown" && anyone.message).toContain("whether this call removed a holder, and which,")
+  })
+
   it("releases by owner, by owner and fence, or for an operator", () => {
     expect(LockRequests.release({ name: "n", owner: "o", fence: undefined }, 0, 0).ConditionExpression).toBe(
       LockExpressions.releaseByOwner
