@@ -173,7 +173,7 @@ export const acquire: (
  *
  * On this line it is `Effect.scoped`, which already does that: the fiber that takes a child's result over takes the
  * child's leases over too. The Effect 4 line has no such hook and needs `Lock.scoped` for it, so code written with
- * `Lock.scoped` behaves the same on both lines.
+ * `Lock.scoped` is stopped by a loss the same way on both lines.
  *
  * @example
  * ```ts

@@ -132,8 +132,8 @@ export const layerDefaultsConfig: Layer.Layer<never, Config.ConfigError | LockCo
  * scope stays open (`Effect.timeout`, `Effect.race` or a concurrent `Effect.all` around the acquire, a layer built from
  * it): then the fiber that goes on is the one that waited for the wrapper. On Effect 4 only the region can say which
  * fiber that is: open the scope with `Lock.scoped` rather than `Effect.scoped`, and that fiber is interrupted on loss.
- * Outside `Lock.scoped`, a wrapped acquire logs a warning when its fiber ends, and a loss interrupts nothing that goes
- * on under the lease.
+ * Outside `Lock.scoped` a wrapped acquire is refused: a warning when its fiber ends with the lease held, and the scope
+ * fails with a defect as it closes, after the lock is released, since a loss could have stopped nothing.
  *
  * Acquiring a name that the current fiber is already inside a live lease of (its own, or one held by the fiber it
  * was forked from) re-enters: the same lease is returned, no store call is made, and the outer acquisition still
@@ -172,14 +172,15 @@ export const acquire: (
   internal.acquire
 
 /**
- * `Effect.scoped` for code that relies on leases: runs `self` in a scope, and any lease acquired into it whose
- * acquiring fiber ends while the lease is held (an acquire inside `Effect.timeout`, `Effect.race`, a concurrent
- * `Effect.all` or a layer build) is taken over by the fiber that runs `Lock.scoped`. That fiber is then interrupted if
- * the lease is lost, as the acquiring fiber would have been, and re-enters the lease on a nested acquire of its name.
+ * `Effect.scoped` for code that relies on leases: runs `self` in a scope, and any lease acquired inside whose acquiring
+ * fiber ends while the lease is held and `self` still runs (an acquire inside `Effect.timeout`, `Effect.race`, a
+ * concurrent `Effect.all` or a layer build) is taken over by the fiber that runs `Lock.scoped`. That fiber is then
+ * interrupted if the lease is lost, as the acquiring fiber would have been, and re-enters the lease on a nested
+ * acquire of its name, as do the fibers it forks afterwards; fibers it forked before never do.
  *
  * With `withLock`, or an acquire whose own fiber goes on under the lease, `Effect.scoped` is enough. On Effect 3,
  * `Effect.scoped` behaves as this does (the fiber that takes a child's result over takes its leases over too), so
- * code written with `Lock.scoped` runs the same on both lines.
+ * code written with `Lock.scoped` is stopped by a loss the same way on both lines.
  *
  * @example
  * ```ts

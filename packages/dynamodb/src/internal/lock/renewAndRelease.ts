@@ -1,7 +1,9 @@
 /**
  * The writes on a held lock: `renew` extends the lease, `release` frees it for its owner, `forceRelease` frees it for
  * an operator, whoever holds it. Each is one conditional write (built by the core's `LockRequests`); a failed
- * condition answers with the current holder.
+ * condition answers with the current holder. A retry whose condition failed after an attempt that may have been
+ * applied is judged by the core: the earlier attempt may be what failed it, and a force release that can not tell
+ * whether it removed the holder says so (`LockStoreError.mayHaveApplied`) rather than "nothing was removed".
  *
  * @internal
  */
@@ -15,6 +17,19 @@ import * as Option from "effect/Option"
 import * as StoreContext from "../store/storeContext.js"
 
 const released = Effect.succeed(LockRequests.released)
+
+/**
+ * A failed read of what a force release came to leaves the release's own outcome open, whatever the read's error says
+ * of the read.
+ */
+const outcomeOpen = (error: LockStoreError): LockStoreError =>
+  error.mayHaveApplied !== false ? error : new LockStoreError({
+    operation: error.operation,
+    retryable: error.retryable,
+    message: error.message,
+    mayHaveApplied: true,
+    ...(error.cause === undefined ? {} : { cause: error.cause })
+  })
 
 /** @internal */
 export const make = (
@@ -77,12 +92,31 @@ export const make = (
           TableName: tableName,
           Key: key,
           ...LockRequests.forceRelease(holder, clock.unsafeCurrentTimeMillis(), ttlRetentionMs),
-          ReturnValues: "ALL_OLD"
+          ReturnValues: "ALL_OLD",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),
-        (response) =>
-          response._tag === "ConditionFailed"
-            ? Effect.succeedNone
-            : Effect.map(context.decode("forceRelease", response.output.Attributes ?? {}), Option.some)
+        (response): Effect.Effect<Option.Option<LockRecord>, LockStoreError> => {
+          if (response._tag === "Ok") {
+            return Effect.map(context.decode("forceRelease", response.output.Attributes ?? {}), Option.some)
+          }
+          if (LockRequests.forceReleaseConflict(response.earlierMayHaveApplied)._tag === "NotHeld") {
+            return Effect.succeedNone
+          }
+          return Effect.flatMap(
+            Effect.mapError(context.conflicting("forceRelease", key, response.item, true, clock), outcomeOpen),
+            (current) => {
+              const retried = LockRequests.forceReleaseRetried(tableName, holder, current)
+              return retried._tag === "NotHeld" ? Effect.succeedNone : Effect.fail(
+                new LockStoreError({
+                  operation: "forceRelease",
+                  retryable: false,
+                  mayHaveApplied: true,
+                  message: retried.message
+                })
+              )
+            }
+          )
+        }
       )).pipe(Effect.withSpan("DynamoLockStore.forceRelease", StoreContext.operatorSpan(name)))
 
   return { renew, release, forceRelease }

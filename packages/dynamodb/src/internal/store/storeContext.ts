@@ -91,7 +91,7 @@ export interface StoreContext extends Config {
    * (only where the server does not return old items; `mayBeAbsent` says whether "no item" is a possible answer).
    */
   readonly conflicting: (
-    operation: "tryAcquire" | "renew" | "release" | "reserve",
+    operation: "tryAcquire" | "renew" | "release" | "reserve" | "forceRelease",
     key: ItemMap,
     item: ItemMap | undefined,
     mayBeAbsent: boolean,

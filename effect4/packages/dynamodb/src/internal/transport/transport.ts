@@ -79,6 +79,8 @@ export type Response<Out> =
     /** The item as it was (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), when the server returned it. */
     readonly item: Record<string, AttributeValue> | undefined
     readonly attempts: number
+    /** Whether an attempt before this one may have been applied: then the condition may have failed on its write. */
+    readonly earlierMayHaveApplied: boolean
   }
 
 /** @internal */
@@ -168,7 +170,8 @@ const sendWith = <Out>(
             return resume(Effect.succeed({
               _tag: "ConditionFailed",
               item: outcome.item as Record<string, AttributeValue> | undefined,
-              attempts
+              attempts,
+              earlierMayHaveApplied
             }))
           case "Closed":
             return resume(Effect.fail(closedError(transport, call, outcome.inFlight)))
