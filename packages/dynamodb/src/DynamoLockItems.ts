@@ -70,6 +70,8 @@ export interface Page {
  */
 export const list = (options: ListOptions): Effect.Effect<Page, LockStoreError | LockConfigError> =>
   Effect.gen(function*() {
+    const notRecord = Validate.optionsRecord(options)
+    if (notRecord !== undefined) return yield* Effect.fail(notRecord)
     const keys = Validate.tableKeys(options)
     if ("_tag" in keys) return yield* Effect.fail(keys)
     const { partitionKey, sortKey } = keys

@@ -147,6 +147,8 @@ export interface Options {
 }
 
 const resolve = (options: Options): StoreOptions.Resolved | LockConfigError => {
+  const notRecord = Validate.optionsRecord(options)
+  if (notRecord !== undefined) return notRecord
   const resolved = StoreOptions.resolve({
     tableName: options.tableName,
     partitionKey: options.partitionKey,
@@ -263,8 +265,10 @@ export type ConfigOptions = Omit<Options, "tableName" | "client">
  */
 export const layerConfig = (
   options: ConfigOptions = {}
-): Layer.Layer<LockStore.LockStore, ConfigError.ConfigError | LockConfigError> =>
-  Layer.unwrapEffect(
+): Layer.Layer<LockStore.LockStore, ConfigError.ConfigError | LockConfigError> => {
+  const notRecord = Validate.optionsRecord(options, "optional")
+  if (notRecord !== undefined) return Layer.fail(notRecord)
+  return Layer.unwrapEffect(
     Effect.map(
       Config.all({
         tableName: Config.string("LEASEHOLD_TABLE"),
@@ -285,6 +289,7 @@ export const layerConfig = (
         })
     )
   )
+}
 
 /**
  * Creates the lock table; see `DynamoLockTable.createTable`.

@@ -92,6 +92,8 @@ export type TableProblem = Table.TableProblem
 
 /** The key schema the options ask for, or the `LockConfigError` that says which option is wrong. */
 const resolve = (options: TableOptions): Effect.Effect<KeySchema.Expected, LockConfigError> => {
+  const notRecord = Validate.optionsRecord(options)
+  if (notRecord !== undefined) return Effect.fail(notRecord)
   const expected = Validate.tableKeys(options)
   return "_tag" in expected ? Effect.fail(expected) : Effect.succeed(expected)
 }
@@ -203,7 +205,7 @@ export type TableKeys = Table.TableKeys
  */
 export const describeKeys = (options: TableLocation): Effect.Effect<TableKeys, LockStoreError | LockConfigError> =>
   Effect.gen(function*() {
-    const invalid = Validate.tableName(options.tableName)
+    const invalid = Validate.optionsRecord(options) ?? Validate.tableName(options.tableName)
     if (invalid !== undefined) return yield* Effect.fail(invalid)
     const transport = yield* TableRequests.readerTransport(options)
     const table = yield* TableRequests.describeIfAny(transport)
@@ -231,7 +233,7 @@ export type TtlState = TtlStatus | "disabled"
  */
 export const describeTtlState = (options: TableLocation): Effect.Effect<TtlState, LockStoreError | LockConfigError> =>
   Effect.gen(function*() {
-    const invalid = Validate.tableName(options.tableName)
+    const invalid = Validate.optionsRecord(options) ?? Validate.tableName(options.tableName)
     if (invalid !== undefined) return yield* Effect.fail(invalid)
     const transport = yield* TableRequests.readerTransport(options)
     const on = Table.ttlOn(yield* TableRequests.describeTtl(transport, "checkTable"))

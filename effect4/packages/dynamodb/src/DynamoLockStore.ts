@@ -146,6 +146,8 @@ export interface Options {
 }
 
 const resolve = (options: Options): StoreOptions.Resolved | LockConfigError => {
+  const notRecord = Validate.optionsRecord(options)
+  if (notRecord !== undefined) return notRecord
   const resolved = StoreOptions.resolve({
     tableName: options.tableName,
     partitionKey: options.partitionKey,
@@ -265,6 +267,8 @@ export const layerConfig = (
 ): Layer.Layer<LockStore.LockStore, Config.ConfigError | LockConfigError> =>
   Layer.unwrap(
     Effect.gen(function*() {
+      const notRecord = Validate.optionsRecord(options, "optional")
+      if (notRecord !== undefined) return yield* Effect.fail(notRecord)
       const config = yield* Config.all({
         tableName: Config.String("LEASEHOLD_TABLE"),
         prefix: Config.option(Config.String("LEASEHOLD_PREFIX")),

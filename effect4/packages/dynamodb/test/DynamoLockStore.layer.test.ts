@@ -3,7 +3,7 @@
  */
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb"
 import { expect, layer } from "@effect/vitest"
-import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
+import { DynamoLockItems, DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
 import { LockStore } from "@leasehold/lock"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Option, Scope } from "effect"
@@ -177,6 +177,38 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
           activeTimeout: activeTimeout as DynamoLockTable.CreateTableOptions["activeTimeout"]
         })
         expect(yield* optionOf(create), String(activeTimeout)).toEqual(["LockConfigError", "activeTimeout"])
+      }
+      expect(Object.fromEntries(yield* server.requests)).toEqual({})
+    }))
+
+  it.effect("options that are not a record, null included, fail every entry point with a LockConfigError, before any request", () =>
+    Effect.gen(function*() {
+      const server = yield* DynamoServer.DynamoServer
+      yield* server.resetRequests
+      const notRecords: ReadonlyArray<readonly [string, unknown]> = [
+        ["null", null],
+        ["an array", [{ tableName: "locks" }]],
+        ["\"locks\"", "locks"]
+      ]
+      for (const [shown, options] of notRecords) {
+        const bad = options as never
+        const entries: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown, Scope.Scope>]> = [
+          ["make", DynamoLockStore.make(bad)],
+          ["layer", Layer.build(DynamoLockStore.layer(bad))],
+          ["layerConfig", Layer.build(DynamoLockStore.layerConfig(bad))],
+          ["createTable", DynamoLockStore.createTable(bad)],
+          ["checkTable", DynamoLockStore.checkTable(bad)],
+          ["describeKeys", DynamoLockTable.describeKeys(bad)],
+          ["describeTtlState", DynamoLockTable.describeTtlState(bad)],
+          ["DynamoLockItems.list", DynamoLockItems.list(bad)]
+        ]
+        for (const [entry, effect] of entries) {
+          const error = yield* Effect.flip(effect)
+          expect(error, `${entry}: ${shown}`).toMatchObject({ _tag: "LockConfigError", option: "options" })
+          const message = (error as { readonly message: string }).message
+          expect(message, entry).toMatch(/^options must be a record of named options/)
+          expect(message, entry).toContain(`; got ${shown}`)
+        }
       }
       expect(Object.fromEntries(yield* server.requests)).toEqual({})
     }))

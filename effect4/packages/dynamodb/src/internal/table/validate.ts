@@ -6,6 +6,7 @@
  */
 import type * as KeySchema from "@leasehold/core/dynamodb/KeySchema"
 import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
+import * as OptionsRecord from "@leasehold/core/options/OptionsRecord"
 import * as LockDuration from "@leasehold/lock/LockDuration"
 import { LockConfigError } from "@leasehold/lock/LockError"
 import * as Result from "effect/Result"
@@ -19,6 +20,20 @@ export const config = (option: string, message: string): LockConfigError => new 
 /** @internal */
 export const fromProblem = (problem: StoreOptions.ConfigProblem): LockConfigError =>
   config(problem.option, problem.message)
+
+/**
+ * The options argument of an entry point checked to be a record (the core's `OptionsRecord`), before any of its fields
+ * is read: `null` or another value is a `LockConfigError` naming "options", neither a defect nor the defaults.
+ *
+ * @internal
+ */
+export const optionsRecord = (
+  input: unknown,
+  presence: OptionsRecord.Presence = "required"
+): LockConfigError | undefined => {
+  const problem = OptionsRecord.problem(input, presence)
+  return problem === undefined ? undefined : config(OptionsRecord.option, problem)
+}
 
 /**
  * A `Duration` input as the core's checks take it: its exact milliseconds, or none when it is not a duration.
