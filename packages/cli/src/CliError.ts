@@ -42,6 +42,12 @@ export const notFound = (message: string): CliError => new CliError({ exitCode: 
  */
 export const cancelled = (message: string): CliError => new CliError({ exitCode: ExitCode.cancelled, message })
 
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const unknown = (message: string): CliError => new CliError({ exitCode: ExitCode.unknown, message })
+
 /** The flags of the store and table options whose names differ. */
 const flagOf: Readonly<Record<string, string>> = {
   tableName: "table",

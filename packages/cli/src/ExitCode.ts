@@ -47,6 +47,15 @@ export const notFound = 3
 export const cancelled = 4
 
 /**
+ * The outcome of a write is not known (`release --force`): its answer was lost (or every attempt timed out), and what
+ * the table shows now can not tell whether it was applied. The message says where the lock or holder stands now.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const unknown = 5
+
+/**
  * The table of exit codes as `--help` and the README show it.
  *
  * @since 0.1.0
@@ -60,5 +69,6 @@ export const table: readonly [
   [storeProblem, "lock or store problem (table check failed, table missing, DynamoDB unreachable)"],
   [usage, "usage error (bad flag or value, no table or region given)"],
   [notFound, "lock or semaphore not found (inspect), or not held (release)"],
-  [cancelled, "cancelled at the confirmation prompt"]
+  [cancelled, "cancelled at the confirmation prompt"],
+  [unknown, "outcome unknown (release): its answer was lost, and the table can not tell whether it applied"]
 ]

@@ -7,10 +7,12 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Prompt from "@effect/cli/Prompt"
+import type { LockStoreError } from "@leasehold/lock/LockError"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
@@ -28,6 +30,33 @@ const who = (lease: {
 }) => `${lease.holder ?? "?"} (owner ${lease.owner ?? "?"}, fence ${lease.fence}, lease ${Render.remaining(lease)})`
 
 const permits = (n: number) => `${n} permit${n === 1 ? "" : "s"}`
+
+/**
+ * Whether a failed release write may have been applied: no answer came that says, or the store could not tell from
+ * the one that did (an absent `mayHaveApplied` counts as "may", as `LockStoreError` says).
+ */
+const mayHaveApplied = (error: LockStoreError) => error.mayHaveApplied !== false
+
+/**
+ * The end of a release whose write may or may not have been applied: the store's reason, and where things stand now,
+ * read again (`now` says it; `inspect` is the command that shows it, should the read fail too), with the exit code of
+ * an unknown outcome.
+ */
+const outcomeUnknown = <A>(options: {
+  readonly what: string
+  readonly inspect: string
+  readonly error: LockStoreError
+  readonly read: Effect.Effect<A, CliError.CliError | LockStoreError>
+  readonly now: (current: A) => string
+}) =>
+  Effect.flatMap(Effect.either(options.read), (current) =>
+    Effect.fail(CliError.unknown(
+      `outcome unknown: the release of ${options.what} may have been applied, and no answer tells whether it was ` +
+        `(${options.error.message}); ` +
+        (Either.isRight(current)
+          ? options.now(current.right)
+          : `reading it again failed too (${current.left.message}): \`${options.inspect}\` shows where it stands`)
+    )))
 
 /** Whether someone can answer a prompt: a prompt on a pipe would hang a script or read garbage. */
 const interactive = Effect.sync(() => process.stdin.isTTY === true && process.stdout.isTTY === true)
@@ -111,7 +140,9 @@ export const command = Command.make(
     "then it may still act, so downstream systems should check fencing tokens. With --semaphore and --owner: " +
     "remove that one holder of the semaphore's permits (a dead process's, say), with a write conditional on its " +
     "owner, fence and permits as shown; it finds out at its next renew too. Asks for confirmation unless --yes. " +
-    "Prints the holder it removed. Exits 3 if the lock is not held, or the holder is gone or changed.",
+    "Prints the holder it removed. Exits 3 if the lock is not held, or the holder is gone or changed; exits 5 if " +
+    "the release's answer was lost and whether it removed the holder can not be told (the message says where the " +
+    "lock stands now).",
   [
     ["leasehold release orders/42 --force", "asks, then releases"],
     ["leasehold release orders/42 --force --yes --json", "no prompt, for a script"],
@@ -137,7 +168,23 @@ const releaseLock = (
       cancelled: `cancelled: "${name}" was not released`
     })
     // Only the holder that was confirmed: a release that lands after another process acquired frees nothing.
-    const removed = yield* store.forceRelease(name, { owner: seen.owner!, fence: seen.fence })
+    const removed = yield* store.forceRelease(name, { owner: seen.owner!, fence: seen.fence }).pipe(
+      Effect.catchIf(mayHaveApplied, (error) =>
+        outcomeUnknown({
+          what: `"${name}" (held by ${who(seen)})`,
+          inspect: `leasehold inspect ${Lookup.shellWord(name)}`,
+          error,
+          read: Effect.zipWith(Lookup.lock(store, table, name), Clock.currentTimeMillis, Render.view),
+          now: (now: Render.LockView) =>
+            !now.held
+              ? `the lock is free now (fence ${now.fence}): that holder is gone, removed by this release or ` +
+                `released by itself`
+              : now.owner === seen.owner && now.fence === seen.fence
+              ? `it is still held by ${who(now)}: run the command again to release it`
+              : `it is held now by ${who(now)}, and that holder is gone, removed by this release or before it: run ` +
+                `the command again to release the new holder`
+        }))
+    )
     if (Option.isNone(removed)) {
       const now = Render.view(yield* Lookup.lock(store, table, name), yield* Clock.currentTimeMillis)
       return yield* CliError.notFound(
@@ -192,7 +239,22 @@ const releasePermits = (
     })
     // Conditional on the holder as shown: a holder that renewed since is still this one; one that is gone is not
     // replaced by anybody this write could remove.
-    const result = yield* store.releasePermits({ name, owner, fence: holder.fence, permits: holder.permits })
+    const result = yield* store.releasePermits({ name, owner, fence: holder.fence, permits: holder.permits }).pipe(
+      Effect.catchIf(mayHaveApplied, (error) =>
+        outcomeUnknown({
+          what: `${what} (held by ${who(holder)})`,
+          inspect: `leasehold inspect --semaphore ${Lookup.shellWord(name)}`,
+          error,
+          read: Effect.zipWith(Lookup.semaphore(store, table, name), Clock.currentTimeMillis, Render.semaphoreView),
+          now: (now: Render.SemaphoreView) => {
+            const still = now.holders.find((current) => current.owner === owner && current.fence === holder.fence)
+            return still === undefined
+              ? "that holder is gone now, removed by this release or gone by itself (given back, or removed by an " +
+                "acquirer after its lease ran out)"
+              : `that holder still holds them (${who(still)}): run the command again to release them`
+          }
+        }))
+    )
     if (result._tag !== "Released") {
       return yield* CliError.notFound(
         `the permits of ${who(holder)} of semaphore "${name}" were released in the meantime (given back, or ` +

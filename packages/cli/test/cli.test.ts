@@ -10,7 +10,7 @@ import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
 import { Lock } from "@leasehold/lock"
 import type { LockLost } from "@leasehold/lock/LockError"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import * as Cli from "../src/Cli.js"
 import { CliBundleLive, hasScript, holdLock, run, runInTerminal, start, unique } from "./support.js"
@@ -329,6 +329,61 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         const again = yield* run(["release", "stuck", "--force", "--yes", ...flags])
         expect(again.code).toBe(3)
         expect(again.stderr).toContain("is not held")
+      }),
+    timeout
+  )
+
+  it.scoped(
+    "release --force whose answer is lost says that the outcome is unknown and where the lock stands, and exits 5",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* DynamoServer.DynamoServer
+        const tableName = yield* makeTable
+        // Held through the server's own address, so that only the CLI's requests pass the proxy.
+        const direct = yield* DynamoLockStore.make({
+          tableName,
+          clientConfig: { ...server.clientConfig, endpoint: server.serverEndpoint },
+          clockSkewGuard: false
+        })
+        const acquired = yield* direct.tryAcquire({
+          name: "stuck",
+          owner: unique("owner"),
+          holder: "victim",
+          leaseMs: 60_000,
+          data: undefined,
+          takeover: { _tag: "Absolute", maxClockSkewMs: 10_000 }
+        })
+        if (acquired._tag !== "Acquired") return yield* Effect.dieMessage(`not acquired: ${acquired._tag}`)
+        const { fence } = acquired.record
+
+        // Every request and answer of the CLI waits at the proxy and is let through alone, up to the force release's
+        // UpdateItem: it reaches the server, and the pause that follows at once holds its answer.
+        yield* server.resetRequests
+        yield* server.pause
+        yield* Effect.addFinalizer(() => server.resume)
+        const cli = yield* Effect.fork(
+          run(["release", "stuck", "--force", "--yes", ...yield* endpoint, "--table", tableName])
+        )
+        let sent = false
+        while (!sent) {
+          yield* server.awaitPending(1)
+          sent = ((yield* server.requests).get("UpdateItem") ?? 0) > 0
+          yield* Effect.zipRight(server.resume, server.pause)
+        }
+        // The CLI gives up on the answer (its request timeout) and retries: from here on, all goes through.
+        while (((yield* server.requests).get("UpdateItem") ?? 0) < 2) yield* Effect.sleep("10 millis")
+        yield* server.resume
+        const released = yield* Fiber.join(cli)
+
+        // The first attempt removed the holder; the retry can not tell that from the holder's own release.
+        expect(Option.getOrThrow(yield* direct.inspect("stuck")).owner).toBeUndefined()
+        expect(released.code).toBe(5)
+        expect(released.stdout).toBe("")
+        expect(released.stderr).toContain("outcome unknown: the release of \"stuck\" (held by victim")
+        expect(released.stderr).toContain(
+          `the lock is free now (fence ${fence}): that holder is gone, removed by this release or released by itself`
+        )
+        expect(released.stderr).not.toContain("nothing to do")
       }),
     timeout
   )
