@@ -92,6 +92,39 @@ describe("Lock.scoped: a lease taken over belongs to the region's fiber and what
     }))
 })
 
+describe("Lock.scoped: the region's fiber goes on with the lease", () => {
+  it.effect("it and the fibers it forks afterwards re-enter a lease whose acquire waited for another holder", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+      yield* Effect.forkChild(Lock.withLock("x", Effect.sleep("1 second")).pipe(Effect.provide(b.layer)))
+      yield* settle
+      const result = yield* Lock.scoped(Effect.gen(function*() {
+        const lease = yield* Effect.timeout(Lock.acquire("x", { ...options, wait: "5 seconds" }), "10 seconds")
+        const forked = yield* Fiber.join(yield* Effect.forkChild(Lock.withLock("x", Effect.succeed(lease.fence))))
+        const nested = yield* Lock.withLock("x", Effect.succeed(lease.fence))
+        return [lease.fence, forked, nested]
+      })).pipe(Effect.provide(a.layer), Effect.forkChild)
+      // The holder's release lets the waiting acquire through, in this fiber's step.
+      yield* TestClock.adjust("2 seconds")
+      const [fence, forked, nested] = yield* Fiber.join(result)
+      expect([forked, nested]).toEqual([fence, fence])
+    }))
+
+  it.effect("it re-enters a lease a child acquired as soon as it has joined the child", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const [fence, nested] = yield* Lock.scoped(Effect.gen(function*() {
+        const child = yield* Effect.forkChild(Lock.acquire("x", options))
+        // Joined before the child starts: the join hears of its end first, and this fiber goes on at once.
+        const lease = yield* Fiber.join(child)
+        return [lease.fence, yield* Lock.withLock("x", Effect.succeed(lease.fence))]
+      })).pipe(Effect.provide(process.layer))
+      expect(nested).toBe(fence)
+      expect(process.calls.tryAcquire).toBe(1)
+    }))
+})
+
 describe("Lock.scoped: the guard ends with its region", () => {
   const forks = [
     ["forkChild", Effect.forkChild],

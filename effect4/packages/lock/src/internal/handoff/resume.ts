@@ -182,10 +182,14 @@ export const resume = (
 ): Effect.Effect<Lease, LockLost | LockStoreError | LockConfigError, LockStore | Scope.Scope> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
-      const { entry, keeper } = yield* resumeKept(handoff, options, restore, yield* currentFiber)
+      const self = yield* currentFiber
+      const watch = yield* LeaseGuard.watchEnd
+      const { entry, keeper } = yield* resumeKept(handoff, options, restore, self).pipe(
+        Effect.onError(() => Effect.sync(watch.stop))
+      )
       yield* Effect.addFinalizer(() => keeper.release)
       yield* HeldLeases.enterScoped(entry)
-      yield* LeaseGuard.handOverOnEnd(entry)
+      yield* watch.held(entry)
       return keeper.lease
     })
   )

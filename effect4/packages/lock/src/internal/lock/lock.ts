@@ -54,7 +54,7 @@ const acquireKept = (
     const resolved = yield* Effect.fromResult(Options.resolveResult(yield* LockDefaults, options, defaultHolder))
 
     // Re-entry: the outer acquisition keeps governing the lease and releases it.
-    const outer = yield* HeldLeases.live(store, validName)
+    const outer = (yield* HeldLeases.live(store, validName)) ?? (yield* LeaseGuard.settled(store, validName))
     if (outer !== undefined) return { _tag: "Reentered", entry: outer } as const
 
     const startedAt = yield* monotonicMillis
@@ -113,16 +113,20 @@ export const acquire = (
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const self = yield* currentFiber
-      const acquisition = yield* acquireKept(name, options, restore, self)
+      const watch = yield* LeaseGuard.watchEnd
+      const acquisition = yield* acquireKept(name, options, restore, self).pipe(
+        Effect.onError(() => Effect.sync(watch.stop))
+      )
       const { entry } = acquisition
       if (acquisition._tag === "Reentered") {
+        watch.stop()
         entry.users.borrowers.add(self)
         yield* Effect.addFinalizer(() => Effect.sync(() => entry.users.borrowers.delete(self)))
         return entry.lease as Lease
       }
       yield* Effect.addFinalizer(() => acquisition.keeper.release)
       yield* HeldLeases.enterScoped(entry)
-      yield* LeaseGuard.handOverOnEnd(entry)
+      yield* watch.held(entry)
       return acquisition.keeper.lease
     })
   )

@@ -38,8 +38,12 @@ type AnyFiber = Fiber.Fiber<unknown, unknown>
 /** A lease whose acquiring fiber may end before it does: where it went when that fiber ended. */
 interface Handover {
   readonly entry: HeldLeases.Entry
+  /** The fiber that acquired it. */
+  readonly acquirer: AnyFiber
   /** The scope the lease was acquired into, which releases it. */
   readonly scope: Scope.Scope
+  /** Whether the fiber's end has been handled. */
+  handled: boolean
   /** Why it was handed to nobody, if it was: the scope then fails with this when it closes. */
   refused: string | undefined
 }
@@ -50,6 +54,8 @@ export interface Guard {
   /** Whether the region still runs; a guard never takes a lease over once it has ended. */
   open: boolean
   readonly adopted: Array<Handover>
+  /** Leases acquired inside whose acquiring fiber has not been seen to end. */
+  readonly pending: Set<Handover>
 }
 
 const currentGuard = Context.Reference<Guard | undefined>("@leasehold/lock/LeaseGuard", {
@@ -100,7 +106,7 @@ const release = (guard: Guard): Effect.Effect<void> =>
 export const scoped = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Scope.Scope>> =>
   Effect.withFiber((fiber) =>
     Effect.suspend(() => {
-      const guard: Guard = { fiber: fiber as AnyFiber, open: true, adopted: [] }
+      const guard: Guard = { fiber: fiber as AnyFiber, open: true, adopted: [], pending: new Set() }
       // The first finalizer runs last, once everything else the region's scope closes has closed.
       return Effect.scoped(Effect.andThen(
         Effect.addFinalizer(() => release(guard)),
@@ -114,17 +120,18 @@ export const scoped = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, 
 /**
  * The region's fiber takes the lease over: it is interrupted on loss and re-enters the lease. The fibers it forks
  * from then on inherit the lease only if it is the one that goes on with the acquire's result: when it waited for the
- * wrapper (nothing runs as the acquiring fiber ends), or ran it itself. When another fiber of the region is running
- * (the acquire ended at once, inside that fiber's step), the region's fiber is still busy elsewhere, forking the
- * other jobs of a concurrent `Effect.all` say, and those are siblings of the acquire.
+ * wrapper (nothing of the region runs as the acquiring fiber ends), or runs itself. When another fiber of the region
+ * is running (the acquire ended at once, inside that fiber's step), the region's fiber may be busy elsewhere, forking
+ * the other jobs of a concurrent `Effect.all` say, and those are siblings of the acquire.
  */
-const takeOver = (guard: Guard, handover: Handover, ended: AnyFiber): void => {
+const takeOver = (guard: Guard, handover: Handover): void => {
   const { entry } = handover
-  entry.users.holders.delete(ended)
+  entry.users.holders.delete(handover.acquirer)
   entry.users.holders.add(guard.fiber)
   guard.adopted.push(handover)
   const running = Fiber.getCurrent()
-  HeldLeases.adopt(guard.fiber, entry, running === undefined || running === guard.fiber)
+  const goesOn = running === undefined || running === guard.fiber || running.getRef(currentGuard) !== guard
+  HeldLeases.adopt(guard.fiber, entry, goesOn)
 }
 
 const unguarded = (name: string): string =>
@@ -132,30 +139,85 @@ const unguarded = (name: string): string =>
   "code that goes on under the lease (Effect.timeout, Effect.race, a concurrent Effect.all or a layer build around " +
   "the acquire). Run that code in Lock.scoped instead of Effect.scoped, or use Lock.withLock"
 
+/** Where a lease goes as its acquiring fiber ends: to the guard of the region while it runs, or else to nobody. */
+const ended = (guard: Guard | undefined, handover: Handover, log: (message: string) => void): void => {
+  if (handover.handled) return
+  handover.handled = true
+  guard?.pending.delete(handover)
+  if (!handover.entry.isLive()) return
+  if (guard !== undefined && guard.open && guard.fiber !== handover.acquirer) return takeOver(guard, handover)
+  handover.refused = unguarded(handover.entry.name)
+  log(handover.refused)
+}
+
 /**
- * Hands `entry`'s lease over when the current fiber, which acquired it into the current scope, ends before the lease
- * does: to the guard of the region the acquire ran in while that region runs, or else to nobody, which is refused.
- * Nothing happens if the lease ends first.
+ * Watching the current fiber's end, for a lease it is about to acquire.
  *
  * @internal
  */
-export const handOverOnEnd = (entry: HeldLeases.Entry): Effect.Effect<void, never, Scope.Scope> =>
-  Effect.flatMap(Effect.scope, (scope) =>
-    Effect.withFiber((fiber) => {
-      const acquirer = fiber as AnyFiber
-      const guard = fiber.getRef(currentGuard)
-      const context = fiber.context
-      const handover: Handover = { entry, scope, refused: undefined }
-      const stop = fiber.addObserver(() => {
-        if (!entry.isLive()) return
-        if (guard !== undefined && guard.open && guard.fiber !== acquirer) return takeOver(guard, handover, acquirer)
-        handover.refused = unguarded(entry.name)
-        Effect.runForkWith(context)(Effect.logWarning(handover.refused))
+export interface EndWatch {
+  /**
+   * Hands `entry`, just acquired into the current scope, over when the fiber ends before the lease does: to the guard
+   * of the region the acquire ran in while that region runs, or else to nobody, which is refused. Nothing happens if
+   * the lease ends first. The watch ends with the scope.
+   */
+  readonly held: (entry: HeldLeases.Entry) => Effect.Effect<void, never, Scope.Scope>
+  /** Ends the watch: nothing was acquired to hand over. */
+  readonly stop: () => void
+}
+
+/**
+ * Starts watching the current fiber's end before the acquire runs: whoever waits for the fiber (the wrapper, or a
+ * `Fiber.join`) is told it ended only after the lease has gone where it belongs, as long as they began waiting after
+ * the fiber started.
+ *
+ * @internal
+ */
+export const watchEnd: Effect.Effect<EndWatch> = Effect.withFiber((fiber) => {
+  const acquirer = fiber as AnyFiber
+  const guard = fiber.getRef(currentGuard)
+  const context = fiber.context
+  let handover: Handover | undefined
+  const log = (message: string) => Effect.runForkWith(context)(Effect.logWarning(message))
+  const stop = fiber.addObserver(() => {
+    if (handover !== undefined) ended(guard, handover, log)
+  })
+  return Effect.succeed({
+    stop,
+    held: (entry) =>
+      Effect.flatMap(Effect.scope, (scope) => {
+        const watched: Handover = { entry, acquirer, scope, handled: false, refused: undefined }
+        handover = watched
+        guard?.pending.add(watched)
+        return Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            stop()
+            guard?.pending.delete(watched)
+            return watched.refused === undefined ? Effect.void : Effect.die(new UnguardedLease(watched.refused))
+          })
+        )
       })
-      return Effect.addFinalizer(() =>
-        Effect.suspend(() => {
-          stop()
-          return handover.refused === undefined ? Effect.void : Effect.die(new UnguardedLease(handover.refused))
-        })
-      )
-    }))
+  })
+})
+
+/**
+ * The live lease of `name` in `store` that the current fiber, a region's own, takes over now because the fiber that
+ * acquired it has ended, though its end has not been handled yet (whoever waited for that fiber may run first).
+ *
+ * @internal
+ */
+export const settled = (store: object, name: string): Effect.Effect<HeldLeases.Entry | undefined> =>
+  Effect.withFiber((fiber) => {
+    const guard = fiber.getRef(currentGuard)
+    if (guard === undefined || guard.fiber !== fiber || !guard.open) return Effect.succeed(undefined)
+    for (const handover of guard.pending) {
+      const { entry } = handover
+      if (entry.store !== store || entry.name !== name || !entry.isLive()) continue
+      if (handover.acquirer.pollUnsafe() === undefined) continue
+      handover.handled = true
+      guard.pending.delete(handover)
+      takeOver(guard, handover)
+      return Effect.succeed(entry)
+    }
+    return Effect.succeed(undefined)
+  })

@@ -147,10 +147,14 @@ export const acquire = (
 > =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
-      const { entry, keeper } = yield* acquireKept(name, options, restore, yield* currentFiber)
+      const self = yield* currentFiber
+      const watch = yield* LeaseGuard.watchEnd
+      const { entry, keeper } = yield* acquireKept(name, options, restore, self).pipe(
+        Effect.onError(() => Effect.sync(watch.stop))
+      )
       yield* Effect.addFinalizer(() => keeper.release)
       yield* HeldLeases.enterScoped(entry)
-      yield* LeaseGuard.handOverOnEnd(entry)
+      yield* watch.held(entry)
       return keeper.lease
     })
   )
