@@ -125,6 +125,16 @@ export type ChildSpec = Schedules.ChildSpec
 export type HandOffSpec = Schedules.HandOffSpec
 
 /**
+ * Where a section's region stands among other code: a sibling job of a concurrent `Effect.all` or a fiber forked
+ * before the acquire that take the same name as uses of their own, or a worker forked detached from an outer
+ * `Lock.scoped` region, which ends at once or later while its fiber runs on (see the core's `Schedule.RegionSpec`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RegionSpec = Schedules.RegionSpec
+
+/**
  * A section's use of a semaphore instead of a lock: `permits` of the semaphore of the section's name, whose limit is
  * `limit` (the same for every section of the name).
  *

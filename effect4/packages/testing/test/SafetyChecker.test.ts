@@ -335,6 +335,88 @@ describe("SafetyChecker", () => {
       expect(findings).toEqual(Object.fromEntries(Simulation.wrappedApis.map((api) => [api, []])))
     }))
 
+  it.effect("a region among other code: a sibling job and a fiber forked before the acquire wait for the lock", () =>
+    Effect.sync(() => {
+      const outcomes: Record<string, string> = {}
+      for (const api of Simulation.wrappedApis) {
+        for (const kind of ["sibling", "forkedBefore"] as const) {
+          const section: Simulation.SectionSpec = {
+            process: "p1",
+            name: "a",
+            at: 0,
+            steps: 4,
+            stepMs: 500,
+            wait: "forever",
+            api,
+            timeoutMs: 1_000,
+            region: { kind, afterMs: 500, waitMs: 300, steps: 2, stepMs: 100 }
+          }
+          const report = SafetyChecker.checkSchedule({ ...twoProcesses(), mode: "wrapped", sections: [section] })
+          const other = report.history.sections.find((s) => s.api === kind)!
+          expect(report.violations).toEqual([])
+          expect(report.history.sections[0]!.outcome).toBe("completed")
+          // The region holds the lease until its own code ends: the other use never gets it, and never re-enters it.
+          outcomes[`${api} ${kind}`] = `${other.outcome}${other.start === undefined ? "" : " and ran"}`
+        }
+      }
+      expect(new Set(Object.values(outcomes))).toEqual(new Set(["notAcquired"]))
+    }))
+
+  it.effect("a detached worker in a region of its own: a loss stops the worker, never the outer region's fiber", () =>
+    Effect.sync(() => {
+      for (const api of [...Simulation.wrappedApis, "withLock", "acquire"] as const) {
+        for (const outerEnds of [true, false]) {
+          const section: Simulation.SectionSpec = {
+            process: "p1",
+            name: "a",
+            at: 0,
+            steps: 8,
+            stepMs: 500,
+            wait: "forever",
+            api,
+            timeoutMs: 1_000,
+            region: { kind: "detached", outerEnds, outerMs: 3_000 }
+          }
+          // Its renews hang: the lease expires at 1,600, while the outer region's fiber still runs.
+          const report = SafetyChecker.checkSchedule({
+            ...twoProcesses(),
+            mode: "wrapped",
+            sections: [section],
+            faults: [{ process: "p1", operation: "renew", nth: 0, fault: { kind: "hang", ms: 10_000 } }]
+          })
+          const [worker] = report.history.sections
+          const bystander = report.history.sections.find((s) => s.api === "bystander")!
+          expect(report.violations).toEqual([])
+          expect(worker!.leaseStatus).toBe("Lost(expired)")
+          expect(["interrupted", "lost"]).toContain(worker!.outcome)
+          expect(bystander.outcome).toBe("completed")
+        }
+      }
+    }))
+
+  it.effect("the wrapped class draws regions among other code, and children that re-enter a lease taken over", () =>
+    Effect.sync(() => {
+      const kinds: Record<string, number> = {}
+      let borrowing = 0
+      let violations = 0
+      for (let seed = 1; seed <= 40; seed++) {
+        const schedule = Simulation.generate(seed, { mode: "wrapped" })
+        for (const s of schedule.sections) {
+          if (s.region !== undefined) kinds[s.region.kind] = (kinds[s.region.kind] ?? 0) + 1
+        }
+        const report = SafetyChecker.checkSchedule(schedule)
+        violations += report.violations.length
+        borrowing += report.history.sections.filter((s) => s.borrowedFrom !== undefined).length
+      }
+      expect(violations).toBe(0)
+      expect(kinds.sibling).toBeGreaterThan(5)
+      expect(kinds.forkedBefore).toBeGreaterThan(5)
+      expect(kinds.detached).toBeGreaterThan(5)
+      expect(borrowing).toBeGreaterThan(0)
+      const text = SafetyChecker.formatHistory(Simulation.run(Simulation.generate(2, { mode: "wrapped" })))
+      expect(text).toMatch(/a sibling job of its region|a fiber its region forks before|forked detached/)
+    }))
+
   it.effect("a child that outlives its section does not write on the section's lease after its release", () =>
     Effect.sync(() => {
       for (const api of ["withLock", "acquire"] as const) {

@@ -8,6 +8,7 @@ import type * as Fault from "../simulation/Fault.js"
 import type * as History from "../simulation/History.js"
 import type * as LateDelivery from "../simulation/LateDelivery.js"
 import type * as Schedule from "../simulation/Schedule.js"
+import * as SectionRecord from "../simulation/SectionRecord.js"
 
 /** The duration of a fault, if it has one, and when the sender of a held write gives up. */
 const ms = (f: Fault.Fault) =>
@@ -78,7 +79,7 @@ const scheduleLines = (s: Schedule.Schedule): Array<string> => {
     lines.push(
       `  section #${i}: ${x.process} ${target(x.name, x.semaphore?.permits)} at ${x.at} via ${apiOf(x)}, ` +
         `wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
-        bad + child + handOff + updates
+        bad + child + handOff + updates + region(x.region, i, s.sections.length)
     )
   })
   for (const f of s.faults) {
@@ -163,6 +164,19 @@ const eventsOf = (history: History.History): Array<[number, number, string]> => 
     ])
   }
   return events
+}
+
+/** Where a section's region stands, as a history prints it. */
+const region = (r: Schedule.RegionSpec | undefined, index: number, count: number): string => {
+  if (r === undefined) return ""
+  if (r.kind === "detached") {
+    return `; runs in a worker forked detached from a Lock.scoped region (#${
+      SectionRecord.indexOf("bystander", index, count)
+    }) whose code ends ${r.outerEnds ? "at once" : `after ${r.outerMs} ms`}, then runs on ${r.outerMs} ms`
+  }
+  const how = r.kind === "sibling" ? "a sibling job of its region" : "a fiber its region forks before the acquire"
+  return `; ${how} (#${SectionRecord.indexOf(r.kind, index, count)}) takes it ${r.afterMs} ms in, ` +
+    `wait ${r.waitMs}, ${r.steps} x ${r.stepMs} ms`
 }
 
 /**

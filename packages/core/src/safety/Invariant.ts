@@ -22,6 +22,8 @@ import type * as Schedule from "../simulation/Schedule.js"
  * - `reentryProgress`: a use nested in a use of the same name on the same fiber runs at once: it never waits for,
  *   or fails with, a lease of its own fiber, nor with a lease that had ended before it was called. A use that
  *   borrowed its parent's lease may instead be cut off when the parent releases it (`LockLost`, reason "released").
+ * - `bystandersRun`: a fiber that relies on no lease is never interrupted by one: the outer region's fiber around a
+ *   detached worker runs its own code to its end (or to the horizon), whatever the worker's lease does.
  * - `badOptionsRefused`: a use with an invalid option fails with `LockConfigError` and runs nothing; a use with valid
  *   options is never refused.
  * - `reservationBound`: a reservation keeps a free lock from others no longer than its length plus `maxClockSkew`
@@ -46,6 +48,7 @@ export type Invariant =
   | "noDefects"
   | "stopsWhenLost"
   | "reentryProgress"
+  | "bystandersRun"
   | "badOptionsRefused"
   | "reservationBound"
   | "permitLimit"
@@ -65,6 +68,7 @@ export const invariants: ReadonlyArray<Invariant> = [
   "noDefects",
   "stopsWhenLost",
   "reentryProgress",
+  "bystandersRun",
   "badOptionsRefused",
   "reservationBound",
   "permitLimit",
@@ -88,6 +92,7 @@ const unconditional: ReadonlyArray<Invariant> = [
   "noDefects",
   "stopsWhenLost",
   "reentryProgress",
+  "bystandersRun",
   "badOptionsRefused",
   "permitFences"
 ]

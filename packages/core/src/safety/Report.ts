@@ -10,7 +10,7 @@ import { isPermitSection } from "./CriticalSection.js"
 import * as Invariant from "./Invariant.js"
 import { fencedWrites, orderAndExclusion, reservationBound } from "./LockInvariants.js"
 import { permitFences, permitLimit } from "./PermitInvariants.js"
-import { badOptionsRefused, noDefects, reentryProgress, stopsWhenLost } from "./UseInvariants.js"
+import { badOptionsRefused, bystandersRun, noDefects, reentryProgress, stopsWhenLost } from "./UseInvariants.js"
 
 /**
  * A checked history. `violations` break invariants the schedule's assumptions promise; `anomalies` break invariants
@@ -49,6 +49,7 @@ export const check = (history: History.History): Report => {
     ...noDefects(history),
     ...stopsWhenLost(history),
     ...reentryProgress(history),
+    ...bystandersRun(history),
     ...badOptionsRefused(history),
     ...reservationBound(history)
   ]

@@ -59,6 +59,11 @@ export const shrink = (
       const sections = current.sections.map((x, k) => k === i ? { ...x, child: undefined } : x)
       if (attempt({ ...current, sections })) progress = true
     }
+    for (let i = 0; i < current.sections.length; i++) {
+      if (current.sections[i]!.region === undefined) continue
+      const sections = current.sections.map((x, k) => k === i ? { ...x, region: undefined } : x)
+      if (attempt({ ...current, sections })) progress = true
+    }
     for (let p = 0; p < current.processes.length; p++) {
       const proc = current.processes[p]!
       for (let i = proc.pauses.length - 1; i >= 0; i--) {

@@ -6,6 +6,7 @@
  */
 import * as BadOption from "../simulation/BadOption.js"
 import type * as History from "../simulation/History.js"
+import * as SectionRecord from "../simulation/SectionRecord.js"
 import type * as WriteRecord from "../simulation/WriteRecord.js"
 import { isPermitSection, label } from "./CriticalSection.js"
 import type * as Invariant from "./Invariant.js"
@@ -93,6 +94,31 @@ export const reentryProgress = (history: History.History): Array<Invariant.Findi
           `whose section had ended at ${ended.end ?? ended.finishedAt} (${what})`
       })
     }
+  }
+  return findings
+}
+
+/**
+ * Bystanders (the outer region's fiber around a detached worker, which takes no lock) that did not run to their end:
+ * stopped before the horizon by a lease they never relied on, or by anything else.
+ *
+ * @since 0.2.0
+ * @category invariants
+ */
+export const bystandersRun = (history: History.History): Array<Invariant.Finding> => {
+  const findings: Array<Invariant.Finding> = []
+  for (const s of history.sections) {
+    if (s.api !== "bystander" || s.outcome === "completed") continue
+    const at = s.finishedAt ?? Infinity
+    if (at >= history.schedule.horizonMs) continue
+    findings.push({
+      invariant: "bystandersRun",
+      message: `"${s.name}": the region around ${s.process}'s detached worker #${
+        s.index - SectionRecord.indexOf("bystander", 0, history.schedule.sections.length)
+      } relied on no lease, but ended ${s.outcome} at ${at}${
+        s.detail === undefined ? "" : `: ${s.detail.split("\n")[0]}`
+      }`
+    })
   }
   return findings
 }

@@ -139,6 +139,24 @@ const reserveFaults = (
   return faults
 }
 
+/**
+ * `s` in a region among other code (`Schedule.RegionSpec`): a sibling job or a fiber forked before the acquire for a
+ * wrapped api, a detached worker for any; and, but beside a sibling job, sometimes a child forked once it holds the
+ * lock, which re-enters it.
+ */
+const withRegion = (s: Schedule.SectionSpec, next: () => number): Schedule.SectionSpec => {
+  const { int, pick } = Draws.make(next)
+  const wrapped = Schedule.wrappedApis.includes(s.api)
+  const kind = wrapped ? pick(["sibling", "forkedBefore", "detached"] as const) : "detached"
+  const region: Schedule.RegionSpec = kind === "detached"
+    ? { kind, outerEnds: next() < 0.5, outerMs: int(200, 3_000) }
+    : { kind, afterMs: int(0, s.steps * s.stepMs), waitMs: int(0, 1_500), steps: int(1, 3), stepMs: int(50, 300) }
+  const child: Schedule.ChildSpec | undefined = kind !== "sibling" && next() < 0.4
+    ? { afterMs: int(0, s.steps * s.stepMs), nested: next() < 0.5, steps: int(1, 4), stepMs: int(50, 500) }
+    : undefined
+  return { ...s, region, ...(child === undefined ? {} : { child }) }
+}
+
 /** Adds what `schedule.mode` needs beyond the base schedule, drawing from `next`. */
 const extend = (schedule: Schedule.Schedule, next: () => number): Schedule.Schedule => {
   const { int, pick } = Draws.make(next)
@@ -164,11 +182,14 @@ const extend = (schedule: Schedule.Schedule, next: () => number): Schedule.Sched
           fault: { kind: "hang", ms: int(schedule.timings.leaseMs, schedule.timings.leaseMs * 3) }
         })
       }
+      // Long enough to have steps left when the lease runs out.
+      const sections = schedule.sections.map((s) => next() < 0.75 ? wrap(SectionDraws.lengthen(s, next)) : s)
+      // Regions among other code come from a stream of their own, so that they never shift the draws above.
+      const shapes = Prng.make(schedule.seed ^ 0x1b873593)
       return {
         ...schedule,
         faults: [...schedule.faults, ...hangs],
-        // Long enough to have steps left when the lease runs out.
-        sections: schedule.sections.map((s) => next() < 0.75 ? wrap(SectionDraws.lengthen(s, next)) : s)
+        sections: sections.map((s) => shapes() < 0.6 ? withRegion(s, shapes) : s)
       }
     }
     case "reentry":

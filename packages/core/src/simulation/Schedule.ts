@@ -15,7 +15,9 @@ import type * as Fault from "./Fault.js"
  * - `skew`: one process's clock is off by more than `maxClockSkew`.
  * - `longPause`: one process pauses for longer than the lease.
  * - `wrapped`: some sections acquire inside `Effect.timeout`, `Effect.race`, `Effect.all` or a layer built in the
- *   section's scope, so the fiber that ran the acquire ends before the section does.
+ *   section's scope, so the fiber that ran the acquire ends before the section does; some regions stand among other
+ *   code (`RegionSpec`: a sibling job, a fiber forked before the acquire, a detached worker, a region that ended), and
+ *   some sections fork a child after the acquire, which re-enters the lease.
  * - `reentry`: some sections fork a child (`Effect.fork` under `acquire`, `Effect.forkDaemon` under `withLock`) that
  *   later takes the same name, possibly nested, and may outlive the section.
  * - `steal`: an operator force-releases names at random times; some sections are `wrapped` ones.
@@ -147,6 +149,32 @@ export interface ChildSpec {
 }
 
 /**
+ * Where a section's region stands among other code, for the shapes in which a lease taken over by a region must go to
+ * the code that asked for it and to nobody else (`SectionSpec.region`, the `wrapped` class):
+ *
+ * - `sibling`: the section (a wrapped acquire) runs as one job of a concurrent `Effect.all` in its `Lock.scoped`
+ *   region; the other job, `afterMs` after the region starts, takes the same name with `withLock` (waiting `waitMs`)
+ *   and runs `steps` steps of `stepMs`: a use of its own, never inside the section's lease.
+ * - `forkedBefore`: the region's fiber forks that other use before the section's wrapped acquire, and waits for it
+ *   before the region ends.
+ * - `detached`: the section runs in a worker forked detached from an outer `Lock.scoped` region, in the way its api
+ *   says (a wrapped acquire in a `Lock.scoped` of the worker's own); the outer region's code ends at once
+ *   (`outerEnds`) or after `outerMs`, and its fiber then runs on for `outerMs`, which no lease may interrupt.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RegionSpec =
+  | {
+    readonly kind: "sibling" | "forkedBefore"
+    readonly afterMs: number
+    readonly waitMs: number
+    readonly steps: number
+    readonly stepMs: number
+  }
+  | { readonly kind: "detached"; readonly outerEnds: boolean; readonly outerMs: number }
+
+/**
  * A hand-off in the middle of a section: after `afterSteps` of its steps the section hands its lease off
  * (`Lock.handOff`), and `delayMs` later process `to` resumes it (`Lock.withResumed`) and runs the remaining steps on
  * it, writing with the same fence: one critical section across two processes.
@@ -229,6 +257,8 @@ export interface SectionSpec {
   readonly semaphore?: PermitSpec | undefined
   /** Lock sections only. */
   readonly updates?: DataUpdateSpec | undefined
+  /** Where the section's region stands among other code; `sibling` and `forkedBefore` for a wrapped api only. */
+  readonly region?: RegionSpec | undefined
 }
 
 /**

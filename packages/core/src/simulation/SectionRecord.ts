@@ -23,8 +23,28 @@ export type Outcome =
   | "unfinished"
 
 /**
+ * A use that is not a planned section's own: a `child` it forked, the other use of its region (`sibling`,
+ * `forkedBefore`; see `Schedule.RegionSpec`), or the `bystander`, the outer region's fiber around a detached worker,
+ * which takes no lock.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Role = "child" | "sibling" | "forkedBefore" | "bystander"
+
+/**
+ * The record index of use `role` of planned section `index` among `count` planned sections: a child's follows the
+ * planned sections', and each other role has a band of its own after that.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const indexOf = (role: Role, index: number, count: number): number =>
+  (role === "child" ? 1 : role === "bystander" ? 3 : 2) * count + index
+
+/**
  * One planned section (or a child one forked): whether it got the lock, and if so when its critical section ran on
- * the true timeline. A child has index `sections.length + its parent's index`.
+ * the true timeline. A use of another role has the index `indexOf` gives.
  *
  * @since 0.2.0
  * @category models
@@ -33,7 +53,7 @@ export interface SectionRecord {
   readonly index: number
   readonly process: string
   readonly name: string
-  readonly api: Schedule.Api | "child"
+  readonly api: Schedule.Api | Role
   /** Set when the lock was acquired. */
   fence: number | undefined
   start: number | undefined

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import * as UseInvariants from "../../src/safety/UseInvariants.js"
+import * as SectionRecord from "../../src/simulation/SectionRecord.js"
 import { history, schedule, section, write } from "./fixtures.js"
 
 describe("UseInvariants", () => {
@@ -48,6 +49,24 @@ describe("UseInvariants", () => {
     }])
     const early = section(1, { requestedAt: 50, outcome: "lost", lostFence: 3 })
     expect(UseInvariants.reentryProgress(history({ sections: [ended, early] }))).toEqual([])
+  })
+
+  it("a bystander, which relies on no lease, runs to its end or to the horizon", () => {
+    const bystander = (fields: Parameters<typeof section>[1]) =>
+      section(SectionRecord.indexOf("bystander", 0, 1), { api: "bystander", ...fields })
+    const sections = [section(0)]
+    const ran = history({ schedule: schedule({ sections: [] }), sections: [...sections, bystander({})] })
+    expect(UseInvariants.bystandersRun(ran)).toEqual([])
+    const atHorizon = bystander({ outcome: "interrupted", finishedAt: 15_000 })
+    expect(UseInvariants.bystandersRun(history({ sections: [...sections, atHorizon] }))).toEqual([])
+    const stopped = bystander({ outcome: "interrupted", finishedAt: 2_500, detail: "All fibers interrupted\nmore" })
+    const spec = { process: "p1", name: "a", at: 0, steps: 1, stepMs: 10, wait: "forever" as const, api: "acquire" as const }
+    expect(UseInvariants.bystandersRun(history({ schedule: schedule({ sections: [spec] }), sections: [stopped] })))
+      .toEqual([{
+        invariant: "bystandersRun",
+        message: `"a": the region around p4's detached worker #0 relied on no lease, but ended interrupted at 2500: ` +
+          "All fibers interrupted"
+      }])
   })
 
   it("a bad option must be refused with a config error, and good options never", () => {

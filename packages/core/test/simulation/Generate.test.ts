@@ -69,6 +69,15 @@ describe("Generate.generate", () => {
       expect(s.processes.flatMap((p) => p.pauses).some((p) => p.ms > t.leaseMs)).toBe(true)
     }
     expect(all("wrapped").some((s) => s.sections.some((x) => Schedule.wrappedApis.includes(x.api)))).toBe(true)
+    const regions = all("wrapped").flatMap((s) => s.sections.flatMap((x) => x.region === undefined ? [] : [x]))
+    expect(new Set(regions.map((x) => x.region!.kind))).toEqual(new Set(["sibling", "forkedBefore", "detached"]))
+    for (const x of regions) {
+      // A sibling job or a fiber forked before the acquire only where the acquire's fiber ends before the section.
+      if (x.region!.kind !== "detached") expect(Schedule.wrappedApis).toContain(x.api)
+      // A child beside a sibling job would be that job's, which a region does not let re-enter.
+      if (x.region!.kind === "sibling") expect(x.child).toBeUndefined()
+    }
+    expect(regions.some((x) => x.child !== undefined)).toBe(true)
     expect(all("reentry").some((s) => s.sections.some((x) => x.child !== undefined))).toBe(true)
     for (const s of all("steal")) expect(s.steals!.length).toBeGreaterThan(0)
     for (const s of all("clockStep")) expect(s.processes.some((p) => (p.clockSteps ?? []).length > 0)).toBe(true)

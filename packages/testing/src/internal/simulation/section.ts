@@ -5,6 +5,7 @@
  * @internal
  */
 import * as SectionOptions from "@leasehold/core/simulation/SectionOptions"
+import * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
 import { type Lease, type LeaseHandoff, Lock, LockStore } from "@leasehold/lock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -63,7 +64,7 @@ const child = (
   c: Simulation.ChildSpec
 ) => {
   const { recorder, timeline } = world
-  const childIndex = world.schedule.sections.length + index
+  const childIndex = SectionRecord.indexOf("child", index, world.schedule.sections.length)
   const childRecord = recorder.newSection(childIndex, spec.process, spec.name, "child")
   childRecord.parent = index
   const childOptions: Lock.LockOptions = { ...options, holder: SectionOptions.holderOf(spec.process, childIndex) }
@@ -90,6 +91,75 @@ const child = (
     Effect.asVoid,
     Effect.ignore
   )
+}
+
+/**
+ * The other use of section `index`'s region (`sibling` or `forkedBefore`): `r.afterMs` in, it takes the same name with
+ * `withLock`, as a use of its own, and writes under its own fence.
+ */
+const companion = (
+  world: World,
+  spec: Simulation.SectionSpec,
+  index: number,
+  options: Lock.LockOptions,
+  r: Extract<Simulation.RegionSpec, { readonly kind: "sibling" | "forkedBefore" }>
+) =>
+  // Recorded once it starts: a sibling job that a failing acquire stops before it is forked is no use.
+  Effect.suspend(() => {
+    const { recorder, timeline } = world
+    const companionIndex = SectionRecord.indexOf(r.kind, index, world.schedule.sections.length)
+    const record = recorder.newSection(companionIndex, spec.process, spec.name, r.kind)
+    const companionOptions: Lock.LockOptions = {
+      ...options,
+      // In ms: a zero Duration other than Duration.zero is refused as possibly a NaN one.
+      wait: r.waitMs,
+      holder: SectionOptions.holderOf(spec.process, companionIndex)
+    }
+    const body = (lease: Lease.Lease) =>
+      Effect.suspend(() => {
+        record.fence = lease.fence
+        record.start = timeline.now
+        return Effect.zipRight(
+          watchLoss(world, lease, record),
+          recorder.steps(spec.name, lease.fence, companionIndex, companionIndex, r.steps, r.stepMs)
+        )
+      }).pipe(Effect.ensuring(recorder.endWith(record, lease)))
+    return Effect.sleep(r.afterMs).pipe(
+      Effect.zipRight(recorder.requested(record)),
+      Effect.zipRight(
+        Lock.withLock(spec.name, Effect.scoped(Effect.flatMap(Lock.acquire(spec.name), body)), companionOptions)
+      ),
+      Effect.onExit(recorder.outcomeOf(record)),
+      Effect.asVoid,
+      Effect.ignore
+    )
+  })
+
+/**
+ * Section `index`'s critical section `inner` in its region, beside the other use its `region` plans: a sibling job
+ * of a concurrent `Effect.all`, or a fiber forked before the acquire that the region waits for.
+ */
+const inRegionBeside = (
+  world: World,
+  spec: Simulation.SectionSpec,
+  index: number,
+  options: Lock.LockOptions
+) =>
+(inner: Effect.Effect<void, unknown, LockStore.LockStore | Scope.Scope>): Effect.Effect<
+  void,
+  unknown,
+  LockStore.LockStore
+> => {
+  const r = spec.region
+  if (r === undefined || r.kind === "detached") return Effect.scoped(inner)
+  const other = companion(world, spec, index, options, r)
+  if (r.kind === "sibling") return Effect.scoped(Effect.asVoid(Effect.all([inner, other], { concurrency: 2 })))
+  return Effect.scoped(Effect.gen(function*() {
+    const early = yield* Effect.fork(other)
+    const exit = yield* Effect.exit(inner)
+    yield* Fiber.await(early)
+    return yield* exit
+  }))
 }
 
 /**
@@ -135,26 +205,32 @@ const resumed = (
 const use = (
   spec: Simulation.SectionSpec,
   options: Lock.LockOptions,
-  body: (lease: Lease.Lease) => Effect.Effect<void, unknown, LockStore.LockStore>
+  body: (lease: Lease.Lease) => Effect.Effect<void, unknown, LockStore.LockStore>,
+  region: (
+    inner: Effect.Effect<void, unknown, LockStore.LockStore | Scope.Scope>
+  ) => Effect.Effect<void, unknown, LockStore.LockStore>
 ): Effect.Effect<void, unknown, LockStore.LockStore> => {
   const inScope = <E>(acquire: Effect.Effect<Lease.Lease, E, LockStore.LockStore | Scope.Scope>) =>
     Effect.scoped(Effect.flatMap(acquire, body))
+  // An acquire whose fiber ends before the lease does: the fiber that joins it takes it over, in its region.
+  const inRegion = <E>(acquire: Effect.Effect<Lease.Lease, E, LockStore.LockStore | Scope.Scope>) =>
+    region(Effect.flatMap(acquire, body))
   switch (spec.api) {
     case "withLock":
       return Lock.withLock(spec.name, Effect.scoped(Effect.flatMap(Lock.acquire(spec.name), body)), options)
     case "acquire":
       return inScope(Lock.acquire(spec.name, options))
     case "acquireInTimeout":
-      return inScope(Effect.timeout(Lock.acquire(spec.name, options), Duration.millis(spec.timeoutMs ?? 1_000)))
+      return inRegion(Effect.timeout(Lock.acquire(spec.name, options), Duration.millis(spec.timeoutMs ?? 1_000)))
     case "acquireInRace":
-      return inScope(Effect.race(Lock.acquire(spec.name, options), Effect.never))
+      return inRegion(Effect.race(Lock.acquire(spec.name, options), Effect.never))
     case "acquireInAll":
-      return inScope(Effect.map(
+      return inRegion(Effect.map(
         Effect.all([Lock.acquire(spec.name, options), Effect.sleep(1)], { concurrency: 2 }),
         ([lease]) => lease
       ))
     case "acquireInLayer":
-      return inScope(Effect.gen(function*() {
+      return inRegion(Effect.gen(function*() {
         const layer = Layer.merge(
           Layer.scoped(SectionLease, Lock.acquire(spec.name, options)),
           Layer.succeed(SectionOther, { ready: true })
@@ -210,7 +286,29 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
 
   // The section's fiber goes on to join the children it forked.
   const joinChildren = Effect.asVoid(Effect.suspend(() => Fiber.awaitAll(forked)))
-  return runAs(world, spec, index, record, Effect.suspend(() => use(spec, options, body)), joinChildren)
+  const program = Effect.suspend(() => use(spec, options, body, inRegionBeside(world, spec, index, options)))
+  const r = spec.region
+  if (r?.kind !== "detached") return runAs(world, spec, index, record, program, joinChildren)
+
+  // A worker forked as a daemon from an outer region: it runs the section and notes how it went; the outer region's
+  // fiber, which relies on no lease, runs on as a use of its own.
+  const bystander = recorder.newSection(
+    SectionRecord.indexOf("bystander", index, world.schedule.sections.length),
+    spec.process,
+    spec.name,
+    "bystander"
+  )
+  const worker = recorder.requested(record).pipe(
+    Effect.zipRight(program),
+    Effect.onExit(recorder.outcomeOf(record)),
+    Effect.ignore,
+    Effect.zipRight(joinChildren)
+  )
+  const outer = Lock.scoped(Effect.gen(function*() {
+    world.daemons.push(yield* Effect.forkDaemon(worker))
+    if (!r.outerEnds) yield* Effect.sleep(r.outerMs)
+  })).pipe(Effect.zipRight(Effect.sleep(r.outerMs)))
+  return runAs(world, spec, index, bystander, outer)
 }
 
 /**
