@@ -205,7 +205,9 @@ export interface LockStore extends SemaphoreOperations {
    * Admin: clears the holder (and any reservation) and returns the record as it was, if it was held and, when `holder`
    * is given, by that owner with that fence; `None` otherwise. Give the holder an operator saw: a force release that
    * the network delivers late (or that is confirmed late) then frees nothing but that holder's lease, never a later
-   * one. Without it, it frees whoever holds the lock when it lands.
+   * one. Without it, it frees whoever holds the lock when it lands. A store that can not tell whether an attempt it
+   * retried was applied (its answer lost, then the retry's condition failed) fails with a `LockStoreError` whose
+   * `mayHaveApplied` is true rather than answer `None`: the holder may have been removed.
    */
   readonly forceRelease: (
     name: string,
