@@ -60,7 +60,15 @@ describe("UseInvariants", () => {
     const atHorizon = bystander({ outcome: "interrupted", finishedAt: 15_000 })
     expect(UseInvariants.bystandersRun(history({ sections: [...sections, atHorizon] }))).toEqual([])
     const stopped = bystander({ outcome: "interrupted", finishedAt: 2_500, detail: "All fibers interrupted\nmore" })
-    const spec = { process: "p1", name: "a", at: 0, steps: 1, stepMs: 10, wait: "forever" as const, api: "acquire" as const }
+    const spec = {
+      process: "p1",
+      name: "a",
+      at: 0,
+      steps: 1,
+      stepMs: 10,
+      wait: "forever" as const,
+      api: "acquire" as const
+    }
     expect(UseInvariants.bystandersRun(history({ schedule: schedule({ sections: [spec] }), sections: [stopped] })))
       .toEqual([{
         invariant: "bystandersRun",
