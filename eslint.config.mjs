@@ -11,6 +11,10 @@ export default tseslint.config(
       "**/coverage/**",
       "packages/*/docs/**",
       "effect4/packages/*/docs/**",
+      // the Effect 4 line's copies of packages/, linted there
+      "effect4/packages/*/src/**",
+      "effect4/packages/*/test/**",
+      "effect4/packages/*/bin/**",
       // the site's generated scratch: its ts blocks as modules, and VitePress's cache
       "site/.snippets/**",
       "site/src/.vitepress/cache/**"

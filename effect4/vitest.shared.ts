@@ -1,5 +1,14 @@
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { defaultServerConditions } from "vite"
 import { defineProject } from "vitest/config"
+
+// The packages' sources and tests are copies of the one source in the repository's `packages/`: bring them up to date
+// first (with the repository's own script and tsx), so that a run here always tests what is written there.
+execFileSync(process.execPath, ["--import", "tsx", "scripts/effect4Sources.ts"], {
+  cwd: fileURLToPath(new URL("..", import.meta.url)),
+  stdio: ["ignore", "ignore", "inherit"]
+})
 
 // The repository's packages (the core among them) point their `@leasehold/source` export condition at their
 // TypeScript sources, so tests run what is in `src/` without a build; published packages resolve to `dist/`.
@@ -7,15 +16,9 @@ import { defineProject } from "vitest/config"
 // import each other without file extensions, which only a bundler accepts; Node takes its "node" files.
 const sourceConditions = ["@leasehold/source", ...defaultServerConditions.filter((condition) => condition !== "module")]
 
-// A module whose code is the same on both Effect majors is a symbolic link to the Effect 3 package's file: Vite reads
-// it where the link stands, so that its imports reach this project's effect and the Effect 4 packages, not the Effect 3
-// ones beside the link's target.
-export const preserveSymlinks = true
-
 // Settings every package's test project shares: the Effect 3 line's, so that both lines' tests read alike.
 export const sharedProject = (name: string) =>
   defineProject({
-    resolve: { preserveSymlinks },
     ssr: { resolve: { conditions: sourceConditions } },
     test: {
       name,

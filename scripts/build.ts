@@ -24,6 +24,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as CliBundle from "../packages/cli/tools/bundle.js"
+import { assemble } from "./effect4Sources.js"
 import { allPackages, effect4Project, type PublicPackage, select } from "./publicPackages.js"
 
 /** Each line's TypeScript: the repository's for the core and the Effect 3 line, the Effect 4 project's for its own. */
@@ -50,9 +51,6 @@ const javascript = (packageDirectory: string, format: "esm" | "cjs") =>
     // The sources ship next to dist/, so the maps reference them instead of embedding them.
     sourcesContent: false,
     logLevel: "warning",
-    // The Effect 4 line's modules whose code is the same on both majors are symbolic links to the Effect 3 line's
-    // files: each compiles to the place of its link, as every other file of its package does.
-    preserveSymlinks: true,
     ...(format === "cjs" ?
       {
         // CommonJS has no `import.meta`; the few modules that locate files relative to themselves get the same URL
@@ -94,6 +92,7 @@ export const build = async (requested: ReadonlyArray<string>): Promise<ReadonlyA
         "project), or build without the Effect 4 line (`npm run build -- core effect3/lock ...`)"
     )
   }
+  if (selected.some((p) => p.line === "effect4")) assemble()
   for (const p of selected) await buildOne(p)
   return selected
 }

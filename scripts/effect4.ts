@@ -16,6 +16,7 @@ import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { assemble } from "./effect4Sources.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const project = Path.join(root, "effect4")
@@ -108,5 +109,7 @@ const checks = () => {
 if (!Fs.existsSync(Path.join(modules, "effect"))) {
   fail("effect4/node_modules is missing: run `npm ci` at the repository's root (its postinstall installs it)")
 }
+// Its packages' sources and tests are copies of the one source in `packages/`: up to date before anything reads them.
+assemble()
 if (writesDocs) docs()
 else checks()

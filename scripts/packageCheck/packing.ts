@@ -55,16 +55,16 @@ const packOne = (p: PublicPackage, destination: string): Packed => {
       : files.includes(required)
     check(present, `${p.label}'s tarball lacks ${required}`)
   }
-  // npm leaves symbolic links out of a tarball (the Effect 4 line's packages copy theirs in, `packLinkedSources.ts`):
-  // every source the maps point at must be in it.
+  // Every source the maps point at must be in it; a module's Effect 4 version (`*.effect4.ts`, which the Effect 4
+  // line's packages ship as the module itself) is no source of the Effect 3 line's.
   if (readManifest(p.directory).files?.includes("src") === true) {
     const sources = Fs.readdirSync(Path.join(p.directory, "src"), { recursive: true, encoding: "utf8" })
-      .filter((file) => Fs.statSync(Path.join(p.directory, "src", file)).isFile())
+      .filter((file) => Fs.statSync(Path.join(p.directory, "src", file)).isFile() && !file.endsWith(".effect4.ts"))
       .map((file) => `src/${file.split(Path.sep).join("/")}`)
     const missing = sources.filter((file) => !files.includes(file))
     check(missing.length === 0, `${p.label}'s tarball lacks sources: ${missing.join(", ")}`)
   }
-  const stray = files.filter((file) => /^(test|build)\/|tsconfig|vitest/.test(file))
+  const stray = files.filter((file) => /^(test|build)\/|tsconfig|vitest|\.effect4\.ts$/.test(file))
   check(stray.length === 0, `${p.label}'s tarball ships what users do not need: ${stray.join(", ")}`)
   check(
     report!.filename === tarballName(p.name, p.version),

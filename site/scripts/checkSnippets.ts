@@ -21,16 +21,12 @@ const lines = [
   {
     name: "Effect 3",
     scratch: Path.join(siteRoot, ".snippets"),
-    tsc: Path.join(repositoryRoot, "node_modules", "typescript", "bin", "tsc"),
-    preserveSymlinks: false
+    tsc: Path.join(repositoryRoot, "node_modules", "typescript", "bin", "tsc")
   },
   {
     name: "Effect 4",
     scratch: Path.join(repositoryRoot, "effect4", "build", "site-snippets"),
-    tsc: Path.join(repositoryRoot, "effect4", "node_modules", "typescript", "bin", "tsc"),
-    // The Effect 4 packages' modules that are the same on both majors are links to the Effect 3 files: read where the
-    // link stands, their imports reach Effect 4, as in the Effect 4 project's own type check.
-    preserveSymlinks: true
+    tsc: Path.join(repositoryRoot, "effect4", "node_modules", "typescript", "bin", "tsc")
   }
 ] as const
 
@@ -68,7 +64,6 @@ const typeCheck = (line: Line, resolution: "nodenext" | "bundler", files: Readon
       module: resolution === "nodenext" ? "nodenext" : "preserve",
       moduleResolution: resolution,
       customConditions: ["@leasehold/source"],
-      preserveSymlinks: line.preserveSymlinks,
       types: ["node"],
       strict: true,
       exactOptionalPropertyTypes: true,

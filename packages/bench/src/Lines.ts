@@ -14,8 +14,6 @@ export interface Line {
   readonly name: string
   /** The folder of its worker scripts (`worker.ts`, `scaleWorker.ts`, `lineWorker.ts`). */
   readonly sources: URL
-  /** Node options its workers need besides the bench's own. */
-  readonly execArgv: ReadonlyArray<string>
 }
 
 const effect4 = new URL("../../../effect4/", import.meta.url)
@@ -37,16 +35,14 @@ const major = nodeVersion?.replace(/^v/, "").split(".")[0] ?? "22"
 
 export const effect3Line: Line = {
   name: `Leasehold (Effect 3, Node ${major})`,
-  sources: new URL("./", import.meta.url),
-  execArgv: []
+  sources: new URL("./", import.meta.url)
 }
 
 export const effect4Line: Line = {
   name: `Leasehold (Effect 4, Node ${major})`,
-  sources: new URL("packages/bench/src/", effect4),
-  // The Effect 4 packages' modules whose code is the same on both majors are links to the Effect 3 line's files: Node
-  // reads them where the link stands only with this, else their imports would reach Effect 3.
-  execArgv: ["--preserve-symlinks"]
+  // The copies of this package's workers that the Effect 4 project assembles (`npm run bench` does it first), whose
+  // imports resolve effect 4 and the Effect 4 packages there.
+  sources: new URL("packages/bench/src/", effect4)
 }
 
 export const lines: ReadonlyArray<Line> = [effect3Line, effect4Line]
@@ -92,6 +88,6 @@ export const start = (
 ): ChildProcess =>
   fork(fileURLToPath(new URL(script, line.sources)), [...args], {
     execPath: node,
-    execArgv: ["--conditions=@leasehold/source", ...line.execArgv, "--import", tsx(), ...execArgv],
+    execArgv: ["--conditions=@leasehold/source", "--import", tsx(), ...execArgv],
     stdio
   })

@@ -53,9 +53,7 @@ const WorkerBundleLive = Layer.effect(
         entry: workerScript,
         outfile,
         workingDirectory: packageDirectory,
-        conditions: ["@leasehold/source"],
-        // The modules this line shares with the Effect 3 line are links: read where they stand, they import effect 4.
-        preserveSymlinks: true
+        conditions: ["@leasehold/source"]
       })
     )
     return outfile

@@ -43,12 +43,6 @@ export const bundle = (options: {
    * TypeScript sources. Default: none, so installed packages resolve to their compiled files.
    */
   readonly conditions?: ReadonlyArray<string> | undefined
-  /**
-   * Whether an imported file that is a symbolic link is read where the link stands (its imports resolve from there)
-   * rather than at its target, as Node's `--preserve-symlinks`. Default: false, so installed packages resolve as Node
-   * resolves them, through a package manager's links to their real folders.
-   */
-  readonly preserveSymlinks?: boolean | undefined
 }): Effect.Effect<string, BundleError> =>
   Effect.tryPromise({
     try: async () => {
@@ -62,7 +56,6 @@ export const bundle = (options: {
         format: "esm",
         target: "node20",
         ...(options.conditions === undefined ? {} : { conditions: [...options.conditions] }),
-        preserveSymlinks: options.preserveSymlinks ?? false,
         // The AWS SDK is CommonJS and requires Node's built-ins; an ESM bundle needs a `require` for that. The name
         // is unusual so that it cannot clash with a `createRequire` the sources import themselves.
         banner: {

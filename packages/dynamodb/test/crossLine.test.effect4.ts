@@ -40,9 +40,7 @@ const WorkerBundleLive = Layer.effect(
         entry: effect4Worker,
         outfile,
         workingDirectory: packageDirectory,
-        conditions: ["@leasehold/source"],
-        // The modules this line shares with the Effect 3 line are links: read where they stand, they import effect 4.
-        preserveSymlinks: true
+        conditions: ["@leasehold/source"]
       })
     )
     return outfile

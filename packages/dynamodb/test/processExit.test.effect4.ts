@@ -35,9 +35,7 @@ const ProgramBundleLive = Layer.effect(
         entry: programScript,
         outfile,
         workingDirectory: packageDirectory,
-        conditions: ["@leasehold/source"],
-        // The modules this line shares with the Effect 3 line are links: read where they stand, they import effect 4.
-        preserveSymlinks: true
+        conditions: ["@leasehold/source"]
       })
     )
     return outfile

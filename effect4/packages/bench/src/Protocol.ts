@@ -1,1 +1,0 @@
-../../../../packages/bench/src/Protocol.ts

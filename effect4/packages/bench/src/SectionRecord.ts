@@ -1,1 +1,0 @@
-../../../../packages/bench/src/SectionRecord.ts

@@ -1,1 +1,0 @@
-../../../../packages/dynamodb/src/index.ts

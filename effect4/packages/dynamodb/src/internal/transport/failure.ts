@@ -1,1 +1,0 @@
-../../../../../../packages/dynamodb/src/internal/transport/failure.ts

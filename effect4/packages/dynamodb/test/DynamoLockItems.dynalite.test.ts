@@ -1,1 +1,0 @@
-../../../../packages/dynamodb/test/DynamoLockItems.dynalite.test.ts

@@ -1,1 +1,0 @@
-../../../../packages/dynamodb/test/DynamoLockStore.dynamodbLocal.test.ts

@@ -1,1 +1,0 @@
-../../../../packages/dynamodb/test/LeaderElection.dynalite.test.ts

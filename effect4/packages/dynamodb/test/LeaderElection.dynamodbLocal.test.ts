@@ -1,1 +1,0 @@
-../../../../packages/dynamodb/test/LeaderElection.dynamodbLocal.test.ts

@@ -1,1 +1,0 @@
-../../../../packages/dynamodb/test/NameBudget.dynalite.test.ts

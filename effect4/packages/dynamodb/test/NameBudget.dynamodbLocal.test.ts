@@ -1,1 +1,0 @@
-../../../../packages/dynamodb/test/NameBudget.dynamodbLocal.test.ts

@@ -1,1 +1,0 @@
-../../../../packages/dynamodb/test/Semaphore.dynamodbLocal.test.ts

@@ -1,1 +1,0 @@
-../../../../../../packages/lock/src/internal/store/storeViews.ts

@@ -1,1 +1,0 @@
-../../../../packages/testing/bin/checkSafety.ts

@@ -1,1 +1,0 @@
-../../../../../../packages/testing/src/internal/conformance/list.ts

@@ -1,1 +1,0 @@
-../../../../packages/testing/test/LateDelivery.test.ts

@@ -1,1 +1,0 @@
-../../../../packages/testing/test/LockStoreConformance.memory.test.ts
