@@ -86,13 +86,15 @@ const sourcesOf = (p: LinePackage): Map<string, string> => {
   return sources
 }
 
+/** Writes `content` read-only at `target` unless it is there already: a whole new file renamed into place, so that
+ * two assemblies at once (two test runs) never see half a file. */
 const writeReadOnly = (target: string, content: Buffer): boolean => {
   const existing = Fs.existsSync(target) ? Fs.readFileSync(target) : undefined
   if (existing !== undefined && existing.equals(content)) return false
   Fs.mkdirSync(Path.dirname(target), { recursive: true })
-  if (existing !== undefined) Fs.chmodSync(target, 0o644)
-  Fs.writeFileSync(target, content)
-  Fs.chmodSync(target, 0o444)
+  const scratch = `${target}.${process.pid}.tmp`
+  Fs.writeFileSync(scratch, content, { mode: 0o444 })
+  Fs.renameSync(scratch, target)
   return true
 }
 
@@ -112,9 +114,9 @@ export const assemble = (): { readonly written: number; readonly removed: number
     for (const folder of p.folders) {
       for (const file of filesUnder(Path.join(to, folder))) {
         if (sources.has(`${folder}/${file}`)) continue
-        const stale = Path.join(to, folder, file)
-        Fs.chmodSync(stale, 0o644)
-        Fs.rmSync(stale)
+        // Another assembly's file on its way into place is not stale.
+        if (file.endsWith(".tmp")) continue
+        Fs.rmSync(Path.join(to, folder, file), { force: true })
         removed++
       }
     }
