@@ -44,11 +44,15 @@ const linePackages: ReadonlyArray<LinePackage> = [
     name: "bench",
     folders: ["src"],
     files: [
+      "src/Contender.ts",
+      "src/ContentionDriver.ts",
       "src/ContentionLoop.ts",
       "src/MemoryCycle.ts",
       "src/Protocol.ts",
       "src/SectionRecord.ts",
-      "src/Store.ts",
+      "src/Stats.ts",
+      "src/contenders/Leasehold.ts",
+      "src/effectLine.ts",
       "src/lineWorker.ts",
       "src/scaleWorker.ts",
       "src/worker.ts"

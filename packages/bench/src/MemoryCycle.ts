@@ -1,5 +1,6 @@
 /**
- * A `withLock` cycle on the memory store: the library's own cost per cycle, with no network.
+ * A `withLock` cycle on the memory store, the library's own cost per cycle with no network, and the heap a held lease
+ * takes: measured in the bench process, and in each line's worker (`lineWorker.ts`).
  */
 import * as Lock from "@leasehold/lock/Lock"
 import * as LockStore from "@leasehold/lock/LockStore"
@@ -9,6 +10,7 @@ import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
+import * as EffectLine from "./effectLine.js"
 import type { MemoryRound } from "./Protocol.js"
 import { fixed, spread, table } from "./Stats.js"
 
@@ -40,7 +42,7 @@ export const run = (rounds: number, roundMs: number): Promise<Array<MemoryRound>
 
 /** What `calibrate` measures, in CPU microseconds per iteration. */
 export interface Calibration {
-  /** One `Effect.fork` + `Fiber.await` of an empty effect. */
+  /** One `Effect.forkChild` (`Effect.fork` on Effect 3) + `Fiber.await` of an empty effect. */
   readonly forkMicros: number
   /**
    * The least a cycle of `withLock`'s shape can cost with no lock logic at all: the store's two calls, a
@@ -70,22 +72,22 @@ export const calibrate = (): Promise<Calibration> => {
   const span = <A, E>(name: string, effect: Effect.Effect<A, E>) =>
     Effect.withSpan(effect, name, { captureStackTrace: false })
   const shape = span("acquire", store.tryAcquire(request)).pipe(
-    Effect.zipRight(Effect.forkDaemon(Effect.interruptible(Effect.never))),
+    Effect.andThen(EffectLine.forkDetach(Effect.interruptible(Effect.never))),
     Effect.flatMap((heartbeat) =>
-      Effect.flatMap(Effect.fork(Effect.void), Fiber.await).pipe(
-        Effect.zipRight(Fiber.interrupt(heartbeat)),
-        Effect.zipRight(span("release", store.release({ name: request.name, owner: request.owner, fence: undefined })))
+      Effect.flatMap(EffectLine.forkChild(Effect.void), Fiber.await).pipe(
+        Effect.andThen(Fiber.interrupt(heartbeat)),
+        Effect.andThen(span("release", store.release({ name: request.name, owner: request.owner, fence: undefined })))
       )
     )
   )
   return Effect.runPromise(Effect.gen(function*() {
-    const forkMicros = yield* cpuMicrosPer(5_000, Effect.flatMap(Effect.fork(Effect.void), Fiber.await))
+    const forkMicros = yield* cpuMicrosPer(5_000, Effect.flatMap(EffectLine.forkChild(Effect.void), Fiber.await))
     const shapeFloorMicros = yield* cpuMicrosPer(5_000, shape)
     return { forkMicros, shapeFloorMicros }
   }))
 }
 
-/** Node's collector, made callable at run time: the bench runs without `--expose-gc`. */
+/** Node's collector, made callable at run time: the bench and its line workers run without `--expose-gc`. */
 const collectGarbage = (): void => {
   v8.setFlagsFromString("--expose-gc")
   const gc = vm.runInNewContext("gc") as () => void
@@ -103,10 +105,10 @@ export const heldInOneScope = (n: number): Promise<number> =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       // Warm every code path before the baseline.
-      yield* Scope.extend(Lock.acquire("held-warmup"), scope)
+      yield* Effect.provideService(Lock.acquire("held-warmup"), Scope.Scope, scope)
       collectGarbage()
       const before = process.memoryUsage().heapUsed
-      for (let i = 0; i < n; i++) yield* Scope.extend(Lock.acquire(`held-${i}`), scope)
+      for (let i = 0; i < n; i++) yield* Effect.provideService(Lock.acquire(`held-${i}`), Scope.Scope, scope)
       collectGarbage()
       const bytes = (process.memoryUsage().heapUsed - before) / n
       yield* Scope.close(scope, Exit.void)

@@ -1,7 +1,6 @@
 /**
- * A worker process of one of Leasehold's lines for the uncontended and memory tables; this one is the Effect 3 line's,
- * and `effect4/packages/bench/src/lineWorker.ts` the Effect 4 line's, with the same messages. It says `{ ready }`,
- * then answers each message until it is killed:
+ * A worker process of one of Leasehold's lines for the uncontended and memory tables (`Lines.ts` starts each line's,
+ * which runs that line's lock, store and effect). It says `{ ready }`, then answers each message until it is killed:
  * - `RoundRequest`: a round of the Leasehold row's cycles (`Lock.withLock(key, Effect.void)` on the DynamoDB store, in
  *   one fiber), answered with each cycle's latency and this process's CPU and time over the round;
  * - `MemoryRequest`: the memory store's `withLock` rounds, then the heap per held lease; answered with `Memory`.

@@ -4,8 +4,9 @@
  * with `--expose-gc`, so that heap use is measured after a full collection, in a heap that holds nothing else.
  *
  * IPC: it says `{ ready }`, gets a `ScaleStart`, answers `ScaleHeld` once every acquisition ended, gets
- * `{ report: true }`, answers `ScaleReport` and exits without releasing: the leases expire on their own and the server is thrown away after
- * the table, while thousands of releases would take minutes of a shared machine and measure nothing here.
+ * `{ report: true }`, answers `ScaleReport` and exits without releasing: the leases expire on their own and the server
+ * is thrown away after the table, while thousands of releases would take minutes of a shared machine and measure
+ * nothing here.
  */
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
 import type * as Lease from "@leasehold/lock/Lease"
@@ -18,6 +19,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { clientConfig, tables } from "./Contender.js"
+import * as EffectLine from "./effectLine.js"
 import type { ScaleHeld, ScaleReport, ScaleStart } from "./Protocol.js"
 
 const harnessSample = 1_000
@@ -44,9 +46,9 @@ const harnessBytesPerLock = (heapBaseline: number) =>
   Effect.gen(function*() {
     const idle = yield* Effect.forEach(
       Array.from({ length: harnessSample }),
-      () => Effect.fork(Effect.acquireUseRelease(Scope.make(), () => Effect.never, Scope.close))
+      () => EffectLine.forkChild(Effect.acquireUseRelease(Scope.make(), () => Effect.never, Scope.close))
     )
-    yield* Effect.yieldNow()
+    yield* EffectLine.yieldNow
     const bytes = (heapUsed() - heapBaseline) / harnessSample
     yield* Fiber.interruptAll(idle)
     return bytes
@@ -82,13 +84,13 @@ const hold = (start: ScaleStart) =>
       Effect.acquireUseRelease(
         Scope.make(),
         (scope) =>
-          Scope.extend(Lock.acquire(key, options), scope).pipe(
+          Effect.provideService(Lock.acquire(key, options), Scope.Scope, scope).pipe(
             Effect.matchEffect({
               onFailure: () =>
-                Effect.zipRight(Effect.sync(() => failedKeys.push(key)), Deferred.succeed(settled, undefined)),
+                Effect.andThen(Effect.sync(() => failedKeys.push(key)), Deferred.succeed(settled, undefined)),
               onSuccess: (lease) =>
-                Effect.zipRight(
-                  Effect.zipRight(Effect.sync(() => leases.push(lease)), Deferred.succeed(settled, undefined)),
+                Effect.andThen(
+                  Effect.andThen(Effect.sync(() => leases.push(lease)), Deferred.succeed(settled, undefined)),
                   Effect.never
                 )
             })
@@ -97,14 +99,16 @@ const hold = (start: ScaleStart) =>
       )
 
     // `concurrency` workers each start a holder and wait until it settled before the next. Not a semaphore around
-    // each acquire: Effect's semaphore wakes every waiter on each release, quadratic in N with all N waiting.
-    // Daemons, so that a holder outlives the worker that started it.
+    // each acquire: Effect 3's semaphore wakes every waiter on each release, quadratic in N with all N waiting.
+    // Detached, so that a holder outlives the worker that started it.
     const setupStart = performance.now()
     yield* Effect.forEach(
       Array.from({ length: start.n }, (_, i) => `${start.keyPrefix}${i}`),
       (key) =>
-        Effect.flatMap(Deferred.make<void>(), (settled) =>
-          Effect.zipRight(Effect.forkDaemon(holdOne(key, settled)), Deferred.await(settled))),
+        Effect.flatMap(
+          Deferred.make<void>(),
+          (settled) => Effect.andThen(EffectLine.forkDetach(holdOne(key, settled)), Deferred.await(settled))
+        ),
       { concurrency: start.concurrency, discard: true }
     )
     const setupMs = performance.now() - setupStart
@@ -115,9 +119,7 @@ const hold = (start: ScaleStart) =>
     const reportAsked = next<{ report: true }>()
     process.send?.({ setupMs, acquired: leases.length, failed: failedKeys.length, failedKeys } satisfies ScaleHeld)
 
-    yield* Effect.promise(() =>
-      reportAsked
-    )
+    yield* Effect.promise(() => reportAsked)
     const cpu = process.cpuUsage(cpuAtHeld)
     loopDelay.disable()
     const wallMs = performance.now() - wallAtHeld

@@ -1,19 +1,18 @@
 /**
  * A worker process for the contention and takeover tables, running one contender's driver (argv[2], a
- * `Drivers.Id`; loaded before the worker says it is ready). It waits for one IPC message:
+ * `Drivers.Id`; loaded before the worker says it is ready). Each line has its own drivers (`effectLine.ts`): every
+ * contender's on Effect 3, the lock's contention loop alone on Effect 4. It waits for one IPC message:
  * - `{ config, contend }`: runs the driver's contention loop and sends back `{ acquisitions, eventLoop }`;
  * - `{ config, hold }`: acquires `hold.key`, says `{ held: true }`, and holds it (heartbeating) until killed.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import type * as ContentionDriver from "./ContentionDriver.js"
-import * as Drivers from "./Drivers.js"
+import * as EffectLine from "./effectLine.js"
 import type { ClientConfig, Contend, ContentionRun, EventLoopDelay } from "./Protocol.js"
 
 export type Message = Contend | { readonly config: ClientConfig; readonly hold: ContentionDriver.HoldOptions }
 
-const id = process.argv[2] ?? "leasehold"
-if (!Drivers.isId(id)) throw new Error(`unknown contender ${id}`)
-const driver = await Drivers.load(id)
+const driver = await EffectLine.loadDriver(process.argv[2] ?? "leasehold")
 
 const fail = (error: unknown) => {
   console.error(error)

@@ -1,0 +1,16 @@
+/**
+ * What the bench's workers do differently on each Effect major: Effect 4's `forkChild`, `forkDetach` and `yieldNow` are
+ * `fork`, `forkDaemon` and `yieldNow()` here; and this line's contention workers run every contender's driver.
+ */
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import type { Driver } from "./ContentionDriver.js"
+import * as Drivers from "./Drivers.js"
+
+type Fork = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.Fiber<A, E>, never, R>
+export const forkChild: Fork = Effect.fork
+export const forkDetach: Fork = Effect.forkDaemon
+export const yieldNow: Effect.Effect<void> = Effect.yieldNow()
+
+export const loadDriver = (id: string): Promise<Pick<Driver, "contend" | "hold">> =>
+  Drivers.isId(id) ? Drivers.load(id) : Promise.reject(new Error(`unknown contender ${id}`))
