@@ -1,6 +1,7 @@
 /**
- * What the bench's workers do differently on each Effect major: Effect 3 spells `forkChild`, `forkDetach` and
- * `yieldNow` otherwise; and this line's contention workers run the lock's loop alone, the other drivers being Effect 3's.
+ * What the bench's workers can not share between the Effect majors: Effect 4's `forkChild`, `forkDetach` and
+ * `yieldNow` (`fork`, `forkDaemon` and `yieldNow()` on Effect 3); and the drivers a contention worker runs, here the
+ * lock's loop alone (the peers' libraries and Leasehold's other drivers are installed and written for Effect 3).
  */
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"

@@ -1,6 +1,7 @@
 /**
- * What the bench's workers do differently on each Effect major: Effect 4's `forkChild`, `forkDetach` and `yieldNow` are
- * `fork`, `forkDaemon` and `yieldNow()` here; and this line's contention workers run every contender's driver.
+ * What the bench's workers can not share between the Effect majors: Effect 4's `forkChild`, `forkDetach` and
+ * `yieldNow`, spelled `fork`, `forkDaemon` and `yieldNow()` on Effect 3; and the drivers a contention worker runs, here
+ * every contender's (the peers' libraries and Leasehold's other drivers are installed and written for this line).
  */
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
