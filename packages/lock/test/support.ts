@@ -3,7 +3,8 @@
  * share one memory store's data but have their own local queues.
  */
 import { LockError, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, Effect, Layer, type Option, Tracer } from "effect"
+import { type Clock, Deferred, Effect, Layer, type Option, type Tracer } from "effect"
+import { currentTimeMillisUnsafe, makeClock, makeTracer, monotonicTimeNanosUnsafe, withClock } from "./effectLine.js"
 
 export type OperationName = LockStore.OperationName
 
@@ -59,8 +60,8 @@ export const probe = (backing: LockStore.LockStore): Effect.Effect<Probe> =>
         }
         const h = holding
         if (h === undefined || h.operation !== operation) return run
-        const wait = Effect.zipRight(Deferred.succeed(heldSignal, undefined), Deferred.await(h.gate))
-        return h.point === "before" ? Effect.zipRight(wait, run) : Effect.zipLeft(run, wait)
+        const wait = Effect.andThen(Deferred.succeed(heldSignal, undefined), Deferred.await(h.gate))
+        return h.point === "before" ? Effect.andThen(wait, run) : Effect.tap(run, wait)
       })
 
     const service = LockStore.intercept(backing, wrap)
@@ -112,30 +113,22 @@ export interface RecordedSpan {
 /** A tracer that records every span it starts (ids "1", "2", ... in start order), for tests of spans. */
 export const recordingTracer = (): { readonly tracer: Tracer.Tracer; readonly spans: Array<RecordedSpan> } => {
   const spans: Array<RecordedSpan> = []
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind) => {
-      const attributes = new Map<string, unknown>()
-      const spanId = String(spans.length + 1)
-      spans.push({ name, spanId, attributes, parent })
-      return {
-        _tag: "Span",
-        name,
-        spanId,
-        traceId: "trace",
-        parent,
-        context,
-        status: { _tag: "Started", startTime },
-        attributes,
-        links,
-        sampled: true,
-        kind,
-        end: () => {},
-        attribute: (key: string, value: unknown) => attributes.set(key, value),
-        event: () => {},
-        addLinks: () => {}
-      }
-    },
-    context: (f) => f()
+  const tracer = makeTracer((options) => {
+    const attributes = new Map<string, unknown>()
+    const spanId = String(spans.length + 1)
+    spans.push({ name: options.name, spanId, attributes, parent: options.parent })
+    return {
+      ...options,
+      _tag: "Span",
+      spanId,
+      traceId: "trace",
+      status: { _tag: "Started", startTime: options.startTime },
+      attributes,
+      end: () => {},
+      attribute: (key: string, value: unknown) => attributes.set(key, value),
+      event: () => {},
+      addLinks: () => {}
+    }
   })
   return { tracer, spans }
 }
@@ -143,14 +136,24 @@ export const recordingTracer = (): { readonly tracer: Tracer.Tracer; readonly sp
 /** Runs `self` with a wall clock `offsetMs` off the current one (a process whose clock is behind or ahead). */
 export const withClockOffset = (offsetMs: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.clockWith((base) => {
-    const wall = () => base.unsafeCurrentTimeMillis() + offsetMs
-    const skewed: Clock.Clock = {
-      [Clock.ClockTypeId]: Clock.ClockTypeId,
-      unsafeCurrentTimeMillis: wall,
-      currentTimeMillis: Effect.sync(wall),
-      unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
-      currentTimeNanos: base.currentTimeNanos,
-      sleep: (duration) => base.sleep(duration)
-    }
-    return Effect.withClock(self, skewed)
+    const skewed = makeClock(
+      () => currentTimeMillisUnsafe(base) + offsetMs,
+      () => monotonicTimeNanosUnsafe(base),
+      (duration) => base.sleep(duration)
+    )
+    return self.pipe(withClock(skewed))
+  })
+
+/** The clock the current fiber reads time from. */
+export const currentClock: Effect.Effect<Clock.Clock> = Effect.clockWith(Effect.succeed)
+
+/** What an effect ended with, success or typed failure, as data a test can look at. */
+export type Outcome<A, E> =
+  | { readonly _tag: "Success"; readonly success: A }
+  | { readonly _tag: "Failure"; readonly failure: E }
+
+export const outcome = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Outcome<A, E>, never, R> =>
+  Effect.match(self, {
+    onFailure: (failure): Outcome<A, E> => ({ _tag: "Failure", failure }),
+    onSuccess: (success): Outcome<A, E> => ({ _tag: "Success", success })
   })
