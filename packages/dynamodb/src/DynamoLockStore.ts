@@ -23,13 +23,12 @@ import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
 import type { LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as DynamoLockTable from "./DynamoLockTable.js"
+import * as EffectLine from "./internal/effectLine.js"
 import * as Store from "./internal/store/store.js"
 import * as Validate from "./internal/table/validate.js"
 import * as ClientInternal from "./internal/transport/client.js"
@@ -59,7 +58,7 @@ export const defaultFamily = StoreOptions.defaultFamily
  * @since 0.1.0
  * @category constants
  */
-export const defaultRequestTimeout: Duration.DurationInput = "3 seconds"
+export const defaultRequestTimeout: EffectLine.DurationInput = "3 seconds"
 
 /**
  * Retries of a throttled or failed request inside the store: enough to ride out a throttling burst or a dropped
@@ -76,7 +75,7 @@ export const defaultMaxRetries = 3
  * @since 0.1.0
  * @category constants
  */
-export const defaultRetryBaseDelay: Duration.DurationInput = "50 millis"
+export const defaultRetryBaseDelay: EffectLine.DurationInput = "50 millis"
 
 /**
  * How long an idle row outlives its last lease before DynamoDB TTL may delete it: long enough that a fence restarted
@@ -85,7 +84,7 @@ export const defaultRetryBaseDelay: Duration.DurationInput = "50 millis"
  * @since 0.1.0
  * @category constants
  */
-export const defaultTtlRetention: Duration.DurationInput = "7 days"
+export const defaultTtlRetention: EffectLine.DurationInput = "7 days"
 
 /**
  * The clock-skew guard is on by default: an absolute-mode takeover trusts clocks, so the store checks its own.
@@ -119,7 +118,7 @@ export interface Options {
    */
   readonly prefix?: string | undefined
   /** The longest a single request may take (default `defaultRequestTimeout`). */
-  readonly requestTimeout?: Duration.DurationInput | undefined
+  readonly requestTimeout?: EffectLine.DurationInput | undefined
   /**
    * Retries of throttled, 5xx, network and timed-out requests (default `defaultMaxRetries`). An acquire's write that
    * may have been applied (timed out, connection dropped, a 5xx) is not retried here but reported
@@ -127,9 +126,9 @@ export interface Options {
    */
   readonly maxRetries?: number | undefined
   /** The first retry's backoff, doubled with jitter per retry (default `defaultRetryBaseDelay`). */
-  readonly retryBaseDelay?: Duration.DurationInput | undefined
+  readonly retryBaseDelay?: EffectLine.DurationInput | undefined
   /** How far past `leaseUntil` the `ttl` attribute lies (default `defaultTtlRetention`). */
-  readonly ttlRetention?: Duration.DurationInput | undefined
+  readonly ttlRetention?: EffectLine.DurationInput | undefined
   /**
    * Watch this process's clock against DynamoDB's (the HTTP `Date` header) and refuse absolute-mode takeovers of
    * expired leases (and removals of a semaphore's expired holders) while the provable skew exceeds half of
@@ -181,7 +180,7 @@ export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockC
     const lifetime = yield* Transport.makeLifetime
     // The clock the store is built with: a TestClock's time is the test's, and DynamoDB's is read on it.
     const skew = (options.clockSkewGuard ?? defaultClockSkewGuard)
-      ? ClockSkew.makeMonitor(yield* Effect.clock)
+      ? ClockSkew.makeMonitor(yield* Effect.clockWith(Effect.succeed))
       : undefined
     return Store.make({
       transport: {
@@ -239,7 +238,7 @@ export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockC
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<LockStore.LockStore, LockConfigError> =>
-  Layer.scoped(LockStore.LockStore, make(options))
+  EffectLine.layerScoped(LockStore.LockStore, make(options))
 
 /**
  * Store options that `layerConfig` does not read from configuration.
@@ -265,31 +264,29 @@ export type ConfigOptions = Omit<Options, "tableName" | "client">
  */
 export const layerConfig = (
   options: ConfigOptions = {}
-): Layer.Layer<LockStore.LockStore, ConfigError.ConfigError | LockConfigError> => {
-  const notRecord = Validate.optionsRecord(options, "optional")
-  if (notRecord !== undefined) return Layer.fail(notRecord)
-  return Layer.unwrapEffect(
-    Effect.map(
-      Config.all({
-        tableName: Config.string("LEASEHOLD_TABLE"),
-        prefix: Config.option(Config.string("LEASEHOLD_PREFIX")),
-        region: Config.option(Config.nonEmptyString("AWS_REGION")),
-        endpoint: Config.option(Config.url("DYNAMODB_ENDPOINT"))
-      }),
-      (config) =>
-        layer({
-          ...options,
-          tableName: config.tableName,
-          prefix: Option.getOrElse(config.prefix, () => options.prefix),
-          clientConfig: {
-            ...options.clientConfig,
-            ...Option.match(config.region, { onNone: () => ({}), onSome: (region) => ({ region }) }),
-            ...Option.match(config.endpoint, { onNone: () => ({}), onSome: (url) => ({ endpoint: url.href }) })
-          }
-        })
-    )
+): Layer.Layer<LockStore.LockStore, EffectLine.ConfigError | LockConfigError> =>
+  EffectLine.layerUnwrap(
+    Effect.gen(function*() {
+      const notRecord = Validate.optionsRecord(options, "optional")
+      if (notRecord !== undefined) return yield* Effect.fail(notRecord)
+      const config = yield* Config.all({
+        tableName: EffectLine.configString("LEASEHOLD_TABLE"),
+        prefix: Config.option(EffectLine.configString("LEASEHOLD_PREFIX")),
+        region: Config.option(EffectLine.configNonEmptyString("AWS_REGION")),
+        endpoint: Config.option(EffectLine.configUrl("DYNAMODB_ENDPOINT"))
+      })
+      return layer({
+        ...options,
+        tableName: config.tableName,
+        prefix: Option.getOrElse(config.prefix, () => options.prefix),
+        clientConfig: {
+          ...options.clientConfig,
+          ...Option.match(config.region, { onNone: () => ({}), onSome: (region) => ({ region }) }),
+          ...Option.match(config.endpoint, { onNone: () => ({}), onSome: (url) => ({ endpoint: url.href }) })
+        }
+      })
+    })
   )
-}
 
 /**
  * Creates the lock table; see `DynamoLockTable.createTable`.

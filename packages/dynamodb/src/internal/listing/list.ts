@@ -98,7 +98,11 @@ export const make = (context: StoreContext.StoreContext): Pick<LockStore.LockSto
     context.keyed(
       "inspect",
       name,
-      (key, clock) => Effect.map(context.getItem("inspect", key, clock), Option.fromNullable)
+      (key, clock) =>
+        Effect.map(
+          context.getItem("inspect", key, clock),
+          (record) => record === undefined ? Option.none() : Option.some(record)
+        )
     ).pipe(Effect.withSpan("DynamoLockStore.inspect", StoreContext.operatorSpan(name)))
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {

@@ -14,6 +14,7 @@ import { payloadProblem } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as EffectLine from "../effectLine.js"
 import type * as StoreContext from "../store/storeContext.js"
 import * as ClockSkew from "../transport/clockSkew.js"
 
@@ -81,7 +82,7 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
     context.keyed("tryAcquire", request.name, (key, clock) => {
       const payload = payloadProblem(request)
       if (payload !== undefined) return Effect.fail(refusal(payload.message))
-      const now = clock.unsafeCurrentTimeMillis()
+      const now = EffectLine.currentTimeMillisUnsafe(clock)
       const takeover = request.takeover
 
       if (takeover._tag === "Observed") {

@@ -14,6 +14,7 @@ import type { LockRecord } from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as EffectLine from "../effectLine.js"
 import * as StoreContext from "../store/storeContext.js"
 
 const released = Effect.succeed(LockRequests.released)
@@ -49,7 +50,7 @@ export const make = (
         context.update(Calls.calls.renew, {
           TableName: tableName,
           Key: key,
-          ...LockRequests.renew(request, clock.unsafeCurrentTimeMillis(), ttlRetentionMs),
+          ...LockRequests.renew(request, EffectLine.currentTimeMillisUnsafe(clock), ttlRetentionMs),
           ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),
@@ -72,7 +73,7 @@ export const make = (
         context.update(Calls.calls.release, {
           TableName: tableName,
           Key: key,
-          ...LockRequests.release(request, clock.unsafeCurrentTimeMillis(), ttlRetentionMs),
+          ...LockRequests.release(request, EffectLine.currentTimeMillisUnsafe(clock), ttlRetentionMs),
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),
         (response): Effect.Effect<LockStore.ReleaseResult, LockStoreError> =>
@@ -91,7 +92,7 @@ export const make = (
         context.update(Calls.calls.forceRelease, {
           TableName: tableName,
           Key: key,
-          ...LockRequests.forceRelease(holder, clock.unsafeCurrentTimeMillis(), ttlRetentionMs),
+          ...LockRequests.forceRelease(holder, EffectLine.currentTimeMillisUnsafe(clock), ttlRetentionMs),
           ReturnValues: "ALL_OLD",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),

@@ -10,6 +10,7 @@ import * as LockRequests from "@leasehold/core/dynamodb/LockRequests"
 import type { LockStoreError } from "@leasehold/lock/LockError"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
+import * as EffectLine from "../effectLine.js"
 import type * as StoreContext from "../store/storeContext.js"
 
 /** @internal */
@@ -21,7 +22,7 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["r
         context.update(Calls.calls.reserve, {
           TableName: tableName,
           Key: key,
-          ...LockRequests.reserve(request, clock.unsafeCurrentTimeMillis()),
+          ...LockRequests.reserve(request, EffectLine.currentTimeMillisUnsafe(clock)),
           ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),

@@ -17,6 +17,7 @@ import * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as EffectLine from "../effectLine.js"
 import * as StoreContext from "../store/storeContext.js"
 import * as SemaphoreAcquire from "./semaphoreAcquire.js"
 
@@ -43,7 +44,7 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
     context.keyedSemaphore("renewPermits", request.name, (key, clock) => {
       const problem = SemaphoreStore.renewProblem(request)
       if (problem !== undefined) return refuse("renewPermits", problem)
-      const now = clock.unsafeCurrentTimeMillis()
+      const now = EffectLine.currentTimeMillisUnsafe(clock)
       const ttl = LockExpressions.ttlAt(now + request.leaseMs, ttlRetentionMs)
       const renewed = (item: ItemMap, superseded: boolean) =>
         Effect.map(
@@ -74,7 +75,7 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
     context.keyedSemaphore("releasePermits", request.name, (key, clock) => {
       const problem = SemaphoreStore.releaseProblem(request)
       if (problem !== undefined) return refuse("releasePermits", problem)
-      const ttl = LockExpressions.ttlAt(clock.unsafeCurrentTimeMillis(), ttlRetentionMs)
+      const ttl = LockExpressions.ttlAt(EffectLine.currentTimeMillisUnsafe(clock), ttlRetentionMs)
       return Effect.flatMap(
         context.update(Calls.calls.releasePermits, {
           TableName: tableName,

@@ -17,6 +17,7 @@ import type { SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
 import * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as EffectLine from "../effectLine.js"
 import type * as StoreContext from "../store/storeContext.js"
 import * as ClockSkew from "../transport/clockSkew.js"
 
@@ -94,7 +95,7 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
     context.keyedSemaphore(operation, request.name, (key, clock) => {
       const problem = SemaphoreStore.acquireProblem(request) ?? SemaphoreWrites.outlivesTtl(request, ttlRetentionMs)
       if (problem !== undefined) return refuse(problem)
-      const now = clock.unsafeCurrentTimeMillis()
+      const now = EffectLine.currentTimeMillisUnsafe(clock)
       const expired = request.create ? [] : request.expired
       const { takeover } = request
       if (takeover._tag === "Observed") return attempt(request, expired, key, now, clock)

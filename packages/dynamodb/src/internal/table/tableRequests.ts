@@ -19,6 +19,8 @@ import * as TableRequests from "@leasehold/core/dynamodb/TableRequests"
 import { LockStoreError } from "@leasehold/lock/LockError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as EffectLine from "../effectLine.js"
 import * as ClientInternal from "../transport/client.js"
 import * as Transport from "../transport/transport.js"
 
@@ -129,20 +131,23 @@ export const enableTtl = (transport: Transport.Transport): Effect.Effect<Table.T
 export const awaitActive = (transport: Transport.Transport, timeout: Duration.Duration) => {
   const poll: Effect.Effect<TableDescription, LockStoreError> = Effect.flatMap(
     describeTable(transport, "createTable"),
-    (table) => Table.isActive(table) ? Effect.succeed(table) : Effect.zipRight(Effect.sleep(activePollInterval), poll)
+    (table) => Table.isActive(table) ? Effect.succeed(table) : Effect.andThen(Effect.sleep(activePollInterval), poll)
   )
   return poll.pipe(
-    Effect.timeoutFail({
-      duration: timeout,
-      onTimeout: () =>
-        new LockStoreError({
-          operation: "createTable",
-          retryable: true,
-          message: TableRequests.notActiveMessage(transport.tableName, Duration.format(timeout))
-        })
-    }),
+    Effect.timeoutOption(timeout),
+    Effect.flatMap(Option.match({
+      onNone: () =>
+        Effect.fail(
+          new LockStoreError({
+            operation: "createTable",
+            retryable: true,
+            message: TableRequests.notActiveMessage(transport.tableName, Duration.format(timeout))
+          })
+        ),
+      onSome: Effect.succeed
+    })),
     // Polling is about real time even under a TestClock.
-    Effect.withClock(Transport.liveClock)
+    EffectLine.withClock(Transport.liveClock)
   )
 }
 

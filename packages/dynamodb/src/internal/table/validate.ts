@@ -9,7 +9,7 @@ import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
 import * as OptionsRecord from "@leasehold/core/options/OptionsRecord"
 import * as LockDuration from "@leasehold/lock/LockDuration"
 import { LockConfigError } from "@leasehold/lock/LockError"
-import * as Either from "effect/Either"
+import * as EffectLine from "../effectLine.js"
 
 /** @internal */
 export const describe: StoreOptions.Describe = LockDuration.describe
@@ -41,8 +41,7 @@ export const optionsRecord = (
  * @internal
  */
 export const durationOption = (input: unknown): StoreOptions.DurationOption => {
-  const millis = LockDuration.toMillis(input)
-  return { millis: Either.isRight(millis) ? millis.right : undefined, input }
+  return { millis: EffectLine.durationMillis(input), input }
 }
 
 /** @internal */

@@ -15,7 +15,7 @@
 import * as ClockSkew from "@leasehold/core/dynamodb/ClockSkew"
 import * as SkewMonitor from "@leasehold/core/dynamodb/SkewMonitor"
 import type * as Clock from "effect/Clock"
-import type * as TestClock from "effect/TestClock"
+import * as EffectLine from "../effectLine.js"
 
 export {
   /** @internal */
@@ -35,23 +35,20 @@ export {
 } from "@leasehold/core/dynamodb/ClockSkew"
 
 /**
- * A clock's monotonic time in ms, as the core's estimates keep it: Effect 3's clocks read it as
- * `unsafeCurrentTimeNanos` (a `TestClock`'s follows its time).
+ * A clock's monotonic time in ms, as the core's estimates keep it (each major reads it its own way: see
+ * `effectLine.ts`).
  *
  * @internal
  */
-export const monotonicMillis = (clock: Clock.Clock): number => ClockSkew.monotonicMillis(clock.unsafeCurrentTimeNanos())
+export const monotonicMillis = (clock: Clock.Clock): number =>
+  ClockSkew.monotonicMillis(EffectLine.monotonicTimeNanosUnsafe(clock))
 
 /**
  * Whether `clock` is a `TestClock`: its public interface, which no real clock has.
  *
  * @internal
  */
-export const isTestClock = (clock: Clock.Clock): boolean => {
-  const candidate = clock as Partial<TestClock.TestClock>
-  return typeof candidate.adjust === "function" && typeof candidate.setTime === "function" &&
-    candidate.sleeps !== undefined
-}
+export const isTestClock: (clock: Clock.Clock) => boolean = EffectLine.isTestClock
 
 /**
  * The latest estimate of one store (the core's `SkewMonitor`).
@@ -66,7 +63,7 @@ export type Monitor = SkewMonitor.Monitor
  * @internal
  */
 export const makeMonitor = (clock: Clock.Clock): Monitor =>
-  SkewMonitor.make(isTestClock(clock) ? () => clock.unsafeCurrentTimeMillis() : undefined)
+  SkewMonitor.make(isTestClock(clock) ? () => EffectLine.currentTimeMillisUnsafe(clock) : undefined)
 
 /**
  * How the core's probe reads a request's clock.
@@ -74,6 +71,6 @@ export const makeMonitor = (clock: Clock.Clock): Monitor =>
  * @internal
  */
 export const clockReads = (clock: Clock.Clock): SkewMonitor.ClockReads => ({
-  wallMillis: () => clock.unsafeCurrentTimeMillis(),
+  wallMillis: () => EffectLine.currentTimeMillisUnsafe(clock),
   monotonicMillis: () => monotonicMillis(clock)
 })

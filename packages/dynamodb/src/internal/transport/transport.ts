@@ -4,7 +4,7 @@
  * turned into a `LockStoreError`.
  *
  * Every lock operation goes through here, so the path of a request that succeeds (or fails its condition) on the
- * first attempt is kept to one `Effect.async` around the SDK's promise: the timeout is a plain timer that aborts the
+ * first attempt is kept to one callback effect around the SDK's promise: the timeout is a plain timer that aborts the
  * request, not a fiber racing it. Effect takes over again only for what is rare: a backoff, or building an error.
  *
  * A finished program must not be kept alive by what it leaves behind. A call of background work (the calling fiber's
@@ -24,8 +24,8 @@ import { isBackgroundClock } from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Random from "effect/Random"
 import type * as Scope from "effect/Scope"
+import * as EffectLine from "../effectLine.js"
 import * as ClientInternal from "./client.js"
 import * as ClockSkew from "./clockSkew.js"
 import * as Failure from "./failure.js"
@@ -90,7 +90,7 @@ export type Attempt<Out> = (probe: SkewMonitor.Probe, signal: AbortSignal) => Pr
 // test drives the fiber's clock with TestClock (a request in flight during `TestClock.adjust` must not time out, and a
 // backoff must not wait for the test to move time). Lease arithmetic and skew samples use the fiber's clock.
 /** @internal */
-export const liveClock = Clock.make()
+export const liveClock: Clock.Clock = EffectLine.liveClock
 
 /** The clock-skew probe of a monitor for a fiber's clock, made once per pair. */
 const installProbe = SkewMonitor.probeCache(ClockSkew.clockReads)
@@ -141,10 +141,10 @@ const fail = (transport: Transport, call: Call, error: unknown, attempts: number
 // Background work sleeps on its own clock, the live clock's twin whose timers do not keep the process alive.
 const backoff = (transport: Transport, attempts: number, background: boolean) =>
   Effect.flatMap(
-    Random.nextRange(Retry.jitterMin, Retry.jitterMax),
+    EffectLine.nextBetween(Retry.jitterMin, Retry.jitterMax),
     (jitter) => {
       const delay = Duration.millis(Retry.backoffMs(transport.retryBaseDelayMs, attempts, jitter))
-      return background ? Effect.sleep(delay) : Effect.withClock(Effect.sleep(delay), liveClock)
+      return background ? Effect.sleep(delay) : Effect.sleep(delay).pipe(EffectLine.withClock(liveClock))
     }
   )
 
@@ -157,7 +157,7 @@ const sendWith = <Out>(
   attempts = 1,
   earlierMayHaveApplied = false
 ): Effect.Effect<Response<Out>, LockStoreError> =>
-  Effect.async<Response<Out>, LockStoreError>((resume) => {
+  EffectLine.callback<Response<Out>, LockStoreError>((resume) => {
     const cancel = RequestAttempt.run(
       transport,
       { attempts, earlierMayHaveApplied, reportsUnknownOutcomes: call.reportsUnknownOutcomes === true, background },
@@ -177,7 +177,7 @@ const sendWith = <Out>(
             return resume(Effect.fail(closedError(transport, call, outcome.inFlight)))
           case "Retry":
             return resume(
-              Effect.zipRight(
+              Effect.andThen(
                 backoff(transport, attempts + 1, background),
                 sendWith(transport, call, attempt, probe, background, attempts + 1, outcome.mayHaveApplied)
               )
