@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, Lock, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
+import { forkChild, poll, TestClock, yieldNow } from "./effectLine.js"
 import { sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = Effect.repeat(yieldNow, { times: 20 })
 
 /**
  * A process over `backing` whose calls of the operations in `silent` never answer (a server that stopped answering),
@@ -27,11 +28,11 @@ describe("wait bounds the whole acquire, whatever the store does", () => {
       const backing = sharedMemory()
       const process = processOver(backing)
       process.silent.add("tryAcquire")
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("x", Effect.void, { wait: "500 millis" }).pipe(Effect.provide(process.layer))
       )
       yield* TestClock.adjust("1499 millis")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 millis")
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error).toMatchObject({ _tag: "LockNotAcquired", waitedMs: 1_500, unansweredAfterMs: 1_000 })
@@ -42,7 +43,7 @@ describe("wait bounds the whole acquire, whatever the store does", () => {
     Effect.gen(function*() {
       const process = processOver(sharedMemory())
       process.silent.add("tryAcquire")
-      const fiber = yield* Effect.fork(Lock.withLock("x", Effect.void).pipe(Effect.provide(process.layer)))
+      const fiber = yield* forkChild(Lock.withLock("x", Effect.void).pipe(Effect.provide(process.layer)))
       yield* TestClock.adjust("1 second")
       expect(yield* Effect.flip(Fiber.join(fiber))).toMatchObject({ _tag: "LockNotAcquired", unansweredAfterMs: 1_000 })
     }))
@@ -52,21 +53,21 @@ describe("wait bounds the whole acquire, whatever the store does", () => {
       const process = processOver(sharedMemory())
       process.silent.add("tryAcquire")
       process.silent.add("release")
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("x", Effect.void, { wait: "forever" }).pipe(Effect.provide(process.layer))
       )
       yield* settle
-      const interrupted = yield* Effect.fork(Fiber.interrupt(fiber))
+      const interrupted = yield* forkChild(Fiber.interrupt(fiber))
       yield* settle
       // Done without the clock moving: nothing waited for the release that tries to clean up.
-      expect(Option.isSome(yield* Fiber.poll(interrupted))).toBe(true)
+      expect(Option.isSome(yield* poll(interrupted))).toBe(true)
       expect(process.calls.map((call) => call.operation)).toEqual(["tryAcquire", "release"])
     }))
 
   it.effect("withLock answers LockLost at the deadline, without waiting for a release the store never answers", () =>
     Effect.gen(function*() {
       const process = processOver(sharedMemory())
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("x", Effect.never, { lease: "3 seconds" }).pipe(Effect.provide(process.layer))
       )
       yield* settle
@@ -84,9 +85,9 @@ describe("pollInterval", () => {
       const backing = sharedMemory()
       const holder = processOver(backing)
       const waiter = processOver(backing)
-      yield* Effect.fork(Lock.withLock("x", Effect.never, { lease: "60 seconds" }).pipe(Effect.provide(holder.layer)))
+      yield* forkChild(Lock.withLock("x", Effect.never, { lease: "60 seconds" }).pipe(Effect.provide(holder.layer)))
       yield* settle
-      yield* Effect.fork(
+      yield* forkChild(
         Lock.withLock("x", Effect.void, { wait: "forever", pollInterval: "100 millis" }).pipe(
           Effect.provide(waiter.layer)
         )
@@ -105,7 +106,7 @@ describe("lease.changes", () => {
     Effect.gen(function*() {
       const collected = yield* Effect.scoped(Effect.gen(function*() {
         const lease = yield* Lock.acquire("x")
-        const changes = yield* Effect.fork(Stream.runCollect(lease.changes))
+        const changes = yield* forkChild(Stream.runCollect(lease.changes))
         yield* settle
         return changes
       }))
@@ -118,12 +119,12 @@ describe("lease.changes", () => {
       const backing = sharedMemory()
       const process = processOver(backing)
       const acquired = yield* Deferred.make<Lease.Lease>()
-      yield* Effect.fork(
+      yield* forkChild(
         Effect.scoped(Effect.flatMap(Lock.acquire("x", { lease: "3 seconds" }), (lease) =>
-          Effect.zipRight(Deferred.succeed(acquired, lease), Effect.never))).pipe(Effect.provide(process.layer))
+          Effect.andThen(Deferred.succeed(acquired, lease), Effect.never))).pipe(Effect.provide(process.layer))
       )
       const lease = yield* Deferred.await(acquired)
-      const collected = yield* Effect.fork(Stream.runCollect(lease.changes))
+      const collected = yield* forkChild(Stream.runCollect(lease.changes))
       yield* settle
       yield* backing.forceRelease("x")
       // The next renew (at 1 s) finds the lock no longer ours.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { ConfigProvider, Effect, Fiber, Layer, Metric, Option, Random, TestClock } from "effect"
+import { Effect, Fiber, Layer, Option } from "effect"
+import { counterTotal, forkChild, fromEnvRecord, TestClock, withConfigProvider, withFixedRandom } from "./effectLine.js"
 import { probe, recordingTracer, sharedMemory } from "./support.js"
 
 describe("Lock options", () => {
@@ -73,7 +74,7 @@ describe("Lock options", () => {
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       const layer = Layer.merge(process.layer, Lock.layerDefaults({ lease: "6 seconds", holder: "app" }))
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Effect.scoped(
           Effect.gen(function*() {
             const lease = yield* Lock.acquire("defaults")
@@ -93,14 +94,16 @@ describe("Lock options", () => {
       )
       expect(overridden.record.leaseMs).toBe(9000)
       expect(overridden.holder).toBe("app")
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("app-wide defaults from Config", () =>
     Effect.gen(function*() {
-      const provider = ConfigProvider.fromMap(
-        new Map([["LEASEHOLD_LEASE", "12 seconds"], ["LEASEHOLD_WAIT", "forever"], ["LEASEHOLD_HOLDER", "cfg"]])
-      )
-      const defaults = yield* Effect.withConfigProvider(Lock.defaultsConfig, provider)
+      const provider = fromEnvRecord({
+        LEASEHOLD_LEASE: "12 seconds",
+        LEASEHOLD_WAIT: "forever",
+        LEASEHOLD_HOLDER: "cfg"
+      })
+      const defaults = yield* Lock.defaultsConfig.pipe(withConfigProvider(provider))
       expect(defaults.holder).toBe("cfg")
       expect(defaults.wait).toBe("forever")
       expect(defaults.heartbeat).toBeUndefined()
@@ -115,7 +118,7 @@ describe("Lock observability", () => {
   it.effect("acquire, renew and release are spans with the lock name, owner and fence", () =>
     Effect.gen(function*() {
       const { spans, tracer } = recordingTracer()
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("traced", Effect.sleep("15 seconds")).pipe(
           Effect.provide(LockStore.layerMemory),
           Effect.withTracer(tracer)
@@ -134,19 +137,14 @@ describe("Lock observability", () => {
       // A renew is a child of the acquire that took the lease.
       expect(byName("Lock.renew")[0]!.parent).toMatchObject(Option.some({ spanId: acquire.spanId, traceId: "trace" }))
       expect(byName("Lock.release")[0]!.attributes.get("lock.fence")).toBe(1)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("metrics count acquisitions, conflicts and losses", () =>
     Effect.gen(function*() {
-      const counter = (name: string) =>
-        Effect.map(Metric.snapshot, (pairs) =>
-          pairs
-            .filter((pair) => pair.metricKey.name === name)
-            .reduce((sum, pair) => sum + ((pair.metricState as any).count ?? 0), 0))
       const before = {
-        acquired: yield* counter("leasehold_lock_acquisitions_total"),
-        conflicts: yield* counter("leasehold_lock_conflicts_total"),
-        notAcquired: yield* counter("leasehold_lock_not_acquired_total")
+        acquired: yield* counterTotal("leasehold_lock_acquisitions_total"),
+        conflicts: yield* counterTotal("leasehold_lock_conflicts_total"),
+        notAcquired: yield* counterTotal("leasehold_lock_not_acquired_total")
       }
       const backing = sharedMemory()
       const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
@@ -156,9 +154,9 @@ describe("Lock observability", () => {
           yield* Effect.flip(Lock.withLock("metered", Effect.void).pipe(Effect.provide(b.layer)))
         })
       )
-      expect((yield* counter("leasehold_lock_acquisitions_total")) - before.acquired).toBe(1)
-      expect((yield* counter("leasehold_lock_conflicts_total")) - before.conflicts).toBe(1)
-      expect((yield* counter("leasehold_lock_not_acquired_total")) - before.notAcquired).toBe(1)
+      expect((yield* counterTotal("leasehold_lock_acquisitions_total")) - before.acquired).toBe(1)
+      expect((yield* counterTotal("leasehold_lock_conflicts_total")) - before.conflicts).toBe(1)
+      expect((yield* counterTotal("leasehold_lock_not_acquired_total")) - before.notAcquired).toBe(1)
       expect(Option.isSome(yield* backing.inspect("metered"))).toBe(true)
     }))
 })

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, type LockError, LockStore, Semaphore, SemaphoreRecord, SemaphoreStore } from "@leasehold/lock"
-import { Clock, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
-import { noCalls, probe, sharedMemory, withClockOffset } from "./support.js"
+import { Clock, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { forkChild, poll, reasons, TestClock, yieldNow } from "./effectLine.js"
+import { noCalls, outcome, probe, sharedMemory, withClockOffset } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = Effect.repeat(yieldNow, { times: 20 })
 
 const record = (store: LockStore.LockStore, name: string) => Effect.map(store.inspectSemaphore(name), Option.getOrThrow)
 
@@ -23,7 +24,7 @@ const deadHolder = (store: LockStore.LockStore, name: string, limit: number, per
       expired: [],
       create: true
     }),
-    (result) => result._tag === "Acquired" ? Effect.succeed(result.record) : Effect.dieMessage(result._tag)
+    (result) => result._tag === "Acquired" ? Effect.succeed(result.record) : Effect.die(result._tag)
   )
 
 describe("Semaphore: permits and fences", () => {
@@ -116,12 +117,12 @@ describe("Semaphore: waiting and takeover", () => {
       const shared = sharedMemory()
       const [a, b] = yield* Effect.all([probe(shared), probe(shared)])
       const options = { limit: 1, lease: "10 seconds", wait: "forever" } as const
-      const first = yield* Effect.fork(
+      const first = yield* forkChild(
         Semaphore.withPermits("one-slot", Effect.sleep("5 seconds"), options).pipe(Effect.provide(a.layer))
       )
       yield* settle
       let enteredAt: number | undefined
-      const second = yield* Effect.fork(
+      const second = yield* forkChild(
         Semaphore.withPermits(
           "one-slot",
           Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => enteredAt = now)),
@@ -146,14 +147,14 @@ describe("Semaphore: waiting and takeover", () => {
       const shared = sharedMemory()
       const dead = yield* deadHolder(shared, "crashed-pool", 2, 2, 10_000)
       const a = yield* probe(shared)
-      const acquiring = yield* Effect.fork(
+      const acquiring = yield* forkChild(
         Semaphore.acquire("crashed-pool", { limit: 2, wait: "forever", maxClockSkew: "2 seconds" }).pipe(
           Effect.provide(a.layer)
         )
       )
       yield* settle
       yield* TestClock.adjust(11_999)
-      expect(acquiring.unsafePoll()).toBeNull()
+      expect(Option.isNone(yield* poll(acquiring))).toBe(true)
       const writesBefore = a.calls.tryAcquirePermits
       yield* TestClock.adjust(1_000)
       const permits = yield* Fiber.join(acquiring)
@@ -171,14 +172,14 @@ describe("Semaphore: waiting and takeover", () => {
       // A holder whose wall clock runs an hour ahead: its leaseUntil says it is alive for an hour more.
       yield* deadHolder(shared, "observed-pool", 1, 1, 10_000).pipe(withClockOffset(3_600_000))
       const a = yield* probe(shared)
-      const acquiring = yield* Effect.fork(
+      const acquiring = yield* forkChild(
         Semaphore.acquire("observed-pool", { limit: 1, wait: "forever", takeover: "observed" }).pipe(
           Effect.provide(a.layer)
         )
       )
       yield* settle
       yield* TestClock.adjust(9_999)
-      expect(acquiring.unsafePoll()).toBeNull()
+      expect(Option.isNone(yield* poll(acquiring))).toBe(true)
       yield* TestClock.adjust(1_001)
       const permits = yield* Fiber.join(acquiring)
       expect((yield* record(shared, "observed-pool")).holders.map((holder) => holder.owner)).toEqual([permits.owner])
@@ -220,12 +221,12 @@ describe("Semaphore: waiting and takeover", () => {
       // a's acquiring write applies, but its answer comes after the lease it set is over; giving it back fails.
       yield* a.hold("tryAcquirePermits", "after")
       a.failing("releasePermits", true)
-      const first = yield* Effect.fork(
-        Semaphore.withPermits("late", section, options).pipe(Effect.provide(a.layer), Effect.either)
+      const first = yield* forkChild(
+        Semaphore.withPermits("late", section, options).pipe(Effect.provide(a.layer), outcome)
       )
       yield* a.held
-      const second = yield* Effect.fork(
-        Effect.zipRight(Effect.sleep("2 seconds"), Semaphore.withPermits("late", section, options)).pipe(
+      const second = yield* forkChild(
+        Effect.andThen(Effect.sleep("2 seconds"), Semaphore.withPermits("late", section, options)).pipe(
           Effect.provide(b.layer)
         )
       )
@@ -244,7 +245,7 @@ describe("Semaphore: waiting and takeover", () => {
       const shared = sharedMemory()
       yield* deadHolder(shared, "interrupted", 1, 1, 60_000)
       const a = yield* probe(shared)
-      const waiting = yield* Effect.fork(
+      const waiting = yield* forkChild(
         Semaphore.acquire("interrupted", { limit: 1, wait: "forever" }).pipe(Effect.provide(a.layer))
       )
       yield* settle
@@ -270,7 +271,9 @@ describe("Semaphore: input", () => {
       Effect.gen(function*() {
         const a = yield* probe(sharedMemory())
         const exit = yield* Effect.exit(Semaphore.acquire(name, options).pipe(Effect.provide(a.layer)))
-        expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag).toBe("LockConfigError")
+        // One failure and nothing else: no defect, no interruption.
+        const all = Exit.isFailure(exit) ? reasons(exit.cause) : []
+        expect(all.length === 1 && all[0]!._tag === "Fail" && all[0]!.error._tag).toBe("LockConfigError")
         expect(a.calls).toEqual(noCalls())
       }).pipe(Effect.scoped))
   }

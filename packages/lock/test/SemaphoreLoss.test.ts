@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type LockStore, Semaphore } from "@leasehold/lock"
-import { Clock, Effect, Exit, Fiber, Logger, Option, Random, TestClock } from "effect"
+import { Clock, Effect, Fiber, Option } from "effect"
+import { forkChild, hasInterrupts, poll, TestClock, warningLogger, withFixedRandom, yieldNow } from "./effectLine.js"
 import { probe, recordingTracer, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = Effect.repeat(yieldNow, { times: 20 })
 
 const record = (store: LockStore.LockStore, name: string) => Effect.map(store.inspectSemaphore(name), Option.getOrThrow)
 
@@ -37,11 +38,8 @@ describe("Semaphore: heartbeat, loss and release", () => {
         Effect.onInterrupt(() => Effect.map(Clock.currentTimeMillis, (now) => interruptedAt = now))
       )
       const warnings: Array<unknown> = []
-      const keepWarnings = Logger.replace(
-        Logger.defaultLogger,
-        Logger.make(({ logLevel, message }) => logLevel._tag === "Warning" && warnings.push(message))
-      )
-      const running = yield* Effect.fork(
+      const keepWarnings = warningLogger((message) => warnings.push(message))
+      const running = yield* forkChild(
         Semaphore.withPermits("unrenewed", section, { limit: 2, lease: "10 seconds" }).pipe(
           Effect.provide(a.layer),
           Effect.provide(keepWarnings)
@@ -68,7 +66,7 @@ describe("Semaphore: heartbeat, loss and release", () => {
     Effect.gen(function*() {
       const shared = sharedMemory()
       const a = yield* probe(shared)
-      const running = yield* Effect.fork(
+      const running = yield* forkChild(
         Semaphore.withPermits("removed", Effect.never, { limit: 1, lease: "30 seconds" }).pipe(Effect.provide(a.layer))
       )
       yield* settle
@@ -77,20 +75,20 @@ describe("Semaphore: heartbeat, loss and release", () => {
       yield* shared.releasePermits({ name: "removed", owner: held.owner, fence: held.fence, permits: 1 })
       // The first renew goes at the latest point it may (the draw below): one heartbeat in.
       yield* TestClock.adjust("9999 millis")
-      expect(running.unsafePoll()).toBeNull()
+      expect(Option.isNone(yield* poll(running))).toBe(true)
       yield* TestClock.adjust("1 milli")
       const error = yield* Effect.flip(Fiber.join(running))
       expect(error._tag === "LockLost" && [error.reason, error.owner, error.permits]).toEqual(["stolen", held.owner, 1])
       expect(error.message).toContain("no longer in the semaphore's record")
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("a loss of scoped permits interrupts the fiber that acquired them", () =>
     Effect.gen(function*() {
       const a = yield* probe(sharedMemory())
       a.failing("renewPermits", true)
-      const holder = yield* Effect.fork(
+      const holder = yield* forkChild(
         Effect.scoped(
-          Effect.zipRight(
+          Effect.andThen(
             Semaphore.acquire("scoped-loss", { limit: 1, lease: "10 seconds" }).pipe(Effect.provide(a.layer)),
             Effect.never
           )
@@ -98,9 +96,9 @@ describe("Semaphore: heartbeat, loss and release", () => {
       )
       yield* settle
       yield* TestClock.adjust("8 seconds")
-      expect(holder.unsafePoll()).toBeNull()
+      expect(Option.isNone(yield* poll(holder))).toBe(true)
       yield* TestClock.adjust("1 second")
-      expect(Exit.isInterrupted(yield* Fiber.await(holder))).toBe(true)
+      expect(hasInterrupts(yield* Fiber.await(holder))).toBe(true)
     }))
 
   it.effect("the scope's close gives the permits back, once, and the status says Released", () =>
@@ -121,7 +119,7 @@ describe("Semaphore: heartbeat, loss and release", () => {
       const { spans, tracer } = recordingTracer()
       const a = yield* probe(sharedMemory())
       yield* Effect.scoped(
-        Effect.zipRight(
+        Effect.andThen(
           Semaphore.acquire("traced", { limit: 4, permits: 3, lease: "3 seconds" }),
           TestClock.adjust("2 seconds")
         )

@@ -1,7 +1,8 @@
 // TypedLock: a lock's data as a value of an Effect Schema, stored as the JSON of its encoded form.
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore, TypedLock } from "@leasehold/lock"
-import { Deferred, Effect, Fiber, Option, ParseResult, Schema, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Option, Schema } from "effect"
+import { forkChild, isSchemaError, positiveNumber, TestClock } from "./effectLine.js"
 import { noCalls, probe, recordingTracer, sharedMemory } from "./support.js"
 
 const Job = Schema.Struct({ jobId: Schema.String, step: Schema.Number })
@@ -11,7 +12,7 @@ const Jobs = TypedLock.make(Job)
 const Deadlines = TypedLock.make(Schema.Struct({ until: Schema.Date, note: Schema.optional(Schema.String) }))
 
 /** Only positive steps encode. */
-const Steps = TypedLock.make(Schema.Struct({ step: Schema.Number.pipe(Schema.positive()) }))
+const Steps = TypedLock.make(Schema.Struct({ step: positiveNumber }))
 
 const stored = (store: LockStore.LockStore, name: string) =>
   Effect.map(store.inspect(name), (record) => Option.getOrThrow(record).data)
@@ -101,7 +102,7 @@ describe("TypedLock", () => {
           expect(error._tag).toBe("LockDataError")
           if (error._tag !== "LockDataError") return
           expect([error.name, error.direction]).toEqual([name, "decode"])
-          expect(ParseResult.isParseError(error.cause)).toBe(true)
+          expect(isSchemaError(error.cause)).toBe(true)
           expect(error.message).toContain(`lock "${name}" holds data that does not fit this lock's schema`)
           expect(error.message).toContain(error.cause.message)
         }
@@ -179,11 +180,11 @@ describe("TypedLock", () => {
       const process = yield* probe(backing)
       process.failing("renew", true)
       const leaseOf = yield* Deferred.make<TypedLock.TypedLease<typeof Job.Type>>()
-      const section = yield* Effect.fork(
+      const section = yield* forkChild(
         Jobs.withLock(
           "jobs/e",
           { jobId: "e-1", step: 1 },
-          (lease) => Effect.zipRight(Deferred.succeed(leaseOf, lease), Effect.never),
+          (lease) => Effect.andThen(Deferred.succeed(leaseOf, lease), Effect.never),
           { lease: "3 seconds" }
         ).pipe(Effect.provide(process.layer))
       )
