@@ -5,12 +5,13 @@ import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb"
 import { expect, layer } from "@effect/vitest"
 import { DynamoLockItems, DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
 import { LockStore } from "@leasehold/lock"
-import { DynamoServer } from "@leasehold/testing"
-import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
+import * as EffectLine from "./effectLine.js"
 import { acquireRequest, awaitNothingPending, makeTable, makeTableAndStore, unique } from "./support.js"
 
 layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
-  it.scoped("a client the user passes is used as it is and outlives the layer", () =>
+  it.effect("a client the user passes is used as it is and outlives the layer", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const { tableName } = yield* makeTable()
@@ -23,7 +24,7 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
         DynamoLockStore.layer({ tableName, client, clockSkewGuard: true }),
         scope
       )
-      const store = context.pipe((ctx) => ctx.unsafeMap.get(LockStore.LockStore.key) as LockStore.LockStore)
+      const store = Context.get(context, LockStore.LockStore)
       expect((yield* store.tryAcquire(acquireRequest(unique("owned"))))._tag).toBe("Acquired")
       yield* Scope.close(scope, Exit.void)
 
@@ -31,20 +32,18 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       const tables = yield* Effect.promise(() => client.send(new ListTablesCommand({})))
       expect(tables.TableNames).toContain(tableName)
       expect(client.middlewareStack.identify()).toEqual(stackBefore)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("layerConfig reads LEASEHOLD_TABLE, LEASEHOLD_PREFIX, AWS_REGION and DYNAMODB_ENDPOINT", () =>
+  it.effect("layerConfig reads LEASEHOLD_TABLE, LEASEHOLD_PREFIX, AWS_REGION and DYNAMODB_ENDPOINT", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const { tableName } = yield* makeTable()
-      const config = ConfigProvider.fromMap(
-        new Map([
-          ["LEASEHOLD_TABLE", tableName],
-          ["LEASEHOLD_PREFIX", "jobs/"],
-          ["AWS_REGION", server.clientConfig.region],
-          ["DYNAMODB_ENDPOINT", server.clientConfig.endpoint]
-        ])
-      )
+      const config = {
+        LEASEHOLD_TABLE: tableName,
+        LEASEHOLD_PREFIX: "jobs/",
+        AWS_REGION: server.clientConfig.region,
+        DYNAMODB_ENDPOINT: server.clientConfig.endpoint
+      }
       const name = unique("configured")
       const record = yield* Effect.gen(function*() {
         const store = yield* LockStore.LockStore
@@ -60,7 +59,7 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
             clockSkewGuard: false
           })
         ),
-        Effect.withConfigProvider(config)
+        EffectLine.withConfig(config)
       )
       expect(record._tag).toBe("Acquired")
       // The prefix went into the key.
@@ -68,12 +67,12 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(Option.map(yield* plain.inspect(name), (r) => r.name)).toEqual(Option.some(name))
 
       const missing = yield* Effect.exit(
-        Layer.build(DynamoLockStore.layerConfig()).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+        Layer.build(DynamoLockStore.layerConfig()).pipe(EffectLine.withConfig({}))
       )
       expect(Exit.isFailure(missing) && Cause.pretty(missing.cause)).toContain("LEASEHOLD_TABLE")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("invalid options fail make and layer with a typed LockConfigError naming the option, before any request", () =>
+  it.effect("invalid options fail make and layer with a typed LockConfigError naming the option, before any request", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const configError = (options: Partial<DynamoLockStore.Options>) =>
@@ -108,9 +107,9 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(layerError._tag).toBe("LockConfigError")
       expect(layerError.option).toBe("tableName")
       expect(Object.fromEntries(yield* server.requests)).toEqual({})
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("every store option is checked on its raw value: a typed LockConfigError, not a defect or a default", () =>
+  it.effect("every store option is checked on its raw value: a typed LockConfigError, not a defect or a default", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const optionOf = (options: Record<string, unknown>) =>
@@ -151,9 +150,9 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
         expect(yield* optionOf({ [option]: value }), `${option}: ${String(value)}`).toEqual(["LockConfigError", option])
       }
       expect(Object.fromEntries(yield* server.requests)).toEqual({})
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("createTable and checkTable fail with a typed LockConfigError on bad options, before any request", () =>
+  it.effect("createTable and checkTable fail with a typed LockConfigError on bad options, before any request", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const clientConfig = server.clientConfig
@@ -179,9 +178,9 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
         expect(yield* optionOf(create), String(activeTimeout)).toEqual(["LockConfigError", "activeTimeout"])
       }
       expect(Object.fromEntries(yield* server.requests)).toEqual({})
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("options that are not a record, null included, fail every entry point with a LockConfigError, before any request", () =>
+  it.effect("options that are not a record, null included, fail every entry point with a LockConfigError, before any request", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       yield* server.resetRequests
@@ -211,9 +210,9 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
         }
       }
       expect(Object.fromEntries(yield* server.requests)).toEqual({})
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a request the server holds times out on the live clock (even under TestClock) and is aborted", () =>
+  it.effect("a request the server holds times out on the live clock (even under TestClock) and is aborted", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const { store } = yield* makeTableAndStore({ requestTimeout: "50 millis", maxRetries: 1, retryBaseDelay: 1 })
@@ -230,13 +229,13 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(error.mayHaveApplied).toBe(true)
       expect(error.message).toContain("timed out (50 ms per request, 1 attempt)")
       yield* awaitNothingPending
-    }))
+    }).pipe(Effect.scoped))
 
   // Node fires a setTimeout longer than 2^31 - 1 ms at once: unclamped, such a timeout would fail every request.
-  it.scoped("a request timeout beyond Node's timer range does not time requests out", () =>
+  it.effect("a request timeout beyond Node's timer range does not time requests out", () =>
     Effect.gen(function*() {
       const { store } = yield* makeTableAndStore({ requestTimeout: "30 days", maxRetries: 0 })
       const result = yield* store.tryAcquire(acquireRequest(unique("patient")))
       expect(result._tag).toBe("Acquired")
-    }))
+    }).pipe(Effect.scoped))
 })

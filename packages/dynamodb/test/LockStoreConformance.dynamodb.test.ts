@@ -47,7 +47,7 @@ const startServer = (
           yield* Scope.addFinalizer(scope, deleteTables(clientConfig, [plain, sorted]))
         }
         return { clientConfig, tables: { plain, sorted } }
-      }).pipe(Scope.extend(scope))
+      }).pipe(Effect.provideService(Scope.Scope, scope))
     )
   }, 60_000)
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))

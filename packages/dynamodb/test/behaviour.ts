@@ -12,8 +12,10 @@ import * as Lock from "@leasehold/lock/Lock"
 import type { LockConfigError, LockStoreError, StoreOperation } from "@leasehold/lock/LockError"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import * as LockStore from "@leasehold/lock/LockStore"
-import { DynamoServer, Simulation } from "@leasehold/testing"
-import { Effect, Exit, Fiber, Logger, Option, Schema, Scope, TestClock } from "effect"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import * as Simulation from "@leasehold/testing/Simulation"
+import { Clock, Effect, Exit, Fiber, Logger, Option, Schema, Scope } from "effect"
+import { forkChild, logLevels, TestClock, withLogger } from "./effectLine.js"
 import {
   acquireRequest,
   awaitNothingPending,
@@ -117,7 +119,7 @@ const guardedStoreWithEndedLease = Effect.gen(function*() {
 })
 
 export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServer>, engine: Engine) => {
-  it.scoped("acquire writes the item in one UpdateItem: holder, lease, fence from the clock, ttl in seconds", () =>
+  it.effect("acquire writes the item in one UpdateItem: holder, lease, fence from the clock, ttl in seconds", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -154,9 +156,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         data: { S: "payload" },
         ttl: { N: String(Math.ceil((now + 10_000 + week) / 1000)) }
       })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("an uncontended acquire + release cycle is exactly 2 UpdateItem and no reads (server-counted)", () =>
+  it.effect("an uncontended acquire + release cycle is exactly 2 UpdateItem and no reads (server-counted)", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore()
@@ -167,9 +169,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       }))
       expect(result).toEqual({ _tag: "Released" })
       expect(calls).toEqual({ UpdateItem: 2 })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a reservation is one UpdateItem that sets the reservation fields and nothing else", () =>
+  it.effect("a reservation is one UpdateItem that sets the reservation fields and nothing else", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -188,9 +190,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         reservedUntil: { N: String(now + 800) },
         reservedSince: { N: String(now - 50) }
       })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("release keeps the row and its fence; later acquisitions increment the fence", () =>
+  it.effect("release keeps the row and its fence; later acquisitions increment the fence", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -230,9 +232,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       yield* store.release({ name, owner: second.owner!, fence: undefined })
       const third = acquired(yield* store.tryAcquire(acquireRequest(name)))
       expect(third.fence).toBe(first.fence + 2)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a row deleted by TTL restarts its fence from the writer's clock", () =>
+  it.effect("a row deleted by TTL restarts its fence from the writer's clock", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -243,7 +245,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       yield* Effect.promise(() =>
         client.send(new DeleteItemCommand({ TableName: tableName, Key: { key: { S: name } } }))
       )
-      const later = yield* TestClock.adjust("1 hour").pipe(Effect.zipRight(TestClock.currentTimeMillis))
+      const later = yield* TestClock.adjust("1 hour").pipe(Effect.andThen(Clock.currentTimeMillis))
       const second = acquired(yield* store.tryAcquire(acquireRequest(name)))
       expect(second.fence).toBe(later + 1)
       expect(second.fence).toBeGreaterThan(first.fence)
@@ -252,9 +254,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         _tag: "Lost",
         current: undefined
       })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("renew extends the lease only for the same owner and fence", () =>
+  it.effect("renew extends the lease only for the same owner and fence", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -285,9 +287,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         _tag: "Lost",
         current
       })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped(
+  it.effect(
     `a conflict returns the current holder ${
       engine.returnsOldItems ? "from ALL_OLD, with no read" : "from one consistent GetItem (no ALL_OLD)"
     }`,
@@ -302,10 +304,10 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         )
         expect(result).toEqual({ _tag: "Conflict", current: held })
         expect(calls).toEqual(engine.returnsOldItems ? { UpdateItem: 1 } : { UpdateItem: 1, GetItem: 1 })
-      })
+      }).pipe(Effect.scoped)
   )
 
-  it.scoped("absolute takeover: after leaseUntil + maxClockSkew, not before; the old holder's renew is Lost", () =>
+  it.effect("absolute takeover: after leaseUntil + maxClockSkew, not before; the old holder's renew is Lost", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore()
@@ -326,9 +328,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         _tag: "NotHeld",
         current: taken
       })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("observed takeover needs the exact stale observation; without one only a free lock is taken", () =>
+  it.effect("observed takeover needs the exact stale observation; without one only a free lock is taken", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore()
@@ -353,9 +355,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       // A free lock is taken without any observation.
       yield* store.release({ name, owner: taken.owner!, fence: taken.fence })
       expect((yield* store.tryAcquire(observed(undefined)))._tag).toBe("Acquired")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("release needs the owner, and the fence when given; NotHeld tells the holder", () =>
+  it.effect("release needs the owner, and the fence when given; NotHeld tells the holder", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore()
@@ -378,9 +380,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         _tag: "NotHeld",
         current: undefined
       })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("forceRelease clears any holder and returns it; a free lock gives none", () =>
+  it.effect("forceRelease clears any holder and returns it; a free lock gives none", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore()
@@ -395,9 +397,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(Option.map(after, (r) => [r.owner, r.fence])).toEqual(Option.some([undefined, held.fence]))
       const next = acquired(yield* store.tryAcquire(acquireRequest(name)))
       expect(next.fence).toBe(held.fence + 1)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("inspect is one consistent GetItem; an unknown name is none", () =>
+  it.effect("inspect is one consistent GetItem; an unknown name is none", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore()
@@ -407,9 +409,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(result).toEqual(Option.some(held))
       expect(calls).toEqual({ GetItem: 1 })
       expect(yield* store.inspect(unique("never"))).toEqual(Option.none())
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("partition-key mode: list is a paginated Scan that examines only what fills the page", () =>
+  it.effect("partition-key mode: list is a paginated Scan that examines only what fills the page", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable()
@@ -450,9 +452,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(zero.requests).toEqual({})
       expect([zero.result.operation, zero.result.retryable]).toEqual(["list", false])
       expect(zero.result.message).toContain("list limit 0 is not a page size")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("partition-key mode: a malformed list cursor is a non-retryable LockStoreError, before any request", () =>
+  it.effect("partition-key mode: a malformed list cursor is a non-retryable LockStoreError, before any request", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore()
@@ -478,9 +480,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         expect(error.message).toContain("is malformed: ")
         expect(error.message).toContain(problem)
       }
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("sort-key mode: a family is one partition, listed by Query in name order", () =>
+  it.effect("sort-key mode: a family is one partition, listed by Query in name order", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store, tableName } = yield* makeTableAndStore({ partitionKey: "family", sortKey: "name" })
@@ -511,9 +513,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         expect([error.operation, error.retryable]).toEqual(["list", false])
         expect(error.message).toContain("is malformed")
       }
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a name DynamoDB can not key fails every operation with a non-retryable LockStoreError, unsent", () =>
+  it.effect("a name DynamoDB can not key fails every operation with a non-retryable LockStoreError, unsent", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -555,9 +557,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       acquired(yield* store.tryAcquire(acquireRequest("#\\".repeat(512))))
       acquired(yield* prefixed.tryAcquire(acquireRequest("#".repeat(2043))))
       acquired(yield* sorted.store.tryAcquire(acquireRequest("x".repeat(1024))))
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("partition-key mode: families are isolated for any two prefixes, the empty prefix included", () =>
+  it.effect("partition-key mode: families are isolated for any two prefixes, the empty prefix included", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable()
@@ -609,9 +611,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(Option.map(yield* ab.forceRelease("c"), (r) => r.owner)).toEqual(Option.some(records[1]!.owner))
       expect(Option.map(yield* a.inspect("bc"), (r) => r.owner)).toEqual(Option.some(records[0]!.owner))
       expect(yield* ab.forceRelease("c")).toEqual(Option.none())
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("sort-key mode: families are isolated, one partition each", () =>
+  it.effect("sort-key mode: families are isolated, one partition each", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable({ sortKey: "name" })
@@ -625,9 +627,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(Option.map(yield* a.forceRelease("bc"), (r) => r.owner)).toEqual(Option.some(first.owner))
       expect(Option.map(yield* ab.inspect("bc"), (r) => r.owner !== undefined)).toEqual(Option.some(true))
       expect(Option.map(yield* ab.inspect("c"), (r) => r.owner)).toEqual(Option.some(second.owner))
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a name that is not well-formed UTF-16 fails every operation, unsent; such a prefix fails make", () =>
+  it.effect("a name that is not well-formed UTF-16 fails every operation, unsent; such a prefix fails make", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -662,9 +664,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         expect([error._tag, error.option]).toEqual(["LockConfigError", "prefix"])
         expect(error.message).toContain("not well-formed UTF-16")
       }
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("oversized data or holder is a non-retryable LockStoreError naming the limit, unsent", () =>
+  it.effect("oversized data or holder is a non-retryable LockStoreError naming the limit, unsent", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore()
@@ -680,9 +682,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         expect([error.operation, error.retryable]).toEqual(["tryAcquire", false])
         expect(error.message).toContain(message)
       }
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a missing table is reported as such, with the fix", () =>
+  it.effect("a missing table is reported as such, with the fix", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const store = yield* makeStore("no-such-table-" + unique("t"))
@@ -694,19 +696,19 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(error.message).toContain(`not found at ${server.clientConfig.endpoint}`)
       expect(error.message).toContain("DynamoLockStore.createTable")
       expect(error.message).toContain("`leasehold table create --table no-such-table-")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("an acquire on a missing table writes nothing, so it gives nothing back and says nothing about cleaning up", () =>
+  it.effect("an acquire on a missing table writes nothing, so it gives nothing back and says nothing about cleaning up", () =>
     Effect.gen(function*() {
       const store = yield* makeStore("no-such-table-" + unique("t"))
       const warnings: Array<string> = []
       const logger = Logger.make(({ logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push(String(message))
+        if (logLevel === logLevels.Warn) warnings.push(String(message))
       })
       const { requests: sent, result: error } = yield* counted(Effect.flip(
         Effect.scoped(Lock.acquire("orders", { wait: "1 second" })).pipe(
           Effect.provideService(LockStore.LockStore, store),
-          Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+          withLogger(logger)
         )
       ))
       expect(error._tag).toBe("LockStoreError")
@@ -714,9 +716,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       // The acquiring write, and no release after it.
       expect(sent).toEqual({ UpdateItem: 1 })
       expect(warnings.filter((warning) => warning.includes("clean up"))).toEqual([])
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a table with another key schema is reported as such", () =>
+  it.effect("a table with another key schema is reported as such", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable({ partitionKey: "pk" })
@@ -728,9 +730,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const inspectError = yield* Effect.flip(store.inspect("x"))
       expect(inspectError.operation).toBe("inspect")
       expect(inspectError.message).toContain("key schema is not {key: S}")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a malformed item is a LockStoreError naming the key and the attribute", () =>
+  it.effect("a malformed item is a LockStoreError naming the key and the attribute", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -754,9 +756,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(conflict.retryable).toBe(false)
       expect(conflict.message).toContain(`lock item {"key":"${name}"}`)
       expect(conflict.message).toContain(`"fence"`)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped(`createTable is idempotent and reports TTL as "${engine.ttl}"; checkTable lists problems`, () =>
+  it.effect(`createTable is idempotent and reports TTL as "${engine.ttl}"; checkTable lists problems`, () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const tableName = unique("table")
@@ -775,9 +777,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(
         yield* DynamoLockStore.createTable({ ...options, tableName: sorted, partitionKey: "pk", sortKey: "sk" })
       ).toEqual({ tableName: sorted, created: true, ttl: engine.ttl })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("createTable fails clearly when the name is taken by a table with another key schema", () =>
+  it.effect("createTable fails clearly when the name is taken by a table with another key schema", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const { tableName } = yield* makeTable({ partitionKey: "pk" })
@@ -785,9 +787,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(error._tag).toBe("LockStoreError")
       expect("operation" in error && error.operation).toBe("createTable")
       expect(error.message).toContain(`table "${tableName}" has key schema {pk: S}, but the store expects {key: S}`)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("createTable and checkTable failures name their own operation", () =>
+  it.effect("createTable and checkTable failures name their own operation", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const options = { tableName: unique("table"), clientConfig: server.clientConfig }
@@ -800,9 +802,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(check.message).toContain("DescribeTable")
       const create = yield* Effect.flip(DynamoLockStore.createTable(options))
       expect(fields(create)).toEqual(["LockStoreError", "createTable", true])
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("clock-skew guard: refuses an absolute takeover while the local clock is far from the server's", () =>
+  it.effect("clock-skew guard: refuses an absolute takeover while the local clock is far from the server's", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
@@ -842,9 +844,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       // A free lock is still acquired in absolute mode.
       yield* anHourAhead(b.release({ name, owner: taken.owner!, fence: taken.fence }))
       acquired(yield* anHourAhead(b.tryAcquire(absolute)))
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("clock-skew guard: a TestClock moved on is time passing for the whole test, not skew", () =>
+  it.effect("clock-skew guard: a TestClock moved on is time passing for the whole test, not skew", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
@@ -864,9 +866,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const again = yield* counted(a.tryAcquire(acquireRequest(name, { holder: "worker-a" })))
       expect(acquired(again.result).fence).toBe(taken.fence + 1)
       expect(again.requests.UpdateItem).toBe(1)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("clock-skew guard: with agreeing clocks an absolute takeover goes through; off, it is not consulted", () =>
+  it.effect("clock-skew guard: with agreeing clocks an absolute takeover goes through; off, it is not consulted", () =>
     Effect.gen(function*() {
       // The first holder acquired 30 s ago (its lease long over); now the local clock agrees with the server's.
       const now = yield* clockNow
@@ -894,9 +896,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const { requests: single, result: forced } = yield* counted(unguarded.tryAcquire(acquireRequest(name)))
       expect(acquired(forced).fence).toBe(held.fence + 3)
       expect(single).toEqual({ UpdateItem: 1 })
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("clock-skew guard: after a wall-clock step, the skew is measured again before an absolute takeover", () =>
+  it.effect("clock-skew guard: after a wall-clock step, the skew is measured again before an absolute takeover", () =>
     Effect.gen(function*() {
       const { store: a, tableName, ended } = yield* guardedStoreWithEndedLease
       // And one live lease.
@@ -925,9 +927,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       )
       expect(acquired(result).fence).toBe(ended.fence + 1)
       expect(takeover.UpdateItem).toBe(2)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("clock-skew guard: a stale estimate that can not be measured again refuses the takeover", () =>
+  it.effect("clock-skew guard: a stale estimate that can not be measured again refuses the takeover", () =>
     Effect.gen(function*() {
       const { tableName, ended } = yield* guardedStoreWithEndedLease
       // A real client and server; only the responses' Date header goes missing once `withoutDate` is set.
@@ -969,9 +971,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const { requests: calls, result } = yield* counted(b.tryAcquire(acquireRequest(ended.name)))
       expect(acquired(result).fence).toBe(ended.fence + 1)
       expect(calls.UpdateItem).toBe(1)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("interrupting an acquire while its request is in flight aborts the request", () =>
+  it.effect("interrupting an acquire while its request is in flight aborts the request", () =>
     Effect.gen(function*() {
       yield* clockNow
       const server = yield* DynamoServer.DynamoServer
@@ -980,7 +982,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       yield* server.resetRequests
       yield* server.pause
       yield* Effect.addFinalizer(() => server.resume)
-      const fiber = yield* Effect.fork(store.tryAcquire(acquireRequest(name)))
+      const fiber = yield* forkChild(store.tryAcquire(acquireRequest(name)))
       // The request has reached the (paused) server.
       yield* server.awaitPending(1)
       yield* Fiber.interrupt(fiber)
@@ -990,19 +992,19 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       // ... so it was never applied.
       expect(yield* store.inspect(name)).toEqual(Option.none())
       expect((yield* requests).UpdateItem).toBe(1)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a store whose scope has closed abandons its requests in flight and sends no more", () =>
+  it.effect("a store whose scope has closed abandons its requests in flight and sends no more", () =>
     Effect.gen(function*() {
       yield* clockNow
       const server = yield* DynamoServer.DynamoServer
       const { tableName } = yield* makeTable()
       const scope = yield* Scope.make()
-      const store = yield* makeStore(tableName).pipe(Scope.extend(scope))
+      const store = yield* makeStore(tableName).pipe(Effect.provideService(Scope.Scope, scope))
       const name = unique("closing")
       yield* server.pause
       yield* Effect.addFinalizer(() => server.resume)
-      const inFlight = yield* Effect.fork(store.tryAcquire(acquireRequest(name)))
+      const inFlight = yield* forkChild(store.tryAcquire(acquireRequest(name)))
       yield* server.awaitPending(1)
       // The program the store was provided to ends while the server holds its request.
       yield* Scope.close(scope, Exit.void)
@@ -1022,9 +1024,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect([late.operation, late.retryable]).toEqual(["release", false])
       expect(late.message).toContain("was not sent: the store's scope has closed")
       expect(yield* requests).toEqual({})
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a server that refuses connections is a retryable LockStoreError after the bounded retries", () =>
+  it.effect("a server that refuses connections is a retryable LockStoreError after the bounded retries", () =>
     Effect.gen(function*() {
       yield* clockNow
       const server = yield* DynamoServer.DynamoServer
@@ -1037,9 +1039,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       expect(error.retryable).toBe(true)
       expect(error.message).toContain(`could not reach DynamoDB at ${server.clientConfig.endpoint}`)
       expect(error.message).toContain("3 attempts")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a lease handed off goes on through another client: the resume is exactly one UpdateItem", () =>
+  it.effect("a lease handed off goes on through another client: the resume is exactly one UpdateItem", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { store: first, tableName } = yield* makeTableAndStore()
@@ -1061,7 +1063,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const scope = yield* Scope.make()
       const resuming = yield* counted(
         Lock.resume(Schema.decodeUnknownSync(LeaseHandoff.json)(text)).pipe(
-          Scope.extend(scope),
+          Effect.provideService(Scope.Scope, scope),
           Effect.provideService(LockStore.LockStore, second)
         )
       )
@@ -1083,5 +1085,5 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const closing = yield* counted(Scope.close(scope, Exit.void))
       expect(closing.requests).toEqual({ UpdateItem: 1 })
       expect(Option.getOrThrow(yield* third.inspect(name)).owner).toBeUndefined()
-    }))
+    }).pipe(Effect.scoped))
 }

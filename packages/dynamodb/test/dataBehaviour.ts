@@ -5,9 +5,10 @@
 import type { Vitest } from "@effect/vitest"
 import { expect } from "@effect/vitest"
 import { Lock, LockRecord, LockStore, TypedLock } from "@leasehold/lock"
-import type { DynamoServer } from "@leasehold/testing"
-import { Effect, Option, Schema, TestClock } from "effect"
+import type * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Effect, Option, Schema } from "effect"
 import type { Engine } from "./behaviour.js"
+import { TestClock } from "./effectLine.js"
 import { acquireRequest, counted, getRaw, makeTableAndStore, unique } from "./support.js"
 
 /** Sets the TestClock to the wall clock, so that times and TTLs are realistic and the server's Date agrees. */
@@ -20,7 +21,7 @@ const clockNow = Effect.gen(function*() {
 const Job = TypedLock.make(Schema.Struct({ jobId: Schema.String, step: Schema.Number, startedAt: Schema.Date }))
 
 export const dataBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServer>, engine: Engine) => {
-  it.scoped("a renew with setData is one UpdateItem that sets or removes the data and extends the lease", () =>
+  it.effect("a renew with setData is one UpdateItem that sets or removes the data and extends the lease", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -62,9 +63,9 @@ export const dataBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServe
       )
       expect(tooBig.requests).toEqual({})
       expect([tooBig.result.operation, tooBig.result.retryable]).toEqual(["renew", false])
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("typed data round-trips; an update is exactly one UpdateItem, holder() one GetItem", () =>
+  it.effect("typed data round-trips; an update is exactly one UpdateItem, holder() one GetItem", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -98,5 +99,5 @@ export const dataBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServe
         const error = yield* Effect.flip(Job.holder(other))
         expect(error).toMatchObject({ _tag: "LockDataError", direction: "decode", name: other })
       })).pipe(Effect.provideService(LockStore.LockStore, store))
-    }))
+    }).pipe(Effect.scoped))
 }

@@ -3,9 +3,11 @@
  * shapes the SDK throws (names, `$metadata`, Node error codes), no server needed.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { liveClock } from "../src/internal/effectLine.js"
 import * as ClockSkew from "../src/internal/transport/clockSkew.js"
 import * as Failure from "../src/internal/transport/failure.js"
+import { TestClock } from "./effectLine.js"
 
 const context: Failure.Context = {
   operation: "tryAcquire",
@@ -125,7 +127,7 @@ describe("clock skew", () => {
   it("ignores a missing or unparsable Date header, and keeps the latest estimate", () => {
     expect(ClockSkew.measure(0, 1, 0, undefined)).toBeUndefined()
     expect(ClockSkew.measure(0, 1, 0, "yesterday-ish")).toBeUndefined()
-    const monitor = ClockSkew.makeMonitor(Clock.make())
+    const monitor = ClockSkew.makeMonitor(liveClock)
     expect(monitor.current()).toBeUndefined()
     monitor.observe(server + 9 * second, server + 9 * second, 0, date)
     expect(monitor.current()?.skewMs).toBe(8 * second)
@@ -154,11 +156,11 @@ describe("clock skew", () => {
         .toMatchObject({ skewMs: 0 })
       expect(ClockSkew.describe(onTestClock!)).toContain("as read on the store's TestClock")
 
-      expect(ClockSkew.isTestClock(yield* TestClock.testClock())).toBe(true)
-      expect(ClockSkew.isTestClock(Clock.make())).toBe(false)
-      expect(ClockSkew.makeMonitor(Clock.make()).offset).toBeUndefined()
+      expect(ClockSkew.isTestClock(yield* TestClock.testClockWith(Effect.succeed))).toBe(true)
+      expect(ClockSkew.isTestClock(liveClock)).toBe(false)
+      expect(ClockSkew.makeMonitor(liveClock).offset).toBeUndefined()
       yield* TestClock.setTime(Date.now() + hour)
-      const offset = ClockSkew.makeMonitor(yield* TestClock.testClock()).offset!()
+      const offset = ClockSkew.makeMonitor(yield* TestClock.testClockWith(Effect.succeed)).offset!()
       expect(Math.abs(offset - hour)).toBeLessThan(60_000)
     }))
 

@@ -34,7 +34,9 @@ export default async function setup(project: TestProject) {
     return
   }
   const scope = Effect.runSync(Scope.make())
-  const server = await Effect.runPromise(DynamoServer.makeDynamoDBLocal().pipe(Scope.extend(scope)))
+  const server = await Effect.runPromise(
+    DynamoServer.makeDynamoDBLocal().pipe(Effect.provideService(Scope.Scope, scope))
+  )
   project.provide("dynamodbLocal", { run: true, endpoint: server.serverEndpoint, engine: server.engine })
   return () => Effect.runPromise(Scope.close(scope, Exit.void))
 }

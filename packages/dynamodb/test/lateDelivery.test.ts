@@ -8,15 +8,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Lock from "@leasehold/lock/Lock"
 import * as LockStore from "@leasehold/lock/LockStore"
-import { DynamoServer } from "@leasehold/testing"
-import { Clock, Effect, Fiber, Layer, Option, Random, TestClock } from "effect"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Effect, Fiber, Layer, Option } from "effect"
 import type { Scope } from "effect"
-import { makeStore, makeTable, unique } from "./support.js"
+import { forkChild, TestClock, withRandomFixed } from "./effectLine.js"
+import { inRealTime, makeStore, makeTable, outcome, unique } from "./support.js"
 
 const options = { lease: "3 seconds", heartbeat: "1 second", safetyMargin: "500 millis" } satisfies Lock.LockOptions
-
-/** Real time, for the proxy and the server. */
-const liveClock = Clock.make()
 
 const withServer = <A, E>(self: Effect.Effect<A, E, DynamoServer.DynamoServer | Scope.Scope>) =>
   Effect.flatMap(Layer.build(DynamoServer.layerDynalite), (context) => Effect.provide(self, context))
@@ -37,11 +35,11 @@ const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, check: (a: A) => bool
       if (check(value)) return value
       yield* Effect.sleep("10 millis")
     }
-    return yield* Effect.dieMessage("the server did not get there in 5 s")
-  }).pipe(Effect.withClock(liveClock))
+    return yield* Effect.die("the server did not get there in 5 s")
+  }).pipe(inRealTime)
 
 describe("writes delivered late, on dynalite", () => {
-  it.scoped("a data update given up on under a timeout, delivered after the next renew, moves nothing back", () =>
+  it.effect("a data update given up on under a timeout, delivered after the next renew, moves nothing back", () =>
     withServer(Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const t0 = yield* clockNow
@@ -58,10 +56,10 @@ describe("writes delivered late, on dynalite", () => {
       )
       // The update reaches the network and is given up on: the proxy keeps it.
       yield* server.pauseWith("late")
-      const update = yield* Effect.fork(lease.updateData("v2").pipe(Effect.timeout("100 millis"), Effect.either))
-      yield* server.awaitPending(1).pipe(Effect.withClock(liveClock))
+      const update = yield* forkChild(lease.updateData("v2").pipe(Effect.timeout("100 millis"), outcome))
+      yield* server.awaitPending(1).pipe(inRealTime)
       yield* TestClock.adjust(100)
-      expect((yield* Fiber.join(update))._tag).toBe("Left")
+      expect((yield* Fiber.join(update))._tag).toBe("Failure")
       yield* server.resume
 
       // The heartbeat's next renew goes out and is applied.
@@ -70,11 +68,11 @@ describe("writes delivered late, on dynalite", () => {
       expect(renewed.data).toBe("v1")
 
       // The update lands now, built at t0: it would end the lease at t0 + 3 s and set the data.
-      yield* server.deliverLate.pipe(Effect.withClock(liveClock))
+      yield* server.deliverLate.pipe(inRealTime)
       const after = yield* record
       expect(after.leaseUntil).toBe(renewed.leaseUntil)
       expect(after.version).toBe(renewed.version)
       expect(after.data).toBe("v1")
       expect(yield* lease.isHeld).toBe(true)
-    })).pipe(Effect.withRandom(Random.fixed([1]))))
+    })).pipe(withRandomFixed(1), Effect.scoped))
 })

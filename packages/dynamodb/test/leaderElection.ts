@@ -6,24 +6,26 @@
 import type { Vitest } from "@effect/vitest"
 import { expect } from "@effect/vitest"
 import { LeaderElection, LockStore } from "@leasehold/lock"
-import { DynamoServer } from "@leasehold/testing"
-import { Clock, Deferred, Effect, Fiber, Logger, LogLevel, Option, Stream } from "effect"
-import { makeStore, makeTable, unique } from "./support.js"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Clock, Deferred, Effect, Fiber, Option, Stream } from "effect"
+import { forkChild, logLevels, withMinimumLogLevel } from "./effectLine.js"
+import { makeStore, makeTable, timeoutOrElse, unique } from "./support.js"
 
 /** Waits (real time) until `done` holds, checking every 10 ms; dies after `limit`. */
 const eventually = (what: string, done: () => boolean, limit = "10 seconds" as const) =>
   Effect.gen(function*() {
     while (!done()) yield* Effect.sleep("10 millis")
   }).pipe(
-    Effect.timeoutFail({ duration: limit, onTimeout: () => new Error(`not seen within ${limit}: ${what}`) }),
+    timeoutOrElse({ duration: limit, orElse: () => Effect.fail(new Error(`not seen within ${limit}: ${what}`)) }),
     Effect.orDie
   )
 
 const holderOf = (leader: Option.Option<LeaderElection.Leader>) =>
   Option.match(leader, { onNone: () => "none", onSome: (l) => l.holder })
 
-export const electionBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServer, true>) => {
-  it.scoped(
+/** Takes the `it` of a layer without test services (real time throughout). */
+export const electionBehaviour = (it: { readonly effect: Vitest.Tester<DynamoServer.DynamoServer> }) => {
+  it.effect(
     "a second candidate takes over when the first resigns, and the leader stream sees both",
     () =>
       Effect.gen(function*() {
@@ -45,7 +47,7 @@ export const electionBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoS
         expect(holders()).toEqual(["none"])
 
         const resign = yield* Deferred.make<void>()
-        const first = yield* Effect.fork(
+        const first = yield* forkChild(
           LeaderElection.run(name, (term) => Effect.as(Deferred.await(resign), term), { ...options, holder: "a" }).pipe(
             Effect.provideService(LockStore.LockStore, a)
           )
@@ -53,7 +55,7 @@ export const electionBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoS
         yield* eventually("a leads", () => holders().includes("a"))
 
         // The second candidate leads until the watcher has seen it.
-        const second = yield* Effect.fork(
+        const second = yield* forkChild(
           LeaderElection.run(
             name,
             (term) => Effect.as(eventually("b leads", () => holders().includes("b")), term),
@@ -85,11 +87,11 @@ export const electionBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoS
         const record = Option.getOrThrow(yield* watcher.inspect(name))
         expect(record.owner).toBeUndefined()
         expect(record.fence).toBe(termB.fence)
-      }).pipe(Logger.withMinimumLogLevel(LogLevel.Warning)),
+      }).pipe(withMinimumLogLevel(logLevels.Warn), Effect.scoped),
     30_000
   )
 
-  it.scoped(
+  it.effect(
     "while the server holds every request, the watcher reports none once the leader's lease is over, not at a timeout",
     () =>
       Effect.gen(function*() {
@@ -136,7 +138,7 @@ export const electionBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoS
         // with room for a busy machine's timers; the store's own request timeout and retries play no part.
         expect(noneAt).toBeLessThanOrEqual(takeoverAt + 300)
         expect(yield* server.pending).toBeGreaterThan(0)
-      }).pipe(Logger.withMinimumLogLevel(LogLevel.Error)),
+      }).pipe(withMinimumLogLevel(logLevels.Error), Effect.scoped),
     30_000
   )
 }

@@ -10,12 +10,10 @@
 import type { Vitest } from "@effect/vitest"
 import { describe, expect, layer } from "@effect/vitest"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
-import { Clock, Effect, Either, Fiber, Option, TestClock } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { inject } from "vitest"
-import { acquireRequest, makeStore, makeTable, unique } from "./support.js"
-
-/** Real time, for the proxy. */
-const liveClock = Clock.make()
+import { forkChild, TestClock } from "./effectLine.js"
+import { acquireRequest, inRealTime, makeStore, makeTable, outcome, unique } from "./support.js"
 
 /** Sets the TestClock to the wall clock, so that leases and TTLs are realistic. */
 const clockNow = Effect.suspend(() => TestClock.setTime(Date.now()))
@@ -28,8 +26,8 @@ const updatesSeen = (count: number) =>
       if (((yield* server.requests).get("UpdateItem") ?? 0) >= count) return
       yield* Effect.sleep("10 millis")
     }
-    return yield* Effect.dieMessage(`the server did not see ${count} UpdateItem requests in 5 s`)
-  }).pipe(Effect.withClock(liveClock))
+    return yield* Effect.die(`the server did not see ${count} UpdateItem requests in 5 s`)
+  }).pipe(inRealTime)
 
 /**
  * Runs `write`, one UpdateItem that the store retries, with the answer to its first attempt lost; returns how it
@@ -40,11 +38,11 @@ const firstAnswerLost = <A, E, R>(write: Effect.Effect<A, E, R>) =>
     const server = yield* DynamoServer.DynamoServer
     yield* server.resetRequests
     yield* server.pause
-    const fiber = yield* Effect.fork(Effect.either(write))
+    const fiber = yield* forkChild(outcome(write))
     yield* server.awaitPending(1)
     // The request goes on to the server, and the pause that follows at once holds its answer: the server can not
     // answer between the two.
-    yield* Effect.zipRight(server.resume, server.pause)
+    yield* Effect.andThen(server.resume, server.pause)
     // The retry has reached the proxy: the client gave up on the first answer, which the proxy dropped with it.
     yield* updatesSeen(2)
     yield* server.resume
@@ -59,43 +57,43 @@ const lostAnswers = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServer>) => {
     const store = yield* makeStore(tableName, { requestTimeout: "500 millis", retryBaseDelay: "100 millis" })
     const name = unique("stuck")
     const acquired = yield* store.tryAcquire(acquireRequest(name, { holder: "worker-a" }))
-    if (acquired._tag !== "Acquired") return yield* Effect.dieMessage(`not acquired: ${acquired._tag}`)
+    if (acquired._tag !== "Acquired") return yield* Effect.die(`not acquired: ${acquired._tag}`)
     return { store, name, record: acquired.record }
   })
 
-  it.scoped("a force release of the holder shown, applied with its answer lost, says its outcome is unknown", () =>
+  it.effect("a force release of the holder shown, applied with its answer lost, says its outcome is unknown", () =>
     Effect.gen(function*() {
       const { name, record, store } = yield* storeAndLock
       const forced = yield* firstAnswerLost(store.forceRelease(name, { owner: record.owner!, fence: record.fence }))
 
       // Not "nothing was removed": the retry's condition failed on what the first attempt did, and the lock, free
       // with the holder's fence, reads the same as if the holder had released it itself.
-      expect(forced._tag).toBe("Left")
-      if (Either.isRight(forced)) return
-      expect(forced.left).toMatchObject({ _tag: "LockStoreError", operation: "forceRelease", mayHaveApplied: true })
-      expect(forced.left.message).toContain(`held by owner ${record.owner} (fence ${record.fence})`)
-      expect(forced.left.message).toContain(`the retry found the lock free (fence ${record.fence})`)
-      expect(forced.left.message).toContain("whether this call removed that holder can not be told")
+      expect(forced._tag).toBe("Failure")
+      if (forced._tag === "Success") return
+      expect(forced.failure).toMatchObject({ _tag: "LockStoreError", operation: "forceRelease", mayHaveApplied: true })
+      expect(forced.failure.message).toContain(`held by owner ${record.owner} (fence ${record.fence})`)
+      expect(forced.failure.message).toContain(`the retry found the lock free (fence ${record.fence})`)
+      expect(forced.failure.message).toContain("whether this call removed that holder can not be told")
 
       // The first attempt did remove it.
       const after = Option.getOrThrow(yield* store.inspect(name))
       expect(after.owner).toBeUndefined()
       expect(after.fence).toBe(record.fence)
       expect(after.version).toBe(record.version + 1)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a force release of whoever holds the lock, applied with its answer lost, says its outcome is unknown", () =>
+  it.effect("a force release of whoever holds the lock, applied with its answer lost, says its outcome is unknown", () =>
     Effect.gen(function*() {
       const { name, record, store } = yield* storeAndLock
       const forced = yield* firstAnswerLost(store.forceRelease(name))
 
-      expect(forced._tag).toBe("Left")
-      if (Either.isRight(forced)) return
-      expect(forced.left).toMatchObject({ _tag: "LockStoreError", operation: "forceRelease", mayHaveApplied: true })
-      expect(forced.left.message).toContain(`the retry found the lock free (fence ${record.fence})`)
-      expect(forced.left.message).toContain("whether this call removed a holder, and which, can not be told")
+      expect(forced._tag).toBe("Failure")
+      if (forced._tag === "Success") return
+      expect(forced.failure).toMatchObject({ _tag: "LockStoreError", operation: "forceRelease", mayHaveApplied: true })
+      expect(forced.failure.message).toContain(`the retry found the lock free (fence ${record.fence})`)
+      expect(forced.failure.message).toContain("whether this call removed a holder, and which, can not be told")
       expect(Option.getOrThrow(yield* store.inspect(name)).owner).toBeUndefined()
-    }))
+    }).pipe(Effect.scoped))
 }
 
 layer(DynamoServer.layerDynalite)("lost answers, on dynalite", (it) => lostAnswers(it))

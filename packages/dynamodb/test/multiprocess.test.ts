@@ -10,15 +10,15 @@
  * Every child is started in the test's scope and SIGKILLed (with its process group) when the scope closes, whatever
  * the outcome; a worker also exits when its stdin closes, so not even a killed test runner leaves orphans.
  */
-import { Command, FileSystem } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
-import { DynamoServer, NodeProgram } from "@leasehold/testing"
-import { Context, Deferred, Duration, Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
-
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import * as NodeProgram from "@leasehold/testing/NodeProgram"
+import { Deferred, Duration, Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
 import { fileURLToPath } from "node:url"
+import { layerScoped } from "../src/internal/effectLine.js"
+import { changes, FileSystem, nodeServices, Service, sigkill, spawn } from "./effectLine.js"
 import * as Protocol from "./fixtures/lockWorkerProtocol.js"
-import { getRaw, makeStore, makeTable, unique } from "./support.js"
+import { getRaw, makeStore, makeTable, timeoutOrElse, unique } from "./support.js"
 
 const workerScript = fileURLToPath(new URL("./fixtures/lockWorker.ts", import.meta.url))
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url))
@@ -28,9 +28,9 @@ const packageDirectory = fileURLToPath(new URL("..", import.meta.url))
  * `node --import tsx`, each worker spends seconds of CPU resolving and loading hundreds of modules through the loader
  * hooks; four of them starting together on two cores took about 7 s, the bundle about 2 s.
  */
-class WorkerBundle extends Context.Tag("multiprocess.test/WorkerBundle")<WorkerBundle, string>() {}
+const WorkerBundle = Service<string>("multiprocess.test/WorkerBundle")
 
-const WorkerBundleLive = Layer.scoped(
+const WorkerBundleLive = layerScoped(
   WorkerBundle,
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -87,13 +87,11 @@ const describeWorker = (worker: Worker) =>
 const spawnWorker = (settings: Protocol.WorkerSettings) =>
   Effect.gen(function*() {
     const bundle = yield* WorkerBundle
-    const command = Command.make(process.execPath, bundle).pipe(
-      Command.env({ [Protocol.settingsVariable]: Protocol.encodeSettings(settings) })
-    )
-    const child = yield* Command.start(command)
+    const environment = { [Protocol.settingsVariable]: Protocol.encodeSettings(settings) }
+    const child = yield* spawn(process.execPath, [bundle], environment)
     // Added after the start, so it runs first when the scope closes: no polite SIGTERM to wait on, just gone.
     yield* Effect.addFinalizer(() =>
-      Effect.flatMap(child.isRunning, (running) => running ? child.kill("SIGKILL") : Effect.void).pipe(Effect.ignore)
+      Effect.flatMap(child.isRunning, (running) => running ? sigkill(child) : Effect.void).pipe(Effect.ignore)
     )
     const events = yield* SubscriptionRef.make<ReadonlyArray<WorkerEvent>>([])
     const stderr = yield* Ref.make("")
@@ -130,7 +128,7 @@ const spawnWorker = (settings: Protocol.WorkerSettings) =>
       id: settings.worker,
       events,
       go: Deferred.succeed(go, undefined),
-      kill: Effect.orDie(child.kill("SIGKILL")),
+      kill: Effect.orDie(sigkill(child)),
       exitCode: Effect.map(child.exitCode, Number),
       stderr: Ref.get(stderr),
       stdoutEnded: Deferred.await(stdoutEnded)
@@ -147,10 +145,17 @@ const awaitEvent = <A>(worker: Worker, what: string, match: (event: WorkerEvent)
     }
     return Option.none()
   }
-  const seen = worker.events.changes.pipe(Stream.filterMap(find), Stream.runHead, Effect.flatten, Effect.orDie)
+  const seen = changes(worker.events).pipe(
+    Stream.map(find),
+    Stream.filter(Option.isSome),
+    Stream.map((found) => found.value),
+    Stream.runHead,
+    Effect.map(Option.getOrThrow),
+    Effect.orDie
+  )
   const gaveUp = (why: string) =>
-    Effect.flatMap(describeWorker(worker), (who) => Effect.dieMessage(`${who}\n${why} before ${what}`))
-  const ended = Effect.zipRight(
+    Effect.flatMap(describeWorker(worker), (who) => Effect.die(`${who}\n${why} before ${what}`))
+  const ended = Effect.andThen(
     worker.stdoutEnded,
     Effect.flatMap(
       SubscriptionRef.get(worker.events),
@@ -158,8 +163,7 @@ const awaitEvent = <A>(worker: Worker, what: string, match: (event: WorkerEvent)
     )
   )
   return Effect.raceFirst(seen, ended).pipe(
-    Effect.timeoutTo({ duration: eventTimeout, onSuccess: Effect.succeed, onTimeout: () => gaveUp("timed out") }),
-    Effect.flatten
+    timeoutOrElse({ duration: eventTimeout, orElse: () => gaveUp("timed out") })
   )
 }
 
@@ -173,13 +177,14 @@ const awaitDone = (worker: Worker) =>
   Effect.gen(function*() {
     yield* awaitEvent(worker, "printing Done", tagIs("Done"))
     const code = yield* worker.exitCode.pipe(
-      Effect.timeoutFail({ duration: eventTimeout, onTimeout: () => new Error("did not exit") }),
-      Effect.catchAll((error) =>
-        Effect.flatMap(describeWorker(worker), (who) => Effect.dieMessage(`${who}\n${error.message}`))
-      )
+      timeoutOrElse({ duration: eventTimeout, orElse: () => Effect.fail(new Error("did not exit")) }),
+      Effect.matchEffect({
+        onFailure: (error) => Effect.flatMap(describeWorker(worker), (who) => Effect.die(`${who}\n${error.message}`)),
+        onSuccess: Effect.succeed
+      })
     )
     if (code !== 0) {
-      return yield* Effect.flatMap(describeWorker(worker), (who) => Effect.dieMessage(`${who}\nexited with ${code}`))
+      return yield* Effect.flatMap(describeWorker(worker), (who) => Effect.die(`${who}\nexited with ${code}`))
     }
   })
 
@@ -237,12 +242,12 @@ const expectSerial = (sections: ReadonlyArray<Tagged<"Section">>) => {
 
 const TestLayer = Layer.mergeAll(
   DynamoServer.layerDynalite,
-  NodeContext.layer,
-  WorkerBundleLive.pipe(Layer.provide(NodeContext.layer))
+  nodeServices,
+  WorkerBundleLive.pipe(Layer.provide(nodeServices))
 )
 
 layer(TestLayer, { excludeTestServices: true })("Lock.withLock across OS processes (dynalite)", (it) => {
-  it.scoped("without the lock the section is racy: concurrent workers lose updates", () =>
+  it.effect("without the lock the section is racy: concurrent workers lose updates", () =>
     Effect.gen(function*() {
       const { base, tableName } = yield* makeScenario("racy")
       const iterations = 5
@@ -255,9 +260,9 @@ layer(TestLayer, { excludeTestServices: true })("Lock.withLock across OS process
       expect(sections).toHaveLength(2 * iterations)
       // The control for the next test: these checks must be able to fail.
       expect(yield* readCounter(tableName, base.counterKey)).toBeLessThan(sections.length)
-    }), 60_000)
+    }).pipe(Effect.scoped), 60_000)
 
-  it.scoped(
+  it.effect(
     "4 workers: the counter equals the sections, which never overlap and have increasing fences",
     () =>
       Effect.gen(function*() {
@@ -293,11 +298,11 @@ layer(TestLayer, { excludeTestServices: true })("Lock.withLock across OS process
           )
         })
         expect(waitedThrough.length).toBeGreaterThan(0)
-      }),
+      }).pipe(Effect.scoped),
     60_000
   )
 
-  it.scoped(
+  it.effect(
     "a holder SIGKILLed inside its section: the others take over within lease + maxClockSkew + a poll, its write never happens",
     () =>
       Effect.gen(function*() {
@@ -350,7 +355,7 @@ layer(TestLayer, { excludeTestServices: true })("Lock.withLock across OS process
         )
         expect(sections.map((section) => section.read)).toEqual(sections.map((_, index) => index))
         expect(yield* readCounter(tableName, base.counterKey)).toBe(sections.length)
-      }),
+      }).pipe(Effect.scoped),
     60_000
   )
 })

@@ -15,10 +15,10 @@ import * as LockStore from "@leasehold/lock/LockStore"
 import * as Semaphore from "@leasehold/lock/Semaphore"
 import * as TypedLock from "@leasehold/lock/TypedLock"
 import * as Utf8 from "@leasehold/lock/Utf8"
-import type { DynamoServer } from "@leasehold/testing"
-import { Clock, Effect, Option, Schema, Stream } from "effect"
+import type * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Effect, Option, Schema, Stream } from "effect"
 import { clockNow } from "./semaphoreModule.js"
-import { counted, makeStore, makeTableAndStore } from "./support.js"
+import { counted, inRealTime, makeStore, makeTableAndStore } from "./support.js"
 
 /** What a name takes as a key: its UTF-8 bytes, and one more for each `#` and `\` where the layout escapes them. */
 const keyBytes = (name: string, escapes: boolean): number =>
@@ -58,15 +58,13 @@ const configError = (error: unknown): LockConfigError => {
   return error as LockConfigError
 }
 
-/** Real time, whatever the test's clock: a bound on something that should fail at once, but might go on forever. */
-const liveClock = Clock.make()
-
 /** Fails with `LockConfigError` on the name, and the server saw no request. */
 const refusedUnsent = <A, E>(self: Effect.Effect<A, E>) =>
   Effect.gen(function*() {
-    const stuck = Effect.zipRight(
-      Effect.withClock(Effect.sleep("10 seconds"), liveClock),
-      Effect.dieMessage("neither refused nor done within 10 seconds")
+    // Real time, whatever the test's clock: a bound on something that should fail at once, but might go on forever.
+    const stuck = Effect.andThen(
+      inRealTime(Effect.sleep("10 seconds")),
+      Effect.die("neither refused nor done within 10 seconds")
     )
     const { requests, result } = yield* counted(Effect.flip(Effect.raceFirst(self, stuck)))
     expect(requests).toEqual({})
@@ -137,7 +135,7 @@ const checkLayout = (layout: Layout) =>
   })
 
 export const nameBudgetBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServer>) => {
-  it.scoped(
+  it.effect(
     "without a prefix, a name takes 2048 bytes as a key, \"#\" and \"\\\" two each; a semaphore's one less",
     () =>
       Effect.gen(function*() {
@@ -162,11 +160,11 @@ export const nameBudgetBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.Dynam
         expect(semaphore.message).toContain("takes 2049 UTF-8 bytes as a key")
         expect(semaphore.message).toContain("the name itself is 1024 UTF-8 bytes")
         expect(semaphore.message).toContain(`"#" and "\\" in a name take two bytes each`)
-      }),
+      }).pipe(Effect.scoped),
     60_000
   )
 
-  it.scoped(
+  it.effect(
     "with a prefix, a name takes what the escaped prefix and its \"#\" leave, as it is; a semaphore's one less",
     () =>
       Effect.gen(function*() {
@@ -175,11 +173,11 @@ export const nameBudgetBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.Dynam
         // The prefix "jobs#" is keyed "jobs\##": 7 bytes of the 2048.
         const store = yield* makeStore(tableName, { prefix: "jobs#" })
         yield* checkLayout({ label: "prefix", store, lockBytes: 2041, escapes: false })
-      }),
+      }).pipe(Effect.scoped),
     60_000
   )
 
-  it.scoped(
+  it.effect(
     "with a sort key, a name takes 1024 bytes as it is, whatever the prefix; a semaphore's one less",
     () =>
       Effect.gen(function*() {
@@ -188,7 +186,7 @@ export const nameBudgetBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.Dynam
         yield* checkLayout({ label: "sort key", store, lockBytes: 1024, escapes: false })
         const family = yield* makeStore(tableName, { sortKey: "name", prefix: "#".repeat(1500) })
         yield* checkLayout({ label: "sort key, long prefix", store: family, lockBytes: 1024, escapes: false })
-      }),
+      }).pipe(Effect.scoped),
     60_000
   )
 }

@@ -8,12 +8,13 @@
  * process's exit, as the test sees them: a Node process with nothing left to do exits in milliseconds, and the bound
  * allows a busy two-core machine a wide margin on top.
  */
-import { Command, FileSystem } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
-import { DynamoServer, NodeProgram } from "@leasehold/testing"
-import { Context, Deferred, Duration, Effect, Layer, Option, Ref, Stream } from "effect"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import * as NodeProgram from "@leasehold/testing/NodeProgram"
+import { Deferred, Duration, Effect, Layer, Option, Ref, Stream } from "effect"
 import { fileURLToPath } from "node:url"
+import { layerScoped } from "../src/internal/effectLine.js"
+import { FileSystem, nodeServices, Service, sigkill, spawn } from "./effectLine.js"
 import * as FinishedProgram from "./fixtures/finishedProgramProtocol.js"
 import { makeTable, unique } from "./support.js"
 
@@ -21,9 +22,9 @@ const programScript = fileURLToPath(new URL("./fixtures/finishedProgram.ts", imp
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url))
 
 /** The program bundled once into one ESM file, which plain `node` starts quickly. */
-class ProgramBundle extends Context.Tag("processExit.test/ProgramBundle")<ProgramBundle, string>() {}
+const ProgramBundle = Service<string>("processExit.test/ProgramBundle")
 
-const ProgramBundleLive = Layer.scoped(
+const ProgramBundleLive = layerScoped(
   ProgramBundle,
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -77,12 +78,10 @@ const monotonicMs = () => performance.now()
 const spawnProgram = (settings: FinishedProgram.Settings) =>
   Effect.gen(function*() {
     const bundle = yield* ProgramBundle
-    const command = Command.make(process.execPath, bundle).pipe(
-      Command.env({ [FinishedProgram.settingsVariable]: JSON.stringify(settings) })
-    )
-    const child = yield* Command.start(command)
+    const environment = { [FinishedProgram.settingsVariable]: JSON.stringify(settings) }
+    const child = yield* spawn(process.execPath, [bundle], environment)
     yield* Effect.addFinalizer(() =>
-      Effect.flatMap(child.isRunning, (running) => running ? child.kill("SIGKILL") : Effect.void).pipe(Effect.ignore)
+      Effect.flatMap(child.isRunning, (running) => running ? sigkill(child) : Effect.void).pipe(Effect.ignore)
     )
     const lines = yield* Ref.make<ReadonlyArray<{ readonly event: FinishedProgram.Event; readonly at: number }>>([])
     const changed = yield* Ref.make(yield* Deferred.make<void>())
@@ -122,8 +121,7 @@ const spawnProgram = (settings: FinishedProgram.Settings) =>
           onNone: () =>
             Effect.flatMap(
               Ref.get(stderr),
-              (text) =>
-                Effect.dieMessage(`no ${what} within ${Duration.format(lineTimeout)}; the program's stderr:\n${text}`)
+              (text) => Effect.die(`no ${what} within ${Duration.format(lineTimeout)}; the program's stderr:\n${text}`)
             ),
           onSome: Effect.succeed
         }))
@@ -167,7 +165,7 @@ const settingsFor = (scenario: FinishedProgram.Settings["scenario"], store: Fini
 /** Holds the server's answers back from now until the test ends. */
 const outage = Effect.flatMap(
   DynamoServer.DynamoServer,
-  (server) => Effect.zipRight(server.pause, Effect.addFinalizer(() => server.resume))
+  (server) => Effect.andThen(server.pause, Effect.addFinalizer(() => server.resume))
 )
 
 /**
@@ -194,8 +192,8 @@ const runScenario = (scenario: FinishedProgram.Settings["scenario"], store: Fini
 
 const TestLayer = Layer.mergeAll(
   DynamoServer.layerDynalite,
-  NodeContext.layer,
-  ProgramBundleLive.pipe(Layer.provide(NodeContext.layer))
+  nodeServices,
+  ProgramBundleLive.pipe(Layer.provide(nodeServices))
 )
 
 layer(TestLayer, { excludeTestServices: true })("a finished program exits while its tidying up is unanswered", (it) => {
@@ -243,12 +241,12 @@ layer(TestLayer, { excludeTestServices: true })("a finished program exits while 
     }
   ]
   for (const { boundMs, outcome, scenario, store, title } of cases) {
-    it.scoped(title, () =>
+    it.effect(title, () =>
       Effect.gen(function*() {
         const result = yield* runScenario(scenario, store)
         expect([result.outcome, result.code]).toEqual([outcome, 0])
         expect(result.lingeredMs, `lingered ${Math.round(result.lingeredMs)} ms after its last line`)
           .toBeLessThan(boundMs)
-      }), 60_000)
+      }).pipe(Effect.scoped), 60_000)
   }
 })

@@ -8,9 +8,11 @@ import { expect } from "@effect/vitest"
 import type { LockStore } from "@leasehold/lock"
 import type { LockStoreError } from "@leasehold/lock/LockError"
 import type * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
-import { type DynamoServer, Simulation } from "@leasehold/testing"
-import { Effect, Option, TestClock } from "effect"
+import type * as DynamoServer from "@leasehold/testing/DynamoServer"
+import * as Simulation from "@leasehold/testing/Simulation"
+import { Effect, Option } from "effect"
 import type { Engine } from "./behaviour.js"
+import { TestClock } from "./effectLine.js"
 import { acquireRequest, counted, getRaw, makeStore, makeTable, makeTableAndStore, putRaw, unique } from "./support.js"
 
 /** Sets the TestClock to the wall clock, so that times and TTLs are realistic and the server's Date agrees. */
@@ -60,7 +62,7 @@ export const semaphoreBehaviour = (it: It, engine: Engine) => {
 
 /** The item, its key in each layout, and what is wrong with a malformed one. */
 const items = (it: It) => {
-  it.scoped("a semaphore is one item, keyed as its lock key with \"#\" in front; each write is one UpdateItem", () =>
+  it.effect("a semaphore is one item, keyed as its lock key with \"#\" in front; each write is one UpdateItem", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       const { tableName } = yield* makeTable()
@@ -111,9 +113,9 @@ const items = (it: It) => {
         expect(yield* store.inspect("a#b")).toEqual(Option.none())
         expect(yield* lockNames(store)).toEqual([])
       }
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a lease (with its skew bound) as long as the TTL retention is refused before any write", () =>
+  it.effect("a lease (with its skew bound) as long as the TTL retention is refused before any write", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store } = yield* makeTableAndStore({ ttlRetention: "1 minute" })
@@ -127,9 +129,9 @@ const items = (it: It) => {
       // Observed takeover trusts no clock: the lease alone must fit.
       const observed = permitsRequest("short-lived", { leaseMs: 50_000, takeover: { _tag: "Observed" } })
       expect((yield* store.tryAcquirePermits(observed))._tag).toBe("Acquired")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a malformed semaphore item is a LockStoreError naming the key and the attribute", () =>
+  it.effect("a malformed semaphore item is a LockStoreError naming the key and the attribute", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store, tableName } = yield* makeTableAndStore()
@@ -168,12 +170,12 @@ const items = (it: It) => {
       })
       const error = yield* Effect.flip(store.tryAcquirePermits(permitsRequest(name, { limit: 3, create: false })))
       refused(error, "tryAcquirePermits", `malformed semaphore item {"key":"#${name}"}`)
-    }))
+    }).pipe(Effect.scoped))
 }
 
 /** Semaphores apart from locks. */
 const apart = (it: It) => {
-  it.scoped("partition-key mode: a lock named like a semaphore's key is a different item", () =>
+  it.effect("partition-key mode: a lock named like a semaphore's key is a different item", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable()
@@ -188,9 +190,9 @@ const apart = (it: It) => {
         )
         expect(yield* lockNames(store)).toEqual(["#x"])
       }
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("sort-key mode: the lock \"#x\" has the semaphore \"x\"'s key; each refuses the other's item", () =>
+  it.effect("sort-key mode: the lock \"#x\" has the semaphore \"x\"'s key; each refuses the other's item", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store, tableName } = yield* makeTableAndStore({ sortKey: "name" })
@@ -219,12 +221,12 @@ const apart = (it: It) => {
       acquired(yield* store.tryAcquirePermits(permitsRequest("z")))
       yield* store.tryAcquire(acquireRequest("z"))
       expect(yield* lockNames(store)).toEqual(["#y", "z"])
-    }))
+    }).pipe(Effect.scoped))
 }
 
 /** The clock-skew guard on removing expired holders. */
 const guard = (it: It, engine: Engine) => {
-  it.scoped("clock-skew guard: refuses to remove expired holders while the local clock is far from the server's", () =>
+  it.effect("clock-skew guard: refuses to remove expired holders while the local clock is far from the server's", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
@@ -250,9 +252,9 @@ const guard = (it: It, engine: Engine) => {
       // Observed mode trusts no clock and is not refused.
       const observed = yield* anHourAhead(b.tryAcquirePermits({ ...removing, takeover: { _tag: "Observed" } }))
       expect(acquired(observed).record.fence).toBe(held.record.fence + 1)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("clock-skew guard: a TestClock moved on is time passing for the whole test: expired holders go", () =>
+  it.effect("clock-skew guard: a TestClock moved on is time passing for the whole test: expired holders go", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { store: a, tableName } = yield* makeTableAndStore({ clockSkewGuard: true })
@@ -267,9 +269,9 @@ const guard = (it: It, engine: Engine) => {
       expect(acquired(result).semaphore.holders.map((holder) => holder.owner)).not.toContain(held.record.owner)
       // Measured first, with a write that removes nobody.
       expect(calls.UpdateItem).toBe(2)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("clock-skew guard: with agreeing clocks expired holders are removed; off, the guard is not consulted", () =>
+  it.effect("clock-skew guard: with agreeing clocks expired holders are removed; off, the guard is not consulted", () =>
     Effect.gen(function*() {
       const now = yield* clockNow
       yield* TestClock.setTime(now - 30_000)
@@ -302,5 +304,5 @@ const guard = (it: It, engine: Engine) => {
       const forced = yield* counted(unguarded.tryAcquirePermits(removing(expiredOf(third))))
       expect(acquired(forced.result).record.fence).toBe(first.record.fence + 3)
       expect(forced.requests).toEqual({ UpdateItem: 1 })
-    }))
+    }).pipe(Effect.scoped))
 }

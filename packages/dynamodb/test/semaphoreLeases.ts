@@ -9,8 +9,9 @@ import { LockLost } from "@leasehold/lock/LockError"
 import type { Permits } from "@leasehold/lock/Permits"
 import * as Semaphore from "@leasehold/lock/Semaphore"
 import * as FaultyStore from "@leasehold/testing/FaultyStore"
-import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option, Random, Schedule, TestClock } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Option, Schedule } from "effect"
 import type { Engine } from "./behaviour.js"
+import { findErrorOption, forkChild, hasInterruptsOnly, TestClock, withRandomFixed } from "./effectLine.js"
 import {
   as,
   clockNow,
@@ -21,24 +22,22 @@ import {
   leaseMs,
   maxClockSkewMs
 } from "./semaphoreModule.js"
-import { counted, makeStore, makeTable, unique } from "./support.js"
+import { counted, inRealTime, makeStore, makeTable, timeoutOrElse, unique } from "./support.js"
 
 const heartbeatMs = 2_000
 /** The holder's local deadline: a lease after its acquire or last renew, less the safety margin. */
 const deadlineMs = 9_000
 
-/** Real time: a step the test waits for must come, or the test fails rather than hang. */
-const liveClock = Clock.make()
-
+/** In real time: a step the test waits for must come, or the test fails rather than hang. */
 const within = <A, E>(what: string, self: Effect.Effect<A, E>) =>
   self.pipe(
-    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`not within 5 s: ${what}`) }),
+    timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.fail(new Error(`not within 5 s: ${what}`)) }),
     Effect.orDie,
-    Effect.withClock(liveClock)
+    inRealTime
   )
 
 const failureOf = <A, E>(exit: Exit.Exit<A, E>) =>
-  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+  Exit.isFailure(exit) ? Option.getOrUndefined(findErrorOption(exit.cause)) : undefined
 
 export const semaphoreLeaseBehaviour = (it: It, engine: Engine) => {
   keeping(it)
@@ -47,7 +46,7 @@ export const semaphoreLeaseBehaviour = (it: It, engine: Engine) => {
 
 /** Keeping permits through the heartbeat, and losing them when the holder's process can no longer reach the store. */
 const keeping = (it: It) => {
-  it.scoped("a live holder's heartbeat renews its entry: past the lease of its acquire, nobody takes it over", () =>
+  it.effect("a live holder's heartbeat renews its entry: past the lease of its acquire, nobody takes it over", () =>
     Effect.gen(function*() {
       const t0 = yield* clockNow
       const { tableName } = yield* makeTable()
@@ -56,12 +55,12 @@ const keeping = (it: It) => {
       const options = { ...lease, limit: 1 }
       const entered = yield* Deferred.make<void>()
       const finish = yield* Deferred.make<string>()
-      const section = Effect.zipRight(Deferred.succeed(entered, undefined), Deferred.await(finish))
-      const fiber = yield* Effect.fork(
+      const section = Effect.andThen(Deferred.succeed(entered, undefined), Deferred.await(finish))
+      const fiber = yield* forkChild(
         Semaphore.withPermits(name, section, options).pipe(
           as(store),
           // The first renew a whole heartbeat after the acquire, the latest it may go: each step below sends one.
-          Effect.withRandom(Random.fixed([0]))
+          withRandomFixed(0)
         )
       )
       yield* within("the section to begin", Deferred.await(entered))
@@ -85,9 +84,9 @@ const keeping = (it: It) => {
       yield* Deferred.succeed(finish, "done")
       expect(yield* within("the end of withPermits", Fiber.join(fiber))).toBe("done")
       expect(yield* inspectHolders(other, name)).toEqual(Option.some({ limit: 1, used: 0, holders: [] }))
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a holder that can not renew loses its permits at its deadline, before they can be taken over", () =>
+  it.effect("a holder that can not renew loses its permits at its deadline, before they can be taken over", () =>
     Effect.gen(function*() {
       const t0 = yield* clockNow
       const { tableName } = yield* makeTable()
@@ -103,22 +102,22 @@ const keeping = (it: It) => {
 
       const entered = yield* Deferred.make<void>()
       const interruptedAt = yield* Deferred.make<number>()
-      const section = Effect.zipRight(Deferred.succeed(entered, undefined), Effect.never).pipe(
+      const section = Effect.andThen(Deferred.succeed(entered, undefined), Effect.never).pipe(
         Effect.onInterrupt(() =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => Deferred.succeed(interruptedAt, now - t0))
         )
       )
-      const sectionFiber = yield* Effect.fork(
+      const sectionFiber = yield* forkChild(
         Semaphore.withPermits(name, section, { ...options, permits: 2 }).pipe(as(cutOff))
       )
       yield* within("the section to begin", Deferred.await(entered))
       // The same process holds one more through the scoped form, in a fiber of its own.
       const handle = yield* Deferred.make<Permits>()
-      const holderFiber = yield* Effect.fork(
+      const holderFiber = yield* forkChild(
         Effect.scoped(
           Effect.flatMap(
             Semaphore.acquire(name, options),
-            (permits) => Effect.zipRight(Deferred.succeed(handle, permits), Effect.never)
+            (permits) => Effect.andThen(Deferred.succeed(handle, permits), Effect.never)
           )
         ).pipe(as(cutOff))
       )
@@ -141,7 +140,7 @@ const keeping = (it: It) => {
       expect(lost).toMatchObject({ name, owner: stored[0]!.owner, fence: stored[0]!.fence, reason: "expired" })
       // The scoped form: the fiber that acquired is interrupted, and the handle says why.
       const holderExit = yield* within("the interruption of the acquiring fiber", Fiber.await(holderFiber))
-      expect(Exit.isFailure(holderExit) && Cause.isInterruptedOnly(holderExit.cause)).toBe(true)
+      expect(Exit.isFailure(holderExit) && hasInterruptsOnly(holderExit.cause)).toBe(true)
       const status = yield* permits.status
       expect(status).toMatchObject({
         _tag: "Lost",
@@ -159,12 +158,12 @@ const keeping = (it: It) => {
         used: 3,
         holders: [{ owner: taker.owner, holder: "taker", permits: 3, fence: taker.fence }]
       }))
-    }))
+    }).pipe(Effect.scoped))
 }
 
 /** A dead holder's permits. */
 const takeover = (it: It, engine: Engine) => {
-  it.scoped("a crashed holder's permits are taken over once its leaseUntil + maxClockSkew has passed, not before", () =>
+  it.effect("a crashed holder's permits are taken over once its leaseUntil + maxClockSkew has passed, not before", () =>
     Effect.gen(function*() {
       const t0 = yield* clockNow
       const { tableName } = yield* makeTable()
@@ -183,7 +182,7 @@ const takeover = (it: It, engine: Engine) => {
         expired: [],
         create: true
       })
-      if (dead._tag !== "Acquired") return yield* Effect.dieMessage(`the crashed holder got ${dead._tag}`)
+      if (dead._tag !== "Acquired") return yield* Effect.die(`the crashed holder got ${dead._tag}`)
       expect(dead.record.leaseUntil).toBe(t0 + leaseMs)
       const options = { ...lease, limit: 2 }
 
@@ -209,5 +208,5 @@ const takeover = (it: It, engine: Engine) => {
       // Were the crashed process to come back, its entry would be gone.
       const late = yield* crashed.renewPermits({ name, owner: dead.record.owner!, fence: dead.record.fence, leaseMs })
       expect(late._tag).toBe("Lost")
-    }))
+    }).pipe(Effect.scoped))
 }

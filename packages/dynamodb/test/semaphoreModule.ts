@@ -14,9 +14,10 @@ import { LockConfigError, LockNotAcquired, SemaphoreLimitMismatch } from "@lease
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Semaphore from "@leasehold/lock/Semaphore"
 import * as SemaphoreRecord from "@leasehold/lock/SemaphoreRecord"
-import type { DynamoServer } from "@leasehold/testing"
-import { Effect, Exit, Option, Scope, TestClock } from "effect"
+import type * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Effect, Exit, Option, Scope } from "effect"
 import type { Engine } from "./behaviour.js"
+import { TestClock } from "./effectLine.js"
 import { counted, makeStore, makeTable, unique } from "./support.js"
 
 /**
@@ -67,7 +68,7 @@ export const semaphoreModuleBehaviour = (it: It, engine: Engine) => {
 
 /** Processes that share one semaphore. */
 const sharing = (it: It, engine: Engine) => {
-  it.scoped("two processes take permits up to the limit; a third gets one after a release; fences increase", () =>
+  it.effect("two processes take permits up to the limit; a third gets one after a release; fences increase", () =>
     Effect.gen(function*() {
       const t0 = yield* clockNow
       const { tableName } = yield* makeTable()
@@ -77,7 +78,7 @@ const sharing = (it: It, engine: Engine) => {
 
       const scopeA = yield* Scope.make()
       const first = yield* Semaphore.acquire(name, { ...options, permits: 2, holder: "a", data: "shard-1" }).pipe(
-        Scope.extend(scopeA),
+        Effect.provideService(Scope.Scope, scopeA),
         as(a)
       )
       const second = yield* Semaphore.acquire(name, { ...options, holder: "b" }).pipe(as(b))
@@ -112,16 +113,16 @@ const sharing = (it: It, engine: Engine) => {
         used: 2,
         holders: [holders[1], { owner: third.owner, holder: "c", permits: 1, fence: third.fence }]
       }))
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("a process that asks with another limit fails with SemaphoreLimitMismatch and writes nothing", () =>
+  it.effect("a process that asks with another limit fails with SemaphoreLimitMismatch and writes nothing", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable()
       const [a, b] = yield* Effect.all([makeStore(tableName), makeStore(tableName)])
       const name = unique("limits")
       const scopeA = yield* Scope.make()
-      yield* Semaphore.acquire(name, { ...lease, limit: 3 }).pipe(Scope.extend(scopeA), as(a))
+      yield* Semaphore.acquire(name, { ...lease, limit: 3 }).pipe(Effect.provideService(Scope.Scope, scopeA), as(a))
       const before = yield* Semaphore.inspect(name).pipe(as(b))
 
       let ran = 0
@@ -142,12 +143,12 @@ const sharing = (it: It, engine: Engine) => {
       expect(ran).toBe(0)
       yield* Semaphore.withPermits(name, section, { ...lease, limit: 3 }).pipe(as(b))
       expect(ran).toBe(1)
-    }))
+    }).pipe(Effect.scoped))
 }
 
 /** What an acquisition costs in requests. */
 const cost = (it: It) => {
-  it.scoped("an uncontended withPermits cycle on an existing record is 2 UpdateItem and no read, in both forms", () =>
+  it.effect("an uncontended withPermits cycle on an existing record is 2 UpdateItem and no read, in both forms", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable()
@@ -168,12 +169,12 @@ const cost = (it: It) => {
       )
       expect(piped).toEqual({ result: "piped", requests: { UpdateItem: 2 } })
       expect(yield* inspectHolders(store, name)).toEqual(Option.some({ limit: 2, used: 0, holders: [] }))
-    }))
+    }).pipe(Effect.scoped))
 }
 
 /** Bad input, refused before any request. */
 const badInput = (it: It) => {
-  it.scoped("a semaphore name over the table's key budget is a LockConfigError, unsent; one byte less is taken", () =>
+  it.effect("a semaphore name over the table's key budget is a LockConfigError, unsent; one byte less is taken", () =>
     Effect.gen(function*() {
       yield* clockNow
       const plain = yield* makeTable()
@@ -205,9 +206,9 @@ const badInput = (it: It) => {
         // A lock may have the name: the marker makes the difference.
         expect(yield* Lock.withLock(tooLong, Effect.succeed("locked")).pipe(as(store))).toBe("locked")
       }
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("limit or permits out of bounds: a LockConfigError naming the option, unsent; the bounds are taken", () =>
+  it.effect("limit or permits out of bounds: a LockConfigError naming the option, unsent; the bounds are taken", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable()
@@ -242,9 +243,9 @@ const badInput = (it: It) => {
       expect(yield* Semaphore.inspect(name).pipe(as(store))).toEqual(Option.none())
       yield* Semaphore.withPermits(name, Effect.void, { ...lease, limit: maxLimit, permits: maxLimit }).pipe(as(store))
       expect(yield* inspectHolders(store, name)).toEqual(Option.some({ limit: maxLimit, used: 0, holders: [] }))
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("app-wide defaults a semaphore can not have are a LockConfigError, unsent: data, a lease past the TTL", () =>
+  it.effect("app-wide defaults a semaphore can not have are a LockConfigError, unsent: data, a lease past the TTL", () =>
     Effect.gen(function*() {
       yield* clockNow
       const { tableName } = yield* makeTable()
@@ -280,5 +281,5 @@ const badInput = (it: It) => {
       )
       const [holder] = Option.getOrThrow(held).holders
       expect(holder).toMatchObject({ holder: "app", data, leaseMs: 50_000 })
-    }))
+    }).pipe(Effect.scoped))
 }

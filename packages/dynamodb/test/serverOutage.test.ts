@@ -14,24 +14,20 @@ import type * as Lease from "@leasehold/lock/Lease"
 import * as Lock from "@leasehold/lock/Lock"
 import { LockLost } from "@leasehold/lock/LockError"
 import * as LockStore from "@leasehold/lock/LockStore"
-import { DynamoServer } from "@leasehold/testing"
-import {
-  Cause,
-  Chunk,
-  Clock,
-  Deferred,
-  Effect,
-  Exit,
-  Fiber,
-  Layer,
-  Option,
-  Random,
-  Ref,
-  Stream,
-  TestClock
-} from "effect"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Stream } from "effect"
 import type { Scope } from "effect"
-import { makeStore, makeTable, unique } from "./support.js"
+import {
+  catchDefect,
+  findErrorOption,
+  forkChild,
+  forkDetach,
+  hasInterruptsOnly,
+  isDone,
+  TestClock,
+  withRandomFixed
+} from "./effectLine.js"
+import { inRealTime, makeStore, makeTable, timeoutOrElse, unique } from "./support.js"
 
 /** Lease 10 s: renew every 2 s; the local deadline is 1 s before the lease ends; "at risk" 2.5 s before that. */
 const options = {
@@ -45,9 +41,6 @@ const heartbeatMs = 2_000
 /** Acquired at t0, never renewed: the local deadline. */
 const deadlineMs = leaseMs - 1_000
 const warnAtMs = 2_500
-
-/** Real time: waiting for sockets and the proxy, whatever the test's clock. */
-const liveClock = Clock.make()
 
 interface StoreCall {
   readonly operation: "tryAcquire" | "renew" | "release"
@@ -92,10 +85,10 @@ const makeInstrumentedStore = (t0: number) =>
           Effect.onExit((exit) => {
             const outcome: StoreCall["outcome"] = Exit.isSuccess(exit)
               ? exit.value._tag
-              : Cause.isInterruptedOnly(exit.cause)
+              : hasInterruptsOnly(exit.cause)
               ? "interrupted"
               : "failed"
-            return Effect.zipRight(
+            return Effect.andThen(
               Ref.update(inFlight, (n) => n - 1),
               Ref.update(calls, (all) => [...all, { operation, sentAt, outcome }])
             )
@@ -111,7 +104,7 @@ const makeInstrumentedStore = (t0: number) =>
     return { store: instrumented, tableName, calls: Ref.get(calls), inFlight: Ref.get(inFlight) }
   })
 
-type Instrumented = Effect.Effect.Success<ReturnType<typeof makeInstrumentedStore>>
+type Instrumented = ReturnType<typeof makeInstrumentedStore> extends Effect.Effect<infer A, any, any> ? A : never
 
 /** Waits (real time) until every store call in flight has answered or is held by the paused server. */
 const settle = (instrumented: Instrumented) =>
@@ -125,9 +118,9 @@ const settle = (instrumented: Instrumented) =>
       }
     }
   }).pipe(
-    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("store calls did not settle in 5 s") }),
+    timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.fail(new Error("store calls did not settle in 5 s")) }),
     Effect.orDie,
-    Effect.withClock(liveClock)
+    inRealTime
   )
 
 /** Moves the TestClock by `ms` in steps, letting the store calls each step starts settle. */
@@ -144,7 +137,7 @@ const advanceUntil = (instrumented: Instrumented, done: Effect.Effect<boolean>, 
   Effect.gen(function*() {
     let moved = 0
     while (!(yield* done)) {
-      if (moved >= limitMs) return yield* Effect.dieMessage(`still not done after ${limitMs} ms of TestClock`)
+      if (moved >= limitMs) return yield* Effect.die(`still not done after ${limitMs} ms of TestClock`)
       yield* advance(instrumented, step)
       moved += step
     }
@@ -176,15 +169,15 @@ const startHolder = (instrumented: Instrumented, t0: number) =>
     const fiber = yield* Lock.withLock(name, section, options).pipe(
       Effect.provideService(LockStore.LockStore, instrumented.store),
       // The first renew at the latest point it may go, one heartbeat in: the test moves the clock by heartbeats.
-      Effect.withRandom(Random.fixed([0])),
-      Effect.forkDaemon
+      withRandomFixed(0),
+      forkDetach
     )
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* server.resume
-        yield* Fiber.interruptFork(fiber)
+        yield* forkDetach(Fiber.interrupt(fiber))
         yield* advanceUntil(instrumented, isDone(fiber), 100, 60_000)
-      }).pipe(Effect.catchAllDefect((defect) => Effect.logError("the lock holder did not finish", defect)))
+      }).pipe(catchDefect((defect) => Effect.logError("the lock holder did not finish", defect)))
     )
     const lease = yield* Deferred.await(leaseOf)
     // Every status from now on, up to a final one; subscribed before the test moves the clock.
@@ -193,26 +186,24 @@ const startHolder = (instrumented: Instrumented, t0: number) =>
       Stream.tap(() => Deferred.succeed(subscribed, undefined)),
       Stream.takeUntil((status) => status._tag === "Lost" || status._tag === "Released"),
       Stream.runCollect,
-      Effect.map(Chunk.toReadonlyArray),
-      Effect.fork
+      Effect.map((all): ReadonlyArray<Lease.LeaseStatus> => Array.from(all)),
+      forkChild
     )
     yield* Deferred.await(subscribed)
     return { name, fiber, lease, finish, interruptedAt, statuses }
   })
-
-const isDone = <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.map(Fiber.poll(fiber), Option.isSome)
 
 /** Waits (real time, no clock involved) until the lease reports `tag`. */
 const awaitStatus = (lease: Lease.Lease, tag: Lease.LeaseStatus["_tag"]) =>
   lease.changes.pipe(
     Stream.filter((status) => status._tag === tag),
     Stream.runHead,
-    Effect.flatten,
+    Effect.map(Option.getOrThrow),
     Effect.orDie
   )
 
 const failureOf = <A, E>(exit: Exit.Exit<A, E>) =>
-  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+  Exit.isFailure(exit) ? Option.getOrUndefined(findErrorOption(exit.cause)) : undefined
 
 const renewsOf = (calls: ReadonlyArray<StoreCall>) => calls.filter((call) => call.operation === "renew")
 const releasesOf = (calls: ReadonlyArray<StoreCall>) => calls.filter((call) => call.operation === "release")
@@ -262,7 +253,7 @@ const holdThroughSilence = Effect.gen(function*() {
 })
 
 describe("a DynamoDB server outage while a lock is held", () => {
-  it.scoped("the server stops answering: at risk, then lost at the local deadline; the section is interrupted", () =>
+  it.effect("the server stops answering: at risk, then lost at the local deadline; the section is interrupted", () =>
     withServer(Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const { holder, instrumented, t0 } = yield* holdThroughSilence
@@ -291,20 +282,20 @@ describe("a DynamoDB server outage while a lock is held", () => {
       const record = Option.getOrThrow(yield* direct.inspect(holder.name))
       expect(record.owner).toBe(holder.lease.owner)
       expect(record.leaseUntil).toBe(t0 + leaseMs)
-    })))
+    })).pipe(Effect.scoped))
 
   // Regression: the release runs in an uninterruptible finalizer; its per-attempt timeout must still abandon a call
   // the server never answers, on the lock's clock.
-  it.scoped("the server stays silent: the release is abandoned on the lock's clock and withLock fails", () =>
+  it.effect("the server stays silent: the release is abandoned on the lock's clock and withLock fails", () =>
     withServer(Effect.gen(function*() {
       const { holder, instrumented } = yield* holdThroughSilence
       const releasing = yield* advanceUntil(instrumented, isDone(holder.fiber), 100, leaseMs)
       expect(releasing).toBeLessThan(leaseMs)
       expect(failureOf(yield* Fiber.await(holder.fiber))).toMatchObject({ _tag: "LockLost", reason: "expired" })
       expect(releasesOf(yield* instrumented.calls).every((call) => call.outcome === "interrupted")).toBe(true)
-    })))
+    })).pipe(Effect.scoped))
 
-  it.scoped("the server comes back before the deadline: the lease is Held again and the section completes", () =>
+  it.effect("the server comes back before the deadline: the lease is Held again and the section completes", () =>
     withServer(Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const t0 = yield* clockNow
@@ -341,9 +332,9 @@ describe("a DynamoDB server outage while a lock is held", () => {
       expect(yield* Fiber.join(holder.fiber)).toBe("done")
       expect(tagsOf(yield* Fiber.join(holder.statuses))).toEqual(["Held", "AtRisk", "Held", "Released"])
       expect(releasesOf(yield* instrumented.calls).map((call) => call.outcome)).toEqual(["Released"])
-    })))
+    })).pipe(Effect.scoped))
 
-  it.scoped("refused connections: renews fail and are retried until the deadline, then the lease is lost", () =>
+  it.effect("refused connections: renews fail and are retried until the deadline, then the lease is lost", () =>
     withServer(Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const t0 = yield* clockNow
@@ -385,5 +376,5 @@ describe("a DynamoDB server outage while a lock is held", () => {
       expect(tagsOf(yield* Fiber.join(holder.statuses))).toEqual(["Held", "AtRisk", "Lost"])
       const record = Option.getOrThrow(yield* instrumented.store.inspect(holder.name))
       expect(record.owner).toBeUndefined()
-    })))
+    })).pipe(Effect.scoped))
 })

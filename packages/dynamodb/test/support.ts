@@ -6,8 +6,9 @@ import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-
 import type { AttributeValue } from "@aws-sdk/client-dynamodb"
 import { DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
 import type { LockStore } from "@leasehold/lock"
-import { DynamoServer } from "@leasehold/testing"
-import { Clock, Effect } from "effect"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Effect, Option } from "effect"
+import * as EffectLine from "../src/internal/effectLine.js"
 
 let counter = 0
 
@@ -92,8 +93,29 @@ export const acquireRequest = (
   ...overrides
 })
 
-/** Waiting for sockets to close takes real time, whatever the test's clock. */
-const liveClock = Clock.make()
+/** Real time, whatever the test's clock: for what waits on sockets, the server or the proxy. */
+export const liveClock = EffectLine.liveClock
+
+/** Runs `self` on the live clock. */
+export const inRealTime = EffectLine.withClock(liveClock)
+
+/** `self`, or `orElse` in its place (`self` interrupted) once it has run for `duration`. */
+export const timeoutOrElse = <A2, E2, R2>(options: {
+  readonly duration: EffectLine.DurationInput
+  readonly orElse: () => Effect.Effect<A2, E2, R2>
+}) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A | A2, E | E2, R | R2> =>
+  Effect.flatMap(
+    Effect.timeoutOption(self, options.duration),
+    (done): Effect.Effect<A | A2, E2, R2> => Option.isSome(done) ? Effect.succeed(done.value) : options.orElse()
+  )
+
+/** How `self` ended, as a plain value: its failure or its success (a defect still fails it). */
+export const outcome = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.match(self, {
+    onFailure: (failure) => ({ _tag: "Failure" as const, failure }),
+    onSuccess: (success) => ({ _tag: "Success" as const, success })
+  })
 
 /**
  * Waits until the paused server holds no request: a client that aborts a held request closes its connection, and
@@ -103,6 +125,6 @@ export const awaitNothingPending = Effect.flatMap(DynamoServer.DynamoServer, (se
   Effect.gen(function*() {
     while ((yield* server.pending) > 0) yield* Effect.sleep("5 millis")
   }).pipe(
-    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("requests still held after 5 s") }),
-    Effect.withClock(liveClock)
+    timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.fail(new Error("requests still held after 5 s")) }),
+    inRealTime
   ))

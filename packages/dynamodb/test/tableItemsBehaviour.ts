@@ -8,9 +8,10 @@ import type { Vitest } from "@effect/vitest"
 import { expect } from "@effect/vitest"
 import { DynamoLockItems, DynamoLockStore, DynamoLockTable } from "@leasehold/dynamodb"
 import type { LockStore } from "@leasehold/lock"
-import { DynamoServer } from "@leasehold/testing"
-import { Effect, TestClock } from "effect"
+import * as DynamoServer from "@leasehold/testing/DynamoServer"
+import { Effect } from "effect"
 import type { Engine } from "./behaviour.js"
+import { TestClock } from "./effectLine.js"
 import { acquireRequest, makeStore, makeTable, rawClient, unique } from "./support.js"
 
 /** Sets the TestClock to the wall clock, so that lease times are realistic. */
@@ -73,7 +74,7 @@ export const tableItemsBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.Dynam
   ] as const
 
   for (const layout of layouts) {
-    it.scoped(`DynamoLockItems.list: a family's locks and semaphores together, and only its own (${layout.label})`, () =>
+    it.effect(`DynamoLockItems.list: a family's locks and semaphores together, and only its own (${layout.label})`, () =>
       Effect.gen(function*() {
         yield* clockNow
         const server = yield* DynamoServer.DynamoServer
@@ -99,10 +100,10 @@ export const tableItemsBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.Dynam
         expect(pages.flatMap((one) => names(one)).sort()).toEqual(names(page))
         expect(pages.every((one) => one.items.length <= 1)).toBe(true)
         expect(pages[pages.length - 1]?.cursor).toBeUndefined()
-      }))
+      }).pipe(Effect.scoped))
   }
 
-  it.scoped("DynamoLockItems.list refuses bad options before any request, and a cursor it did not make", () =>
+  it.effect("DynamoLockItems.list refuses bad options before any request, and a cursor it did not make", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const { tableName } = yield* makeTable()
@@ -124,9 +125,9 @@ export const tableItemsBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.Dynam
       expect(cursor._tag).toBe("LockStoreError")
       expect(cursor._tag === "LockStoreError" && [cursor.operation, cursor.retryable]).toEqual(["list", false])
       expect(cursor.message).toContain("list cursor \"not a cursor\" is malformed")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("DynamoLockTable.describeKeys: missing, a layout a store can use, or not", () =>
+  it.effect("DynamoLockTable.describeKeys: missing, a layout a store can use, or not", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const location = (tableName: string) => ({ tableName, clientConfig: server.clientConfig })
@@ -155,9 +156,9 @@ export const tableItemsBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.Dynam
       })
       const invalid = yield* Effect.flip(DynamoLockTable.describeKeys(location("ab")))
       expect(invalid._tag === "LockConfigError" && invalid.option).toBe("tableName")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped(
+  it.effect(
     `DynamoLockTable.describeTtlState: ${
       engine.ttl === "unsupported" ? "a server without TTL says so" : "enabled, or disabled on a table without it"
     }`,
@@ -180,6 +181,6 @@ export const tableItemsBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.Dynam
         // The store's own check agrees that a table without TTL on a server with TTL is a problem.
         const problems = yield* DynamoLockStore.checkTable(location(raw))
         expect(problems.map((problem) => problem._tag)).toEqual(["TtlDisabled"])
-      })
+      }).pipe(Effect.scoped)
   )
 }

@@ -40,9 +40,10 @@ export const optionsRecord = (
  *
  * @internal
  */
-export const durationOption = (input: unknown): StoreOptions.DurationOption => {
-  return { millis: EffectLine.durationMillis(input), input }
-}
+export const durationOption = (input: unknown): StoreOptions.DurationOption => ({
+  millis: EffectLine.getOrUndefined(LockDuration.toMillis(input)),
+  input
+})
 
 /** @internal */
 export const tableName = (name: unknown): LockConfigError | undefined => {

@@ -35,8 +35,9 @@ export {
 } from "@leasehold/core/dynamodb/ClockSkew"
 
 /**
- * A clock's monotonic time in ms, as the core's estimates keep it (each major reads it its own way: see
- * `effectLine.ts`).
+ * A clock's monotonic time in ms, as the core's estimates keep it. Effect 3's clocks have one time, in ms and in ns (a
+ * `TestClock`'s monotonic time follows its time); Effect 4's keep monotonic time apart (a `TestClock`'s `setTime` steps
+ * its wall time, not its monotonic one).
  *
  * @internal
  */
@@ -44,11 +45,16 @@ export const monotonicMillis = (clock: Clock.Clock): number =>
   ClockSkew.monotonicMillis(EffectLine.monotonicTimeNanosUnsafe(clock))
 
 /**
- * Whether `clock` is a `TestClock`: its public interface, which no real clock has.
+ * Whether `clock` is a `TestClock`: its public interface, which no real clock has (`adjust`, `setTime`, and a member
+ * that each major's `TestClock` has apart from those, `testClockMember`).
  *
  * @internal
  */
-export const isTestClock: (clock: Clock.Clock) => boolean = EffectLine.isTestClock
+export const isTestClock = (clock: Clock.Clock): boolean => {
+  const candidate = clock as Partial<Record<"adjust" | "setTime" | typeof EffectLine.testClockMember, unknown>>
+  return typeof candidate.adjust === "function" && typeof candidate.setTime === "function" &&
+    candidate[EffectLine.testClockMember] !== undefined
+}
 
 /**
  * The latest estimate of one store (the core's `SkewMonitor`).
