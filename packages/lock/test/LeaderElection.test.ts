@@ -1,12 +1,25 @@
 import { describe, expect, it } from "@effect/vitest"
 import { LeaderElection, LockError, LockStore } from "@leasehold/lock"
-import { Cause, Clock, Deferred, Effect, Exit, Fiber, Layer, Logger, Option, Random, Stream, TestClock } from "effect"
-import { probe, recordingTracer, sharedMemory } from "./support.js"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import {
+  currentTimeMillisUnsafe,
+  forkChild,
+  forkDetach,
+  makeClock,
+  monotonicTimeNanosUnsafe,
+  reasons,
+  TestClock,
+  warningLogger,
+  withClock,
+  withFixedRandom,
+  yieldNow
+} from "./effectLine.js"
+import { currentClock, probe, recordingTracer, repeatTimes, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 50)
+const settle = yieldNow.pipe(repeatTimes(50))
 
 /**
  * A process that can crash: from `crash()` on, none of its store calls reaches the store or comes back, so it neither
@@ -36,7 +49,7 @@ const quietReads = (shared: LockStore.LockStore) =>
       Effect.suspend(() => {
         if (operation !== "inspect") return call
         reads += 1
-        return quiet ? Effect.zipRight(Deferred.await(gate), call) : call
+        return quiet ? Effect.andThen(Deferred.await(gate), call) : call
       }))
     return {
       layer: Layer.succeed(LockStore.LockStore, store),
@@ -73,10 +86,7 @@ const failingAcquires = (shared: LockStore.LockStore, failures: number) => {
 /** A logger layer that keeps every warning's message. */
 const warningLog = () => {
   const warnings: Array<string> = []
-  const logger = Logger.make(({ logLevel, message }) => {
-    if (logLevel._tag === "Warning") warnings.push(String(message))
-  })
-  return { warnings, capture: Logger.replace(Logger.defaultLogger, logger) }
+  return { warnings, capture: warningLogger((message) => warnings.push(String(message))) }
 }
 
 /** A leader's effect that records each term it is given and when it was interrupted, and leads until stopped. */
@@ -84,7 +94,7 @@ const recordingLeader = () => {
   const terms: Array<LeaderElection.Term> = []
   const interruptedAt: Array<number> = []
   const leader = (term: LeaderElection.Term) =>
-    Effect.zipRight(
+    Effect.andThen(
       Effect.sync(() => terms.push(term)),
       Effect.never.pipe(Effect.onInterrupt(() => Effect.map(now, (t) => interruptedAt.push(t))))
     )
@@ -93,14 +103,12 @@ const recordingLeader = () => {
 
 /** The TestClock, read `offsetMs` later on both the wall and the monotonic clock; sleeps as the TestClock does. */
 const offsetClock = (offsetMs: number) =>
-  Effect.map(Effect.clock, (base): Clock.Clock => ({
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => base.unsafeCurrentTimeMillis() + offsetMs,
-    unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos() + BigInt(offsetMs) * 1_000_000n,
-    currentTimeMillis: Effect.sync(() => base.unsafeCurrentTimeMillis() + offsetMs),
-    currentTimeNanos: Effect.sync(() => base.unsafeCurrentTimeNanos() + BigInt(offsetMs) * 1_000_000n),
-    sleep: (duration) => base.sleep(duration)
-  }))
+  Effect.map(currentClock, (base): Clock.Clock =>
+    makeClock(
+      () => currentTimeMillisUnsafe(base) + offsetMs,
+      () => monotonicTimeNanosUnsafe(base) + BigInt(offsetMs) * 1_000_000n,
+      (duration) => base.sleep(duration)
+    ))
 
 const recordOf = (store: LockStore.LockStore, name: string) => Effect.map(store.inspect(name), Option.getOrThrow)
 
@@ -108,7 +116,7 @@ const recordOf = (store: LockStore.LockStore, name: string) => Effect.map(store.
 const watch = (name: string, options: LeaderElection.WatchOptions, layer: Layer.Layer<LockStore.LockStore>) =>
   Effect.gen(function*() {
     const seen: Array<{ readonly at: number; readonly leader: Option.Option<LeaderElection.Leader> }> = []
-    const fiber = yield* Effect.fork(
+    const fiber = yield* forkChild(
       LeaderElection.leader(name, options).pipe(
         Stream.runForEach((leader) => Effect.flatMap(now, (at) => Effect.sync(() => seen.push({ at, leader })))),
         Effect.provide(layer)
@@ -152,9 +160,9 @@ describe("LeaderElection.run", () => {
             }),
           { holder: who, pollInterval: "200 millis" }
         ).pipe(Effect.provideService(LockStore.LockStore, LockStore.processView(shared)))
-      const a = yield* Effect.fork(candidate("a", 10_000))
+      const a = yield* forkChild(candidate("a", 10_000))
       yield* settle
-      const b = yield* Effect.fork(candidate("b", 1_000))
+      const b = yield* forkChild(candidate("b", 1_000))
       yield* TestClock.adjust("9 seconds")
       expect(elected.map(({ who }) => who)).toEqual(["a"])
       yield* TestClock.adjust("1 second")
@@ -174,7 +182,7 @@ describe("LeaderElection.run", () => {
       const a = yield* probe(sharedMemory())
       const { interruptedAt, leader, terms } = recordingLeader()
       // Lease 3 s: renew every second; the local deadline is 300 ms before the lease ends.
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         LeaderElection.run("scheduler", leader, { lease: "3 seconds", pollInterval: "100 millis" }).pipe(
           Effect.provide(a.layer)
         )
@@ -196,18 +204,18 @@ describe("LeaderElection.run", () => {
       expect(terms).toHaveLength(2)
       expect(yield* terms[1]!.lease.isHeld).toBe(true)
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("a leader whose lock is taken by force is interrupted at its next renew, and leads again after", () =>
     Effect.gen(function*() {
       const shared = sharedMemory()
       const [a, operator] = yield* Effect.all([probe(shared), probe(shared)])
       const { interruptedAt, leader, terms } = recordingLeader()
-      const fiber = yield* Effect.fork(LeaderElection.run("scheduler", leader).pipe(Effect.provide(a.layer)))
+      const fiber = yield* forkChild(LeaderElection.run("scheduler", leader).pipe(Effect.provide(a.layer)))
       yield* settle
       // An operator force-releases, and another process is elected and leads for 15 s.
       yield* operator.service.forceRelease("scheduler")
-      const thief = yield* Effect.fork(
+      const thief = yield* forkChild(
         LeaderElection.run("scheduler", (term) => Effect.as(Effect.sleep("15 seconds"), term.fence)).pipe(
           Effect.provide(operator.layer)
         )
@@ -226,7 +234,7 @@ describe("LeaderElection.run", () => {
       expect(thiefFence).toBeGreaterThan(terms[0]!.fence)
       expect(terms[1]!.fence).toBeGreaterThan(thiefFence)
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("a crashed leader is replaced by a follower after leaseUntil + maxClockSkew, within a poll of it", () =>
     Effect.gen(function*() {
@@ -235,11 +243,11 @@ describe("LeaderElection.run", () => {
       const options = { lease: "3 seconds", maxClockSkew: "1 second", pollInterval: "200 millis" } as const
       const first = recordingLeader()
       const second = recordingLeader()
-      const leaderA = yield* Effect.fork(
+      const leaderA = yield* forkChild(
         LeaderElection.run("scheduler", first.leader, { ...options, holder: "a" }).pipe(Effect.provide(a.layer))
       )
       yield* settle
-      yield* Effect.fork(
+      yield* forkChild(
         LeaderElection.run("scheduler", second.leader, { ...options, holder: "b" }).pipe(
           Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
         )
@@ -252,7 +260,7 @@ describe("LeaderElection.run", () => {
       const last = yield* recordOf(shared, "scheduler")
       expect(last.owner).toBe(first.terms[0]!.owner)
       a.crash()
-      yield* Fiber.interruptFork(leaderA)
+      yield* forkDetach(Fiber.interrupt(leaderA))
       const takeoverAt = last.leaseUntil + 1_000
       for (let t = yield* now; t < takeoverAt + 1_000 && second.terms.length === 0; t += 50) {
         yield* TestClock.adjust("50 millis")
@@ -271,11 +279,11 @@ describe("LeaderElection.run", () => {
       const a = crashable(shared)
       const options = { lease: "3 seconds", pollInterval: "200 millis", takeover: "observed" } as const
       const second = recordingLeader()
-      const leaderA = yield* Effect.fork(
+      const leaderA = yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "a" }).pipe(Effect.provide(a.layer))
       )
       yield* settle
-      yield* Effect.fork(
+      yield* forkChild(
         LeaderElection.run("scheduler", second.leader, { ...options, holder: "b" }).pipe(
           Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
         )
@@ -283,7 +291,7 @@ describe("LeaderElection.run", () => {
       yield* TestClock.adjust("5 seconds")
       const last = yield* recordOf(shared, "scheduler")
       a.crash()
-      yield* Fiber.interruptFork(leaderA)
+      yield* forkDetach(Fiber.interrupt(leaderA))
       const renewedAt = last.leaseUntil - 3_000
       for (let t = yield* now; t < renewedAt + 10_000 && second.terms.length === 0; t += 50) {
         yield* TestClock.adjust("50 millis")
@@ -312,8 +320,8 @@ describe("LeaderElection.run", () => {
               leading -= 1
             }),
           { holder: who, pollInterval: "100 millis" }
-        ).pipe(Effect.repeatN(2), Effect.provideService(LockStore.LockStore, LockStore.processView(shared)))
-      const fibers = yield* Effect.forEach(["a", "b", "c"], (who) => Effect.fork(candidate(who)))
+        ).pipe(repeatTimes(2), Effect.provideService(LockStore.LockStore, LockStore.processView(shared)))
+      const fibers = yield* Effect.forEach(["a", "b", "c"], (who) => forkChild(candidate(who)))
       yield* TestClock.adjust("30 seconds")
       yield* Fiber.joinAll(fibers)
       expect(fences).toHaveLength(9)
@@ -332,15 +340,15 @@ describe("LeaderElection.run", () => {
       expect((yield* recordOf(store, "scheduler")).owner).toBeUndefined()
 
       const { leader, terms } = recordingLeader()
-      const fiber = yield* Effect.fork(LeaderElection.run("scheduler", leader).pipe(provide))
+      const fiber = yield* forkChild(LeaderElection.run("scheduler", leader).pipe(provide))
       yield* settle
       expect((yield* recordOf(store, "scheduler")).owner).toBe(terms[0]!.owner)
       yield* Fiber.interrupt(fiber)
       expect((yield* recordOf(store, "scheduler")).owner).toBeUndefined()
       expect(yield* terms[0]!.lease.status).toEqual({ _tag: "Released" })
 
-      const died = yield* LeaderElection.run("scheduler", () => Effect.dieMessage("bug")).pipe(provide, Effect.exit)
-      expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+      const died = yield* LeaderElection.run("scheduler", () => Effect.die("bug")).pipe(provide, Effect.exit)
+      expect(Exit.isFailure(died) && reasons(died.cause).some((reason) => reason._tag === "Die")).toBe(true)
       expect((yield* recordOf(store, "scheduler")).owner).toBeUndefined()
     }))
 
@@ -348,7 +356,7 @@ describe("LeaderElection.run", () => {
     Effect.gen(function*() {
       const { attempts, layer } = failingAcquires(sharedMemory(), 4)
       const { capture, warnings } = warningLog()
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         LeaderElection.run("scheduler", (term) => Effect.succeed(term.fence), {
           pollInterval: "100 millis",
           maxBackoff: "300 millis"
@@ -362,13 +370,13 @@ describe("LeaderElection.run", () => {
       expect(warnings[0]).toContain("injected: the table does not exist")
       expect(warnings[0]).toContain("campaigning again in 100 ms (failure 1 in a row)")
       expect(warnings[3]).toContain("campaigning again in 300 ms (failure 4 in a row)")
-    }).pipe(Effect.withRandom(Random.fixed([1]))))
+    }).pipe(withFixedRandom([1])))
 
   it.effect("after maxCampaignFailures failed campaigns in a row, run fails with the store's error", () =>
     Effect.gen(function*() {
       const { attempts, layer } = failingAcquires(sharedMemory(), 10)
       const { capture, warnings } = warningLog()
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.void, { pollInterval: "100 millis", maxCampaignFailures: 3 }).pipe(
           Effect.provide(layer),
           Effect.provide(capture),
@@ -380,13 +388,13 @@ describe("LeaderElection.run", () => {
       expect(error._tag).toBe("LockStoreError")
       expect(attempts).toHaveLength(3)
       expect(warnings.at(-1)).toContain("giving up after 3 failed campaigns in a row")
-    }).pipe(Effect.withRandom(Random.fixed([1]))))
+    }).pipe(withFixedRandom([1])))
 
   it.effect("retryable store errors in the middle of a campaign are retried by the waiting acquire", () =>
     Effect.gen(function*() {
       const a = yield* probe(sharedMemory())
       a.failing("tryAcquire", true)
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         LeaderElection.run("scheduler", (term) => Effect.succeed(term.fence), { pollInterval: "100 millis" }).pipe(
           Effect.provide(a.layer)
         )
@@ -439,7 +447,7 @@ describe("LeaderElection.leader", () => {
       const watcher = yield* probe(shared)
       const { holders, seen } = yield* watch("scheduler", { pollInterval: "1 second" }, watcher.layer)
       const candidate = (who: string, leadsFor: number) =>
-        Effect.fork(
+        forkChild(
           LeaderElection.run("scheduler", () => Effect.sleep(leadsFor), { holder: who, pollInterval: "200 millis" })
             .pipe(Effect.provideService(LockStore.LockStore, LockStore.processView(shared)))
         )
@@ -465,7 +473,7 @@ describe("LeaderElection.leader", () => {
       const shared = sharedMemory()
       const a = crashable(shared)
       const options = { lease: "3 seconds", maxClockSkew: "1 second", pollInterval: "200 millis" } as const
-      const leaderA = yield* Effect.fork(
+      const leaderA = yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "a" }).pipe(
           Effect.provide(a.layer)
         )
@@ -476,7 +484,7 @@ describe("LeaderElection.leader", () => {
         { pollInterval: "100 millis" },
         Layer.succeed(LockStore.LockStore, LockStore.processView(shared))
       )
-      yield* Effect.fork(
+      yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "b" }).pipe(
           Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
         )
@@ -484,14 +492,14 @@ describe("LeaderElection.leader", () => {
       yield* TestClock.adjust("2 seconds")
       const last = yield* recordOf(shared, "scheduler")
       a.crash()
-      yield* Fiber.interruptFork(leaderA)
+      yield* forkDetach(Fiber.interrupt(leaderA))
       yield* TestClock.adjust("10 seconds")
       expect(holders()).toEqual(["a", "none", "b"])
       const noneAt = seen[1]!.at
       expect(noneAt).toBeGreaterThanOrEqual(last.leaseUntil)
       expect(noneAt).toBeLessThan(last.leaseUntil + 100)
       expect(seen[2]!.at).toBeGreaterThan(last.leaseUntil + 1_000)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("observed mode trusts no wall clock: a leader is gone once unchanged for a full lease", () =>
     Effect.gen(function*() {
@@ -499,10 +507,10 @@ describe("LeaderElection.leader", () => {
       const a = crashable(shared)
       // The leader's wall clock is an hour ahead, so its leaseUntil is too.
       const ahead = yield* offsetClock(3_600_000)
-      yield* Effect.fork(
+      yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.never, { lease: "3 seconds", holder: "a" }).pipe(
           Effect.provide(a.layer),
-          Effect.withClock(ahead)
+          withClock(ahead)
         )
       )
       yield* settle
@@ -518,7 +526,7 @@ describe("LeaderElection.leader", () => {
       // Unchanged since the first poll that saw the last renew (at 2 s, or one poll later), for a full lease.
       expect(observed.seen[1]!.at).toBeGreaterThanOrEqual(5_000)
       expect(observed.seen[1]!.at).toBeLessThanOrEqual(5_100)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("a crashed leader turns into none at its leaseUntil while the watcher's read hangs; polls go on", () =>
     Effect.gen(function*() {
@@ -526,12 +534,12 @@ describe("LeaderElection.leader", () => {
       const a = crashable(shared)
       const reads = yield* quietReads(shared)
       const options = { lease: "3 seconds", maxClockSkew: "1 second", pollInterval: "200 millis" } as const
-      yield* Effect.fork(
+      yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "a" }).pipe(Effect.provide(a.layer))
       )
       yield* settle
       const { holders, seen } = yield* watch("scheduler", { pollInterval: "100 millis" }, reads.layer)
-      yield* Effect.fork(
+      yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "b" }).pipe(
           Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
         )
@@ -554,7 +562,7 @@ describe("LeaderElection.leader", () => {
       yield* TestClock.adjust("1 second")
       expect(holders()).toEqual(["a", "none", "b"])
       expect(reads.reads() - readsBefore).toBeGreaterThanOrEqual(9)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("in observed mode, a leader turns into none a lease after its last change while the read hangs", () =>
     Effect.gen(function*() {
@@ -563,10 +571,10 @@ describe("LeaderElection.leader", () => {
       const reads = yield* quietReads(shared)
       // The leader's wall clock is an hour behind: only the watcher's monotonic clock counts.
       const behind = yield* offsetClock(-3_600_000)
-      yield* Effect.fork(
+      yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.never, { lease: "3 seconds", holder: "a" }).pipe(
           Effect.provide(a.layer),
-          Effect.withClock(behind)
+          withClock(behind)
         )
       )
       yield* settle
@@ -586,7 +594,7 @@ describe("LeaderElection.leader", () => {
       // A full lease after the first poll that saw the last renew (at most a poll after it).
       expect(seen[1]!.at).toBeGreaterThanOrEqual(lastRenewAt + 3_000)
       expect(seen[1]!.at).toBeLessThanOrEqual(lastRenewAt + 3_000 + 100)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("failed reads keep the last record, judged by the clock; a non-retryable one fails the stream", () =>
     Effect.gen(function*() {
@@ -594,7 +602,7 @@ describe("LeaderElection.leader", () => {
       const a = crashable(shared)
       const watcher = yield* probe(shared)
       const { capture, warnings } = warningLog()
-      yield* Effect.fork(
+      yield* forkChild(
         LeaderElection.run("scheduler", () => Effect.never, { lease: "3 seconds", holder: "a" }).pipe(
           Effect.provide(a.layer)
         )

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, Lock, LockError, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Random, Stream, TestClock } from "effect"
-import { deadHolder, probe, sharedMemory } from "./support.js"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import { forkChild, hasInterrupts, poll, TestClock, withFixedRandom, withSeed, yieldNow } from "./effectLine.js"
+import { deadHolder, probe, repeatTimes, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = yieldNow.pipe(repeatTimes(20))
 
 const ownerOf = (store: LockStore.LockStore, name: string) =>
   Effect.map(store.inspect(name), (record) => Option.getOrUndefined(record)?.owner)
@@ -43,7 +44,7 @@ describe("Lock.withLock", () => {
       })
       const fibers = yield* Effect.forEach(
         Array.from({ length: 10 }),
-        () => Effect.fork(Lock.withLock("counter", section, { wait: "forever" }))
+        () => forkChild(Lock.withLock("counter", section, { wait: "forever" }))
       )
       yield* TestClock.adjust("20 seconds")
       yield* Fiber.joinAll(fibers)
@@ -66,7 +67,7 @@ describe("Lock.withLock", () => {
         inside--
       })
       const fibers = yield* Effect.forEach(processes, (process) =>
-        Effect.fork(
+        forkChild(
           Effect.forEach(
             Array.from({ length: 5 }),
             () => Lock.withLock("shared", section, { wait: "forever", lease: "5 seconds" }),
@@ -87,11 +88,11 @@ describe("Lock.withLock", () => {
       const releaseFirst = yield* Deferred.make<void>()
       const order: Array<string> = []
       const startTimes: Array<number> = []
-      const holder = yield* Effect.fork(
+      const holder = yield* forkChild(
         Lock.withLock("queue", Deferred.await(releaseFirst), { wait: "forever" }).pipe(Effect.provide(process.layer))
       )
       yield* settle
-      const waiters: Array<Fiber.RuntimeFiber<void, unknown>> = []
+      const waiters: Array<Fiber.Fiber<void, unknown>> = []
       for (const id of ["b", "c", "d"]) {
         const section = Effect.flatMap(now, (t) =>
           Effect.sync(() => {
@@ -99,7 +100,7 @@ describe("Lock.withLock", () => {
             startTimes.push(t)
           }))
         waiters.push(
-          yield* Effect.fork(
+          yield* forkChild(
             Lock.withLock("queue", section, { wait: "forever" }).pipe(Effect.provide(process.layer))
           )
         )
@@ -121,7 +122,7 @@ describe("Lock.withLock", () => {
       const fences = yield* Effect.gen(function*() {
         const outer = yield* Lock.acquire("reentrant")
         const inner = yield* Lock.withLock("reentrant", Effect.scoped(Lock.acquire("reentrant")))
-        const child = yield* Effect.fork(Lock.withLock("reentrant", Effect.succeed("child ran")))
+        const child = yield* forkChild(Lock.withLock("reentrant", Effect.succeed("child ran")))
         expect(yield* Fiber.join(child)).toBe("child ran")
         return [outer.fence, inner.fence]
       }).pipe(Effect.scoped, Effect.provide(process.layer))
@@ -156,13 +157,13 @@ describe("Lock.acquire: waiting and takeover", () => {
       yield* Effect.forkScoped(
         Lock.acquire("local").pipe(
           Effect.flatMap((lease) => Deferred.succeed(acquired, lease)),
-          Effect.zipRight(Effect.never),
+          Effect.andThen(Effect.never),
           Effect.scoped,
           Effect.provide(process.layer)
         )
       )
       const held = yield* Deferred.await(acquired)
-      const waiter = yield* Effect.fork(
+      const waiter = yield* forkChild(
         Effect.flip(Lock.withLock("local", Effect.void, { wait: "5 seconds" })).pipe(Effect.provide(process.layer))
       )
       yield* TestClock.adjust("5 seconds")
@@ -180,13 +181,13 @@ describe("Lock.acquire: waiting and takeover", () => {
       // A holder that wrote its lease and died: no heartbeat, no release.
       yield* deadHolder(backing, "job", 30_000)
       const process = yield* probe(backing)
-      const taker = yield* Effect.fork(
+      const taker = yield* forkChild(
         Effect.scoped(Lock.acquire("job", { wait: "forever", lease: "30 seconds", maxClockSkew: "10 seconds" }))
-          .pipe(Effect.zipRight(now), Effect.provide(process.layer))
+          .pipe(Effect.andThen(now), Effect.provide(process.layer))
       )
       yield* TestClock.adjust("40 seconds")
       expect(yield* ownerOf(backing, "job")).toBe("dead")
-      expect(Option.isNone(yield* Fiber.poll(taker))).toBe(true)
+      expect(Option.isNone(yield* poll(taker))).toBe(true)
       yield* TestClock.adjust("1 millis")
       expect(yield* Fiber.join(taker)).toBe(40_001)
     }))
@@ -197,14 +198,14 @@ describe("Lock.acquire: waiting and takeover", () => {
       yield* deadHolder(backing, "job", 30_000)
       const process = yield* probe(backing)
       yield* TestClock.adjust("5 seconds")
-      const taker = yield* Effect.fork(
+      const taker = yield* forkChild(
         Effect.scoped(Lock.acquire("job", { wait: "forever", takeover: "observed", maxClockSkew: "1 hour" })).pipe(
-          Effect.zipRight(now),
+          Effect.andThen(now),
           Effect.provide(process.layer)
         )
       )
       yield* TestClock.adjust("29999 millis")
-      expect(Option.isNone(yield* Fiber.poll(taker))).toBe(true)
+      expect(Option.isNone(yield* poll(taker))).toBe(true)
       yield* TestClock.adjust("1 millis")
       // First seen at 5 s, so stale at 35 s: earlier than absolute mode would allow (30 s + 1 hour of skew).
       expect(yield* Fiber.join(taker)).toBe(35_000)
@@ -216,7 +217,7 @@ describe("Lock.acquire: waiting and takeover", () => {
       const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
       const options = { takeover: "observed", lease: "3 seconds" } as const
       const holder = yield* Lock.acquire("job", options).pipe(Effect.provide(a.layer))
-      const waiter = yield* Effect.fork(
+      const waiter = yield* forkChild(
         Effect.flip(Lock.withLock("job", Effect.void, { ...options, wait: "20 seconds" })).pipe(Effect.provide(b.layer))
       )
       yield* TestClock.adjust("20 seconds")
@@ -239,7 +240,7 @@ describe("Lock.acquire: waiting and takeover", () => {
       for (let i = 0; i < 10; i++) yield* take(i % 2 === 0 ? a : b)
       // A holder that dies without releasing: the next one takes over after the lease.
       yield* deadHolder(backing, "fenced", 2_000)
-      const taker = yield* Effect.fork(take(b))
+      const taker = yield* forkChild(take(b))
       yield* TestClock.adjust("3 seconds")
       yield* Fiber.join(taker)
       yield* take(a)
@@ -253,7 +254,7 @@ describe("Lock.acquire: waiting and takeover", () => {
       const backing = sharedMemory()
       const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
       yield* a.hold("tryAcquire", "after")
-      const acquiring = yield* Effect.fork(Effect.scoped(Lock.acquire("slow")).pipe(Effect.provide(a.layer)))
+      const acquiring = yield* forkChild(Effect.scoped(Lock.acquire("slow")).pipe(Effect.provide(a.layer)))
       yield* a.held
       expect(yield* ownerOf(backing, "slow")).toBeDefined()
       yield* Fiber.interrupt(acquiring)
@@ -268,7 +269,7 @@ describe("Lock.acquire: waiting and takeover", () => {
       const backing = sharedMemory()
       const a = yield* probe(backing)
       yield* a.hold("tryAcquire", "before")
-      const acquiring = yield* Effect.fork(Effect.scoped(Lock.acquire("slow")).pipe(Effect.provide(a.layer)))
+      const acquiring = yield* forkChild(Effect.scoped(Lock.acquire("slow")).pipe(Effect.provide(a.layer)))
       yield* a.held
       yield* Fiber.interrupt(acquiring)
       expect(Option.isNone(yield* backing.inspect("slow"))).toBe(true)
@@ -292,7 +293,7 @@ describe("Lock.acquire: waiting and takeover", () => {
             )
           })
       }
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Effect.scoped(Lock.acquire("lossy", { wait: "10 seconds" })).pipe(
           Effect.provide(Layer.succeed(LockStore.LockStore, lossy))
         )
@@ -304,13 +305,13 @@ describe("Lock.acquire: waiting and takeover", () => {
 })
 
 /** Random draws at the top of their range: the first renew at the latest point it may go, one heartbeat in. */
-const latestFirstRenew = Effect.withRandom(Random.fixed([0]))
+const latestFirstRenew = withFixedRandom([0])
 
 describe("Lock: holding, heartbeats and loss", () => {
   it.effect("renews at a fixed rate: a slow renew does not push the next one later", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("steady", Effect.sleep("35 seconds"), { lease: "30 seconds" }).pipe(
           Effect.provide(process.layer)
         )
@@ -335,7 +336,7 @@ describe("Lock: holding, heartbeats and loss", () => {
     it.effect(`renews every heartbeat, the first at ${firstMs} ms of a 10 s heartbeat (draw ${draw}), and stops after release`, () =>
       Effect.gen(function*() {
         const process = yield* probe(sharedMemory())
-        const fiber = yield* Effect.fork(
+        const fiber = yield* forkChild(
           Lock.withLock("beat", Effect.sleep("96 seconds"), { lease: "30 seconds" }).pipe(Effect.provide(process.layer))
         )
         // The first renew goes in the second half of the first heartbeat: never sooner, never later than a full one.
@@ -354,7 +355,7 @@ describe("Lock: holding, heartbeats and loss", () => {
         expect(process.calls.release).toBe(1)
         yield* TestClock.adjust("10 minutes")
         expect(process.calls.renew).toBe(1 + Math.floor((96_000 - firstMs) / 10_000))
-      }).pipe(Effect.withRandom(Random.fixed([draw]))))
+      }).pipe(withFixedRandom([draw])))
   }
 
   it.effect("leases acquired at the same instant do not all renew at the same instant", () =>
@@ -362,7 +363,7 @@ describe("Lock: holding, heartbeats and loss", () => {
       const sentAt: Array<number> = []
       const store = LockStore.intercept(sharedMemory(), (operation, call) =>
         operation === "renew"
-          ? Effect.zipRight(Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => sentAt.push(t))), call)
+          ? Effect.andThen(Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => sentAt.push(t))), call)
           : call)
       yield* Effect.forEach(
         Array.from({ length: 20 }, (_, i) => `burst-${i}`),
@@ -376,25 +377,25 @@ describe("Lock: holding, heartbeats and loss", () => {
         expect(t).toBeLessThanOrEqual(1_000)
       }
       expect(new Set(sentAt).size).toBeGreaterThan(10)
-    }).pipe(Effect.scoped, Effect.withRandom(Random.make("burst"))))
+    }).pipe(Effect.scoped, withSeed("burst")))
 
   it.effect("lease.lost fails with the loss, for a fiber that waited for it and for one that asks afterwards", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       yield* process.hold("renew", "before")
       const acquired = yield* Deferred.make<Lease.Lease>()
-      yield* Effect.fork(
+      yield* forkChild(
         Effect.scoped(
           Effect.flatMap(
             Lock.acquire("watched", { lease: "30 seconds" }),
-            (lease) => Effect.zipRight(Deferred.succeed(acquired, lease), Effect.never)
+            (lease) => Effect.andThen(Deferred.succeed(acquired, lease), Effect.never)
           )
         ).pipe(Effect.provide(process.layer))
       )
       const lease = yield* Deferred.await(acquired)
-      const early = yield* Effect.fork(Effect.flip(lease.lost))
+      const early = yield* forkChild(Effect.flip(lease.lost))
       yield* TestClock.adjust("26999 millis")
-      expect(Option.isNone(yield* Fiber.poll(early))).toBe(true)
+      expect(Option.isNone(yield* poll(early))).toBe(true)
       yield* TestClock.adjust("1 millis")
       const before = yield* Fiber.join(early)
       const after = yield* Effect.flip(lease.lost)
@@ -410,17 +411,17 @@ describe("Lock: holding, heartbeats and loss", () => {
       yield* process.hold("renew", "before")
       const acquired = yield* Deferred.make<Lease.Lease>()
       // Lock.acquire interrupts the fiber that acquired when the lease is lost, so hold it in a fiber of its own.
-      const holder = yield* Effect.fork(
+      const holder = yield* forkChild(
         Effect.scoped(
           Effect.flatMap(
             Lock.acquire("hang", { lease: "30 seconds" }),
-            (lease) => Effect.zipRight(Deferred.succeed(acquired, lease), Effect.never)
+            (lease) => Effect.andThen(Deferred.succeed(acquired, lease), Effect.never)
           )
         ).pipe(Effect.provide(process.layer))
       )
       const lease = yield* Deferred.await(acquired)
       const statuses: Array<string> = []
-      yield* Effect.fork(lease.changes.pipe(Stream.runForEach((s) => Effect.sync(() => statuses.push(s._tag)))))
+      yield* forkChild(lease.changes.pipe(Stream.runForEach((s) => Effect.sync(() => statuses.push(s._tag)))))
       yield* settle
       // deadline = 27 s (lease - lease/10); at risk when less than warnAt = 10 s is left, from 17 s
       yield* TestClock.adjust("16999 millis")
@@ -433,7 +434,7 @@ describe("Lock: holding, heartbeats and loss", () => {
       if (status._tag === "Lost") expect(status.error.reason).toBe("expired")
       // The fiber that acquired was interrupted by the loss.
       const exit = yield* Fiber.await(holder)
-      expect(Exit.isInterrupted(exit)).toBe(true)
+      expect(hasInterrupts(exit)).toBe(true)
       // The store answers again: a late renew must not revive the lease.
       yield* process.open
       yield* TestClock.adjust("1 minute")
@@ -449,12 +450,12 @@ describe("Lock: holding, heartbeats and loss", () => {
       let interruptedAt: number | undefined
       const section = Effect.never.pipe(Effect.onInterrupt(() => Effect.map(now, (t) => interruptedAt = t)))
       yield* process.hold("renew", "before")
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("hang", section, { lease: "30 seconds" }).pipe(Effect.provide(process.layer))
       )
       // lease 30 s - safety margin 3 s = deadline at 27 s
       yield* TestClock.adjust("26999 millis")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 millis")
       const exit = yield* Fiber.await(fiber)
       expect(interruptedAt).toBe(27_000)

@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { type Lease, Lock, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { forkChild, poll, TestClock, yieldNow } from "./effectLine.js"
-import { sharedMemory } from "./support.js"
+import { repeatTimes, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeat(yieldNow, { times: 20 })
+const settle = yieldNow.pipe(repeatTimes(20))
 
 /**
  * A process over `backing` whose calls of the operations in `silent` never answer (a server that stopped answering),

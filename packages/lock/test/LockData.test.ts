@@ -1,27 +1,31 @@
 // Lease.updateData: one conditional write that sets the data and extends the lease, in turn with the heartbeat.
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, Lock, LockError, LockRecord, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Random, TestClock } from "effect"
-import { sharedMemory } from "./support.js"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import {
+  forkChild,
+  hasInterrupts,
+  makeClock,
+  poll,
+  TestClock,
+  withClock,
+  withFixedRandom,
+  yieldNow
+} from "./effectLine.js"
+import { repeatTimes, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = yieldNow.pipe(repeatTimes(20))
 
 /** The first renew at the latest point it may go: one heartbeat after the acquire. */
-const latestFirstRenew = Effect.withRandom(Random.fixed([0]))
+const latestFirstRenew = withFixedRandom([0])
 
 /** A lease of 3 s: local deadline 2.7 s after a write was sent, a heartbeat a second, at risk with 1 s left. */
 const options = { lease: "3 seconds", heartbeat: "1 second", safetyMargin: "300 millis" } as const
 
 /** A clock stopped at `millis`: the time a write read when it was sent. */
-const stoppedAt = (millis: number): Clock.Clock => ({
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => millis,
-  currentTimeMillis: Effect.succeed(millis),
-  unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-  currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-  sleep: () => Effect.void
-})
+const stoppedAt = (millis: number): Clock.Clock =>
+  makeClock(() => millis, () => BigInt(millis) * 1_000_000n, () => Effect.void)
 
 /**
  * A process over `backing` whose heartbeat renews (renews without `setData`) and data updates (renews with it) can be
@@ -50,10 +54,10 @@ const splitRenews = (backing: LockStore.LockStore) => {
         const gate = kind === "renew" ? holdRenews : holdUpdates
         return Effect.flatMap(Clock.currentTimeMillis, (sentAt) => {
           const apply = Effect.tap(
-            view.renew(request).pipe(Effect.withClock(stoppedAt(sentAt))),
+            view.renew(request).pipe(withClock(stoppedAt(sentAt))),
             () => Effect.sync(() => applied.push(kind))
           )
-          return gate === undefined ? apply : Effect.zipRight(Deferred.await(gate), apply)
+          return gate === undefined ? apply : Effect.andThen(Deferred.await(gate), apply)
         })
       })
   }
@@ -67,11 +71,11 @@ const splitRenews = (backing: LockStore.LockStore) => {
     },
     holdRenews: Effect.map(Deferred.make<void>(), (gate) => {
       holdRenews = gate
-      return Deferred.succeed(gate, undefined).pipe(Effect.zipRight(Effect.sync(() => holdRenews = undefined)))
+      return Deferred.succeed(gate, undefined).pipe(Effect.andThen(Effect.sync(() => holdRenews = undefined)))
     }),
     holdUpdates: Effect.map(Deferred.make<void>(), (gate) => {
       holdUpdates = gate
-      return Deferred.succeed(gate, undefined).pipe(Effect.zipRight(Effect.sync(() => holdUpdates = undefined)))
+      return Deferred.succeed(gate, undefined).pipe(Effect.andThen(Effect.sync(() => holdUpdates = undefined)))
     })
   }
 }
@@ -85,8 +89,8 @@ const record = (store: LockStore.LockStore, name: string) => Effect.map(store.in
 const held = (name: string, lockOptions: Lock.LockOptions) =>
   Effect.gen(function*() {
     const leaseOf = yield* Deferred.make<Lease.Lease>()
-    const fiber = yield* Effect.fork(
-      Effect.scoped(Effect.zipRight(
+    const fiber = yield* forkChild(
+      Effect.scoped(Effect.andThen(
         Effect.flatMap(Lock.acquire(name, lockOptions), (lease) => Deferred.succeed(leaseOf, lease)),
         Effect.never
       ))
@@ -210,7 +214,7 @@ describe("Lease.updateData", () => {
       process.failRenews(true)
       const { fiber, lease } = yield* held("expired", options).pipe(Effect.provide(process.layer))
       yield* TestClock.adjust("2700 millis")
-      expect(Exit.isInterrupted(yield* Fiber.await(fiber))).toBe(true)
+      expect(hasInterrupts(yield* Fiber.await(fiber))).toBe(true)
       const expired = yield* Effect.flip(lease.updateData("too late"))
       expect(expired).toMatchObject({ _tag: "LockLost", reason: "expired" })
       expect(process.sent.updates).toBe(sent)
@@ -223,11 +227,11 @@ describe("Lease.updateData", () => {
       const { lease } = yield* held("abandoned", options).pipe(Effect.provide(process.layer))
       const open = yield* process.holdUpdates
       yield* TestClock.adjust("2 seconds")
-      const update = yield* Effect.fork(lease.updateData("never answered"))
+      const update = yield* forkChild(lease.updateData("never answered"))
       yield* settle
       expect(process.sent.updates).toBe(1)
       yield* TestClock.adjust("699 millis")
-      expect(Option.isNone(yield* Fiber.poll(update))).toBe(true)
+      expect(Option.isNone(yield* poll(update))).toBe(true)
       yield* TestClock.adjust("1 millis")
       const error = yield* Effect.flip(yield* Fiber.await(update))
       expect(error).toMatchObject({ _tag: "LockLost", reason: "expired" })
@@ -261,7 +265,7 @@ describe("Lease.updateData and the heartbeat: one write at a time, the deadline 
       yield* TestClock.adjust("1 second")
       expect(process.sent).toEqual({ renews: 1, updates: 0 })
       yield* TestClock.adjust("200 millis")
-      const first = yield* Effect.fork(lease.updateData("after the renew"))
+      const first = yield* forkChild(lease.updateData("after the renew"))
       yield* settle
       expect(process.sent.updates).toBe(0)
       yield* TestClock.adjust("100 millis")
@@ -272,12 +276,12 @@ describe("Lease.updateData and the heartbeat: one write at a time, the deadline 
       // An update held on its way at 1.5 s; the renew due at 2 s waits for it, as does an update at 2.1 s.
       const openUpdate = yield* process.holdUpdates
       yield* TestClock.adjust("200 millis")
-      const second = yield* Effect.fork(lease.updateData("second"))
+      const second = yield* forkChild(lease.updateData("second"))
       yield* settle
       yield* TestClock.adjust("500 millis")
       yield* settle
       yield* TestClock.adjust("100 millis")
-      const third = yield* Effect.fork(lease.updateData("third"))
+      const third = yield* forkChild(lease.updateData("third"))
       yield* settle
       expect(process.sent).toEqual({ renews: 1, updates: 2 })
       yield* TestClock.adjust("100 millis")
@@ -299,10 +303,10 @@ describe("Lease.updateData and the heartbeat: one write at a time, the deadline 
       // queues behind both. At 2.2 s all three go, in that order: the renew sent last was due (and timed) at 2 s.
       yield* TestClock.adjust("1500 millis")
       const open = yield* process.holdUpdates
-      const first = yield* Effect.fork(lease.updateData("first"))
+      const first = yield* forkChild(lease.updateData("first"))
       yield* settle
       yield* TestClock.adjust("200 millis")
-      const second = yield* Effect.fork(lease.updateData("second"))
+      const second = yield* forkChild(lease.updateData("second"))
       yield* settle
       yield* TestClock.adjust("300 millis")
       yield* settle
@@ -335,7 +339,7 @@ describe("Lease.updateData and the heartbeat: one write at a time, the deadline 
       const open = yield* process.holdRenews
       yield* TestClock.adjust("1 second")
       yield* TestClock.adjust("500 millis")
-      const update = yield* Effect.fork(lease.updateData("late"))
+      const update = yield* forkChild(lease.updateData("late"))
       yield* settle
       yield* TestClock.adjust("300 millis")
       yield* open
@@ -355,7 +359,7 @@ describe("Lease.updateData and the heartbeat: one write at a time, the deadline 
       const backing = sharedMemory()
       const process = splitRenews(backing)
       const { lease } = yield* held("race", options).pipe(Effect.provide(process.layer))
-      const updates: Array<Fiber.RuntimeFiber<void, unknown>> = []
+      const updates: Array<Fiber.Fiber<void, unknown>> = []
       for (let step = 0; step < 60; step++) {
         // Updates and renews held in flight now and then, released a few steps later.
         const hold = step % 7 === 3
@@ -363,7 +367,7 @@ describe("Lease.updateData and the heartbeat: one write at a time, the deadline 
           : step % 11 === 5
           ? yield* process.holdRenews
           : undefined
-        updates.push(yield* Effect.fork(lease.updateData(`step ${step}`)))
+        updates.push(yield* forkChild(lease.updateData(`step ${step}`)))
         yield* TestClock.adjust(`${100 + (step % 5) * 90} millis`)
         if (hold !== undefined) {
           yield* TestClock.adjust("150 millis")

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, LeaseHandoff, Lock, LockError, LockStore } from "@leasehold/lock"
-import { Cause, Clock, Deferred, Effect, Either, Exit, Fiber, Layer, Option, Random, Schema, TestClock } from "effect"
-import { probe, sharedMemory, withClockOffset } from "./support.js"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
+import { forkChild, poll, reasons, TestClock, withFixedRandom, yieldNow } from "./effectLine.js"
+import { outcome, probe, repeatTimes, sharedMemory, withClockOffset } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = yieldNow.pipe(repeatTimes(20))
 
 const now = Clock.currentTimeMillis
 
@@ -13,10 +14,9 @@ const record = (store: LockStore.LockStore, name: string) => Effect.map(store.in
 /** The typed failure of `exit`, which must be one. */
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")
-  return Option.getOrThrowWith(
-    Cause.failureOption(exit.cause),
-    () => new Error(`expected a typed failure: ${Cause.pretty(exit.cause)}`)
-  )
+  const failure = reasons(exit.cause).find((reason) => reason._tag === "Fail")
+  if (failure === undefined) throw new Error(`expected a typed failure: ${Cause.pretty(exit.cause)}`)
+  return failure.error
 }
 
 /** A fiber of its own acquires `name` and holds it (until interrupted); the lease, without joining that fiber. */
@@ -24,7 +24,7 @@ const heldElsewhere = (layer: Layer.Layer<LockStore.LockStore>, name: string, op
   Effect.gen(function*() {
     const leased = yield* Deferred.make<Lease.Lease>()
     yield* Effect.forkScoped(
-      Effect.scoped(Effect.zipRight(
+      Effect.scoped(Effect.andThen(
         Effect.flatMap(Lock.acquire(name, options), (lease) => Deferred.succeed(leased, lease)),
         Effect.never
       )).pipe(Effect.provide(layer))
@@ -44,7 +44,7 @@ const handedOff = (
 ) =>
   Effect.gen(function*() {
     const go = yield* Deferred.make<void>()
-    const holder = yield* Effect.fork(
+    const holder = yield* forkChild(
       Effect.scoped(Effect.gen(function*() {
         const lease = yield* Lock.acquire(name, options)
         yield* Deferred.await(go)
@@ -83,18 +83,18 @@ describe("Lock.handOff and Lock.resume", () => {
 
       // A third process, with a clock that agrees, is refused from the hand-off to the last instant of the lease plus
       // the skew bound (10 s): leaseUntil + maxClockSkew = 50 s.
-      const third = Effect.scoped(Lock.acquire("job")).pipe(Effect.provide(c.layer), Effect.either)
+      const third = Effect.scoped(Lock.acquire("job")).pipe(Effect.provide(c.layer), outcome)
       for (const at of [12_000, 20_000, 39_999, 40_000, 45_000, 49_999]) {
         yield* TestClock.setTime(at)
         const attempt = yield* third
-        expect(Either.isLeft(attempt) && attempt.left._tag).toBe("LockNotAcquired")
+        expect(attempt._tag === "Failure" && attempt.failure._tag).toBe("LockNotAcquired")
       }
       // The resumer's clock is 10 s behind (within the bound): for it the lease has 1 ms left.
       const resumed = yield* Effect.gen(function*() {
         const lease = yield* Lock.resume(handoff)
         const status = yield* lease.status
         return { owner: lease.owner, fence: lease.fence, holder: lease.holder, status }
-      }).pipe(Effect.scoped, Effect.provide(b.layer), withClockOffset(-10_000), Effect.fork)
+      }).pipe(Effect.scoped, Effect.provide(b.layer), withClockOffset(-10_000), forkChild)
       yield* settle
       const held = yield* Fiber.join(resumed)
       expect(held).toMatchObject({ fence: handoff.fence, holder: handoff.holder, status: { _tag: "Held" } })
@@ -104,7 +104,7 @@ describe("Lock.handOff and Lock.resume", () => {
       expect(b.calls).toMatchObject({ tryAcquire: 0, renew: 1, release: 1 })
       expect(c.calls.tryAcquire).toBe(6)
       expect((yield* record(backing, "job")).fence).toBe(handoff.fence)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("the resumed lease renews on its heartbeat and is released when its scope closes", () =>
     Effect.gen(function*() {
@@ -113,8 +113,8 @@ describe("Lock.handOff and Lock.resume", () => {
       const { handoff } = yield* handedOff(a.layer, "renewed", 5_000)
       yield* TestClock.setTime(20_000)
       const done = yield* Deferred.make<void>()
-      const fiber = yield* Effect.fork(
-        Effect.scoped(Effect.zipRight(Lock.resume(handoff), Deferred.await(done))).pipe(Effect.provide(b.layer))
+      const fiber = yield* forkChild(
+        Effect.scoped(Effect.andThen(Lock.resume(handoff), Deferred.await(done))).pipe(Effect.provide(b.layer))
       )
       yield* settle
       // Resumed at 20 s: the store's lease runs to 50 s; it renews at 30, 40, 50 and 60 s.
@@ -122,8 +122,8 @@ describe("Lock.handOff and Lock.resume", () => {
       yield* TestClock.adjust("45 seconds")
       expect(b.calls.renew).toBe(5)
       expect((yield* record(backing, "renewed")).leaseUntil).toBe(90_000)
-      const third = yield* Effect.either(Effect.scoped(Lock.acquire("renewed")).pipe(Effect.provide(c.layer)))
-      expect(Either.isLeft(third)).toBe(true)
+      const third = yield* outcome(Effect.scoped(Lock.acquire("renewed")).pipe(Effect.provide(c.layer)))
+      expect(third._tag).toBe("Failure")
       yield* Deferred.succeed(done, undefined)
       yield* Fiber.join(fiber)
       expect(b.calls.release).toBe(1)
@@ -131,7 +131,7 @@ describe("Lock.handOff and Lock.resume", () => {
       // Free again: the next acquisition gets the next fence.
       const next = yield* Effect.scoped(Lock.acquire("renewed")).pipe(Effect.provide(c.layer))
       expect(next.fence).toBe(handoff.fence + 1)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("the handing-off process's other sections are stopped, and its scope's close writes nothing", () =>
     Effect.gen(function*() {
@@ -140,19 +140,19 @@ describe("Lock.handOff and Lock.resume", () => {
       const result = yield* Effect.gen(function*() {
         const lease = yield* Lock.acquire("stopped")
         // A section of this process re-entered the lease in a fiber of its own.
-        const borrower = yield* Effect.fork(Lock.withLock("stopped", Effect.never))
+        const borrower = yield* forkChild(Lock.withLock("stopped", Effect.never))
         yield* settle
         const handoff = yield* Lock.handOff(lease)
         const borrowed = yield* Fiber.await(borrower)
         // The handing-off fiber goes on (to send the value); re-entering now goes to the store, which refuses.
-        const again = yield* Effect.either(Effect.scoped(Lock.acquire("stopped")))
+        const again = yield* outcome(Effect.scoped(Lock.acquire("stopped")))
         return { handoff, borrowed, again }
       }).pipe(Effect.scoped, Effect.provide(a.layer))
       const lost = failureOf(result.borrowed)
       expect(lost).toBeInstanceOf(LockError.LockLost)
       expect(lost._tag === "LockLost" && lost.reason).toBe("handedOff")
       expect(lost.message).toContain("handed off")
-      expect(Either.isLeft(result.again) && result.again.left._tag).toBe("LockNotAcquired")
+      expect(result.again._tag === "Failure" && result.again.failure._tag).toBe("LockNotAcquired")
       expect(a.calls).toMatchObject({ tryAcquire: 2, renew: 0, release: 0 })
       expect((yield* record(backing, "stopped")).owner).toBe(result.handoff.owner)
       // Nothing more from this process while the lease runs out.
@@ -169,7 +169,7 @@ describe("Lock.handOff and Lock.resume", () => {
         yield* Deferred.succeed(leased, yield* Lock.acquire("section"))
         return yield* Effect.never
       }))
-      const fiber = yield* Effect.fork(Lock.withLock("section", section).pipe(Effect.provide(process.layer)))
+      const fiber = yield* forkChild(Lock.withLock("section", section).pipe(Effect.provide(process.layer)))
       const handoff = yield* Lock.handOff(yield* Deferred.await(leased))
       const error = failureOf(yield* Fiber.await(fiber))
       expect(error._tag === "LockLost" && error.reason).toBe("handedOff")
@@ -192,9 +192,9 @@ describe("Lock.handOff and Lock.resume", () => {
       )
       expect(first).toBe("resumed")
       expect(b.calls).toMatchObject({ renew: 1, release: 1 })
-      const again = yield* Effect.either(Lock.withResumed(handoff, Effect.void).pipe(Effect.provide(b.layer)))
+      const again = yield* outcome(Lock.withResumed(handoff, Effect.void).pipe(Effect.provide(b.layer)))
       // Released by the first: the second finds the lock free.
-      expect(Either.isLeft(again) && again.left._tag === "LockLost" && again.left.reason).toBe("freed")
+      expect(again._tag === "Failure" && again.failure._tag === "LockLost" && again.failure.reason).toBe("freed")
     }))
 
   it.effect("the process's queue moves on: its waiters go to the store and get in only once the lease is free", () =>
@@ -203,7 +203,7 @@ describe("Lock.handOff and Lock.resume", () => {
       const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
       let waiterInAt: number | undefined
       const go = yield* Deferred.make<void>()
-      const handing = yield* Effect.fork(
+      const handing = yield* forkChild(
         Effect.scoped(Effect.gen(function*() {
           const lease = yield* Lock.acquire("queue", { lease: "30 seconds" })
           yield* Deferred.await(go)
@@ -212,7 +212,7 @@ describe("Lock.handOff and Lock.resume", () => {
       )
       yield* settle
       // Another fiber of the same process waits in its local queue, without a store call.
-      const waiter = yield* Effect.fork(
+      const waiter = yield* forkChild(
         Lock.withLock("queue", Effect.flatMap(now, (t) => Effect.sync(() => waiterInAt = t)), { wait: "forever" })
           .pipe(Effect.provide(a.layer))
       )
@@ -225,8 +225,8 @@ describe("Lock.handOff and Lock.resume", () => {
       // The waiter is the head now, and asks the store, which refuses it.
       expect(a.calls.tryAcquire).toBe(2)
       const resumedFor = yield* Deferred.make<void>()
-      const resumer = yield* Effect.fork(
-        Effect.scoped(Effect.zipRight(Lock.resume(handoff), Deferred.await(resumedFor))).pipe(Effect.provide(b.layer))
+      const resumer = yield* forkChild(
+        Effect.scoped(Effect.andThen(Lock.resume(handoff), Deferred.await(resumedFor))).pipe(Effect.provide(b.layer))
       )
       yield* TestClock.adjust("20 seconds")
       expect(waiterInAt).toBeUndefined()
@@ -245,15 +245,15 @@ describe("Lock.handOff and Lock.resume", () => {
       const { handoff } = yield* handedOff(a.layer, "beside", 1_000)
       let acquirerInAt: number | undefined
       // A fiber of the resuming process waits in the store for the very lease it is about to resume.
-      const acquirer = yield* Effect.fork(
+      const acquirer = yield* forkChild(
         Lock.withLock("beside", Effect.flatMap(now, (t) => Effect.sync(() => acquirerInAt = t)), { wait: "forever" })
           .pipe(Effect.provide(b.layer))
       )
       yield* settle
       yield* TestClock.adjust("2 seconds")
       const release = yield* Deferred.make<void>()
-      const resumer = yield* Effect.fork(
-        Effect.scoped(Effect.zipRight(Lock.resume(handoff), Deferred.await(release))).pipe(Effect.provide(b.layer))
+      const resumer = yield* forkChild(
+        Effect.scoped(Effect.andThen(Lock.resume(handoff), Deferred.await(release))).pipe(Effect.provide(b.layer))
       )
       yield* settle
       // Resumed at once, without waiting for the acquirer.
@@ -266,14 +266,14 @@ describe("Lock.handOff and Lock.resume", () => {
       yield* TestClock.adjust("5 seconds")
       yield* Fiber.join(acquirer)
       expect(acquirerInAt).toBeGreaterThanOrEqual(13_000)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("a renew in flight at the hand-off is waited for, and the hand-off's leaseUntil is the one it set", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()
       const a = yield* probe(backing)
       const go = yield* Deferred.make<void>()
-      const handing = yield* Effect.fork(
+      const handing = yield* forkChild(
         Effect.scoped(Effect.gen(function*() {
           const lease = yield* Lock.acquire("inflight", { lease: "30 seconds" })
           yield* Deferred.await(go)
@@ -287,7 +287,7 @@ describe("Lock.handOff and Lock.resume", () => {
       yield* Deferred.succeed(go, undefined)
       yield* TestClock.adjust("2 seconds")
       // The hand-off waits for the renew's answer.
-      expect(Option.isNone(yield* Fiber.poll(handing))).toBe(true)
+      expect(Option.isNone(yield* poll(handing))).toBe(true)
       yield* a.open
       const handoff = yield* Fiber.join(handing)
       // Counted from just before the renew was sent (at 10 s).
@@ -295,7 +295,7 @@ describe("Lock.handOff and Lock.resume", () => {
       expect((yield* record(backing, "inflight")).leaseUntil).toBe(42_000)
       yield* TestClock.adjust("1 minute")
       expect(a.calls).toMatchObject({ renew: 1, release: 0 })
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("a lease lost while its renew is in flight is not handed off: the hand-off fails with the loss", () =>
     Effect.gen(function*() {
@@ -306,17 +306,17 @@ describe("Lock.handOff and Lock.resume", () => {
       yield* a.hold("renew", "before")
       yield* TestClock.adjust("10 seconds")
       yield* a.held
-      const handing = yield* Effect.fork(Effect.either(Lock.handOff(lease)))
+      const handing = yield* forkChild(outcome(Lock.handOff(lease)))
       yield* settle
       // An operator frees it and another process takes it while the renew is held.
       yield* backing.forceRelease("lostInFlight")
       const thief = yield* Lock.acquire("lostInFlight", { holder: "thief" }).pipe(Effect.provide(c.layer))
       yield* a.open
       const result = yield* Fiber.join(handing)
-      expect(Either.isLeft(result) && result.left.reason).toBe("stolen")
-      expect(Either.isLeft(result) && result.left.by?.owner).toBe(thief.owner)
+      expect(result._tag === "Failure" && result.failure.reason).toBe("stolen")
+      expect(result._tag === "Failure" && result.failure.by?.owner).toBe(thief.owner)
       expect(yield* lease.status).toMatchObject({ _tag: "Lost" })
-    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([0]))))
+    }).pipe(Effect.scoped, withFixedRandom([0])))
 
   it.effect("resuming after leaseUntil fails with LockLost expired, with no write", () =>
     Effect.gen(function*() {
@@ -336,7 +336,7 @@ describe("Lock.handOff and Lock.resume", () => {
       // No write; the store still names the handing-off owner (nobody took it), but the resumer's clock says it ran out.
       expect(b.calls.renew).toBe(0)
       expect((yield* record(backing, "late")).owner).toBe(handoff.owner)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("resuming a lease an operator freed fails with LockLost freed; one another process took, stolen, naming it", () =>
     Effect.gen(function*() {
@@ -374,16 +374,16 @@ describe("Lock.handOff and Lock.resume", () => {
       yield* b.hold("renew", "after")
       let interruptedAt: number | undefined
       const program = Effect.sync(() => b.failing("renew", true)).pipe(
-        Effect.zipRight(Effect.never),
+        Effect.andThen(Effect.never),
         Effect.onInterrupt(() => Effect.map(now, (t) => interruptedAt = t))
       )
-      const fiber = yield* Effect.fork(Lock.withResumed(handoff, program).pipe(Effect.provide(b.layer)))
+      const fiber = yield* forkChild(Lock.withResumed(handoff, program).pipe(Effect.provide(b.layer)))
       yield* b.held
       yield* TestClock.adjust("2 seconds")
       yield* b.open
       // Lease 30 s, safety margin 3 s: lost 27 s after the write was sent (10 s), not after its answer (12 s).
       yield* TestClock.setTime(36_999)
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       yield* TestClock.adjust(1)
       const error = failureOf(yield* Fiber.await(fiber))
       expect(error._tag === "LockLost" && error.reason).toBe("expired")
@@ -395,7 +395,7 @@ describe("Lock.handOff and Lock.resume", () => {
       const backing = sharedMemory()
       const [a, b, c] = yield* Effect.all([probe(backing), probe(backing), probe(backing)])
       const { handoff } = yield* handedOff(a.layer, "resumedSteal", 1_000)
-      const fiber = yield* Effect.fork(Lock.withResumed(handoff, Effect.never).pipe(Effect.provide(b.layer)))
+      const fiber = yield* forkChild(Lock.withResumed(handoff, Effect.never).pipe(Effect.provide(b.layer)))
       yield* settle
       yield* backing.forceRelease("resumedSteal")
       const thief = yield* Lock.acquire("resumedSteal").pipe(Effect.provide(c.layer))
@@ -404,18 +404,18 @@ describe("Lock.handOff and Lock.resume", () => {
       expect(error._tag === "LockLost" && error.reason).toBe("stolen")
       expect(error._tag === "LockLost" && error.by?.owner).toBe(thief.owner)
       expect(b.calls.release).toBe(0)
-    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([0]))))
+    }).pipe(Effect.scoped, withFixedRandom([0])))
 
   it.effect("the hand-off goes through its Schema as JSON and back; a malformed one is a LockConfigError", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()
       const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
       const { handoff } = yield* handedOff(a.layer, "json", 1_000)
-      const text = yield* Schema.encode(LeaseHandoff.json)(handoff)
+      const text = Schema.encodeSync(LeaseHandoff.json)(handoff)
       expect(JSON.parse(text)).toEqual(handoff)
-      const decoded = yield* Schema.decodeUnknown(LeaseHandoff.json)(text)
+      const decoded = Schema.decodeUnknownSync(LeaseHandoff.json)(text)
       expect(decoded).toEqual(handoff)
-      expect(yield* Schema.decodeUnknown(LeaseHandoff.schema)(yield* Schema.encode(LeaseHandoff.schema)(handoff)))
+      expect(Schema.decodeUnknownSync(LeaseHandoff.schema)(Schema.encodeSync(LeaseHandoff.schema)(handoff)))
         .toEqual(handoff)
 
       const malformed: ReadonlyArray<unknown> = [
@@ -473,7 +473,7 @@ describe("Lock.handOff and Lock.resume", () => {
       ]
       for (const [field, input] of lone) {
         // The schema takes any string: the check is the resume's own.
-        expect(Either.isRight(Schema.decodeUnknownEither(LeaseHandoff.schema)(input))).toBe(true)
+        expect(Option.isSome(Schema.decodeUnknownOption(LeaseHandoff.schema)(input))).toBe(true)
         for (
           const resumed of [
             Effect.scoped(Lock.resume(input)),
@@ -490,7 +490,7 @@ describe("Lock.handOff and Lock.resume", () => {
       // The hand-off as made still resumes: nothing was written for the refused ones.
       const lease = yield* Effect.scoped(Lock.resume(handoff)).pipe(Effect.provide(b.layer))
       expect(lease.fence).toBe(handoff.fence)
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("a lease is handed off once; released or lost, it is not handed off at all", () =>
     Effect.gen(function*() {
@@ -524,7 +524,7 @@ describe("Lock.handOff and Lock.resume", () => {
       // The resuming write applies, and its answer never arrives.
       const unanswered = LockStore.intercept(backing, (operation, call) =>
         operation === "renew"
-          ? Effect.zipRight(
+          ? Effect.andThen(
             call,
             Effect.fail(new LockError.LockStoreError({ operation: "renew", retryable: true, message: "no answer" }))
           )
@@ -584,8 +584,8 @@ describe("Lock.handOff and Lock.resume", () => {
             yield* a.hold("renew", point)
             // The first renew is due at 1 s; the hand-off lands around it.
             yield* TestClock.adjust(round % 3 === 0 ? 999 : 1_000)
-            const handing = yield* Effect.fork(Lock.handOff(lease))
-            yield* Effect.repeatN(Effect.yieldNow(), round % 7)
+            const handing = yield* forkChild(Lock.handOff(lease))
+            yield* yieldNow.pipe(repeatTimes(round % 7))
             yield* a.open
             const handoff = yield* Fiber.join(handing)
             const renews = a.calls.renew
@@ -600,7 +600,7 @@ describe("Lock.handOff and Lock.resume", () => {
             expect(a.calls).toMatchObject({ renew: renews, release: 0 })
             expect((yield* record(backing, name)).owner).toBeUndefined()
           }
-        }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([0]))),
+        }).pipe(Effect.scoped, withFixedRandom([0])),
       60_000
     )
   }
@@ -614,8 +614,8 @@ describe("Lock.handOff and Lock.resume", () => {
         const name = `close-${round}`
         const leased = yield* Deferred.make<Lease.Lease>()
         const close = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(
-          Effect.scoped(Effect.zipRight(
+        const holder = yield* forkChild(
+          Effect.scoped(Effect.andThen(
             Effect.flatMap(Lock.acquire(name, { lease: "3 seconds" }), (lease) => Deferred.succeed(leased, lease)),
             Deferred.await(close)
           )).pipe(Effect.provide(a.layer))
@@ -624,12 +624,12 @@ describe("Lock.handOff and Lock.resume", () => {
         yield* a.hold("renew", round % 4 < 2 ? "before" : "after")
         yield* TestClock.adjust(1_000)
         yield* a.held
-        const yields = Effect.repeatN(Effect.yieldNow(), round % 5)
+        const yields = yieldNow.pipe(repeatTimes(round % 5))
         // Either the hand-off begins first (and waits for the renew), or the close does (and abandons it).
         const handOffFirst = round % 2 === 0
         if (!handOffFirst) yield* Deferred.succeed(close, undefined)
         yield* yields
-        const handing = yield* Effect.fork(Effect.either(Lock.handOff(lease)))
+        const handing = yield* forkChild(outcome(Lock.handOff(lease)))
         yield* yields
         if (handOffFirst) yield* Deferred.succeed(close, undefined)
         yield* yields
@@ -637,16 +637,16 @@ describe("Lock.handOff and Lock.resume", () => {
         const result = yield* Fiber.join(handing)
         yield* Fiber.await(holder)
         const status = (yield* lease.status)._tag
-        if (Either.isRight(result)) {
+        if (result._tag === "Success") {
           outcomes.add("handedOff")
           expect(status).toBe("HandedOff")
           expect(a.calls.release).toBe(0)
-          expect((yield* Effect.scoped(Lock.resume(result.right)).pipe(Effect.provide(b.layer))).fence).toBe(
+          expect((yield* Effect.scoped(Lock.resume(result.success)).pipe(Effect.provide(b.layer))).fence).toBe(
             lease.fence
           )
         } else {
           outcomes.add("released")
-          expect(result.left.reason).toBe("released")
+          expect(result.failure.reason).toBe("released")
           expect(status).toBe("Released")
           expect(a.calls.release).toBe(1)
         }

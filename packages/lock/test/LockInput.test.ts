@@ -1,10 +1,22 @@
 import { describe, expect, it } from "@effect/vitest"
 import { LeaderElection, Lock, LockRecord, LockStore, Semaphore, TypedLock } from "@leasehold/lock"
-import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { Clock, Duration, Effect, Exit, Fiber, Layer, Option, Schema, Stream } from "effect"
+import {
+  type DurationInput,
+  forkChild,
+  fromEnvRecord,
+  makeClock,
+  monotonicTimeNanosUnsafe,
+  poll,
+  TestClock,
+  withClock,
+  withConfigProvider,
+  yieldNow
+} from "./effectLine.js"
+import { probe, repeatTimes, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = yieldNow.pipe(repeatTimes(20))
 
 const configError = (options: Lock.LockOptions) =>
   Effect.gen(function*() {
@@ -16,7 +28,7 @@ const configError = (options: Lock.LockOptions) =>
 
 describe("durations that are not finite, non-negative milliseconds are refused", () => {
   // Effect's own decoding makes each of these a zero duration, which these options would accept.
-  const bad: ReadonlyArray<readonly [string, Duration.DurationInput]> = [
+  const bad: ReadonlyArray<readonly [string, DurationInput]> = [
     ["NaN", NaN],
     ["a negative string", "-10 seconds"],
     ["a negative Duration", Duration.millis(-10_000)],
@@ -79,15 +91,15 @@ describe("durations that are not finite, non-negative milliseconds are refused",
   it.effect("LEASEHOLD_* values are checked the same way, when the layer is built", () =>
     Effect.gen(function*() {
       for (const [key, value] of [["LEASEHOLD_MAX_CLOCK_SKEW", "-10 seconds"], ["LEASEHOLD_LEASE", "75 days"]]) {
-        const provider = ConfigProvider.fromMap(new Map([[key!, value!]]))
+        const provider = fromEnvRecord({ [key!]: value! })
         const exit = yield* Effect.exit(
-          Layer.build(Lock.layerDefaultsConfig).pipe(Effect.scoped, Effect.withConfigProvider(provider))
+          Layer.build(Lock.layerDefaultsConfig).pipe(Effect.scoped, withConfigProvider(provider))
         )
         expect(Exit.isFailure(exit)).toBe(true)
         if (Exit.isFailure(exit)) expect(String(exit.cause)).toContain("LockConfigError")
       }
-      const good = ConfigProvider.fromMap(new Map([["LEASEHOLD_MAX_CLOCK_SKEW", "0 millis"]]))
-      const defaults = yield* Effect.withConfigProvider(Lock.defaultsConfig, good)
+      const good = fromEnvRecord({ LEASEHOLD_MAX_CLOCK_SKEW: "0 millis" })
+      const defaults = yield* Lock.defaultsConfig.pipe(withConfigProvider(good))
       yield* Lock.validateOptions(defaults)
     }))
 })
@@ -104,7 +116,7 @@ describe("options are resolved from what was passed", () => {
 
   it.effect("a reused options object is read again on every call", () =>
     Effect.gen(function*() {
-      const options: { data?: string; lease?: Duration.DurationInput } = { data: "job-1", lease: "5 seconds" }
+      const options: { data?: string; lease?: DurationInput } = { data: "job-1", lease: "5 seconds" }
       const first = yield* Effect.scoped(Lock.acquire("x", options))
       options.data = "job-2"
       options.lease = "7 seconds"
@@ -336,26 +348,23 @@ describe("observed takeover trusts no wall clock", () => {
       const frozenAt = yield* Clock.currentTimeMillis
       const frozen = (self: Effect.Effect<unknown, unknown, LockStore.LockStore>) =>
         Effect.clockWith((base) =>
-          Effect.withClock(self, {
-            [Clock.ClockTypeId]: Clock.ClockTypeId,
-            unsafeCurrentTimeMillis: () => frozenAt,
-            currentTimeMillis: Effect.succeed(frozenAt),
-            unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
-            currentTimeNanos: base.currentTimeNanos,
-            sleep: (duration) => base.sleep(duration)
-          })
+          self.pipe(
+            withClock(
+              makeClock(() => frozenAt, () => monotonicTimeNanosUnsafe(base), (duration) => base.sleep(duration))
+            )
+          )
         )
       const options = { lease: "3 seconds", takeover: "observed" } as const
-      const holder = yield* Effect.fork(
+      const holder = yield* forkChild(
         frozen(Lock.withLock("x", Effect.sleep("20 seconds"), options)).pipe(Effect.provide(a.layer))
       )
       yield* settle
-      const observer = yield* Effect.fork(
+      const observer = yield* forkChild(
         Lock.withLock("x", Effect.succeed("taken"), { ...options, wait: "forever" }).pipe(Effect.provide(b.layer))
       )
       yield* TestClock.adjust("19 seconds")
-      expect(Option.isNone(yield* Fiber.poll(observer))).toBe(true)
-      expect(Option.isNone(yield* Fiber.poll(holder))).toBe(true)
+      expect(Option.isNone(yield* poll(observer))).toBe(true)
+      expect(Option.isNone(yield* poll(holder))).toBe(true)
       yield* TestClock.adjust("2 seconds")
       yield* Fiber.join(holder)
       expect(yield* Fiber.join(observer)).toBe("taken")

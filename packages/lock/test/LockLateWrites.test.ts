@@ -4,12 +4,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockError, LockStore, Semaphore } from "@leasehold/lock"
-import { Clock, Effect, Fiber, Layer, Option, Random, TestClock } from "effect"
+import { Clock, Effect, Fiber, Layer, Option } from "effect"
+import { forkChild, TestClock, withFixedRandom, yieldNow } from "./effectLine.js"
 import * as LateNetwork from "./lateNetwork.js"
-import { probe, sharedMemory } from "./support.js"
+import { outcome, probe, repeatTimes, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = yieldNow.pipe(repeatTimes(20))
 
 const layerOf = (network: LateNetwork.LateNetwork) => Layer.succeed(LockStore.LockStore, network.service)
 
@@ -29,9 +30,9 @@ describe("writes delivered late", () => {
       const network = LateNetwork.make(backing)
       const lease = yield* Lock.acquire("report", { ...options, data: "v1" }).pipe(Effect.provide(layerOf(network)))
       network.holdNext("renew", "hang", (request) => request.setData !== undefined)
-      const update = yield* Effect.fork(lease.updateData("v2").pipe(Effect.timeout("100 millis"), Effect.either))
+      const update = yield* forkChild(lease.updateData("v2").pipe(Effect.timeout("100 millis"), outcome))
       yield* TestClock.adjust("100 millis")
-      expect((yield* Fiber.join(update))._tag).toBe("Left")
+      expect((yield* Fiber.join(update))._tag).toBe("Failure")
       expect(network.heldCount()).toBe(1)
       // The heartbeat's next renew goes and is applied: the lease now counts from it.
       yield* TestClock.adjust("1 second")
@@ -43,7 +44,7 @@ describe("writes delivered late", () => {
       expect(after.leaseUntil).toBe(renewed.leaseUntil)
       expect(after.data).toBe("v1")
       expect(yield* lease.isHeld).toBe(true)
-    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([1]))))
+    }).pipe(Effect.scoped, withFixedRandom([1])))
 
   it.effect("a heartbeat renew that timed out, was retried, and is delivered after the retry does not move the lease back", () =>
     Effect.gen(function*() {
@@ -59,7 +60,7 @@ describe("writes delivered late", () => {
       yield* network.deliver
       expect((yield* recordOf(backing, "nightly")).leaseUntil).toBe(renewed.leaseUntil)
       expect(yield* lease.isHeld).toBe(true)
-    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([1]))))
+    }).pipe(Effect.scoped, withFixedRandom([1])))
 
   it.effect("a semaphore holder's renew delivered after a newer one does not let a second holder in", () =>
     Effect.gen(function*() {
@@ -79,12 +80,12 @@ describe("writes delivered late", () => {
       // Past the delivered renew's lease end plus the skew bound, the holder still holds: nobody else gets in.
       yield* TestClock.adjust("3 seconds")
       const other = yield* probe(backing)
-      const second = yield* Effect.either(
+      const second = yield* outcome(
         Effect.scoped(Semaphore.acquire("printer", semaphore).pipe(Effect.provide(other.layer)))
       )
-      expect(second._tag).toBe("Left")
+      expect(second._tag).toBe("Failure")
       expect(yield* permits.isHeld).toBe(true)
-    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([1]))))
+    }).pipe(Effect.scoped, withFixedRandom([1])))
 
   it.effect("a give-back delivered after the acquire tried again frees nothing the retry acquired", () =>
     Effect.gen(function*() {
@@ -94,7 +95,7 @@ describe("writes delivered late", () => {
       // give-back is held by the network.
       network.answerLate("tryAcquire", 3_000)
       network.holdNext("release", "timeout", (request) => request.fence === undefined)
-      const acquiring = yield* Effect.fork(
+      const acquiring = yield* forkChild(
         Lock.acquire("ledger", { ...options, wait: "20 seconds" }).pipe(Effect.provide(layerOf(network)))
       )
       yield* TestClock.adjust("3 seconds")
@@ -107,18 +108,18 @@ describe("writes delivered late", () => {
       yield* network.deliver
       expect((yield* recordOf(backing, "ledger")).owner).toBe(lease.owner)
       const other = yield* probe(backing)
-      const taken = yield* Effect.either(
+      const taken = yield* outcome(
         Effect.scoped(Lock.acquire("ledger", options).pipe(Effect.provide(other.layer)))
       )
-      expect(taken._tag).toBe("Left")
-    }).pipe(Lock.scoped, Effect.withRandom(Random.fixed([1]))))
+      expect(taken._tag).toBe("Failure")
+    }).pipe(Lock.scoped, withFixedRandom([1])))
 
   it.effect("a lease that bears the acquire's owner counts from the earliest of its writes whose outcome is unknown", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()
       const holder = yield* probe(backing)
       const network = LateNetwork.make(backing)
-      const first = yield* Effect.fork(
+      const first = yield* forkChild(
         Lock.withLock("queue", Effect.sleep("1950 millis"), options).pipe(Effect.provide(holder.layer))
       )
       yield* settle
@@ -126,9 +127,9 @@ describe("writes delivered late", () => {
       // The fiber that acquires relies on the lease until it is lost, which interrupts it.
       network.holdNext("tryAcquire", "timeout")
       let stoppedAt: number | undefined
-      const relying = yield* Effect.fork(
+      const relying = yield* forkChild(
         Lock.acquire("queue", { ...options, wait: "20 seconds", pollInterval: "100 millis" }).pipe(
-          Effect.zipRight(Effect.never),
+          Effect.andThen(Effect.never),
           Effect.onInterrupt(() => Effect.map(Clock.currentTimeMillis, (now) => stoppedAt = now)),
           Effect.scoped,
           Effect.provide(layerOf(network))
@@ -150,7 +151,7 @@ describe("writes delivered late", () => {
       yield* Lock.acquire("queue", options).pipe(Effect.provide(thief.layer))
       expect(stoppedAt).toBeLessThan(4_000)
       yield* Fiber.interrupt(relying)
-    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([1]))))
+    }).pipe(Effect.scoped, withFixedRandom([1])))
 
   it.effect("an acquire that the store refused as a whole leaves nothing to give back", () =>
     Effect.gen(function*() {

@@ -1,20 +1,27 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Cause, Clock, Deferred, Effect, Exit, Fiber, Logger, Option, Random, Scope, TestClock } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { type Cause, Clock, Deferred, Effect, Exit, Fiber, Option, Scope } from "effect"
+import {
+  forkChild,
+  hasInterrupts,
+  poll,
+  reasons,
+  TestClock,
+  warningLogger,
+  withFixedRandom,
+  yieldNow
+} from "./effectLine.js"
+import { probe, repeatTimes, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = yieldNow.pipe(repeatTimes(20))
 
 /** A logger layer that keeps every warning, its message and its cause, for a test to read. */
 const warningLog = () => {
   const warnings: Array<{ readonly message: unknown; readonly cause: Cause.Cause<unknown> }> = []
-  const logger = Logger.make(({ cause, logLevel, message }) => {
-    if (logLevel._tag === "Warning") warnings.push({ message, cause })
-  })
-  return { warnings, capture: Logger.replace(Logger.defaultLogger, logger) }
+  return { warnings, capture: warningLogger((message, cause) => warnings.push({ message, cause })) }
 }
 
 describe("Lock: loss and release", () => {
@@ -24,7 +31,7 @@ describe("Lock: loss and release", () => {
       const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
       let interruptedAt: number | undefined
       const section = Effect.never.pipe(Effect.onInterrupt(() => Effect.map(now, (t) => interruptedAt = t)))
-      const victim = yield* Effect.fork(
+      const victim = yield* forkChild(
         Lock.withLock("stolen", section, { lease: "30 seconds" }).pipe(Effect.provide(a.layer))
       )
       yield* settle
@@ -45,14 +52,14 @@ describe("Lock: loss and release", () => {
       // The victim does not release what is no longer its own; the thief still holds.
       expect(a.calls.release).toBe(0)
       expect(Option.getOrThrow(yield* backing.inspect("stolen")).owner).toBe(thief.owner)
-    }).pipe(Effect.scoped, Effect.withRandom(Random.fixed([0]))))
+    }).pipe(Effect.scoped, withFixedRandom([0])))
 
   it.effect("a lock force-released by an operator is lost at the next renew as freed: the store shows it free", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()
       const [a, operator] = yield* Effect.all([probe(backing), probe(backing)])
       const { capture, warnings } = warningLog()
-      const victim = yield* Effect.fork(
+      const victim = yield* forkChild(
         Lock.withLock("forced", Effect.never, { lease: "30 seconds" }).pipe(
           Effect.provide(a.layer),
           Effect.provide(capture)
@@ -75,7 +82,7 @@ describe("Lock: loss and release", () => {
       // Nothing to give back: the lock stays free for whoever comes next.
       expect(a.calls.release).toBe(0)
       expect(Option.getOrThrow(yield* backing.inspect("forced")).owner).toBeUndefined()
-    }).pipe(Effect.withRandom(Random.fixed([0]))))
+    }).pipe(withFixedRandom([0])))
 
   it.effect("a lease lost by expiry is released while the store's lease lasts, and not once it is over", () =>
     Effect.gen(function*() {
@@ -85,9 +92,9 @@ describe("Lock: loss and release", () => {
         Effect.gen(function*() {
           const process = yield* probe(backing)
           process.failing("renew", true)
-          const holder = yield* Effect.fork(
+          const holder = yield* forkChild(
             Effect.scoped(
-              Effect.zipRight(
+              Effect.andThen(
                 Lock.acquire(name, { lease: "3 seconds", safetyMargin: "300 millis" }),
                 Effect.uninterruptible(Effect.sleep(`${holdMs} millis`))
               )
@@ -119,7 +126,7 @@ describe("Lock: loss and release", () => {
       expect(process.calls.release).toBe(3)
       expect(warnings).toHaveLength(1)
       expect(String(warnings[0]!.message)).toContain("failed (injected release failure)")
-      expect(Cause.isEmpty(warnings[0]!.cause)).toBe(true)
+      expect(reasons(warnings[0]!.cause)).toEqual([])
     }))
 
   it.effect("a failed clean-up after an unfinished acquire is logged as one line with its reason, without a stack", () =>
@@ -140,18 +147,18 @@ describe("Lock: loss and release", () => {
       expect(warnings).toHaveLength(1)
       expect(String(warnings[0]!.message)).toContain("could not clean up")
       expect(String(warnings[0]!.message)).toContain("(injected release failure)")
-      expect(Cause.isEmpty(warnings[0]!.cause)).toBe(true)
+      expect(reasons(warnings[0]!.cause)).toEqual([])
     }))
 
   it.effect("failing renews are retried with backoff until the deadline, then the lock is lost exactly then", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       process.failing("renew", true)
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("flaky", Effect.never, { lease: "30 seconds" }).pipe(Effect.provide(process.layer))
       )
       yield* TestClock.adjust("26999 millis")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       expect(process.calls.renew).toBeGreaterThan(3)
       yield* TestClock.adjust("1 millis")
       const error = yield* Effect.flip(yield* Fiber.await(fiber))
@@ -167,7 +174,7 @@ describe("Lock: loss and release", () => {
       const process = yield* probe(sharedMemory())
       process.failing("renew", true)
       const done = yield* Deferred.make<void>()
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("recovering", Deferred.await(done), { lease: "30 seconds" }).pipe(Effect.provide(process.layer))
       )
       yield* TestClock.adjust("20 seconds")
@@ -188,7 +195,7 @@ describe("Lock: loss and release", () => {
             const backing = sharedMemory()
             const process = yield* probe(backing)
             const finish = yield* Deferred.make<void>()
-            const holder = yield* Effect.fork(
+            const holder = yield* forkChild(
               Lock.withLock("race", Deferred.await(finish), { lease: "3 seconds" }).pipe(Effect.provide(process.layer))
             )
             yield* settle
@@ -197,7 +204,7 @@ describe("Lock: loss and release", () => {
             yield* process.held
             // The section ends while the renew is in flight; the release must wait for it.
             yield* Deferred.succeed(finish, undefined)
-            yield* Effect.repeatN(Effect.yieldNow(), round % 7)
+            yield* yieldNow.pipe(repeatTimes(round % 7))
             yield* process.open
             yield* Fiber.join(holder)
             yield* TestClock.adjust("10 seconds")
@@ -217,15 +224,15 @@ describe("Lock: loss and release", () => {
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       yield* process.hold("renew", "before")
-      const fiber = yield* Effect.fork(
-        Effect.scoped(Effect.zipRight(Lock.acquire("scoped-loss", { lease: "3 seconds" }), Effect.never)).pipe(
+      const fiber = yield* forkChild(
+        Effect.scoped(Effect.andThen(Lock.acquire("scoped-loss", { lease: "3 seconds" }), Effect.never)).pipe(
           Effect.provide(process.layer)
         )
       )
       yield* TestClock.adjust("2699 millis")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 millis")
-      expect(Exit.isInterrupted(yield* Fiber.await(fiber))).toBe(true)
+      expect(hasInterrupts(yield* Fiber.await(fiber))).toBe(true)
       yield* process.open
     }))
 
@@ -233,7 +240,7 @@ describe("Lock: loss and release", () => {
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       process.failing("release", true)
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("sticky", Effect.fail("boom" as const)).pipe(Effect.provide(process.layer))
       )
       yield* TestClock.adjust("10 seconds")
@@ -246,12 +253,12 @@ describe("Lock: loss and release", () => {
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       yield* process.hold("release", "before")
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("silent", Effect.succeed("result")).pipe(Effect.provide(process.layer))
       )
       // The first attempt gets 1 s.
       yield* TestClock.adjust("999 millis")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 millis")
       expect(yield* Fiber.join(fiber)).toBe("result")
       // In the background: one more at once, then a last one after 1 s + 50 ms, and no more.
@@ -274,7 +281,7 @@ describe("Lock: loss and release", () => {
       const options = { lease: 3_000, heartbeat: 1_000, maxClockSkew: 1_000, wait: "10 seconds" } as const
       const overlapsAt: Array<number> = []
       yield* a.hold("tryAcquire", "after")
-      const late = yield* Effect.fork(
+      const late = yield* forkChild(
         Effect.scoped(Effect.gen(function*() {
           const lease = yield* Lock.acquire("late", options)
           const current = Option.getOrThrow(yield* backing.inspect("late"))
@@ -285,7 +292,10 @@ describe("Lock: loss and release", () => {
       yield* a.held
       yield* TestClock.adjust("4500 millis")
       const otherScope = yield* Scope.make()
-      const other = yield* Lock.acquire("late", options).pipe(Scope.extend(otherScope), Effect.provide(b.layer))
+      const other = yield* Lock.acquire("late", options).pipe(
+        Effect.provideService(Scope.Scope, otherScope),
+        Effect.provide(b.layer)
+      )
       expect(other.fence).toBe(2)
       yield* TestClock.adjust("500 millis")
       yield* a.open
@@ -302,7 +312,7 @@ describe("Lock: loss and release", () => {
       const backing = sharedMemory()
       const process = yield* probe(backing)
       yield* process.hold("tryAcquire", "after")
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("slow", Effect.void, { lease: 3_000, wait: 2_700 }).pipe(Effect.provide(process.layer))
       )
       yield* process.held
@@ -325,13 +335,13 @@ describe("Lock: loss and release", () => {
       // Found by the safety checker: warnAt defaulted to lease / 3 = 666.67 ms, and the watchdog stalled.
       const process = yield* probe(sharedMemory())
       process.failing("renew", true)
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("fraction", Effect.never, { lease: 2_000, heartbeat: 600, safetyMargin: 400 }).pipe(
           Effect.provide(process.layer)
         )
       )
       yield* TestClock.adjust("1599 millis")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 millis")
       const error = yield* Effect.flip(yield* Fiber.await(fiber))
       expect(error._tag).toBe("LockLost")
@@ -356,10 +366,10 @@ describe("Lock: loss and release", () => {
         LockStore.makeMemory(),
         (operation, call) => operation === "renew" ? Effect.die("renew died") : call
       )
-      const fiber = yield* Effect.fork(
+      const fiber = yield* forkChild(
         Lock.withLock("orphan", Effect.never, { lease: "30 seconds" }).pipe(
           Effect.provideService(LockStore.LockStore, store),
-          Effect.withRandom(Random.fixed([0]))
+          withFixedRandom([0])
         )
       )
       // The first renew, one heartbeat in, dies; nothing would renew the lease again.

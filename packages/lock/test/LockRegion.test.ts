@@ -1,31 +1,38 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock } from "@leasehold/lock"
-import { Context, Effect, Exit, Fiber, Layer, Logger, Option, TestClock } from "effect"
-import { probe, sharedMemory } from "./support.js"
+import { Effect, Exit, Fiber, Layer, Option } from "effect"
+import { forkChild, forkDetach, hasInterrupts, reasons, regionGuard, Service, TestClock } from "./effectLine.js"
+import { warningLogger, yieldNow } from "./effectLine.js"
+import { probe, repeatTimes, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = yieldNow.pipe(repeatTimes(20))
 
 const options = { lease: "3 seconds", heartbeat: "1 second" } as const
 
 /** Work under a lease: one step every 100 ms, `times` times (for ever if not given), counted. */
 const steps = (times?: number) => {
   let count = 0
-  const step = Effect.zipRight(Effect.sleep("100 millis"), Effect.sync(() => count++))
-  const work = times === undefined ? Effect.forever(step) : Effect.repeatN(step, times - 1)
+  const step = Effect.andThen(Effect.sleep("100 millis"), Effect.sync(() => count++))
+  const work = times === undefined ? Effect.forever(step) : step.pipe(repeatTimes(times - 1))
   return { work, count: () => count }
 }
 
 /** Captures the messages logged at warning level. */
 const warnings = () => {
   const messages: Array<string> = []
-  const logger = Logger.make(({ logLevel, message }) => {
-    if (logLevel._tag === "Warning") messages.push(String(Array.isArray(message) ? message.join(" ") : message))
-  })
-  return { messages, layer: Logger.replace(Logger.defaultLogger, logger) }
+  const layer = warningLogger((message) => messages.push(String(Array.isArray(message) ? message.join(" ") : message)))
+  return { messages, layer }
 }
 
-class Other extends Context.Tag("Other")<Other, number>() {}
+/** The message of the defect an exit died with, if it died. */
+const defectOf = (exit: Exit.Exit<unknown, unknown>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const defect = reasons(exit.cause).find((reason) => reason._tag === "Die")
+  return defect?._tag === "Die" ? String(defect.defect) : undefined
+}
+
+const Other = Service<number>("Other")
 
 describe("Lock.scoped: a lease taken over belongs to the fiber that goes on with it and what it forks afterwards", () => {
   for (const answered of ["at once", "later"] as const) {
@@ -41,19 +48,19 @@ describe("Lock.scoped: a lease taken over belongs to the fiber that goes on with
             inside++
             return Effect.ensuring(work, Effect.sync(() => inside--))
           })
-        const jobA = Effect.zipRight(
+        const jobA = Effect.andThen(
           Effect.timeout(Lock.acquire("x", options), "5 seconds"),
           section(Effect.sleep("2 seconds"))
         )
-        const jobB = Effect.zipRight(
+        const jobB = Effect.andThen(
           Effect.sleep("1 second"),
           Effect.flip(Lock.withLock("x", section(Effect.void), { ...options, wait: "500 millis" }))
         )
         const fiber = yield* Lock.scoped(Effect.all([jobA, jobB], { concurrency: 2 })).pipe(
           Effect.provide(process.layer),
-          Effect.fork
+          forkChild
         )
-        if (answered === "later") yield* Effect.zipRight(process.held, process.open)
+        if (answered === "later") yield* Effect.andThen(process.held, process.open)
         yield* TestClock.adjust("3 seconds")
         const [, error] = yield* Fiber.join(fiber)
         expect(error._tag).toBe("LockNotAcquired")
@@ -66,16 +73,16 @@ describe("Lock.scoped: a lease taken over belongs to the fiber that goes on with
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       const result = yield* Lock.scoped(Effect.gen(function*() {
-        const early = yield* Effect.fork(
-          Effect.zipRight(
+        const early = yield* forkChild(
+          Effect.andThen(
             Effect.sleep("1 second"),
             Lock.withLock("x", Effect.succeed("re-entered"), { ...options, wait: "500 millis" })
           )
         )
         const lease = yield* Effect.timeout(Lock.acquire("x", options), "5 seconds")
-        const late = yield* Effect.fork(Lock.withLock("x", Effect.succeed(lease.fence)))
+        const late = yield* forkChild(Lock.withLock("x", Effect.succeed(lease.fence)))
         return { early: yield* Effect.flip(Fiber.join(early)), late: yield* Fiber.join(late), fence: lease.fence }
-      })).pipe(Effect.provide(process.layer), Effect.fork)
+      })).pipe(Effect.provide(process.layer), forkChild)
       yield* TestClock.adjust("2 seconds")
       const { early, fence, late } = yield* Fiber.join(result)
       expect(early._tag).toBe("LockNotAcquired")
@@ -84,10 +91,43 @@ describe("Lock.scoped: a lease taken over belongs to the fiber that goes on with
     }))
 })
 
-describe("Lock.scoped: a region that ended stops nothing of the leases acquired after it", () => {
+describe("Lock.scoped: the region's fiber goes on with the lease", () => {
+  it.effect("it and the fibers it forks afterwards re-enter a lease whose acquire waited for another holder", () =>
+    Effect.gen(function*() {
+      const backing = sharedMemory()
+      const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+      yield* forkChild(Lock.withLock("x", Effect.sleep("1 second")).pipe(Effect.provide(b.layer)))
+      yield* settle
+      const result = yield* Lock.scoped(Effect.gen(function*() {
+        const lease = yield* Effect.timeout(Lock.acquire("x", { ...options, wait: "5 seconds" }), "10 seconds")
+        const forked = yield* Fiber.join(yield* forkChild(Lock.withLock("x", Effect.succeed(lease.fence))))
+        const nested = yield* Lock.withLock("x", Effect.succeed(lease.fence))
+        return [lease.fence, forked, nested]
+      })).pipe(Effect.provide(a.layer), forkChild)
+      // The holder's release lets the waiting acquire through, in this fiber's step.
+      yield* TestClock.adjust("2 seconds")
+      const [fence, forked, nested] = yield* Fiber.join(result)
+      expect([forked, nested]).toEqual([fence, fence])
+    }))
+
+  it.effect("it re-enters a lease a child acquired as soon as it has joined the child", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const [fence, nested] = yield* Lock.scoped(Effect.gen(function*() {
+        const child = yield* forkChild(Lock.acquire("x", options))
+        // Joined before the child starts: the join hears of its end first, and this fiber goes on at once.
+        const lease = yield* Fiber.join(child)
+        return [lease.fence, yield* Lock.withLock("x", Effect.succeed(lease.fence))]
+      })).pipe(Effect.provide(process.layer))
+      expect(nested).toBe(fence)
+      expect(process.calls.tryAcquire).toBe(1)
+    }))
+})
+
+describe("Lock.scoped: a worker forked in the region that acquires on its own", () => {
   const forks = [
-    ["fork", Effect.fork],
-    ["forkDaemon", Effect.forkDaemon]
+    ["forkChild", forkChild],
+    ["forkDetach", forkDetach]
   ] as const
 
   for (const [label, fork] of forks) {
@@ -95,51 +135,70 @@ describe("Lock.scoped: a region that ended stops nothing of the leases acquired 
       Effect.gen(function*() {
         const backing = sharedMemory()
         const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
+        const logged = warnings()
         const worker = steps(30)
         const run = Effect.gen(function*() {
-          const forked = yield* Lock.scoped(fork(Effect.zipRight(
+          const forked = yield* Lock.scoped(fork(Effect.andThen(
             Effect.sleep("100 millis"),
-            Effect.scoped(Effect.zipRight(Effect.timeout(Lock.acquire("x", options), "5 seconds"), worker.work))
+            Effect.scoped(Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), worker.work))
           )))
           // Unrelated code, after the region: nothing a lock does may stop it.
           yield* Effect.sleep("5 seconds")
           return yield* Fiber.await(forked)
         })
-        const fiber = yield* run.pipe(Effect.provide(a.layer), Effect.fork)
+        const fiber = yield* run.pipe(Effect.provide([a.layer, logged.layer]), forkChild)
         yield* TestClock.adjust("1 second")
         expect(Option.isSome(yield* backing.forceRelease("x"))).toBe(true)
-        yield* Effect.fork(
-          Effect.scoped(Effect.zipRight(Lock.acquire("x"), Effect.never)).pipe(Effect.provide(b.layer))
+        yield* forkChild(
+          Effect.scoped(Effect.andThen(Lock.acquire("x"), Effect.never)).pipe(Effect.provide(b.layer))
         )
         yield* settle
-        // The worker's next renew (at 1.1 s) finds the new holder: the worker, which waited for the acquire, stops.
+        // The worker's next renew (at 1.1 s) finds the new holder.
         yield* TestClock.adjust("5 seconds")
         const workerExit = yield* Fiber.join(fiber)
-        expect(Exit.isInterrupted(workerExit)).toBe(true)
-        expect(worker.count()).toBeLessThan(30)
+        if (regionGuard) {
+          // The guard ended with its region: the worker's wrapped acquire was refused as it ended.
+          expect(defectOf(workerExit)).toContain("outside Lock.scoped")
+          expect(logged.messages.some((message) => message.includes(`the fiber that acquired "x" ended`))).toBe(true)
+        } else {
+          // The worker, which waited for the acquire, holds the lease: its loss stops it.
+          expect(hasInterrupts(workerExit)).toBe(true)
+          expect(worker.count()).toBeLessThan(30)
+        }
       }))
   }
 
-  it.effect("a detached worker of an open region: its loss stops the worker, not the region", () =>
+  const detachedLoss = regionGuard
+    ? "its loss stops the region and is reported"
+    : "its loss stops the worker, not the region"
+  it.effect(`a detached worker of an open region: ${detachedLoss}`, () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       process.failing("renew", true)
       const logged = warnings()
       const worker = steps(60)
       const run = Lock.scoped(Effect.gen(function*() {
-        const forked = yield* Effect.forkDaemon(
-          Effect.scoped(Effect.zipRight(Effect.timeout(Lock.acquire("x", options), "5 seconds"), worker.work))
+        const forked = yield* forkDetach(
+          Effect.scoped(Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), worker.work))
         )
         yield* Effect.sleep("10 seconds")
         return yield* Fiber.await(forked)
       }))
-      const region = yield* run.pipe(Effect.provide([process.layer, logged.layer]), Effect.fork)
+      const region = yield* run.pipe(Effect.provide([process.layer, logged.layer]), forkChild)
       // lease 3 s - safety margin 0.3 s
       yield* TestClock.adjust("2700 millis")
       const stepsAtLoss = worker.count()
-      yield* TestClock.adjust("10 seconds")
-      expect(Exit.isInterrupted(yield* Fiber.join(region))).toBe(true)
-      expect(worker.count()).toBe(stepsAtLoss)
+      if (regionGuard) {
+        expect(hasInterrupts(yield* Fiber.await(region))).toBe(true)
+        expect(logged.messages.some((message) => message.includes("code outside the region"))).toBe(true)
+        yield* TestClock.adjust("10 seconds")
+        expect(worker.count()).toBe(60)
+      } else {
+        yield* TestClock.adjust("10 seconds")
+        // The region went on to its end, and returns the worker's exit.
+        expect(hasInterrupts(yield* Fiber.join(region))).toBe(true)
+        expect(worker.count()).toBe(stepsAtLoss)
+      }
     }))
 })
 
@@ -175,7 +234,7 @@ describe("Re-entry survives the wrappers that put the fiber's context back as th
       const process = yield* probe(sharedMemory())
       const [fence, forked] = yield* Effect.gen(function*() {
         const lease = yield* Lock.acquire("k", options)
-        const child = yield* Effect.fork(Lock.acquire("k", options).pipe(Effect.map((lease) => lease.fence)))
+        const child = yield* forkChild(Lock.acquire("k", options).pipe(Effect.map((lease) => lease.fence)))
         return [lease.fence, yield* Fiber.join(child)]
       }).pipe(Effect.withSpan("a"), Effect.scoped, Effect.provide(process.layer))
       expect(forked).toBe(fence)
@@ -183,19 +242,41 @@ describe("Re-entry survives the wrappers that put the fiber's context back as th
     }))
 })
 
-describe("A wrapped acquire outside Lock.scoped: Effect.scoped is enough on this line", () => {
-  it.effect("the scope closes normally, nothing is logged, and the lock is released", () =>
+describe("A wrapped acquire outside Lock.scoped", () => {
+  const outside = regionGuard
+    ? "is refused: the scope it was acquired into fails with a defect as it closes, after releasing the lock"
+    : "needs only Effect.scoped on this line: the scope closes normally, nothing is logged, and the lock is released"
+  it.effect(outside, () =>
     Effect.gen(function*() {
       const backing = sharedMemory()
       const process = yield* probe(backing)
       const logged = warnings()
       const fiber = yield* Effect.scoped(
-        Effect.zipRight(Effect.timeout(Lock.acquire("x", options), "5 seconds"), Effect.sleep("1 second"))
-      ).pipe(Effect.provide([process.layer, logged.layer]), Effect.fork)
+        Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), Effect.sleep("1 second"))
+      ).pipe(Effect.provide([process.layer, logged.layer]), forkChild)
       yield* TestClock.adjust("1 second")
-      expect(Exit.isSuccess(yield* Fiber.await(fiber))).toBe(true)
-      expect(logged.messages).toEqual([])
+      const exit = yield* Fiber.await(fiber)
+      if (regionGuard) {
+        expect(defectOf(exit)).toContain("Run that code in Lock.scoped")
+        expect(logged.messages).toHaveLength(1)
+      } else {
+        expect(Exit.isSuccess(exit)).toBe(true)
+        expect(logged.messages).toEqual([])
+      }
       expect(process.calls.release).toBe(1)
       expect(Option.getOrThrow(yield* backing.inspect("x")).owner).toBeUndefined()
+    }))
+
+  it.effect("the same program in Lock.scoped completes, and nothing is logged", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const logged = warnings()
+      const fiber = yield* Lock.scoped(
+        Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), Effect.sleep("1 second"))
+      ).pipe(Effect.provide([process.layer, logged.layer]), forkChild)
+      yield* TestClock.adjust("1 second")
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect(logged.messages).toEqual([])
     }))
 })

@@ -1,26 +1,27 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Clock, Deferred, type Duration, Effect, Fiber, Option, TestClock } from "effect"
-import { deadHolder, probe, sharedMemory } from "./support.js"
+import { Clock, Deferred, Effect, Fiber, Option } from "effect"
+import { type DurationInput, forkChild, TestClock, yieldNow } from "./effectLine.js"
+import { deadHolder, probe, repeatTimes, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
 
 /** Lets forked fibers run up to their next suspension. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = yieldNow.pipe(repeatTimes(20))
 
 /** A poll of 100 ms makes reservations of 400 ms (four polls). */
 const options = { lease: "10 seconds", pollInterval: "100 millis", wait: "20 seconds" } as const
 const reservationMs = 400
 
 /** Moves the clock in small steps, so every sleeping fiber wakes on time. */
-const advance = (ms: number) => Effect.repeatN(Effect.zipRight(TestClock.adjust("10 millis"), settle), ms / 10 - 1)
+const advance = (ms: number) => Effect.andThen(TestClock.adjust("10 millis"), settle).pipe(repeatTimes(ms / 10 - 1))
 
 const recordOf = (store: LockStore.LockStore, name: string) =>
   Effect.map(store.inspect(name), (record) => Option.getOrThrow(record))
 
 /** Holds `name` in `store`'s process until `gate` opens. */
 const holdUntil = (store: LockStore.LockStore, name: string, gate: Deferred.Deferred<void>, order: Array<string>) =>
-  Lock.withLock(name, Effect.zipRight(Effect.sync(() => order.push("held")), Deferred.await(gate)), options).pipe(
+  Lock.withLock(name, Effect.andThen(Effect.sync(() => order.push("held")), Deferred.await(gate)), options).pipe(
     Effect.provideService(LockStore.LockStore, store)
   )
 
@@ -31,9 +32,9 @@ describe("reservations across processes", () => {
       const [a, b] = [LockStore.processView(shared), LockStore.processView(shared)]
       const order: Array<string> = []
       const gate = yield* Deferred.make<void>()
-      const first = yield* Effect.fork(holdUntil(a, "job", gate, order))
+      const first = yield* forkChild(holdUntil(a, "job", gate, order))
       yield* settle
-      const waiter = yield* Effect.fork(
+      const waiter = yield* forkChild(
         Lock.withLock("job", Effect.sync(() => order.push("waiter")), options).pipe(
           Effect.provideService(LockStore.LockStore, b)
         )
@@ -45,7 +46,7 @@ describe("reservations across processes", () => {
       // The holder releases and its process asks again at once: it is refused, the reserved waiter gets in next.
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.join(first)
-      const again = yield* Effect.fork(
+      const again = yield* forkChild(
         Lock.withLock("job", Effect.sync(() => order.push("releaser")), options).pipe(
           Effect.provideService(LockStore.LockStore, a)
         )
@@ -68,15 +69,15 @@ describe("reservations across processes", () => {
       const waiterView = LockStore.intercept(shared, (operation, call) => {
         if (operation === "reserve") {
           reserving = true
-          return Effect.zipRight(Deferred.await(reserveGate), call)
+          return Effect.andThen(Deferred.await(reserveGate), call)
         }
-        return operation === "tryAcquire" && reserving ? Effect.zipRight(Effect.sleep("5 millis"), call) : call
+        return operation === "tryAcquire" && reserving ? Effect.andThen(Effect.sleep("5 millis"), call) : call
       })
       const order: Array<string> = []
       const gate = yield* Deferred.make<void>()
-      const first = yield* Effect.fork(holdUntil(releaserView, "job", gate, order))
+      const first = yield* forkChild(holdUntil(releaserView, "job", gate, order))
       yield* settle
-      const waiter = yield* Effect.fork(
+      const waiter = yield* forkChild(
         Lock.withLock("job", Effect.sync(() => order.push("waiter")), options).pipe(
           Effect.provideService(LockStore.LockStore, waiterView)
         )
@@ -89,7 +90,7 @@ describe("reservations across processes", () => {
       yield* Deferred.succeed(reserveGate, undefined)
       yield* settle
       expect((yield* recordOf(shared, "job")).reservedBy).toBeDefined()
-      const again = yield* Effect.fork(
+      const again = yield* forkChild(
         Lock.withLock("job", Effect.sync(() => order.push("releaser")), options).pipe(
           Effect.provideService(LockStore.LockStore, releaserView)
         )
@@ -106,9 +107,9 @@ describe("reservations across processes", () => {
       const shared = sharedMemory()
       const waiting = yield* probe(shared)
       const gate = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(holdUntil(LockStore.processView(shared), "job", gate, []))
+      const holder = yield* forkChild(holdUntil(LockStore.processView(shared), "job", gate, []))
       yield* settle
-      const waiter = yield* Effect.fork(Lock.withLock("job", Effect.void, options).pipe(Effect.provide(waiting.layer)))
+      const waiter = yield* forkChild(Lock.withLock("job", Effect.void, options).pipe(Effect.provide(waiting.layer)))
       yield* settle
       yield* advance(2_000)
       // About 27 polls (jittered between 50 and 100 ms); a reservation of four polls is refreshed every three or so.
@@ -126,9 +127,9 @@ describe("reservations across processes", () => {
       const shared = sharedMemory()
       const [a, b, c] = [LockStore.processView(shared), LockStore.processView(shared), LockStore.processView(shared)]
       const gate = yield* Deferred.make<void>()
-      const first = yield* Effect.fork(holdUntil(a, "job", gate, []))
+      const first = yield* forkChild(holdUntil(a, "job", gate, []))
       yield* settle
-      const crashing = yield* Effect.fork(
+      const crashing = yield* forkChild(
         Lock.withLock("job", Effect.void, { ...options, wait: "forever" }).pipe(
           Effect.provideService(LockStore.LockStore, b)
         )
@@ -143,7 +144,7 @@ describe("reservations across processes", () => {
       yield* Fiber.join(first)
       const releasedAt = yield* now
       let acquiredAt = 0
-      const next = yield* Effect.fork(
+      const next = yield* forkChild(
         Lock.withLock("job", Effect.flatMap(now, (t) => Effect.sync(() => acquiredAt = t)), options).pipe(
           Effect.provideService(LockStore.LockStore, c)
         )
@@ -166,7 +167,7 @@ describe("reservations across processes", () => {
       yield* shared.reserve({ name: "job", owner: "dead-waiter", reserveMs: 3_000, waitingSince: yield* now })
       const start = yield* now
       let acquiredAt = 0
-      const waiter = yield* Effect.fork(
+      const waiter = yield* forkChild(
         Lock.withLock("job", Effect.flatMap(now, (t) => Effect.sync(() => acquiredAt = t)), {
           ...options,
           maxClockSkew: "0 millis"
@@ -183,9 +184,9 @@ describe("reservations across processes", () => {
     Effect.gen(function*() {
       const shared = sharedMemory()
       const gate = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(holdUntil(LockStore.processView(shared), "job", gate, []))
+      const holder = yield* forkChild(holdUntil(LockStore.processView(shared), "job", gate, []))
       yield* settle
-      const waiter = yield* Effect.fork(
+      const waiter = yield* forkChild(
         Lock.withLock("job", Effect.void, { ...options, takeover: "observed" }).pipe(
           Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
         )
@@ -205,9 +206,9 @@ describe("reservations across processes", () => {
       const waiting = yield* probe(shared)
       waiting.failing("reserve", true)
       const gate = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(holdUntil(LockStore.processView(shared), "job", gate, []))
+      const holder = yield* forkChild(holdUntil(LockStore.processView(shared), "job", gate, []))
       yield* settle
-      const waiter = yield* Effect.fork(
+      const waiter = yield* forkChild(
         Lock.withLock("job", Effect.succeed("in"), options).pipe(
           Effect.provide(waiting.layer)
         )
@@ -227,10 +228,10 @@ describe("reservations across processes", () => {
       const [a, b, c] = [LockStore.processView(shared), LockStore.processView(shared), LockStore.processView(shared)]
       const order: Array<string> = []
       const gate = yield* Deferred.make<void>()
-      const first = yield* Effect.fork(holdUntil(a, "job", gate, order))
+      const first = yield* forkChild(holdUntil(a, "job", gate, order))
       yield* settle
-      const waitFor = (store: LockStore.LockStore, label: string, pollInterval: Duration.DurationInput) =>
-        Effect.fork(
+      const waitFor = (store: LockStore.LockStore, label: string, pollInterval: DurationInput) =>
+        forkChild(
           Lock.withLock("job", Effect.sync(() => order.push(label)), { ...options, pollInterval }).pipe(
             Effect.provideService(LockStore.LockStore, store)
           )

@@ -52,8 +52,10 @@ export type SpanOptions = Parameters<Tracer.Tracer["span"]>[0]
 export const makeTracer = (span: (options: SpanOptions) => Tracer.Span): Tracer.Tracer => Tracer.make({ span })
 
 export const counterTotal = (name: string): Effect.Effect<number> =>
-  Effect.map(Metric.snapshot, (pairs) =>
-    pairs.reduce((sum, pair) => sum + (pair.id === name ? Number((pair.state as any).count ?? 0) : 0), 0))
+  Effect.map(
+    Metric.snapshot,
+    (pairs) => pairs.reduce((sum, pair) => sum + (pair.id === name ? Number((pair.state as any).count ?? 0) : 0), 0)
+  )
 
 export const fromEnvRecord = (env: Record<string, string>) => ConfigProvider.fromEnvRecord(env)
 export const withConfigProvider = (provider: ConfigProvider.ConfigProvider) =>

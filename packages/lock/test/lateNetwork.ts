@@ -5,8 +5,9 @@
  * reads its send time.
  */
 import { LockError, type LockStore } from "@leasehold/lock"
-import { Clock, Effect } from "effect"
-import { noCalls, type OperationName } from "./support.js"
+import { type Clock, Effect } from "effect"
+import { currentTimeMillisUnsafe, makeClock, withClock } from "./effectLine.js"
+import { noCalls, type OperationName, outcome } from "./support.js"
 
 /** What the caller of a held call sees: a retryable timeout at once, or no answer until it gives up. */
 export type GiveUp = "timeout" | "hang"
@@ -32,14 +33,8 @@ export interface LateNetwork {
 }
 
 /** A clock that reads `millis`, for a request built at that time; it sleeps as `base` does. */
-const clockAt = (millis: number, base: Clock.Clock): Clock.Clock => ({
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => millis,
-  currentTimeMillis: Effect.succeed(millis),
-  unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-  currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
-  sleep: (duration) => base.sleep(duration)
-})
+const clockAt = (millis: number, base: Clock.Clock): Clock.Clock =>
+  makeClock(() => millis, () => BigInt(millis) * 1_000_000n, (duration) => base.sleep(duration))
 
 const timedOut = (operation: OperationName) =>
   new LockError.LockStoreError({ operation, retryable: true, message: `${operation} timed out (held by the network)` })
@@ -61,15 +56,15 @@ export const make = (backing: LockStore.LockStore): LateNetwork => {
         const hold = holds.get(operation)
         if (hold !== undefined && hold.when(request)) {
           holds.delete(operation)
-          const sentAt = clock.unsafeCurrentTimeMillis()
+          const sentAt = currentTimeMillisUnsafe(clock)
           held.push({
             operation,
-            deliver: Effect.asVoid(Effect.either(Effect.withClock(call(request), clockAt(sentAt, clock))))
+            deliver: Effect.asVoid(outcome(call(request).pipe(withClock(clockAt(sentAt, clock)))))
           })
           return hold.giveUp === "timeout" ? Effect.fail(timedOut(operation)) : Effect.never
         }
         const delay = late.get(operation)
-        return delay === undefined ? call(request) : Effect.zipLeft(call(request), Effect.sleep(delay))
+        return delay === undefined ? call(request) : Effect.tap(call(request), Effect.sleep(delay))
       })
 
   const service: LockStore.LockStore = {

@@ -144,6 +144,13 @@ export const withClockOffset = (offsetMs: number) => <A, E, R>(self: Effect.Effe
     return self.pipe(withClock(skewed))
   })
 
+/**
+ * Runs `self`, then `times` times more, one after the other, with no schedule: Effect 3's `Effect.repeat` reads
+ * `times: 0` as no limit, and sleeps on the clock between runs even when the schedule asks for no delay.
+ */
+export const repeatTimes = (times: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<void, E, R> =>
+  Effect.forEach(Array.from({ length: times + 1 }), () => self, { discard: true })
+
 /** The clock the current fiber reads time from. */
 export const currentClock: Effect.Effect<Clock.Clock> = Effect.clockWith(Effect.succeed)
 
