@@ -7,7 +7,7 @@ import { DynamoLockItems, DynamoLockStore, DynamoLockTable } from "@leasehold/dy
 import { LockStore } from "@leasehold/lock"
 import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
-import * as EffectLine from "./effectLine.js"
+import { withConfig } from "./effectLine.js"
 import { acquireRequest, awaitNothingPending, makeTable, makeTableAndStore, unique } from "./support.js"
 
 layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
@@ -59,7 +59,7 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
             clockSkewGuard: false
           })
         ),
-        EffectLine.withConfig(config)
+        withConfig(config)
       )
       expect(record._tag).toBe("Acquired")
       // The prefix went into the key.
@@ -67,7 +67,7 @@ layer(DynamoServer.layerDynalite)("DynamoLockStore wiring (dynalite)", (it) => {
       expect(Option.map(yield* plain.inspect(name), (r) => r.name)).toEqual(Option.some(name))
 
       const missing = yield* Effect.exit(
-        Layer.build(DynamoLockStore.layerConfig()).pipe(EffectLine.withConfig({}))
+        Layer.build(DynamoLockStore.layerConfig()).pipe(withConfig({}))
       )
       expect(Exit.isFailure(missing) && Cause.pretty(missing.cause)).toContain("LEASEHOLD_TABLE")
     }).pipe(Effect.scoped))
