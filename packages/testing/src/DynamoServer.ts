@@ -14,10 +14,7 @@
  * @since 0.1.0
  */
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
-import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -26,6 +23,7 @@ import * as ErrorMessage from "./internal/dynamoServer/errorMessage.js"
 import * as GlobalSetup from "./internal/dynamoServer/globalSetup.js"
 import * as ServerService from "./internal/dynamoServer/service.js"
 import type * as StartError from "./internal/dynamoServer/startError.js"
+import * as EffectLine from "./internal/effectLine.js"
 
 /**
  * @since 0.1.0
@@ -99,7 +97,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class DynamoServer extends Context.Tag("@leasehold/testing/DynamoServer")<DynamoServer, Service>() {}
+export class DynamoServer extends EffectLine.Service<DynamoServer, Service>()("@leasehold/testing/DynamoServer") {}
 
 /**
  * Why a server could not be started or reached.
@@ -168,34 +166,28 @@ export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Engines.
  * import { DynamoLockStore } from "@leasehold/dynamodb"
  * import { Lock } from "@leasehold/lock"
  * import * as DynamoServer from "@leasehold/testing/DynamoServer"
- * import { Console, Effect, Layer } from "effect"
- *
- * // The DynamoDB store on a fresh server, its table created first.
- * const StoreOnDynalite = Layer.unwrapEffect(
- *   Effect.gen(function*() {
- *     const server = yield* DynamoServer.DynamoServer
- *     yield* DynamoLockStore.createTable({ tableName: "locks", clientConfig: server.clientConfig })
- *     return DynamoLockStore.layer({ tableName: "locks", clientConfig: server.clientConfig })
- *   })
- * ).pipe(Layer.provideMerge(DynamoServer.layerDynalite))
+ * import { Console, Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
  *   const server = yield* DynamoServer.DynamoServer
+ *   // The DynamoDB store on the fresh server, its table created first.
+ *   const options = { tableName: "locks", clientConfig: server.clientConfig }
+ *   yield* DynamoLockStore.createTable(options)
  *   yield* server.resetRequests
- *   yield* Lock.withLock("reports", Effect.void)
+ *   yield* Lock.withLock("reports", Effect.void).pipe(Effect.provide(DynamoLockStore.layer(options)))
  *   // The server counts what reached it: one conditional write to acquire, one to release.
  *   const requests = yield* server.requests
  *   yield* Console.log(requests.get("UpdateItem"))
  *   // Output: 2
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(StoreOnDynalite)))
+ * Effect.runPromise(program.pipe(Effect.provide(DynamoServer.layerDynalite)))
  * ```
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerDynalite: Layer.Layer<DynamoServer> = Layer.scoped(DynamoServer, makeDynalite)
+export const layerDynalite: Layer.Layer<DynamoServer> = EffectLine.layerScoped(DynamoServer, makeDynalite)
 
 /**
  * @since 0.1.0
@@ -203,7 +195,7 @@ export const layerDynalite: Layer.Layer<DynamoServer> = Layer.scoped(DynamoServe
  */
 export interface DynamoDBLocalOptions {
   /** How long to wait for DynamoDB Local to answer HTTP; default 60 seconds (it takes seconds). */
-  readonly startTimeout?: Duration.DurationInput | undefined
+  readonly startTimeout?: EffectLine.DurationInput | undefined
 }
 
 /**
@@ -226,7 +218,7 @@ export const makeDynamoDBLocal = (
  * @since 0.1.0
  * @category layers
  */
-export const layerDynamoDBLocal: Layer.Layer<DynamoServer, DynamoServerError> = Layer.scoped(
+export const layerDynamoDBLocal: Layer.Layer<DynamoServer, DynamoServerError> = EffectLine.layerScoped(
   DynamoServer,
   makeDynamoDBLocal()
 )
@@ -265,7 +257,7 @@ export const makeEndpoint = (
 export const layerEndpoint = (
   url: string,
   options: EndpointOptions = {}
-): Layer.Layer<DynamoServer, DynamoServerError> => Layer.scoped(DynamoServer, makeEndpoint(url, options))
+): Layer.Layer<DynamoServer, DynamoServerError> => EffectLine.layerScoped(DynamoServer, makeEndpoint(url, options))
 
 /**
  * The region from the environment as the AWS SDK reads it: AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1.
@@ -273,8 +265,8 @@ export const layerEndpoint = (
  * @since 0.1.0
  * @category config
  */
-export const regionConfig: Config.Config<string> = Config.string("AWS_REGION").pipe(
-  Config.orElse(() => Config.string("AWS_DEFAULT_REGION")),
+export const regionConfig: Config.Config<string> = EffectLine.configString("AWS_REGION").pipe(
+  Config.orElse(() => EffectLine.configString("AWS_DEFAULT_REGION")),
   Config.withDefault(defaultRegion)
 )
 
@@ -285,14 +277,15 @@ export const regionConfig: Config.Config<string> = Config.string("AWS_REGION").p
  * @since 0.1.0
  * @category layers
  */
-export const layerFromEnv: Layer.Layer<DynamoServer, DynamoServerError | ConfigError.ConfigError> = Layer.scoped(
-  DynamoServer,
-  Effect.gen(function*() {
-    const url = yield* Config.string("DYNAMODB_ENDPOINT")
-    const region = yield* regionConfig
-    return yield* makeEndpoint(url, { region })
-  })
-)
+export const layerFromEnv: Layer.Layer<DynamoServer, DynamoServerError | EffectLine.ConfigError> = EffectLine
+  .layerScoped(
+    DynamoServer,
+    Effect.gen(function*() {
+      const url = yield* EffectLine.configString("DYNAMODB_ENDPOINT")
+      const region = yield* regionConfig
+      return yield* makeEndpoint(url, { region })
+    })
+  )
 
 /**
  * Whether `java` on PATH is Java >= 17, as DynamoDB Local needs.
@@ -319,9 +312,15 @@ export interface Availability {
  * `CI=true`, where they run and fail so a broken CI image cannot pass silently.
  *
  * ```ts
+ * import { describe } from "@effect/vitest"
+ * import * as DynamoServer from "@leasehold/testing/DynamoServer"
+ * import { Effect } from "effect"
+ *
  * const availability = await Effect.runPromise(DynamoServer.dynamoDBLocalAvailability)
  * // The reason shows in the skipped suite's name.
- * describe.skipIf(!availability.run)(`DynamoDB Local (${availability.reason})`, () => { ... })
+ * describe.skipIf(!availability.run)(`DynamoDB Local (${availability.reason})`, () => {
+ *   // the tests that need DynamoDB Local
+ * })
  * ```
  *
  * @since 0.1.0
@@ -376,9 +375,17 @@ export interface GlobalSetupOptions extends DynamoDBLocalOptions {
  *   process.env.DYNAMODB_ENDPOINT = server.endpoint
  *   return server.stop
  * }
+ * ```
  *
+ * ```ts
  * // in a test file
- * layer(DynamoServer.layerFromEnv)("DynamoLockStore", (it) => { ... })
+ * import { layer } from "@effect/vitest"
+ * import * as DynamoServer from "@leasehold/testing/DynamoServer"
+ * import { Effect } from "effect"
+ *
+ * layer(DynamoServer.layerFromEnv)("DynamoLockStore", (it) => {
+ *   it.effect("reaches the server the global setup started", () => Effect.asVoid(DynamoServer.DynamoServer))
+ * })
  * ```
  *
  * @since 0.1.0

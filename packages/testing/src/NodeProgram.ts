@@ -13,6 +13,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as EffectLine from "./internal/effectLine.js"
 import * as internal from "./internal/nodeProgram/child.js"
 
 /**
@@ -84,9 +85,7 @@ export const LockWorkerSettings = Schema.Struct({
   clientConfig: Schema.Struct({
     endpoint: Schema.String,
     region: Schema.String,
-    credentials: Schema.optionalWith(Schema.Struct({ accessKeyId: Schema.String, secretAccessKey: Schema.String }), {
-      exact: true
-    })
+    credentials: EffectLine.optionalKey(Schema.Struct({ accessKeyId: Schema.String, secretAccessKey: Schema.String }))
   }),
   tableName: Schema.String,
   lockName: Schema.String,
@@ -111,7 +110,7 @@ export type LockWorkerSettings = typeof LockWorkerSettings.Type
  * @since 0.1.0
  * @category child process
  */
-export const readSettings: <A, I>(variable: string, schema: Schema.Schema<A, I>) => Effect.Effect<A> =
+export const readSettings: <A, I>(variable: string, schema: EffectLine.Codec<A, I>) => Effect.Effect<A> =
   internal.readSettings
 
 /**

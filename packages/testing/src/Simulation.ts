@@ -32,8 +32,9 @@ import * as Run from "./internal/simulation/run.js"
  * - `longPause`: one process pauses for longer than the lease.
  * - `wrapped`: some sections acquire inside `Effect.timeout`, `Effect.race`, `Effect.all` or a layer built in the
  *   section's scope, so the fiber that ran the acquire ends before the section does.
- * - `reentry`: some sections fork a child (`Effect.fork` under `acquire`, `Effect.forkDaemon` under `withLock`) that
- *   later takes the same name, possibly nested, and may outlive the section.
+ * - `reentry`: some sections fork a child (`Effect.fork` under `acquire`, `Effect.forkDaemon` under `withLock`;
+ *   `Effect.forkChild` and `Effect.forkDetach` on Effect 4) that later takes the same name, possibly nested, and may
+ *   outlive the section.
  * - `steal`: an operator force-releases names at random times; some sections are `wrapped` ones.
  * - `clockStep`: some processes' wall clocks jump (by seconds or an hour, either way) or freeze for a while; their
  *   monotonic clocks run on.
@@ -104,10 +105,11 @@ export type Api = Schedules.Api
 export const wrappedApis: ReadonlyArray<Api> = Schedules.wrappedApis
 
 /**
- * A child a section forks as soon as it holds its lock (with `Effect.fork` under `acquire`, after which the section's
- * fiber joins it once its lock is released; with `Effect.forkDaemon` under `withLock`). `afterMs` later the child runs
- * `withLock` on the same name (twice nested if `nested`), then a scoped `acquire` of it for the lease, and `steps`
- * steps of `stepMs` that write to the fenced resource with that lease's fence.
+ * A child a section forks as soon as it holds its lock (with `Effect.fork`, `Effect.forkChild` on Effect 4, under
+ * `acquire`, after which the section's fiber joins it once its lock is released; with `Effect.forkDaemon`,
+ * `Effect.forkDetach` on Effect 4, under `withLock`). `afterMs` later the child runs `withLock` on the same name (twice
+ * nested if `nested`), then a scoped `acquire` of it for the lease, and `steps` steps of `stepMs` that write to the
+ * fenced resource with that lease's fence.
  *
  * @since 0.1.0
  * @category models

@@ -9,11 +9,15 @@ import * as LockRecord from "@leasehold/lock/LockRecord"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "../effectLine.js"
 import { absolute, leaseMs, makeOwner, maxClockSkewMs, type Test, utf8Bytes } from "./fixture.js"
 import { acquireNew, attempt, expectTag, fields, inspectSome, listAll, releaseOf, renewOf } from "./helpers.js"
+
+/** How a store call ended, in brief: a failing comparison of the records themselves would print megabytes. */
+const brief = <A extends { readonly _tag: string }, E extends { readonly _tag: string; readonly retryable: boolean }>(
+  self: Effect.Effect<A, E>
+) => Effect.match(self, { onFailure: (error) => [error._tag, error.retryable], onSuccess: (answer) => answer._tag })
 
 /** An attempt with `overrides` fails with a non-retryable `LockStoreError`. */
 const expectPayloadRefused = (
@@ -21,10 +25,10 @@ const expectPayloadRefused = (
   lockName: string,
   overrides: Partial<Omit<LockStore.AcquireRequest, "name" | "takeover">>
 ) =>
-  Effect.map(Effect.either(attempt(store, lockName, absolute(), overrides)), (outcome) =>
-    // Compared in brief: a failing comparison of the records themselves would print megabytes.
-    expect(Either.isLeft(outcome) ? [outcome.left._tag, outcome.left.retryable] : outcome.right._tag)
-      .toEqual(["LockStoreError", false]))
+  Effect.map(
+    brief(attempt(store, lockName, absolute(), overrides)),
+    (outcome) => expect(outcome).toEqual(["LockStoreError", false])
+  )
 
 /** A renew of `record`'s holding that sets (or, with `undefined`, removes) the data. */
 const setDataOf = (store: LockStore.LockStore, record: LockRecord.LockRecord, data: string | undefined) =>
@@ -32,12 +36,7 @@ const setDataOf = (store: LockStore.LockStore, record: LockRecord.LockRecord, da
 
 /** A renew with `setData` fails with a non-retryable `LockStoreError`. */
 const expectSetDataRefused = (store: LockStore.LockStore, record: LockRecord.LockRecord, data: string) =>
-  Effect.map(
-    Effect.either(setDataOf(store, record, data)),
-    (outcome) =>
-      expect(Either.isLeft(outcome) ? [outcome.left._tag, outcome.left.retryable] : outcome.right._tag)
-        .toEqual(["LockStoreError", false])
-  )
+  Effect.map(brief(setDataOf(store, record, data)), (outcome) => expect(outcome).toEqual(["LockStoreError", false]))
 
 /** Registers the tests of a renew with `setData`. */
 const setData = (test: Test): void => {

@@ -6,7 +6,7 @@
 import { describe, expect } from "@effect/vitest"
 import type * as LockRecord from "@leasehold/lock/LockRecord"
 import * as Effect from "effect/Effect"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "../effectLine.js"
 import { absolute, leaseMs, maxClockSkewMs, observed, type Test } from "./fixture.js"
 import { acquireNew, expectFence, expectSome, expectTag, inspectSome, releaseOf, renewOf } from "./helpers.js"
 

@@ -12,7 +12,8 @@ import type * as LockStore from "@leasehold/lock/LockStore"
 import type * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as EffectLine from "../effectLine.js"
+import { TestClock } from "../effectLine.js"
 import * as HeldRequest from "../faultyStore/heldRequest.js"
 import { leaseMs, maxClockSkewMs, type Test } from "./fixture.js"
 import { acquireNew, expectTag, inspectSome } from "./helpers.js"
@@ -21,7 +22,7 @@ import { inspectSemaphoreSome, takePermits } from "./semaphoreHelpers.js"
 /** Runs `write` as if sent `ago` ms before now: delivered late, with the time it was built at. */
 const sentAgo = <A, E>(ago: number, write: Effect.Effect<A, E>) =>
   Effect.clockWith((clock) =>
-    Effect.withClock(write, HeldRequest.standingAt(clock, clock.unsafeCurrentTimeMillis() - ago))
+    write.pipe(EffectLine.withClock(HeldRequest.standingAt(clock, EffectLine.currentTimeMillisUnsafe(clock) - ago)))
   )
 
 /** A lock's renews out of order, and the sequence they are ordered by. */

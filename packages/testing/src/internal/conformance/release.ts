@@ -6,7 +6,7 @@
 import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "../effectLine.js"
 import { leaseMs, makeOwner, maxClockSkewMs, type Test } from "./fixture.js"
 import { acquireNew, expectTag, fields, inspectSome, releaseOf } from "./helpers.js"
 

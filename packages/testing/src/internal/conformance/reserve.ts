@@ -10,7 +10,7 @@ import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "../effectLine.js"
 import { absolute, leaseMs, makeOwner, maxClockSkewMs, observed, type Test } from "./fixture.js"
 import { acquireNew, attempt, expectTag, fields, inspectSome, releaseOf, renewOf } from "./helpers.js"
 

@@ -8,7 +8,7 @@
 import { describe, expect } from "@effect/vitest"
 import * as SemaphoreRecord from "@leasehold/lock/SemaphoreRecord"
 import * as Effect from "effect/Effect"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "../effectLine.js"
 import { leaseMs, makeOwner, maxClockSkewMs, type Test } from "./fixture.js"
 import { expectTag } from "./helpers.js"
 import {

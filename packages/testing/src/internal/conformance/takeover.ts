@@ -6,7 +6,7 @@
 import { expect } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "../effectLine.js"
 import { absolute, leaseMs, makeOwner, maxClockSkewMs, observed, type Test } from "./fixture.js"
 import { acquireNew, attempt, expectFence, expectTag, fields, inspectSome, releaseOf, renewOf } from "./helpers.js"
 

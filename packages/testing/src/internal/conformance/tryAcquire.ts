@@ -6,7 +6,7 @@
 import { describe, expect } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "../effectLine.js"
 import { absolute, leaseMs, makeOwner, type Test } from "./fixture.js"
 import { acquireNew, attempt, expectFence, expectTag, fields, inspectSome, releaseOf } from "./helpers.js"
 import { absoluteTakeover, observedTakeover } from "./takeover.js"

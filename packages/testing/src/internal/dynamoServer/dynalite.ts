@@ -8,6 +8,7 @@ import type * as Scope from "effect/Scope"
 import type * as Http from "node:http"
 import { createRequire } from "node:module"
 import type * as Net from "node:net"
+import * as EffectLine from "../effectLine.js"
 import * as StartError from "./startError.js"
 
 interface Options {
@@ -42,7 +43,7 @@ const load = Effect.try({
 export const start: Effect.Effect<string, StartError.StartError, Scope.Scope> = Effect.gen(function*() {
   const dynalite = yield* load
   const server = yield* Effect.acquireRelease(
-    Effect.async<Http.Server, StartError.StartError>((resume) => {
+    EffectLine.callback<Http.Server, StartError.StartError>((resume) => {
       const server = dynalite(options)
       server.once(
         "error",
@@ -54,7 +55,7 @@ export const start: Effect.Effect<string, StartError.StartError, Scope.Scope> = 
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
     }),
     (server) =>
-      Effect.async<void>((resume) => {
+      EffectLine.callback<void>((resume) => {
         // Without this, dynalite's graceful close waits for clients' keep-alive connections to go idle.
         server.closeAllConnections()
         server.close(() => resume(Effect.void))

@@ -4,19 +4,17 @@
  *
  * @internal
  */
-import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
+import * as EffectLine from "../effectLine.js"
 import * as Loopback from "./loopback.js"
 import * as StartError from "./startError.js"
 
@@ -43,7 +41,8 @@ const keptLines = 40
 const portRetries = 3
 
 // Starting and stopping a real process takes real time, whatever clock the caller's fiber runs on (TestClock).
-const live = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.withClock(self, Clock.make())
+const live = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  self.pipe(EffectLine.withClock(EffectLine.liveClock))
 
 /** @internal */
 export type JavaProbe =
@@ -70,8 +69,8 @@ export const parseJavaVersion = (output: string): { readonly major: number; read
  *
  * @internal
  */
-export const probeJava: Effect.Effect<JavaProbe, never, CommandExecutor.CommandExecutor> = Effect.gen(function*() {
-  const child = yield* Command.start(Command.make("java", "-version"))
+export const probeJava = Effect.gen(function*() {
+  const child = yield* EffectLine.spawn("java", ["-version"])
   // `java -version` writes to stderr; read both so neither pipe fills up.
   const [stdout, stderr] = yield* Effect.all([text(child.stdout), text(child.stderr), child.exitCode], {
     concurrency: "unbounded"
@@ -82,8 +81,9 @@ export const probeJava: Effect.Effect<JavaProbe, never, CommandExecutor.CommandE
     : { _tag: "Found", ...parsed } as const
 }).pipe(
   Effect.scoped,
-  Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new Error("\"java -version\" hung") }),
-  Effect.catchAll((error) => Effect.succeed<JavaProbe>({ _tag: "Missing", detail: error.message })),
+  Effect.timeoutOption(Duration.seconds(30)),
+  Effect.map(Option.getOrElse((): JavaProbe => ({ _tag: "Missing", detail: "\"java -version\" hung" }))),
+  EffectLine.catch((error) => Effect.succeed<JavaProbe>({ _tag: "Missing", detail: error.message })),
   live
 )
 
@@ -158,7 +158,7 @@ export const installed: Effect.Effect<boolean> = Effect.isSuccess(distribution)
 
 /** @internal */
 export interface Options {
-  readonly startTimeout?: Duration.DurationInput | undefined
+  readonly startTimeout?: EffectLine.DurationInput | undefined
 }
 
 const requireJava = Effect.flatMap(probeJava, (java) => {
@@ -182,14 +182,13 @@ class PortTaken extends Data.TaggedError("PortTaken") {}
 const attempt = (
   dist: Distribution,
   startTimeout: Duration.Duration
-): Effect.Effect<string, StartError.StartError | PortTaken, Scope.Scope | CommandExecutor.CommandExecutor> =>
+) =>
   Effect.gen(function*() {
     const port = yield* Effect.mapError(
       Loopback.freePort,
       (cause) => new StartError.StartError({ reason: "StartFailed", detail: "no free loopback port", cause })
     )
-    const child = yield* Command.make(
-      "java",
+    const args = [
       `-Djava.library.path=${dist.libraryPath}`,
       "-jar",
       dist.jar,
@@ -198,21 +197,12 @@ const attempt = (
       String(port),
       // One database for every access key and region, as clients configured by different tests expect.
       "-sharedDb"
-    ).pipe(
-      Command.workingDirectory(dist.directory),
-      Command.start,
+    ]
+    // The process group is stopped with SIGTERM when the scope closes, and a JVM that ignores it gets SIGKILL after
+    // the grace period, so that it cannot hold the scope open (timed in real time).
+    const child = yield* EffectLine.spawn("java", args, dist.directory, stopGrace).pipe(
       Effect.mapError((cause) =>
         new StartError.StartError({ reason: "StartFailed", detail: `could not spawn java: ${cause.message}`, cause })
-      )
-    )
-    // The executor kills the process group on scope close with SIGTERM and waits; this finalizer runs first and
-    // makes sure a JVM that ignores SIGTERM cannot hold the scope open.
-    yield* Effect.addFinalizer(() =>
-      child.kill("SIGTERM").pipe(
-        Effect.timeout(stopGrace),
-        Effect.catchAll(() => child.kill("SIGKILL")),
-        Effect.ignore,
-        live
       )
     )
     // A test runner that exits without closing the scope (Ctrl-C, process.exit) must not leave a JVM behind: the
@@ -249,7 +239,7 @@ const attempt = (
     const tail = () => output.length === 0 ? "(no output)" : output.join("\n")
 
     const ready = Loopback.answersHttp(port, 1000).pipe(
-      Effect.retry(Schedule.spaced(pollInterval).pipe(Schedule.upTo(startTimeout))),
+      Effect.retry(Schedule.spaced(pollInterval).pipe(EffectLine.upToDuration(startTimeout))),
       Effect.mapError((cause) =>
         new StartError.StartError({
           reason: "StartTimeout",
@@ -260,17 +250,16 @@ const attempt = (
       )
     )
     const exited = child.exitCode.pipe(
-      Effect.either,
+      Effect.match({ onFailure: (error) => error.message, onSuccess: (code) => `code ${code}` }),
       // The pipes close with the JVM: let the drain read the last lines it printed, for the error message.
-      Effect.zipLeft(Effect.ignore(Effect.timeout(Fiber.join(drain), Duration.seconds(1)))),
+      Effect.tap(Effect.ignore(Effect.timeout(Fiber.join(drain), Duration.seconds(1)))),
       Effect.flatMap((exit): Effect.Effect<never, StartError.StartError | PortTaken> =>
         isBindFailure(output)
           ? Effect.fail(new PortTaken())
           : Effect.fail(
             new StartError.StartError({
               reason: "StartFailed",
-              detail: `DynamoDB Local exited (${exit._tag === "Right" ? `code ${exit.right}` : exit.left.message}) ` +
-                `before it answered; its output:\n${tail()}`
+              detail: `DynamoDB Local exited (${exit}) before it answered; its output:\n${tail()}`
             })
           )
       )
@@ -287,12 +276,12 @@ const attempt = (
  */
 export const start = (
   options: Options = {}
-): Effect.Effect<string, StartError.StartError, Scope.Scope | CommandExecutor.CommandExecutor> =>
+) =>
   Effect.gen(function*() {
     // The package first: without it, Java would not help.
     const dist = yield* distribution
     yield* requireJava
-    const startTimeout = Duration.decode(options.startTimeout ?? defaultStartTimeout)
+    const startTimeout = EffectLine.fromInputUnsafe(options.startTimeout ?? defaultStartTimeout)
     return yield* attempt(dist, startTimeout).pipe(
       Effect.retry({ while: (error) => error._tag === "PortTaken", times: portRetries }),
       Effect.catchTag(

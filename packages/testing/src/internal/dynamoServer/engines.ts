@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as DynamoServer from "../../DynamoServer.js"
+import * as EffectLine from "../effectLine.js"
 import * as Dynalite from "./dynalite.js"
 import * as DynamoDBLocal from "./dynamoDBLocal.js"
 import {
@@ -79,7 +80,7 @@ export const javaAvailable: Effect.Effect<boolean> = DynamoDBLocal.probeJava.pip
 /** @internal */
 export const dynamoDBLocalAvailability: Effect.Effect<DynamoServer.Availability> = Effect.gen(function*() {
   const java = yield* DynamoDBLocal.probeJava
-  const ci = yield* Config.string("CI").pipe(Config.option, Effect.orElseSucceed(() => Option.none()))
+  const ci = yield* EffectLine.configString("CI").pipe(Config.option, Effect.orElseSucceed(() => Option.none()))
   const installed = yield* DynamoDBLocal.installed
   return DynamoDBLocal.availabilityOf(java, Option.getOrUndefined(ci) === "true", installed)
 }).pipe(Effect.provide(NodeCommands))

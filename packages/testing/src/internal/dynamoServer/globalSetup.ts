@@ -61,7 +61,7 @@ export const run = async (
     return { engine: "endpoint", endpoint: preset, stop: () => Promise.resolve() }
   }
   const scope = Effect.runSync(Scope.make())
-  const exit = await Effect.runPromiseExit(Scope.extend(started, scope))
+  const exit = await Effect.runPromiseExit(Effect.provideService(started, Scope.Scope, scope))
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))
     throw Cause.squash(exit.cause)

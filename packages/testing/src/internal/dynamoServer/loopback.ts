@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Http from "node:http"
 import * as Net from "node:net"
+import * as EffectLine from "../effectLine.js"
 
 /**
  * A port that was free a moment ago. Only for servers that must be told a port up front (DynamoDB Local); another
@@ -13,7 +14,7 @@ import * as Net from "node:net"
  *
  * @internal
  */
-export const freePort: Effect.Effect<number, Error> = Effect.async<number, Error>((resume) => {
+export const freePort: Effect.Effect<number, Error> = EffectLine.callback<number, Error>((resume) => {
   const server = Net.createServer()
   server.unref()
   server.once("error", (error) => resume(Effect.fail(error)))
@@ -30,7 +31,7 @@ export const freePort: Effect.Effect<number, Error> = Effect.async<number, Error
  * @internal
  */
 export const answersHttp = (port: number, timeoutMs: number): Effect.Effect<void, Error> =>
-  Effect.async<void, Error>((resume) => {
+  EffectLine.callback<void, Error>((resume) => {
     const request = Http.get({ host: "127.0.0.1", port, path: "/", agent: false, timeout: timeoutMs }, (response) => {
       response.resume()
       resume(Effect.void)

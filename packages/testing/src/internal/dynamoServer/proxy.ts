@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import type * as Net from "node:net"
+import * as EffectLine from "../effectLine.js"
 import * as StartError from "./startError.js"
 
 /** @internal */
@@ -217,7 +218,7 @@ export const make = (upstream: URL): Effect.Effect<Proxy, StartError.StartError,
     })
 
     yield* Effect.acquireRelease(
-      Effect.async<void, StartError.StartError>((resume) => {
+      EffectLine.callback<void, StartError.StartError>((resume) => {
         server.once(
           "error",
           (cause) =>
@@ -228,7 +229,7 @@ export const make = (upstream: URL): Effect.Effect<Proxy, StartError.StartError,
         server.listen(0, "127.0.0.1", () => resume(Effect.void))
       }),
       () =>
-        Effect.async<void>((resume) => {
+        EffectLine.callback<void>((resume) => {
           hold.mode = undefined
           hold.waiters = []
           notify(hold)
@@ -247,7 +248,7 @@ export const make = (upstream: URL): Effect.Effect<Proxy, StartError.StartError,
       resetRequests: Effect.sync(() => counts.clear()),
       pending: Effect.sync(() => hold.waiters.length),
       awaitPending: (count) =>
-        Effect.async<void>((resume) => {
+        EffectLine.callback<void>((resume) => {
           const check = () => {
             if (hold.waiters.length < count) return false
             resume(Effect.void)

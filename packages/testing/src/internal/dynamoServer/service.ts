@@ -5,12 +5,13 @@
  *
  * @internal
  */
-import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as DynamoServer from "../../DynamoServer.js"
+import * as EffectLine from "../effectLine.js"
 import * as Proxy from "./proxy.js"
 import type * as StartError from "./startError.js"
 
@@ -41,11 +42,13 @@ export const defaultRegion = "us-east-1"
 export const localCredentials = { accessKeyId: "leasehold", secretAccessKey: "leasehold" } as const
 
 /**
- * Commands run on Node; the layers need nothing from the caller.
+ * Child processes spawned on Node; the layers need nothing from the caller.
  *
  * @internal
  */
-export const NodeCommands = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))
+export const NodeCommands = EffectLine.layerNodeSpawner.pipe(
+  Layer.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))
+)
 
 /** @internal */
 export const proxiedService = (
@@ -73,7 +76,7 @@ export const proxiedService = (
   )
 
 const unproxied = (endpoint: string) => (operation: string) =>
-  Effect.dieMessage(
+  EffectLine.dieMessage(
     `DynamoServer.${operation}: requests to ${endpoint} do not pass through the test proxy (https endpoint); ` +
       `check "proxied" before counting or pausing`
   )

@@ -10,10 +10,11 @@
  */
 import * as Fault from "@leasehold/core/simulation/Fault"
 import type { LockError } from "@leasehold/lock"
-import * as Clock from "effect/Clock"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as FaultyStore from "../../FaultyStore.js"
+import * as EffectLine from "../effectLine.js"
 
 /**
  * `base` with its wall clock standing at `wallMs`: what a request built at that reading sees, however late it runs.
@@ -21,19 +22,17 @@ import type * as FaultyStore from "../../FaultyStore.js"
  *
  * @internal
  */
-export const standingAt = (base: Clock.Clock, wallMs: number): Clock.Clock => ({
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => wallMs,
-  currentTimeMillis: Effect.succeed(wallMs),
-  unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
-  currentTimeNanos: base.currentTimeNanos,
-  sleep: (duration) => base.sleep(duration)
-})
+export const standingAt = (base: Clock.Clock, wallMs: number): Clock.Clock =>
+  EffectLine.makeClock({
+    wallMillis: () => wallMs,
+    wallNanos: () => BigInt(wallMs) * 1_000_000n,
+    monotonicNanos: () => EffectLine.monotonicTimeNanosUnsafe(base)
+  }, (duration) => base.sleep(duration))
 
 const sleepMs = (ms: number | undefined): Effect.Effect<void> =>
   ms === undefined || ms <= 0 ? Effect.void : Effect.sleep(Duration.millis(ms))
 
-const monotonicMs = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
+const monotonicMs = (clock: Clock.Clock): number => Number(EffectLine.monotonicTimeNanosUnsafe(clock) / 1_000_000n)
 
 /** @internal */
 export interface Held<A> {
@@ -56,10 +55,10 @@ export interface Held<A> {
 export const send = <A>(held: Held<A>): Effect.Effect<A, LockError.LockStoreError> =>
   Effect.clockWith((clock) => {
     const { fault } = held
-    const builtAt = clock.unsafeCurrentTimeMillis()
+    const builtAt = EffectLine.currentTimeMillisUnsafe(clock)
     const sentAt = monotonicMs(clock)
-    const asBuilt = Effect.withClock(held.run, standingAt(clock, builtAt))
-    const delivered = Effect.zipRight(
+    const asBuilt = held.run.pipe(EffectLine.withClock(standingAt(clock, builtAt)))
+    const delivered = Effect.andThen(
       sleepMs(fault.ms),
       Effect.flatMap(Effect.exit(asBuilt), (exit) =>
         Effect.sync(() =>
@@ -75,9 +74,9 @@ export const send = <A>(held: Held<A>): Effect.Effect<A, LockError.LockStoreErro
     )
     const answer = fault.kind === "lateHang"
       ? Effect.never
-      : Effect.zipRight(
+      : Effect.andThen(
         sleepMs(fault.giveUpMs),
         fault.kind === "lateRetry" && !Fault.isAcquire(held.call.operation) ? asBuilt : held.timedOut
       )
-    return Effect.zipRight(Effect.forkDaemon(delivered), answer)
+    return Effect.andThen(EffectLine.forkDetach(delivered), answer)
   })

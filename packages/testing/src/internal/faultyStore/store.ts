@@ -35,28 +35,28 @@ export const make = (backing: LockStore.LockStore, options: FaultyStore.Options)
           retryable,
           message: `injected fault: ${what} (${options.process} ${operation} #${nth})`
         })
-      const applied = (after: Effect.Effect<void>) => Effect.zipLeft(Effect.zipRight(gate, run), after)
+      const applied = (after: Effect.Effect<void>) => Effect.tap(Effect.andThen(gate, run), after)
       let effect: Effect.Effect<A, LockError.LockStoreError>
       switch (fault?.kind) {
         case undefined:
-          effect = Effect.zipRight(gate, run)
+          effect = Effect.andThen(gate, run)
           break
         case "retryable":
         case "fatal":
-          effect = Effect.zipRight(gate, Effect.fail(error(fault.kind === "retryable", fault.kind)))
+          effect = Effect.andThen(gate, Effect.fail(error(fault.kind === "retryable", fault.kind)))
           break
         case "latency":
         case "hang":
-          effect = Effect.zipRight(delay(fault.ms), Effect.zipRight(gate, run))
+          effect = Effect.andThen(delay(fault.ms), Effect.andThen(gate, run))
           break
         case "slowResponse":
           effect = applied(delay(fault.ms))
           break
         case "lostResponse":
-          effect = Effect.zipRight(applied(Effect.void), Effect.fail(error(true, "response lost after the write")))
+          effect = Effect.andThen(applied(Effect.void), Effect.fail(error(true, "response lost after the write")))
           break
         case "lostTimeout":
-          effect = Effect.zipRight(
+          effect = Effect.andThen(
             applied(delay(fault.ms)),
             Effect.fail(error(true, "timed out after the write applied"))
           )
@@ -64,7 +64,7 @@ export const make = (backing: LockStore.LockStore, options: FaultyStore.Options)
         case "lateTimeout":
         case "lateRetry":
         case "lateHang":
-          effect = Effect.zipRight(
+          effect = Effect.andThen(
             gate,
             HeldRequest.send({
               call,
@@ -78,7 +78,7 @@ export const make = (backing: LockStore.LockStore, options: FaultyStore.Options)
           break
       }
       // The answer reaches a paused process only when it resumes.
-      return Effect.zipLeft(effect, gate)
+      return Effect.tap(effect, gate)
     })
 
   // Each call keeps its request, which a held call is delivered with.

@@ -5,26 +5,22 @@
  * @internal
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Cause from "effect/Cause"
-import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Logger from "effect/Logger"
-import * as Runtime from "effect/Runtime"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as EffectLine from "../effectLine.js"
 
 /** @internal */
-export const readSettings = <A, I>(variable: string, schema: Schema.Schema<A, I>): Effect.Effect<A> =>
-  Config.string(variable).pipe(Effect.flatMap(Schema.decode(Schema.parseJson(schema))), Effect.orDie)
+export const readSettings = <A, I>(variable: string, schema: EffectLine.Codec<A, I>): Effect.Effect<A> =>
+  EffectLine.configString(variable).pipe(Effect.flatMap(EffectLine.decodeJson(schema)), Effect.orDie)
 
 /** @internal */
 export const watchStdin = (
   onLine: (line: string) => Effect.Effect<unknown>
 ): Effect.Effect<Effect.Effect<void>, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const runSync = Runtime.runSync(yield* Effect.runtime<never>())
+    const runSync = yield* EffectLine.syncRunner
     const closed = yield* Deferred.make<void>()
     yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -39,7 +35,7 @@ export const watchStdin = (
             newline = buffered.indexOf("\n")
           }
         }
-        const onEnd = () => Deferred.unsafeDone(closed, Exit.void)
+        const onEnd = () => runSync(Deferred.done(closed, Exit.void))
         // The data listener stays attached until the scope closes: a flowing stream is one whose end is seen.
         process.stdin.on("data", onData)
         process.stdin.once("end", onEnd)
@@ -60,12 +56,13 @@ export const watchStdin = (
 /** @internal */
 export const runMain = <A, E>(program: Effect.Effect<A, E>): void =>
   NodeRuntime.runMain(
-    // stdout carries what the child reports; logs (and runMain's report of a failure) go to stderr.
-    Effect.provide(program, Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+    // stdout carries what the child reports; logs, and the report of a failure, go to stderr.
+    EffectLine.logToStderr(program),
     {
+      disableErrorReporting: !EffectLine.runMainReportsFailure,
       // stdin keeps the event loop alive; exit explicitly once the program is over (stdout on a pipe is synchronous).
       teardown: (exit, onExit) => {
-        const code = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0
+        const code = Exit.isFailure(exit) && !EffectLine.hasInterruptsOnly(exit.cause) ? 1 : 0
         onExit(code)
         process.exit(code)
       }

@@ -1,7 +1,7 @@
 /**
- * A section's data updates, as a careful user who keeps progress notes with the lock writes them: each under
- * `Effect.timeout`, a slow or failed one skipped (the section's work does not depend on it), a lost lease the end of
- * the section.
+ * A section's data updates, as a careful user who keeps progress notes with the lock writes them: each under a
+ * timeout, a slow or failed one skipped (the section's work does not depend on it), a lost lease the end of the
+ * section.
  *
  * @internal
  */
@@ -25,7 +25,8 @@ export const dataUpdates = (
   if (updates === undefined) return undefined
   return (k) =>
     lease.updateData(`${spec.process}#${index} after write ${k}`).pipe(
-      Effect.timeout(Duration.millis(updates.timeoutMs)),
-      Effect.catchTags({ TimeoutException: () => Effect.void, LockStoreError: () => Effect.void })
+      Effect.timeoutOption(Duration.millis(updates.timeoutMs)),
+      Effect.catchTag("LockStoreError", () => Effect.void),
+      Effect.asVoid
     )
 }

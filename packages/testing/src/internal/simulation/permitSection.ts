@@ -8,6 +8,7 @@ import * as PermitGrant from "@leasehold/core/simulation/PermitGrant"
 import { type Permits, Semaphore } from "@leasehold/lock"
 import * as Effect from "effect/Effect"
 import type * as Simulation from "../../Simulation.js"
+import * as EffectLine from "../effectLine.js"
 import { optionsOf, runAs, type World } from "./section.js"
 
 /**
@@ -33,12 +34,12 @@ export const permitSection = (
     Effect.suspend(() => {
       const granted = recorder.permitGrants.get(lockOptions.holder ?? "")
       const checked = PermitGrant.check(`${spec.process}#${index}`, held?.fence, granted)
-      if (checked._tag === "Mismatch") return Effect.dieMessage(checked.message)
+      if (checked._tag === "Mismatch") return EffectLine.dieMessage(checked.message)
       const { grant } = checked
       record.fence = grant.fence
       record.tookOver = grant.tookOver
       record.start = timeline.now
-      return Effect.zipRight(
+      return Effect.andThen(
         held === undefined ? Effect.void : recorder.watchLoss(record, held, world.daemons),
         recorder.steps(spec.name, grant.fence, index, index, spec.steps, spec.stepMs, permit.permits)
       )

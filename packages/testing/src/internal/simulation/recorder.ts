@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
+import * as EffectLine from "../effectLine.js"
 import { type LateLog, makeLateLog } from "./lateDelivery.js"
 import type { Timeline } from "./timeline.js"
 
@@ -48,11 +49,11 @@ export interface Recorder extends
   readonly requested: (record: Simulation.SectionRecord) => Effect.Effect<void>
   /** Notes when the critical section ended and in what state its lease was. */
   readonly endWith: (record: Simulation.SectionRecord, lease: Held) => Effect.Effect<void>
-  /** Notes, from a daemon (the section may never look), when `lease` is lost; the fiber joins `daemons`. */
+  /** Notes, from a detached fiber (the section may never look), when `lease` is lost; the fiber joins `daemons`. */
   readonly watchLoss: (
     record: Simulation.SectionRecord,
     lease: Held,
-    daemons: Array<Fiber.RuntimeFiber<void>>
+    daemons: Array<Fiber.Fiber<void>>
   ) => Effect.Effect<void>
   /** Notes how a use ended. */
   readonly outcomeOf: (record: Simulation.SectionRecord) => (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
@@ -67,9 +68,9 @@ export interface Held {
 /** How a use ended, as the core records it. */
 const endingOf = (exit: Exit.Exit<unknown, unknown>): Recording.Ending => {
   if (Exit.isSuccess(exit)) return { _tag: "Completed" }
-  const failure = Cause.failureOption(exit.cause)
+  const failure = EffectLine.findErrorOption(exit.cause)
   if (Option.isSome(failure)) return { _tag: "Failed", error: failure.value as SectionRecord.ErrorFields }
-  if (Cause.isDie(exit.cause)) return { _tag: "Died", detail: Cause.pretty(exit.cause) }
+  if (EffectLine.hasDies(exit.cause)) return { _tag: "Died", detail: Cause.pretty(exit.cause) }
   return { _tag: "Interrupted" }
 }
 
@@ -108,7 +109,7 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
       Effect.flatMap(lease.status, (status) => Effect.sync(() => recording.ended(record, status))),
     watchLoss: (record, lease, daemons) =>
       Effect.flatMap(
-        Effect.forkDaemon(Effect.catchAll(lease.lost, () => Effect.sync(() => recording.lost(record)))),
+        EffectLine.forkDetach(EffectLine.catch(lease.lost, () => Effect.sync(() => recording.lost(record)))),
         (fiber) =>
           Effect.sync(() => {
             daemons.push(fiber)

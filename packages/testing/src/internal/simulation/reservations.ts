@@ -9,6 +9,7 @@ import * as Reservations from "@leasehold/core/simulation/Reservations"
 import type { LockStore } from "@leasehold/lock"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as EffectLine from "../effectLine.js"
 import type { Timeline } from "./timeline.js"
 
 /**
@@ -39,7 +40,7 @@ export const recording = (
     Effect.tap(backing.tryAcquire(request), (result) =>
       Effect.clockWith((used) =>
         Effect.sync(() => {
-          const judgedNow = used.unsafeCurrentTimeMillis() === clock.unsafeCurrentTimeMillis()
+          const judgedNow = EffectLine.currentTimeMillisUnsafe(used) === EffectLine.currentTimeMillisUnsafe(clock)
           const record = Reservations.refused(timeline.now, process, result, judgedNow)
           if (record !== undefined) records.push(record)
         })

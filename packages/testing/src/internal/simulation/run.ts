@@ -7,11 +7,9 @@
 import { LockStore } from "@leasehold/lock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as FiberRef from "effect/FiberRef"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import type * as Simulation from "../../Simulation.js"
+import * as EffectLine from "../effectLine.js"
 import { permitSection } from "./permitSection.js"
 import { makeProcesses } from "./process.js"
 import { makeRecorder } from "./recorder.js"
@@ -24,7 +22,7 @@ const drainMs = 120_000
 /** An operator's force release, straight on the shared store, and what it cleared. */
 const steal = (world: World, backing: LockStore.LockStore, spec: Simulation.Steal) =>
   world.timeline.sleep(spec.at).pipe(
-    Effect.zipRight(backing.forceRelease(spec.name)),
+    Effect.andThen(backing.forceRelease(spec.name)),
     Effect.flatMap((cleared) =>
       Effect.sync(() => {
         world.recorder.steals.push({
@@ -53,22 +51,25 @@ export const run = (
     const fibers = yield* Effect.forEach(
       schedule.sections,
       (spec, i) =>
-        Effect.fork(
+        EffectLine.forkChild(
           spec.semaphore === undefined ? section(world, spec, i) : permitSection(world, spec, i, spec.semaphore)
         )
     )
-    const operators = yield* Effect.forEach(schedule.steals ?? [], (spec) => Effect.fork(steal(world, backing, spec)))
+    const operators = yield* Effect.forEach(
+      schedule.steals ?? [],
+      (spec) => EffectLine.forkChild(steal(world, backing, spec))
+    )
     yield* timeline.sleep(schedule.horizonMs)
     yield* Fiber.interruptAll([...fibers, ...operators])
     yield* Fiber.interruptAll(world.daemons)
   })
 
-  const runtime = Runtime.defaultRuntime.pipe(
-    Runtime.setFiberRef(FiberRef.currentScheduler, timeline.scheduler),
-    Runtime.setFiberRef(FiberRef.currentMinimumLogLevel, LogLevel.None)
-  )
-  const fiber = Runtime.runFork(runtime)(main, { scheduler: timeline.scheduler })
-  const isDone = () => fiber.unsafePoll() !== null
+  const fiber = Effect.runFork(EffectLine.withoutLogs(main), { scheduler: timeline.scheduler })
+  let done = false
+  fiber.addObserver(() => {
+    done = true
+  })
+  const isDone = () => done
   timeline.runUntil(schedule.horizonMs + drainMs, isDone)
   const { faults, reservations, sections, steals, writes } = recorder
   return {

@@ -12,9 +12,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Random from "effect/Random"
 import type * as Scope from "effect/Scope"
 import type * as Simulation from "../../Simulation.js"
+import * as EffectLine from "../effectLine.js"
 import { badOptionValue } from "./badOptions.js"
 import { dataUpdates } from "./dataUpdates.js"
 import type { Process } from "./process.js"
@@ -31,16 +31,20 @@ export interface World {
   readonly timeline: Timeline
   readonly recorder: Recorder
   readonly processes: ReadonlyMap<string, Process>
-  /** Daemon children and loss watchers: nothing else interrupts them at the horizon. */
-  readonly daemons: Array<Fiber.RuntimeFiber<void>>
+  /** Detached children and loss watchers: nothing else interrupts them at the horizon. */
+  readonly daemons: Array<Fiber.Fiber<void>>
 }
 
 /** The lease a layer-built acquire leaves in the layer's context. */
-const SectionLease = Context.GenericTag<Lease.Lease>("@leasehold/testing/Simulation/SectionLease")
+class SectionLease
+  extends EffectLine.Service<SectionLease, Lease.Lease>()("@leasehold/testing/Simulation/SectionLease")
+{}
 /** Something else the section's layer provides, built next to the lease. */
-const SectionOther = Context.GenericTag<{ readonly ready: true }>("@leasehold/testing/Simulation/SectionOther")
+class SectionOther
+  extends EffectLine.Service<SectionOther, { readonly ready: true }>()("@leasehold/testing/Simulation/SectionOther")
+{}
 
-/** Notes when `lease` is lost, from a daemon (interrupted at the horizon: the runtime keeps every daemon). */
+/** Notes when `lease` is lost, from a detached fiber (interrupted at the horizon: nothing else ends it). */
 const watchLoss = (world: World, lease: Lease.Lease, record: Simulation.SectionRecord) =>
   world.recorder.watchLoss(record, lease, world.daemons)
 
@@ -74,7 +78,7 @@ const child = (
       childRecord.start = timeline.now
       const borrowed = lease.owner === parent.owner
       if (borrowed) childRecord.borrowedFrom = index
-      return Effect.zipRight(
+      return Effect.andThen(
         borrowed ? Effect.void : watchLoss(world, lease, childRecord),
         recorder.steps(spec.name, lease.fence, borrowed ? index : childIndex, childIndex, c.steps, c.stepMs)
       )
@@ -85,13 +89,19 @@ const child = (
     childRecord.outerEnteredAt = timeline.now
   })
   return Effect.sleep(c.afterMs).pipe(
-    Effect.zipRight(recorder.requested(childRecord)),
-    Effect.zipRight(Lock.withLock(spec.name, Effect.zipRight(entered, nested), childOptions)),
+    Effect.andThen(recorder.requested(childRecord)),
+    Effect.andThen(Lock.withLock(spec.name, Effect.andThen(entered, nested), childOptions)),
     Effect.onExit(recorder.outcomeOf(childRecord)),
     Effect.asVoid,
     Effect.ignore
   )
 }
+
+/**
+ * Started at once, up to its first wait, where Effect 4 can: a fiber interrupted before it starts never runs, not even
+ * the part that notes how it ended, and the section may be interrupted before the scheduler would start it.
+ */
+const startAtOnce = { startImmediately: true } as const
 
 /**
  * The other use of section `index`'s region (`sibling` or `forkedBefore`): `r.afterMs` in, it takes the same name with
@@ -119,14 +129,14 @@ const companion = (
       Effect.suspend(() => {
         record.fence = lease.fence
         record.start = timeline.now
-        return Effect.zipRight(
+        return Effect.andThen(
           watchLoss(world, lease, record),
           recorder.steps(spec.name, lease.fence, companionIndex, companionIndex, r.steps, r.stepMs)
         )
       }).pipe(Effect.ensuring(recorder.endWith(record, lease)))
     return Effect.sleep(r.afterMs).pipe(
-      Effect.zipRight(recorder.requested(record)),
-      Effect.zipRight(
+      Effect.andThen(recorder.requested(record)),
+      Effect.andThen(
         Lock.withLock(spec.name, Effect.scoped(Effect.flatMap(Lock.acquire(spec.name), body)), companionOptions)
       ),
       Effect.onExit(recorder.outcomeOf(record)),
@@ -136,8 +146,8 @@ const companion = (
   })
 
 /**
- * Section `index`'s critical section `inner` in its region, beside the other use its `region` plans: a sibling job
- * of a concurrent `Effect.all`, or a fiber forked before the acquire that the region waits for.
+ * Section `index`'s critical section `inner` in a `Lock.scoped` region, beside the other use its `region` plans: a
+ * sibling job of a concurrent `Effect.all`, or a fiber forked before the acquire that the region waits for.
  */
 const inRegionBeside = (
   world: World,
@@ -151,11 +161,11 @@ const inRegionBeside = (
   LockStore.LockStore
 > => {
   const r = spec.region
-  if (r === undefined || r.kind === "detached") return Effect.scoped(inner)
+  if (r === undefined || r.kind === "detached") return Lock.scoped(inner)
   const other = companion(world, spec, index, options, r)
-  if (r.kind === "sibling") return Effect.scoped(Effect.asVoid(Effect.all([inner, other], { concurrency: 2 })))
-  return Effect.scoped(Effect.gen(function*() {
-    const early = yield* Effect.fork(other)
+  if (r.kind === "sibling") return Lock.scoped(Effect.asVoid(Effect.all([inner, other], { concurrency: 2 })))
+  return Lock.scoped(Effect.gen(function*() {
+    const early = yield* EffectLine.forkChild(other, startAtOnce)
     const exit = yield* Effect.exit(inner)
     yield* Fiber.await(early)
     return yield* exit
@@ -189,7 +199,7 @@ const resumed = (
     )
   }))
   return Effect.sleep(h.delayMs).pipe(
-    Effect.zipRight(
+    Effect.andThen(
       Lock.withResumed(handoff, rest, {
         lease: options.lease,
         heartbeat: options.heartbeat,
@@ -197,7 +207,7 @@ const resumed = (
       })
     ),
     Effect.provideService(LockStore.LockStore, to.store),
-    Effect.withClock(to.clock)
+    EffectLine.withClock(to.clock)
   )
 }
 
@@ -212,7 +222,8 @@ const use = (
 ): Effect.Effect<void, unknown, LockStore.LockStore> => {
   const inScope = <E>(acquire: Effect.Effect<Lease.Lease, E, LockStore.LockStore | Scope.Scope>) =>
     Effect.scoped(Effect.flatMap(acquire, body))
-  // An acquire whose fiber ends before the lease does: the fiber that joins it takes it over, in its region.
+  // An acquire whose fiber ends before the lease does: the code that relies on it runs in `Lock.scoped`, whose fiber
+  // takes the lease over, as the lock documents.
   const inRegion = <E>(acquire: Effect.Effect<Lease.Lease, E, LockStore.LockStore | Scope.Scope>) =>
     region(Effect.flatMap(acquire, body))
   switch (spec.api) {
@@ -232,7 +243,7 @@ const use = (
     case "acquireInLayer":
       return inRegion(Effect.gen(function*() {
         const layer = Layer.merge(
-          Layer.scoped(SectionLease, Lock.acquire(spec.name, options)),
+          EffectLine.layerScoped(SectionLease, Lock.acquire(spec.name, options)),
           Layer.succeed(SectionOther, { ready: true })
         )
         const context = yield* Layer.buildWithScope(layer, yield* Effect.scope)
@@ -250,7 +261,7 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
   const { recorder, timeline } = world
   const record = recorder.newSection(index, spec.process, spec.name, spec.api)
   const options = optionsOf(world, spec, index)
-  const forked: Array<Fiber.RuntimeFiber<void>> = []
+  const forked: Array<Fiber.Fiber<void>> = []
 
   const body = (lease: Lease.Lease) => {
     return Effect.gen(function*() {
@@ -259,9 +270,9 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
       yield* watchLoss(world, lease, record)
       if (spec.child !== undefined) {
         const forkChild = child(world, spec, index, options, lease, spec.child)
-        // Under withLock the section runs in a fiber of its own: only a daemon outlives it.
-        if (spec.api === "withLock") world.daemons.push(yield* Effect.forkDaemon(forkChild))
-        else forked.push(yield* Effect.fork(forkChild))
+        // Under withLock the section runs in a fiber of its own: only a detached fiber outlives it.
+        if (spec.api === "withLock") world.daemons.push(yield* EffectLine.forkDetach(forkChild, startAtOnce))
+        else forked.push(yield* EffectLine.forkChild(forkChild, startAtOnce))
       }
       const h = spec.handOff
       const updates = dataUpdates(spec, index, lease)
@@ -277,9 +288,10 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
       Effect.ensuring(Effect.suspend(() => {
         // Resumed: the resumed part noted the end. Not resumed: the critical section ended with the hand-off.
         if (record.resumedAt !== undefined) return Effect.void
-        return Effect.tap(recorder.endWith(record, lease), () => {
-          if (record.handedOffAt !== undefined) record.end = record.handedOffAt
-        })
+        return Effect.tap(recorder.endWith(record, lease), () =>
+          Effect.sync(() => {
+            if (record.handedOffAt !== undefined) record.end = record.handedOffAt
+          }))
       }))
     )
   }
@@ -290,7 +302,7 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
   const r = spec.region
   if (r?.kind !== "detached") return runAs(world, spec, index, record, program, joinChildren)
 
-  // A worker forked as a daemon from an outer region: it runs the section and notes how it went; the outer region's
+  // A worker forked detached from an outer region: it runs the section and notes how it went; the outer region's
   // fiber, which relies on no lease, runs on as a use of its own.
   const bystander = recorder.newSection(
     SectionRecord.indexOf("bystander", index, world.schedule.sections.length),
@@ -299,15 +311,15 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
     "bystander"
   )
   const worker = recorder.requested(record).pipe(
-    Effect.zipRight(program),
+    Effect.andThen(program),
     Effect.onExit(recorder.outcomeOf(record)),
     Effect.ignore,
-    Effect.zipRight(joinChildren)
+    Effect.andThen(joinChildren)
   )
   const outer = Lock.scoped(Effect.gen(function*() {
-    world.daemons.push(yield* Effect.forkDaemon(worker))
+    world.daemons.push(yield* EffectLine.forkDetach(worker, startAtOnce))
     if (!r.outerEnds) yield* Effect.sleep(r.outerMs)
-  })).pipe(Effect.zipRight(Effect.sleep(r.outerMs)))
+  })).pipe(Effect.andThen(Effect.sleep(r.outerMs)))
   return runAs(world, spec, index, bystander, outer)
 }
 
@@ -327,13 +339,13 @@ export const runAs = (
 ): Effect.Effect<void> => {
   const process = world.processes.get(spec.process)!
   return Effect.sleep(spec.at).pipe(
-    Effect.zipRight(world.recorder.requested(record)),
-    Effect.zipRight(use),
+    Effect.andThen(world.recorder.requested(record)),
+    Effect.andThen(use),
     Effect.onExit(world.recorder.outcomeOf(record)),
     Effect.ignore,
-    Effect.zipRight(after),
+    Effect.andThen(after),
     Effect.provideService(LockStore.LockStore, process.store),
-    Effect.withClock(process.clock),
-    Effect.withRandom(Random.make(`${world.schedule.seed}/${index}`))
+    EffectLine.withClock(process.clock),
+    EffectLine.withSeed(`${world.schedule.seed}/${index}`)
   )
 }

@@ -3,7 +3,7 @@
  * fibers' tasks on it and sleeps on its timers, pause gates a fiber passes, and per-process clocks as Effect clocks
  * over the core's readings (wall clock offset, unskewed monotonic clock).
  *
- * The simulation runs its fibers on a `SyncScheduler`; the driver runs every ready fiber until none is left, then
+ * The simulation runs its fibers on a scheduler of its own; the driver runs every ready fiber until none is left, then
  * moves time to the next timer. No real time passes, and the order of events is a function of the program alone.
  *
  * @internal
@@ -11,25 +11,33 @@
 import * as SimGate from "@leasehold/core/simulation/Gate"
 import * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
 import * as SimTimeline from "@leasehold/core/simulation/Timeline"
-import * as Clock from "effect/Clock"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
-import * as FiberRef from "effect/FiberRef"
-import * as Scheduler from "effect/Scheduler"
+import * as EffectLine from "../effectLine.js"
 
-/** A FIFO scheduler the driver flushes: fibers run only inside the timeline's flush, never on the host's event loop. */
-class DriverScheduler implements Scheduler.Scheduler {
+/**
+ * A FIFO scheduler the driver flushes: fibers run only inside the timeline's flush, never on the host's event loop.
+ * On Effect 4 it is also the dispatcher every fiber gets, so tasks run in the order they were scheduled, whichever
+ * fiber scheduled them.
+ */
+class DriverScheduler {
+  readonly executionMode = "sync"
+
   constructor(private readonly timeline: SimTimeline.Timeline) {}
 
-  scheduleTask(task: Scheduler.Task): void {
+  scheduleTask(task: () => void): void {
     this.timeline.enqueue(task)
   }
 
-  shouldYield(fiber: Fiber.RuntimeFiber<unknown, unknown>): number | false {
-    return fiber.currentOpCount > fiber.getFiberRef(FiberRef.currentMaxOpsBeforeYield)
-      ? fiber.getFiberRef(FiberRef.currentSchedulingPriority)
-      : false
+  readonly shouldYield = EffectLine.shouldYield
+
+  makeDispatcher(): DriverScheduler {
+    return this
+  }
+
+  flush(): void {
+    this.timeline.flush()
   }
 }
 
@@ -39,7 +47,7 @@ export class Timeline extends SimTimeline.Timeline {
 
   /** A sleep on the true timeline. */
   sleep(ms: number): Effect.Effect<void> {
-    return Effect.async<void>((resume) => {
+    return EffectLine.callback<void>((resume) => {
       const cancel = this.schedule(this.now + ms, () => resume(Effect.void))
       return Effect.sync(cancel)
     })
@@ -50,7 +58,7 @@ export class Timeline extends SimTimeline.Timeline {
 export class Gate extends SimGate.Gate {
   readonly pass: Effect.Effect<void> = Effect.suspend(() =>
     this.paused ?
-      Effect.async<void>((resume) => {
+      EffectLine.callback<void>((resume) => {
         const withdraw = this.wait(() => resume(Effect.void))
         return Effect.sync(withdraw)
       }) :
@@ -69,16 +77,8 @@ export const processClock = (
   timeline: Timeline,
   offsetMs: number | ((now: number) => number),
   gate: Gate
-): Clock.Clock => {
-  const { monotonicNanos, wallMillis } = ProcessClock.make(timeline, offsetMs)
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: wallMillis,
-    currentTimeMillis: Effect.sync(wallMillis),
-    // Effect 3 has one nanosecond clock: it stays unskewed, as a monotonic clock.
-    unsafeCurrentTimeNanos: monotonicNanos,
-    currentTimeNanos: Effect.sync(monotonicNanos),
-    sleep: (duration: Duration.Duration) =>
-      Effect.zipRight(timeline.sleep(Math.max(0, Duration.toMillis(duration))), gate.pass)
-  }
-}
+): Clock.Clock =>
+  EffectLine.makeClock(
+    ProcessClock.make(timeline, offsetMs),
+    (duration) => Effect.andThen(timeline.sleep(Math.max(0, Duration.toMillis(duration))), gate.pass)
+  )
