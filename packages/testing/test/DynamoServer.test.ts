@@ -7,11 +7,12 @@ import {
 } from "@aws-sdk/client-dynamodb"
 import { describe, expect, it } from "@effect/vitest"
 import { DynamoServer } from "@leasehold/testing"
-import { ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import * as Http from "node:http"
 import * as Net from "node:net"
 import * as DynamoDBLocal from "../src/internal/dynamoServer/dynamoDBLocal.js"
 import * as Proxy from "../src/internal/dynamoServer/proxy.js"
+import * as EffectLine from "./effectLine.js"
 
 // A client that fails at once instead of retrying, so a refused or aborted request shows up as one failure.
 const clientFor = (server: DynamoServer.Service) =>
@@ -27,7 +28,7 @@ const portOf = (url: string) => Number(new URL(url).port)
 
 /** Whether anything accepts TCP connections on the loopback port. */
 const accepts = (port: number) =>
-  Effect.async<boolean>((resume) => {
+  EffectLine.callback<boolean>((resume) => {
     const socket = Net.connect({ host: "127.0.0.1", port })
     socket.once("connect", () => {
       socket.destroy()
@@ -38,7 +39,7 @@ const accepts = (port: number) =>
 
 /** Whether the loopback port can be bound again. */
 const bindable = (port: number) =>
-  Effect.async<boolean>((resume) => {
+  EffectLine.callback<boolean>((resume) => {
     const server = Net.createServer()
     server.once("error", () => resume(Effect.succeed(false)))
     server.listen(port, "127.0.0.1", () => server.close(() => resume(Effect.succeed(true))))
@@ -55,7 +56,7 @@ const untilTrue = (check: Effect.Effect<boolean>) =>
   })
 
 describe("DynamoServer.layerDynalite", () => {
-  it.scoped("answers a signed AWS SDK call through the proxy and counts it by operation", () =>
+  it.effect("answers a signed AWS SDK call through the proxy and counts it by operation", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       expect(server.engine).toBe("dynalite")
@@ -72,44 +73,46 @@ describe("DynamoServer.layerDynalite", () => {
       expect((yield* server.requests).get("ListTables")).toBe(2)
       yield* server.resetRequests
       expect((yield* server.requests).size).toBe(0)
-    }).pipe(Effect.provide(DynamoServer.layerDynalite)))
+    }).pipe(Effect.provide(DynamoServer.layerDynalite), Effect.scoped))
 
-  it.scoped("pause holds a request until resume", () =>
+  it.effect("pause holds a request until resume", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const client = yield* clientFor(server)
       yield* server.pause
 
-      const request = yield* Effect.fork(listTables(client))
+      const request = yield* EffectLine.forkChild(listTables(client))
       yield* server.awaitPending(1)
 
       expect(yield* server.pending).toBe(1)
-      expect(Option.isNone(yield* Fiber.poll(request))).toBe(true)
+      expect(Option.isNone(yield* EffectLine.poll(request))).toBe(true)
       expect(yield* server.requests).toEqual(new Map([["ListTables", 1]]))
       yield* server.resume
       const result = yield* Fiber.join(request)
       expect(result.TableNames).toEqual([])
       expect(yield* server.pending).toBe(0)
-    }).pipe(Effect.provide(DynamoServer.layerDynalite)))
+    }).pipe(Effect.provide(DynamoServer.layerDynalite), Effect.scoped))
 
-  it.scoped("a client that aborts a held request takes it back", () =>
+  it.effect("a client that aborts a held request takes it back", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const client = yield* clientFor(server)
       yield* server.pause
       const abort = new AbortController()
-      const request = yield* Effect.fork(Effect.either(listTables(client, abort.signal)))
+      const request = yield* EffectLine.forkChild(
+        Effect.match(listTables(client, abort.signal), { onFailure: () => "failed", onSuccess: () => "answered" })
+      )
       yield* server.awaitPending(1)
 
       abort.abort()
 
-      expect((yield* Fiber.join(request))._tag).toBe("Left")
+      expect(yield* Fiber.join(request)).toBe("failed")
       expect(yield* untilTrue(Effect.map(server.pending, (n) => n === 0))).toBe(true)
       yield* server.resume
       expect((yield* listTables(client)).TableNames).toEqual([])
-    }).pipe(Effect.provide(DynamoServer.layerDynalite)))
+    }).pipe(Effect.provide(DynamoServer.layerDynalite), Effect.scoped))
 
-  it.scoped("pauseWith(\"refuse\") resets connections until resume, and refused requests are not counted", () =>
+  it.effect("pauseWith(\"refuse\") resets connections until resume, and refused requests are not counted", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.DynamoServer
       const client = yield* clientFor(server)
@@ -117,14 +120,17 @@ describe("DynamoServer.layerDynalite", () => {
       yield* server.resetRequests
       yield* server.pauseWith("refuse")
 
-      const refused = yield* Effect.either(listTables(client))
+      const refused = yield* Effect.match(listTables(client), {
+        onFailure: () => "failed",
+        onSuccess: () => "answered"
+      })
 
-      expect(refused._tag).toBe("Left")
+      expect(refused).toBe("failed")
       expect((yield* server.requests).size).toBe(0)
       yield* server.resume
       expect((yield* listTables(client)).TableNames).toEqual([])
       expect(yield* server.requests).toEqual(new Map([["ListTables", 1]]))
-    }).pipe(Effect.provide(DynamoServer.layerDynalite)))
+    }).pipe(Effect.provide(DynamoServer.layerDynalite), Effect.scoped))
 
   it.effect("closing the scope stops the proxy and the server and frees their ports", () =>
     Effect.gen(function*() {
@@ -146,7 +152,7 @@ describe("DynamoServer.layerDynalite", () => {
 })
 
 describe("DynamoServer.layerEndpoint", () => {
-  it.scoped("puts a counting proxy in front of an http endpoint", () =>
+  it.effect("puts a counting proxy in front of an http endpoint", () =>
     Effect.gen(function*() {
       const backing = yield* DynamoServer.makeDynalite
       const server = yield* DynamoServer.makeEndpoint(backing.serverEndpoint)
@@ -159,9 +165,9 @@ describe("DynamoServer.layerEndpoint", () => {
 
       expect(yield* server.requests).toEqual(new Map([["ListTables", 1]]))
       expect((yield* backing.requests).size).toBe(0)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("uses an https endpoint directly, with the default credential chain", () =>
+  it.effect("uses an https endpoint directly, with the default credential chain", () =>
     Effect.gen(function*() {
       const server = yield* DynamoServer.makeEndpoint("https://dynamodb.eu-west-1.amazonaws.com", {
         region: "eu-west-1"
@@ -170,31 +176,31 @@ describe("DynamoServer.layerEndpoint", () => {
       expect(server.clientConfig).toEqual({ endpoint: "https://dynamodb.eu-west-1.amazonaws.com", region: "eu-west-1" })
       const exit = yield* Effect.exit(server.pause)
       expect(Exit.isFailure(exit) && String(exit.cause)).toContain("do not pass through the test proxy")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("pause also holds the answer to a request the server already has", () =>
+  it.effect("pause also holds the answer to a request the server already has", () =>
     Effect.gen(function*() {
       // An upstream that answers only when told, so the pause can fall between request and response.
       const received = yield* Deferred.make<void>()
       const answer = yield* Deferred.make<void>()
       const upstream = yield* Effect.acquireRelease(
-        Effect.async<Http.Server>((resume) => {
+        EffectLine.callback<Http.Server>((resume) => {
           const upstream = Http.createServer((req, res) => {
-            Deferred.unsafeDone(received, Exit.void)
+            Effect.runSync(Deferred.done(received, Exit.void))
             req.resume()
-            Effect.runFork(Effect.andThen(Deferred.await(answer), () => res.end("{}")))
+            Effect.runFork(Effect.andThen(Deferred.await(answer), Effect.sync(() => res.end("{}"))))
           })
           upstream.listen(0, "127.0.0.1", () => resume(Effect.succeed(upstream)))
         }),
         (upstream) =>
-          Effect.async<void>((resume) => {
+          EffectLine.callback<void>((resume) => {
             upstream.close(() => resume(Effect.void))
           })
       )
       const server = yield* DynamoServer.makeEndpoint(
         `http://127.0.0.1:${(upstream.address() as Net.AddressInfo).port}`
       )
-      const request = yield* Effect.fork(Effect.promise(() =>
+      const request = yield* EffectLine.forkChild(Effect.promise(() =>
         fetch(server.clientConfig.endpoint, {
           method: "POST",
           headers: { "x-amz-target": "DynamoDB_20120810.GetItem" },
@@ -207,11 +213,11 @@ describe("DynamoServer.layerEndpoint", () => {
       yield* Deferred.succeed(answer, undefined)
       yield* server.awaitPending(1)
 
-      expect(Option.isNone(yield* Fiber.poll(request))).toBe(true)
+      expect(Option.isNone(yield* EffectLine.poll(request))).toBe(true)
       yield* server.resume
       expect(yield* Fiber.join(request)).toBe("{}")
       expect(yield* server.requests).toEqual(new Map([["GetItem", 1]]))
-    }))
+    }).pipe(Effect.scoped))
 
   it.effect("rejects what is not an http(s) URL", () =>
     Effect.gen(function*() {
@@ -220,24 +226,20 @@ describe("DynamoServer.layerEndpoint", () => {
       expect(error.reason).toBe("InvalidEndpoint")
     }))
 
-  it.scoped("layerFromEnv reads DYNAMODB_ENDPOINT and the region", () =>
+  it.effect("layerFromEnv reads DYNAMODB_ENDPOINT and the region", () =>
     Effect.gen(function*() {
       const backing = yield* DynamoServer.makeDynalite
       const context = yield* Layer.build(DynamoServer.layerFromEnv).pipe(
-        Effect.withConfigProvider(
-          ConfigProvider.fromMap(
-            new Map([["DYNAMODB_ENDPOINT", backing.serverEndpoint], ["AWS_DEFAULT_REGION", "eu-central-1"]])
-          )
-        )
+        EffectLine.withConfig({ DYNAMODB_ENDPOINT: backing.serverEndpoint, AWS_DEFAULT_REGION: "eu-central-1" })
       )
       const server = Context.get(context, DynamoServer.DynamoServer)
       expect(server.clientConfig.region).toBe("eu-central-1")
       expect(server.serverEndpoint).toBe(backing.serverEndpoint)
       const missing = yield* Effect.flip(
-        Layer.build(DynamoServer.layerFromEnv).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+        Layer.build(DynamoServer.layerFromEnv).pipe(EffectLine.withConfig({}))
       )
       expect(missing._tag).toBe("ConfigError")
-    }))
+    }).pipe(Effect.scoped))
 })
 
 describe("DynamoServer.startForGlobalSetup", () => {
@@ -326,14 +328,14 @@ describe.skipIf(!availability.run)(`DynamoServer.layerDynamoDBLocal (${availabil
             )
           )
         )
-        expect(conflict.error).toBeInstanceOf(ConditionalCheckFailedException)
-        expect((conflict.error as ConditionalCheckFailedException).Item).toEqual({ k: { S: "a" } })
+        expect(conflict.cause).toBeInstanceOf(ConditionalCheckFailedException)
+        expect((conflict.cause as ConditionalCheckFailedException).Item).toEqual({ k: { S: "a" } })
         expect(yield* server.requests).toEqual(new Map([["CreateTable", 1], ["ListTables", 1], ["PutItem", 2]]))
 
         yield* server.pause
-        const held = yield* Effect.fork(listTables(client))
+        const held = yield* EffectLine.forkChild(listTables(client))
         yield* server.awaitPending(1)
-        expect(Option.isNone(yield* Fiber.poll(held))).toBe(true)
+        expect(Option.isNone(yield* EffectLine.poll(held))).toBe(true)
         yield* server.resume
         expect((yield* Fiber.join(held)).TableNames).toEqual(["leasehold-probe"])
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Effect, Either, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as FaultyStore from "../src/FaultyStore.js"
+import * as EffectLine from "./effectLine.js"
+import { TestClock } from "./effectLine.js"
 
 const request = (owner: string): LockStore.AcquireRequest => ({
   name: "a",
@@ -43,10 +45,10 @@ describe("FaultyStore", () => {
     Effect.gen(function*() {
       for (const kind of ["latency", "hang", "slowResponse"] as const) {
         const { owner, store } = withFault({ kind, ms: 1_000 })
-        const fiber = yield* Effect.fork(store.tryAcquire(request("x")))
+        const fiber = yield* EffectLine.forkChild(store.tryAcquire(request("x")))
         yield* TestClock.adjust(999)
         expect(yield* owner()).toBe(kind === "slowResponse" ? "x" : undefined)
-        expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+        expect(Option.isNone(yield* EffectLine.poll(fiber))).toBe(true)
         yield* TestClock.adjust(1)
         expect((yield* Fiber.join(fiber))._tag).toBe("Acquired")
         expect(yield* owner()).toBe("x")
@@ -56,9 +58,9 @@ describe("FaultyStore", () => {
   it.effect("a hang without a duration never answers and never writes", () =>
     Effect.gen(function*() {
       const { owner, store } = withFault({ kind: "hang" })
-      const fiber = yield* Effect.fork(store.tryAcquire(request("x")))
+      const fiber = yield* EffectLine.forkChild(store.tryAcquire(request("x")))
       yield* TestClock.adjust("1 day")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* EffectLine.poll(fiber))).toBe(true)
       expect(yield* owner()).toBeUndefined()
       yield* Fiber.interrupt(fiber)
     }))
@@ -71,12 +73,16 @@ describe("FaultyStore", () => {
       expect(yield* lost.owner()).toBe("x")
 
       const timeout = withFault({ kind: "lostTimeout", ms: 5_000 })
-      const fiber = yield* Effect.fork(Effect.either(timeout.store.tryAcquire(request("y"))))
+      const fiber = yield* EffectLine.forkChild(
+        Effect.match(timeout.store.tryAcquire(request("y")), {
+          onFailure: (error) => error.retryable,
+          onSuccess: () => false
+        })
+      )
       yield* TestClock.adjust(1)
       expect(yield* timeout.owner()).toBe("y")
       yield* TestClock.adjust(4_999)
-      const result = yield* Fiber.join(fiber)
-      expect(Either.isLeft(result) && result.left.retryable).toBe(true)
+      expect(yield* Fiber.join(fiber)).toBe(true)
     }))
 
   it.effect("a random plan is a function of (seed, process, operation, call number)", () =>
@@ -98,12 +104,12 @@ describe("FaultyStore", () => {
   it.effect("a paused process's calls wait at its gate, before the write and before the answer", () =>
     Effect.gen(function*() {
       const backing = LockStore.makeMemory()
-      const latch = yield* Effect.makeLatch(false)
-      const store = FaultyStore.make(backing, { process: "p1", plan: () => undefined, gate: latch.await })
-      const fiber = yield* Effect.fork(store.tryAcquire(request("x")))
+      const opened = yield* Deferred.make<void>()
+      const store = FaultyStore.make(backing, { process: "p1", plan: () => undefined, gate: Deferred.await(opened) })
+      const fiber = yield* EffectLine.forkChild(store.tryAcquire(request("x")))
       yield* TestClock.adjust(1_000)
       expect(Option.isNone(yield* backing.inspect("a"))).toBe(true)
-      yield* latch.open
+      yield* Deferred.succeed(opened, undefined)
       expect((yield* Fiber.join(fiber))._tag).toBe("Acquired")
     }))
 
@@ -164,7 +170,7 @@ describe("FaultyStore: late delivery", () => {
       if (acquired._tag !== "Acquired") return expect.fail("not acquired")
       yield* TestClock.adjust(1_000)
       const renew: LockStore.RenewRequest = { name: "a", owner: "x", fence: acquired.record.fence, leaseMs: 10_000 }
-      const timedOut = yield* Effect.fork(Effect.flip(store.renew(renew)))
+      const timedOut = yield* EffectLine.forkChild(Effect.flip(store.renew(renew)))
       yield* TestClock.adjust(100)
       const error = yield* Fiber.join(timedOut)
       expect(error.retryable).toBe(true)
@@ -194,9 +200,9 @@ describe("FaultyStore: late delivery", () => {
       if (acquired._tag !== "Acquired") return expect.fail("not acquired")
       const renew = (sequence: number) =>
         store.renew({ name: "a", owner: "x", fence: acquired.record.fence, leaseMs: 10_000, sequence })
-      const fiber = yield* Effect.fork(renew(1))
+      const fiber = yield* EffectLine.forkChild(renew(1))
       yield* TestClock.adjust(499)
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* EffectLine.poll(fiber))).toBe(true)
       yield* TestClock.adjust(1)
       const answer = yield* Fiber.join(fiber)
       if (answer._tag !== "Renewed") return expect.fail("not renewed")
@@ -217,7 +223,7 @@ describe("FaultyStore: late delivery", () => {
       const { deliveries, store } = holding(backing, [
         { operation: "tryAcquire", nth: 0, fault: { kind: "lateRetry", ms: 3_000, giveUpMs: 500 } }
       ])
-      const fiber = yield* Effect.fork(Effect.flip(store.tryAcquire(request("x"))))
+      const fiber = yield* EffectLine.forkChild(Effect.flip(store.tryAcquire(request("x"))))
       yield* TestClock.adjust(500)
       const error = yield* Fiber.join(fiber)
       expect([error._tag, error.retryable]).toEqual(["LockStoreError", true])
@@ -236,7 +242,7 @@ describe("FaultyStore: late delivery", () => {
       ])
       const acquired = yield* backing.tryAcquire(request("x"))
       if (acquired._tag !== "Acquired") return expect.fail("not acquired")
-      const fiber = yield* Effect.fork(store.release({ name: "a", owner: "x", fence: acquired.record.fence }))
+      const fiber = yield* EffectLine.forkChild(store.release({ name: "a", owner: "x", fence: acquired.record.fence }))
       yield* TestClock.adjust(500)
       yield* Fiber.interrupt(fiber)
       const owner = Effect.map(backing.inspect("a"), (r) => Option.getOrUndefined(r)?.owner)
@@ -298,7 +304,7 @@ describe("FaultyStore: late delivery", () => {
         store.renewPermits(requests.renewPermits),
         store.releasePermits(requests.releasePermits)
       ]
-      const fibers = yield* Effect.forEach(calls, (call) => Effect.fork(call))
+      const fibers = yield* Effect.forEach(calls, (call) => EffectLine.forkChild(call))
       yield* TestClock.adjust(10)
       yield* Fiber.interruptAll(fibers)
       expect(ran).toEqual([])

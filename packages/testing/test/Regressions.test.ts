@@ -5,9 +5,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
-import { Cause, Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Random, TestClock } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as FaultyStore from "../src/FaultyStore.js"
 import * as Simulation from "../src/Simulation.js"
+import * as EffectLine from "./effectLine.js"
+import { TestClock } from "./effectLine.js"
 
 const options = { lease: 3_000, heartbeat: 1_000, maxClockSkew: 1_000 } as const
 
@@ -26,7 +28,7 @@ const process = (backing: LockStore.LockStore, id: string, faults: ReadonlyArray
 }
 
 /** Random draws at the top of their range: each first renew at the latest point it may go, one heartbeat in. */
-const latestFirstRenew = Effect.withRandom(Random.fixed([0]))
+const latestFirstRenew = EffectLine.withRandomFixed(0)
 
 const count = (calls: ReadonlyArray<FaultyStore.Call>, operation: FaultyStore.Operation) =>
   calls.filter((c) => c.operation === operation).length
@@ -38,7 +40,7 @@ describe("regressions from other lock libraries", () => {
       // The first renew (sent at 1000) takes 500 ms to reach the store; the section ends at 1100, while it is in flight.
       const a = process(backing, "a", [{ operation: "renew", nth: 0, fault: { kind: "hang", ms: 500 } }])
       const b = process(backing, "b")
-      const fiber = yield* Effect.fork(
+      const fiber = yield* EffectLine.forkChild(
         Lock.withLock("report", Effect.sleep(1_100), options).pipe(Effect.provide(a.layer))
       )
       yield* TestClock.adjust(1_600)
@@ -55,7 +57,9 @@ describe("regressions from other lock libraries", () => {
       // The acquiring write applies at once; its answer would take 1 s. The caller gives up after 500 ms.
       const a = process(backing, "a", [{ operation: "tryAcquire", nth: 0, fault: { kind: "slowResponse", ms: 1_000 } }])
       const b = process(backing, "b")
-      const fiber = yield* Effect.fork(Lock.withLock("job", Effect.never, options).pipe(Effect.provide(a.layer)))
+      const fiber = yield* EffectLine.forkChild(
+        Lock.withLock("job", Effect.never, options).pipe(Effect.provide(a.layer))
+      )
       yield* TestClock.adjust(500)
       yield* Fiber.interrupt(fiber)
       expect(count(a.calls, "release")).toBe(1)
@@ -75,7 +79,9 @@ describe("regressions from other lock libraries", () => {
         const section = Effect.never.pipe(
           Effect.onInterrupt(() => Effect.map(Clock.currentTimeMillis, (t) => sectionEnded = t))
         )
-        const fiber = yield* Effect.fork(Lock.withLock("ledger", section, options).pipe(Effect.provide(a.layer)))
+        const fiber = yield* EffectLine.forkChild(
+          Lock.withLock("ledger", section, options).pipe(Effect.provide(a.layer))
+        )
         yield* TestClock.adjust(3_699)
         expect(sectionEnded).toBeUndefined()
         // Deadline: the last good renew's send time (1000) + lease - margin.
@@ -85,7 +91,7 @@ describe("regressions from other lock libraries", () => {
         expect(error._tag).toBe("LockLost")
         if (error._tag === "LockLost") expect(error.reason).toBe("expired")
         // The lock lost by expiry is released in the store once the section has ended; only then can another take it.
-        const waiter = yield* Effect.fork(
+        const waiter = yield* EffectLine.forkChild(
           Lock.acquire("ledger", { ...options, wait: "forever" }).pipe(Effect.provide(b.layer), Effect.scoped)
         )
         yield* TestClock.adjust(5_000)
@@ -100,8 +106,8 @@ describe("regressions from other lock libraries", () => {
       const a = process(backing, "a")
       const b = process(backing, "b")
       const started = yield* Deferred.make<void>()
-      const fiber = yield* Effect.fork(
-        Lock.withLock("orders", Effect.zipRight(Deferred.succeed(started, undefined), Effect.never), options).pipe(
+      const fiber = yield* EffectLine.forkChild(
+        Lock.withLock("orders", Effect.andThen(Deferred.succeed(started, undefined), Effect.never), options).pipe(
           Effect.provide(a.layer)
         )
       )
@@ -110,7 +116,7 @@ describe("regressions from other lock libraries", () => {
       yield* Lock.acquire("orders", options).pipe(Effect.provide(b.layer))
       yield* TestClock.adjust(1_000)
       const exit = yield* Fiber.await(fiber)
-      expect(Exit.isFailure(exit) && !Cause.isDie(exit.cause)).toBe(true)
+      expect(Exit.isFailure(exit) && !EffectLine.hasDies(exit.cause)).toBe(true)
       const error = yield* Effect.flip(exit)
       expect(error._tag).toBe("LockLost")
       if (error._tag === "LockLost") expect(error.reason).toBe("stolen")
@@ -124,23 +130,23 @@ describe("regressions from other lock libraries", () => {
       const backing = LockStore.makeMemory()
       const a = process(backing, "a")
       const b = process(backing, "b")
-      const fiber = yield* Effect.fork(
-        Effect.scoped(Effect.zipRight(Lock.acquire("orders", options), Effect.never)).pipe(Effect.provide(a.layer))
+      const fiber = yield* EffectLine.forkChild(
+        Effect.scoped(Effect.andThen(Lock.acquire("orders", options), Effect.never)).pipe(Effect.provide(a.layer))
       )
       yield* TestClock.adjust(10)
       yield* b.service.forceRelease("orders")
       yield* Lock.acquire("orders", options).pipe(Effect.provide(b.layer))
       yield* TestClock.adjust(1_000)
       const exit = yield* Fiber.await(fiber)
-      expect(Exit.isInterrupted(exit)).toBe(true)
-      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(false)
+      expect(Exit.isFailure(exit) && EffectLine.hasInterrupts(exit.cause)).toBe(true)
+      expect(Exit.isFailure(exit) && EffectLine.hasDies(exit.cause)).toBe(false)
     }).pipe(Effect.scoped))
 
   for (const seed of [1, 2, 3]) {
     it.effect(`no renew is wasted right after acquire: the first renew comes in the second half of the first heartbeat, never later (seed ${seed})`, () =>
       Effect.gen(function*() {
         const a = process(LockStore.makeMemory(), "a")
-        yield* Effect.fork(Lock.withLock("nightly", Effect.never, options).pipe(Effect.provide(a.layer)))
+        yield* EffectLine.forkChild(Lock.withLock("nightly", Effect.never, options).pipe(Effect.provide(a.layer)))
         yield* TestClock.adjust(499)
         expect(count(a.calls, "tryAcquire")).toBe(1)
         expect(count(a.calls, "renew")).toBe(0)
@@ -149,7 +155,7 @@ describe("regressions from other lock libraries", () => {
         // Then one every heartbeat: two more by 3000 whenever the first went, and not a third.
         yield* TestClock.adjust(2_000)
         expect(count(a.calls, "renew")).toBe(3)
-      }).pipe(Effect.withRandom(Random.make(seed))))
+      }).pipe(EffectLine.withSeed(seed)))
   }
 })
 
@@ -167,7 +173,7 @@ describe("clock offsets under TestClock", () => {
         takeover: { _tag: "Absolute", maxClockSkewMs: 1_000 }
       })
       const ahead = process(backing, "ahead")
-      const waiter = yield* Effect.fork(
+      const waiter = yield* EffectLine.forkChild(
         Lock.acquire("dead", { ...options, wait: "forever" }).pipe(
           Effect.provide(ahead.layer),
           Simulation.withClockOffset(500),
@@ -176,7 +182,7 @@ describe("clock offsets under TestClock", () => {
       )
       // Takeover needs leaseUntil + maxClockSkew < its wall clock = true time + 500: after true 3500.
       yield* TestClock.adjust(3_500)
-      expect(Option.isNone(yield* Fiber.poll(waiter))).toBe(true)
+      expect(Option.isNone(yield* EffectLine.poll(waiter))).toBe(true)
       yield* TestClock.adjust(1_000)
       const lease = yield* Fiber.join(waiter)
       expect(lease.record.acquiredAt! - 500).toBeGreaterThan(3_500)

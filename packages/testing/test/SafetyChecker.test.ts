@@ -4,6 +4,7 @@ import * as FaultyStore from "../src/FaultyStore.js"
 import { main } from "../src/internal/safety/checkSafetyMain.js"
 import * as SafetyChecker from "../src/SafetyChecker.js"
 import * as Simulation from "../src/Simulation.js"
+import * as EffectLine from "./effectLine.js"
 
 /** A fixed batch of seeds per mode: small enough for `npm test`, the large batch is `npm run check:safety`. */
 const batch = (mode: Simulation.Mode | undefined, count: number) =>
@@ -311,8 +312,9 @@ describe("SafetyChecker", () => {
           api,
           timeoutMs: 1_000
         }
-        const next: Simulation.SectionSpec = { ...holder, process: "p2", at: 1_000, steps: 2, api: "withLock" }
-        // Force-released at 700; p1's next renew (before p2 asks, at 1,000) finds the lock free.
+        const next: Simulation.SectionSpec = { ...holder, process: "p2", at: 1_100, steps: 2, api: "withLock" }
+        // Force-released at 700; p1's next renew (jittered, at the latest one heartbeat after the acquire, so before p2
+        // asks at 1,100) finds the lock free.
         const stolen = SafetyChecker.checkSchedule({
           ...twoProcesses(),
           mode: "steal",
@@ -445,6 +447,37 @@ describe("SafetyChecker", () => {
         expect(childWrites.length).toBeGreaterThan(0)
         expect(childWrites.every((w) => w.at <= parent.finishedAt!)).toBe(true)
         expect(report.violations).toEqual([])
+      }
+    }))
+
+  it.effect("a section the horizon interrupts as it takes its lock: a child it forks at once is recorded as interrupted", () =>
+    Effect.sync(() => {
+      // At the horizon the sections are interrupted one by one: p1#0's release hands "a" over to p1#1, which waited
+      // behind it, and p1#1 forks its child just before its own interruption reaches it, where a fork starts at once.
+      for (const api of ["withLock", "acquire"] as const) {
+        const report = SafetyChecker.checkSchedule({
+          ...twoProcesses(),
+          mode: "reentry",
+          horizonMs: 3_000,
+          sections: [
+            { process: "p1", name: "a", at: 0, steps: 20, stepMs: 500, wait: "forever", api: "withLock" },
+            {
+              process: "p1",
+              name: "a",
+              at: 100,
+              steps: 2,
+              stepMs: 500,
+              wait: "forever",
+              api,
+              child: { afterMs: 200, nested: false, steps: 2, stepMs: 100 }
+            }
+          ]
+        })
+        const child = report.history.sections.find((s) => s.parent === 1)
+        expect({ outcome: child?.outcome, violations: report.violations }).toEqual({
+          outcome: EffectLine.childForkedAtHorizon,
+          violations: []
+        })
       }
     }))
 
