@@ -2,8 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { LockStore } from "@leasehold/lock"
 import { Duration, Effect, Fiber, Option } from "effect"
 import * as Background from "../src/internal/process/background.js"
-import { defaultClock, forkChild, poll, withClock, yieldNow } from "./effectLine.js"
+import { forkChild, poll, withClock, yieldNow } from "./effectLine.js"
 import { currentClock } from "./support.js"
+
+/** The clock a program outside any test runs on. */
+const liveClock = () => Effect.runSync(currentClock)
 
 /** The timers that keep this process alive right now (an unreferenced timer is not one of them). */
 const liveTimers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length
@@ -11,7 +14,7 @@ const liveTimers = () => process.getActiveResourcesInfo().filter((resource) => r
 describe("background work", () => {
   it.effect("runs on the live clock's twin, whose sleeps keep no timer that holds the process alive", () =>
     Effect.gen(function*() {
-      const live = defaultClock()
+      const live = liveClock()
       const clock = yield* Background.run(currentClock).pipe(withClock(live))
       expect(LockStore.isBackgroundClock(clock)).toBe(true)
       expect(LockStore.isBackgroundClock(live)).toBe(false)
@@ -43,7 +46,7 @@ describe("background work", () => {
 
   it.effect("a sleep past Node's timer limit never ends, as on Effect's own clock", () =>
     Effect.gen(function*() {
-      const clock = yield* Background.run(currentClock).pipe(withClock(defaultClock()))
+      const clock = yield* Background.run(currentClock).pipe(withClock(liveClock()))
       const timers = liveTimers()
       const forever = yield* forkChild(clock.sleep(Duration.days(30)))
       yield* yieldNow

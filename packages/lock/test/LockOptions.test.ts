@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Effect, Fiber, Layer, Option } from "effect"
-import { counterTotal, forkChild, fromEnvRecord, TestClock, withConfigProvider, withFixedRandom } from "./effectLine.js"
+import { forkChild, fromEnvRecord, metricStates, TestClock, withConfigProvider, withFixedRandom } from "./effectLine.js"
 import { probe, recordingTracer, sharedMemory } from "./support.js"
 
 describe("Lock options", () => {
@@ -141,10 +141,13 @@ describe("Lock observability", () => {
 
   it.effect("metrics count acquisitions, conflicts and losses", () =>
     Effect.gen(function*() {
+      const counter = (name: string) =>
+        Effect.map(metricStates(name), (states) =>
+          states.reduce((sum, state) => sum + Number((state as any).count ?? 0), 0))
       const before = {
-        acquired: yield* counterTotal("leasehold_lock_acquisitions_total"),
-        conflicts: yield* counterTotal("leasehold_lock_conflicts_total"),
-        notAcquired: yield* counterTotal("leasehold_lock_not_acquired_total")
+        acquired: yield* counter("leasehold_lock_acquisitions_total"),
+        conflicts: yield* counter("leasehold_lock_conflicts_total"),
+        notAcquired: yield* counter("leasehold_lock_not_acquired_total")
       }
       const backing = sharedMemory()
       const [a, b] = yield* Effect.all([probe(backing), probe(backing)])
@@ -154,9 +157,9 @@ describe("Lock observability", () => {
           yield* Effect.flip(Lock.withLock("metered", Effect.void).pipe(Effect.provide(b.layer)))
         })
       )
-      expect((yield* counterTotal("leasehold_lock_acquisitions_total")) - before.acquired).toBe(1)
-      expect((yield* counterTotal("leasehold_lock_conflicts_total")) - before.conflicts).toBe(1)
-      expect((yield* counterTotal("leasehold_lock_not_acquired_total")) - before.notAcquired).toBe(1)
+      expect((yield* counter("leasehold_lock_acquisitions_total")) - before.acquired).toBe(1)
+      expect((yield* counter("leasehold_lock_conflicts_total")) - before.conflicts).toBe(1)
+      expect((yield* counter("leasehold_lock_not_acquired_total")) - before.notAcquired).toBe(1)
       expect(Option.isSome(yield* backing.inspect("metered"))).toBe(true)
     }))
 })
