@@ -12,7 +12,7 @@ const liveClock = () => Effect.runSync(currentClock)
 const liveTimers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length
 
 describe("background work", () => {
-  it.effect("runs on the live clock's twin, whose sleeps keep no timer that holds the process alive", () =>
+  it.effect("runs on a background clock that reads the live time, whose sleeps keep no timer that holds the process alive", () =>
     Effect.gen(function*() {
       const live = liveClock()
       const clock = yield* Background.run(currentClock).pipe(withClock(live))
