@@ -1,8 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock } from "@leasehold/lock"
 import { Effect, Exit, Fiber, Layer, Option } from "effect"
-import { forkChild, forkDetach, hasInterrupts, reasons, regionGuard, Service, TestClock } from "./effectLine.js"
-import { warningLogger, yieldNow } from "./effectLine.js"
+import {
+  forkChild,
+  forkDetach,
+  hasInterrupts,
+  reasons,
+  regionGuard,
+  Service,
+  TestClock,
+  warningLogger,
+  yieldNow
+} from "./effectLine.js"
 import { probe, repeatTimes, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */

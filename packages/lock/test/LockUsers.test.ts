@@ -1,8 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore, Semaphore } from "@leasehold/lock"
 import { Deferred, Effect, Fiber, Layer, Option, type Scope } from "effect"
-import { forkChild, forkDetach, hasInterrupts, layerEffectDiscard, poll, regionGuard, Service } from "./effectLine.js"
-import { TestClock, warningLogger, yieldNow } from "./effectLine.js"
+import {
+  forkChild,
+  forkDetach,
+  hasInterrupts,
+  layerEffectDiscard,
+  poll,
+  regionGuard,
+  Service,
+  TestClock,
+  warningLogger,
+  yieldNow
+} from "./effectLine.js"
 import { probe, repeatTimes, sharedMemory } from "./support.js"
 
 /** Lets forked fibers run up to their next suspension. */
