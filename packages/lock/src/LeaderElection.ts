@@ -25,7 +25,7 @@
  *   )
  * )
  *
- * Effect.runPromise(Effect.zipRight(replica, watch).pipe(Effect.provide(LockStore.layerMemory)))
+ * Effect.runPromise(Effect.andThen(replica, watch).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 0.2.0
@@ -35,6 +35,7 @@ import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
+import type * as EffectLine from "./internal/effectLine.js"
 import * as internal from "./internal/election/leaderElection.js"
 import * as ElectionDefaults from "./internal/election/leaderElectionOptions.js"
 import * as watch from "./internal/election/leaderWatch.js"
@@ -92,7 +93,7 @@ export interface ElectionOptions extends Omit<LockOptions, "wait"> {
    * After a campaign that ended with a store error, the next one waits `pollInterval`, doubling with each failure in
    * a row (jittered: between half and all of it), but never longer than this. Default: `lease`.
    */
-  readonly maxBackoff?: Duration.DurationInput | undefined
+  readonly maxBackoff?: EffectLine.DurationInput | undefined
   /**
    * How many campaigns in a row may end with a store error before `run` fails with the last one: a whole number of at
    * least 1, or "forever". Default: "forever", so that a store outage or a misconfiguration is logged (a warning per
@@ -109,7 +110,7 @@ export interface ElectionOptions extends Omit<LockOptions, "wait"> {
  */
 export interface WatchOptions {
   /** How often the watcher reads the store: one `inspect` per poll. Default: 1 second. */
-  readonly pollInterval?: Duration.DurationInput | undefined
+  readonly pollInterval?: EffectLine.DurationInput | undefined
   /**
    * When a leader whose record is still in the store counts as gone. "absolute": once its `leaseUntil` has passed on
    * the watcher's wall clock. "observed": once the watcher has seen its record unchanged (same owner, fence and
@@ -202,7 +203,10 @@ export const run: <A, E, R>(
  *   Stream.tap((leader) =>
  *     Effect.log(Option.match(leader, { onNone: () => "no leader: holding requests", onSome: (l) => l.holder }))
  *   ),
- *   Stream.filterMap(Option.flatMap((leader) => Option.fromNullable(leader.data)))
+ *   // Only terms that say where the leader is.
+ *   Stream.map(Option.flatMap((term) => term.data === undefined ? Option.none() : Option.some(term.data))),
+ *   Stream.filter(Option.isSome),
+ *   Stream.map((address) => address.value)
  * )
  *
  * const primary = LeaderElection.run(
@@ -212,12 +216,12 @@ export const run: <A, E, R>(
  * )
  *
  * const program = Effect.gen(function*() {
- *   yield* Effect.fork(primary)
+ *   yield* Effect.forkScoped(primary)
  *   // The first read may come before the election: "no leader", then "api-7" two seconds later.
  *   const address = yield* Stream.runHead(leaderAddress)
  *   yield* Console.log(Option.getOrElse(address, () => "none"))
  *   // Output: http://10.0.0.7:8080
- * })
+ * }).pipe(Effect.scoped)
  *
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```

@@ -9,6 +9,7 @@
  */
 import * as DurationOption from "@leasehold/core/options/DurationOption"
 import * as Schema from "effect/Schema"
+import * as EffectLine from "./internal/effectLine.js"
 
 /**
  * A lease handed off, ready to be resumed. Plain data: every field is a string or a whole number, so it goes through
@@ -44,11 +45,11 @@ export interface LeaseHandoff {
  */
 export const maxLeaseMs: number = DurationOption.maxMs
 
-const nonEmpty = Schema.String.pipe(Schema.minLength(1))
+const nonEmpty = EffectLine.nonEmptyString
 
 /**
- * The schema of a hand-off: its encoded form is the same plain object. `Schema.encode(schema)` and
- * `Schema.decodeUnknown(schema)` turn it into something to store or send and back; `Lock.resume` checks its input
+ * The schema of a hand-off: its encoded form is the same plain object. `Schema.encodeSync(schema)` and
+ * `Schema.decodeUnknownSync(schema)` turn it into something to store or send and back; `Lock.resume` checks its input
  * against it and refuses a malformed one with `LockConfigError`, as it does an owner or holder that is not
  * well-formed Unicode (a lone surrogate), which a string of the schema may be.
  *
@@ -74,15 +75,18 @@ const nonEmpty = Schema.String.pipe(Schema.minLength(1))
  * @since 0.2.0
  * @category schemas
  */
-export const schema: Schema.Schema<LeaseHandoff> = Schema.Struct({
-  _tag: Schema.Literal("LeaseHandoff"),
-  name: nonEmpty,
-  owner: nonEmpty,
-  fence: Schema.NonNegativeInt,
-  holder: Schema.String,
-  leaseMs: Schema.Int.pipe(Schema.between(1, maxLeaseMs)),
-  leaseUntil: Schema.NonNegativeInt
-}).annotations({ identifier: "LeaseHandoff" })
+export const schema: EffectLine.Codec<LeaseHandoff> = EffectLine.withIdentifier(
+  Schema.Struct({
+    _tag: Schema.Literal("LeaseHandoff"),
+    name: nonEmpty,
+    owner: nonEmpty,
+    fence: EffectLine.nonNegativeInt,
+    holder: Schema.String,
+    leaseMs: EffectLine.intBetween(1, maxLeaseMs),
+    leaseUntil: EffectLine.nonNegativeInt
+  }),
+  "LeaseHandoff"
+)
 
 /**
  * A hand-off as a JSON string, e.g. for the payload of the next Lambda invocation or a queue message.
@@ -102,4 +106,4 @@ export const schema: Schema.Schema<LeaseHandoff> = Schema.Struct({
  * @since 0.2.0
  * @category schemas
  */
-export const json: Schema.Schema<LeaseHandoff, string> = Schema.parseJson(schema)
+export const json: EffectLine.Codec<LeaseHandoff, string> = EffectLine.fromJsonString(schema)

@@ -27,11 +27,9 @@
  * @since 0.1.0
  */
 import type * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
-import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import type * as EffectLine from "./internal/effectLine.js"
 import * as Resume from "./internal/handoff/resume.js"
 import * as internal from "./internal/lock/lock.js"
 import * as Defaults from "./internal/options/defaults.js"
@@ -50,23 +48,23 @@ import type { LockStore } from "./LockStore.js"
  */
 export interface LockOptions {
   /** How long a lease lasts without a renew. Default: 30 seconds. */
-  readonly lease?: Duration.DurationInput | undefined
+  readonly lease?: EffectLine.DurationInput | undefined
   /**
    * How often the holder renews. Default: lease / 3. Must leave room: heartbeat < lease - safetyMargin. The first renew
    * goes at a random point in the second half of the first heartbeat (from Effect's `Random`), so that leases acquired
    * together do not renew together; each later one a heartbeat after the previous one was sent.
    */
-  readonly heartbeat?: Duration.DurationInput | undefined
+  readonly heartbeat?: EffectLine.DurationInput | undefined
   /** How long to wait for a held lock, or "forever". Default: zero, a single attempt. */
-  readonly wait?: Duration.DurationInput | "forever" | undefined
+  readonly wait?: EffectLine.DurationInput | "forever" | undefined
   /** The bound on clock differences between hosts (absolute takeover). Default: 10 seconds. */
-  readonly maxClockSkew?: Duration.DurationInput | undefined
+  readonly maxClockSkew?: EffectLine.DurationInput | undefined
   /** Report "at risk" once less than this is left before the local deadline. Default: lease / 3. */
-  readonly warnAt?: Duration.DurationInput | undefined
+  readonly warnAt?: EffectLine.DurationInput | undefined
   /** The critical section is interrupted this long before the lease ends. Default: lease / 10. */
-  readonly safetyMargin?: Duration.DurationInput | undefined
+  readonly safetyMargin?: EffectLine.DurationInput | undefined
   /** The longest a waiter sleeps between attempts (jittered). Default: lease / 10, at most 1 second. */
-  readonly pollInterval?: Duration.DurationInput | undefined
+  readonly pollInterval?: EffectLine.DurationInput | undefined
   /**
    * How a dead holder's lock is taken over. "absolute" (default): at leaseUntil + maxClockSkew, trusting clocks
    * within the bound. "observed": only after watching the lease stay unrenewed for a full lease on the local
@@ -99,7 +97,7 @@ export type LockDefaults = Defaults.LockDefaults
  * @since 0.1.0
  * @category layers
  */
-export const layerDefaults: (options: LockOptions) => Layer.Layer<LockDefaults> = Defaults.layerDefaults
+export const layerDefaults: (options: LockOptions) => EffectLine.ReferenceLayer<LockDefaults> = Defaults.layerDefaults
 
 /**
  * Reads app-wide defaults from `Config`: `LEASEHOLD_LEASE`, `LEASEHOLD_HEARTBEAT`, `LEASEHOLD_WAIT` (a duration or
@@ -119,7 +117,7 @@ export const defaultsConfig: Config.Config<LockOptions> = Defaults.defaultsConfi
  * @since 0.1.0
  * @category layers
  */
-export const layerDefaultsConfig: Layer.Layer<LockDefaults, ConfigError.ConfigError | LockConfigError> =
+export const layerDefaultsConfig: EffectLine.ReferenceLayer<LockDefaults, EffectLine.ConfigError | LockConfigError> =
   Defaults.layerDefaultsConfig
 
 /**
@@ -129,6 +127,11 @@ export const layerDefaultsConfig: Layer.Layer<LockDefaults, ConfigError.ConfigEr
  * ended while the scope stays open (`Effect.timeout`, `Effect.race` or a concurrent `Effect.all` around the acquire,
  * a layer built from it), the fiber that took its result over. Their scope then closes. `lease.status` and
  * `lease.lost` say why; use `withLock` to get a `LockLost` failure instead.
+ *
+ * On Effect 4 only the region can say which fiber took the result over: open the scope with `Lock.scoped` rather than
+ * `Effect.scoped`, and that fiber is interrupted on loss. There, outside `Lock.scoped` a wrapped acquire is refused: a
+ * warning when its fiber ends with the lease held, and the scope fails with a defect as it closes, after the lock is
+ * released, since a loss could have stopped nothing. On Effect 3 `Effect.scoped` does as `Lock.scoped` does.
  *
  * Acquiring a name that the current fiber is already inside a live lease of (its own, or one held by the fiber it
  * was forked from) re-enters: the same lease is returned, no store call is made, and the outer acquisition still
@@ -167,13 +170,16 @@ export const acquire: (
   internal.acquire
 
 /**
- * `Effect.scoped` for code that relies on leases: runs `self` in a scope whose leases stop the fiber that runs it when
- * they are lost, also when the acquire was wrapped (`Effect.timeout`, `Effect.race`, a concurrent `Effect.all`, a
- * layer build) and its own fiber has ended.
+ * `Effect.scoped` for code that relies on leases: runs `self` in a scope, and any lease acquired inside whose acquiring
+ * fiber ends while the lease is held and `self` still runs (an acquire inside `Effect.timeout`, `Effect.race`, a
+ * concurrent `Effect.all` or a layer build) is taken over by the fiber that runs `Lock.scoped`. That fiber is then
+ * interrupted if the lease is lost, as the acquiring fiber would have been, and re-enters the lease on a nested
+ * acquire of its name, as do the fibers it forks afterwards; fibers it forked before never do.
  *
- * On this line it is `Effect.scoped`, which already does that: the fiber that takes a child's result over takes the
- * child's leases over too. The Effect 4 line has no such hook and needs `Lock.scoped` for it, so code written with
- * `Lock.scoped` is stopped by a loss the same way on both lines.
+ * With `withLock`, or an acquire whose own fiber goes on under the lease, `Effect.scoped` is enough. On Effect 3 this
+ * is `Effect.scoped`, which already does all this (the fiber that takes a child's result over takes its leases over
+ * too); Effect 4 has no such hook and needs `Lock.scoped` for it, so code written with `Lock.scoped` is stopped by a
+ * loss the same way on both lines.
  *
  * @example
  * ```ts
@@ -219,7 +225,7 @@ export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A,
  * // The same, data-first, waiting up to a minute for the lock.
  * const patient = Lock.withLock("key-rotation", rotateKeys, { wait: "1 minute" })
  *
- * Effect.runPromise(Effect.zipRight(program, patient).pipe(Effect.provide(LockStore.layerMemory)))
+ * Effect.runPromise(Effect.andThen(program, patient).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 0.1.0

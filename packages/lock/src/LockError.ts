@@ -8,7 +8,7 @@ import * as LimitMismatch from "@leasehold/core/errors/LimitMismatch"
 import * as Lost from "@leasehold/core/errors/Lost"
 import * as NotAcquired from "@leasehold/core/errors/NotAcquired"
 import * as Data from "effect/Data"
-import type * as ParseResult from "effect/ParseResult"
+import type * as EffectLine from "./internal/effectLine.js"
 import type { LockRecord } from "./LockRecord.js"
 import type { OperationName } from "./LockStore.js"
 
@@ -117,7 +117,7 @@ export class LockConfigError extends Data.TaggedError("LockConfigError")<{
  * Typed lock data (`TypedLock`) that does not fit the lock's schema: `encode`, the value a program tried to store
  * (reported before any store call, so nothing was written); `decode`, what a lock holds (another program stored
  * something else under the name, or an older version of this one stored another shape). `cause` is the schema's
- * `ParseError`, which says where and why.
+ * error (`ParseError` on Effect 3, `SchemaError` on Effect 4), which says where and why.
  *
  * @since 0.2.0
  * @category errors
@@ -126,7 +126,7 @@ export class LockDataError extends Data.TaggedError("LockDataError")<{
   /** The lock whose data it is. */
   readonly name: string
   readonly direction: "encode" | "decode"
-  readonly cause: ParseResult.ParseError
+  readonly cause: EffectLine.SchemaError
 }> {
   override get message(): string {
     return DataMismatch.message({ name: this.name, direction: this.direction, causeMessage: this.cause.message })

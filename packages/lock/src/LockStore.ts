@@ -7,10 +7,10 @@
 import * as LockProtocol from "@leasehold/core/store/LockProtocol"
 import type * as SemaphoreProtocol from "@leasehold/core/store/SemaphoreProtocol"
 import type * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
+import * as EffectLine from "./internal/effectLine.js"
 import * as Background from "./internal/process/background.js"
 import * as MemoryStore from "./internal/store/memoryStore.js"
 import * as StoreViews from "./internal/store/storeViews.js"
@@ -250,7 +250,9 @@ export interface LockStore extends SemaphoreOperations {
  * @since 0.1.0
  * @category tags
  */
-export const LockStore: Context.Tag<LockStore, LockStore> = Context.GenericTag<LockStore>("@leasehold/lock/LockStore")
+export const LockStore: EffectLine.Service<LockStore, LockStore> = EffectLine.Service<LockStore>(
+  "@leasehold/lock/LockStore"
+)
 
 /**
  * The store's operations, by name.
@@ -322,14 +324,14 @@ export const processView: (shared: LockStore) => LockStore = StoreViews.processV
  * import { Console, Effect } from "effect"
  *
  * const shared = LockStore.makeMemory()
- * const tryReport = Effect.either(Effect.scoped(Lock.acquire("report")))
+ * const tryReport = Effect.exit(Effect.scoped(Lock.acquire("report")))
  *
  * const program = Effect.gen(function*() {
  *   yield* Lock.acquire("report")
  *   // Another process over the same store finds the lock held.
  *   const other = yield* tryReport.pipe(Effect.provide(LockStore.layerProcess(shared)))
  *   yield* Console.log(other._tag)
- *   // Output: Left
+ *   // Output: Failure
  * }).pipe(Effect.scoped, Effect.provide(LockStore.layerProcess(shared)))
  *
  * Effect.runPromise(program)

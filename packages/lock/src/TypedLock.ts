@@ -2,9 +2,10 @@
  * Locks whose data is a typed value: an Effect Schema says what a holder stores with the lock, and the lock is
  * acquired, updated and inspected with values of the schema's type instead of strings.
  *
- * What is stored is the JSON of the schema's encoded form (`Schema.parseJson(schema)`), in the record's `data`: any
- * schema works, and anyone reading the record (another program, the CLI's `inspect`) sees readable JSON. A value that
- * does not encode fails with `LockDataError` before any store call; data that does not decode (stored by another
+ * What is stored is JSON, in the record's `data`: on Effect 3 the JSON of the schema's encoded form
+ * (`Schema.parseJson(schema)`), on Effect 4 that of its JSON codec (`Schema.fromJsonString(Schema.toCodecJson(schema))`).
+ * Any schema works, and anyone reading the record (another program, the CLI's `inspect`) sees readable JSON. A value
+ * that does not encode fails with `LockDataError` before any store call; data that does not decode (stored by another
  * program, or by a version with another schema) fails with `LockDataError` where it is read.
  *
  * @example
@@ -35,9 +36,9 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import type * as EffectLine from "./internal/effectLine.js"
 import * as internal from "./internal/typed/typedLock.js"
 import type { Lease, LeaseStatus } from "./Lease.js"
 import type { LockOptions } from "./Lock.js"
@@ -139,14 +140,14 @@ export type SectionEffect<S> = S extends Effect.Effect<infer X, infer E, infer R
  * @category models
  */
 export type WithLock<S, R> = Effect.Effect<
-  Effect.Effect.Success<SectionEffect<S>>,
-  | Effect.Effect.Error<SectionEffect<S>>
+  EffectLine.Success<SectionEffect<S>>,
+  | EffectLine.Error<SectionEffect<S>>
   | LockNotAcquired
   | LockLost
   | LockStoreError
   | LockConfigError
   | LockDataError,
-  Effect.Effect.Context<SectionEffect<S>> | R | LockStore
+  EffectLine.Services<SectionEffect<S>> | R | LockStore
 >
 
 /**
@@ -157,7 +158,7 @@ export type WithLock<S, R> = Effect.Effect<
  * @category models
  */
 export interface TypedLock<A, I = A, R = never> {
-  readonly schema: Schema.Schema<A, I, R>
+  readonly schema: EffectLine.Codec<A, I, R>
   /**
    * `Lock.acquire` with `data` stored with the lock: held until the scope closes. The value is encoded first (a
    * `LockDataError` before any store call); then the acquisition is `Lock.acquire`'s, errors, re-entry and all. A
@@ -218,15 +219,16 @@ export interface TypedLock<A, I = A, R = never> {
  *   // Output: { jobId: 'n-42', step: 2 } true
  * }).pipe(Effect.scoped)
  *
- * // Schemas that transform work too: what is stored is the JSON of the encoded form.
+ * // Schemas of values that are not JSON work too: what is stored is the JSON of their encoded form (of the
+ * // schema's JSON codec on Effect 4).
  * const Deadlines = TypedLock.make(Schema.Struct({ until: Schema.Date }))
  * const deadline = Deadlines.withLock("reports/deadline", { until: new Date(0) }, (lease) =>
  *   Console.log(lease.lease.data)) // {"until":"1970-01-01T00:00:00.000Z"}
  *
- * Effect.runPromise(Effect.zipRight(program, deadline).pipe(Effect.provide(LockStore.layerMemory)))
+ * Effect.runPromise(Effect.andThen(program, deadline).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 0.2.0
  * @category constructors
  */
-export const make: <A, I, R>(schema: Schema.Schema<A, I, R>) => TypedLock<A, I, R> = internal.make
+export const make: <A, I, R>(schema: EffectLine.Codec<A, I, R>) => TypedLock<A, I, R> = internal.make

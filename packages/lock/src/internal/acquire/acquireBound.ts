@@ -10,7 +10,6 @@ import * as AcquireBound from "@leasehold/core/acquire/AcquireBound"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Metric from "effect/Metric"
 import * as Random from "effect/Random"
 import { LockNotAcquired, type PermitShortage } from "../../LockError.js"
 import * as Background from "../process/background.js"
@@ -42,8 +41,8 @@ export interface Shortfall {
  * @internal
  */
 export const giveUp = (shortfall: Shortfall, now: number): Effect.Effect<never, LockNotAcquired> =>
-  Effect.zipRight(
-    Metric.increment(Metrics.notAcquired),
+  Effect.andThen(
+    Metrics.increment(Metrics.notAcquired),
     Effect.fail(
       new LockNotAcquired({
         name: shortfall.name,

@@ -14,12 +14,12 @@ import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Metric from "effect/Metric"
 import type { LockNotAcquired, LockStoreError } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
 import { giveBack } from "../lease/giveBack.js"
 import * as LeaseStore from "../lease/leaseStore.js"
 import type * as Options from "../options/options.js"
+import { outcome } from "../outcome.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as Metrics from "../process/metrics.js"
 import * as MemoryStore from "../store/memoryStore.js"
@@ -137,20 +137,20 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
     yield* Effect.annotateCurrentSpan("lock.owner", attempts.owner.owner)
     while (true) {
       const sentAt = yield* monotonicMillis
-      const result = yield* Effect.either(attempt(sentAt))
+      const result = yield* outcome(attempt(sentAt))
       const now = yield* monotonicMillis
-      if (result._tag === "Left") {
+      if (result._tag === "Failure") {
         // The write may or may not have applied: retry with the same owner, which recognises its own record below.
-        AcquireOwner.failed(attempts.owner, result.left)
-        if (!result.left.retryable || AcquireBoundCore.isWaitOver(now, waitUntil)) {
-          return yield* Effect.fail(result.left)
+        AcquireOwner.failed(attempts.owner, result.failure)
+        if (!result.failure.retryable || AcquireBoundCore.isWaitOver(now, waitUntil)) {
+          return yield* Effect.fail(result.failure)
         }
         yield* sleepBeforeRetry(now)
         continue
       }
       AcquireOwner.answered(attempts.owner)
-      attempts.lastHolder = LockAttempt.lastHolder(attempts.lastHolder, result.right)
-      const answer = LockAttempt.judge({ options, owner: attempts.owner, result: result.right, sentAt, now })
+      attempts.lastHolder = LockAttempt.lastHolder(attempts.lastHolder, result.success)
+      const answer = LockAttempt.judge({ options, owner: attempts.owner, result: result.success, sentAt, now })
       if (answer._tag === "Acquired") return { record: answer.record, sentAt: answer.sentAt }
       if (answer._tag === "TooLate") {
         // Give the write back, and go on with a fresh owner id, so that the give-back, however late it lands, frees
@@ -165,7 +165,7 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
         yield* sleepBeforeRetry(now)
         continue
       }
-      yield* Metric.increment(Metrics.conflicts)
+      yield* Metrics.increment(Metrics.conflicts)
       attempts.observation = LockAttempt.observe(attempts.observation, answer.holder, now)
       if (AcquireBoundCore.isWaitOver(now, waitUntil)) {
         return yield* giveUp(args, LockAttempt.heldOnly(answer.holder), now)

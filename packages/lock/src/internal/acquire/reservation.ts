@@ -7,7 +7,6 @@
  */
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as Effect from "effect/Effect"
-import * as Metric from "effect/Metric"
 import type * as LockStore from "../../LockStore.js"
 import * as Metrics from "../process/metrics.js"
 
@@ -26,8 +25,8 @@ export const reserve = (
   store.reserve(request).pipe(
     Effect.flatMap((result) =>
       result._tag === "Reserved"
-        ? Effect.as(Metric.increment(Metrics.reservations), result.record)
+        ? Effect.as(Metrics.increment(Metrics.reservations), result.record)
         : Effect.succeed(result.current)
     ),
-    Effect.catchAll(() => Effect.succeed(conflict))
+    Effect.orElseSucceed(() => conflict)
   )

@@ -12,7 +12,6 @@
  */
 import * as CampaignBackoff from "@leasehold/core/election/CampaignBackoff"
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -23,6 +22,7 @@ import type * as LeaderElection from "../../LeaderElection.js"
 import type { Lease } from "../../Lease.js"
 import type { LockConfigError, LockNotAcquired, LockStoreError, LostReason } from "../../LockError.js"
 import { LockStore } from "../../LockStore.js"
+import * as EffectLine from "../effectLine.js"
 import * as Lock from "../lock/lock.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
@@ -39,9 +39,7 @@ type Ended =
   | { readonly _tag: "CampaignFailed"; readonly error: LockStoreError | LockNotAcquired }
 
 const campaignFailure = (cause: Cause.Cause<unknown>): CampaignFailed | undefined =>
-  Chunk.findFirst(Cause.failures(cause), (error): error is CampaignFailed => error instanceof CampaignFailed).pipe(
-    (found) => found._tag === "Some" ? found.value : undefined
-  )
+  EffectLine.failures(cause).find((error): error is CampaignFailed => error instanceof CampaignFailed)
 
 const annotations = (lease: Lease) => ({ lock: lease.name, owner: lease.owner, fence: lease.fence })
 
@@ -77,9 +75,8 @@ const campaignAndLead = <A, E, R>(
         (error): error is LockStoreError | LockNotAcquired => error._tag !== "LockConfigError",
         (error) => Effect.fail(new CampaignFailed(error))
       ),
-      Effect.withSpan("LeaderElection.campaign", {
-        attributes: { "lock.name": name, "lock.holder": resolved.lock.holder },
-        captureStackTrace: false
+      EffectLine.withSpan("LeaderElection.campaign", {
+        attributes: { "lock.name": name, "lock.holder": resolved.lock.holder }
       })
     )
     const term = yield* termOf(lease)
@@ -87,15 +84,14 @@ const campaignAndLead = <A, E, R>(
       Effect.annotateLogs(annotations(lease))
     )
     return yield* leader(term).pipe(
-      Effect.withSpan("LeaderElection.term", {
+      EffectLine.withSpan("LeaderElection.term", {
         attributes: {
           "lock.name": name,
           "lock.owner": term.owner,
           "lock.fence": term.fence,
           "lock.holder": term.holder,
           "election.since": term.since
-        },
-        captureStackTrace: false
+        }
       })
     )
   }))
@@ -108,10 +104,12 @@ const oneTerm = <A, E, R>(
 ): Effect.Effect<Exit.Exit<A, E | LockConfigError> | Ended, never, R | LockStore> =>
   Effect.gen(function*() {
     const term: { lease: Lease | undefined } = { lease: undefined }
-    const fiber = yield* Effect.fork(campaignAndLead(name, leader, resolved, (elected) => term.lease = elected))
+    const fiber = yield* EffectLine.forkChild(
+      campaignAndLead(name, leader, resolved, (elected) => term.lease = elected)
+    )
     // Interrupted while campaigning or leading: the term's fiber resigns before `run` ends.
     const exit = yield* Effect.onInterrupt(Fiber.await(fiber), () =>
-      Effect.zipRight(
+      Effect.andThen(
         Fiber.interrupt(fiber),
         term.lease === undefined ? Effect.void : Effect.logInfo(`resigned leadership of "${name}": interrupted`).pipe(
           Effect.annotateLogs(annotations(term.lease))
@@ -128,7 +126,7 @@ const oneTerm = <A, E, R>(
     const failed = campaignFailure(exit.cause)
     if (failed !== undefined) return { _tag: "CampaignFailed", error: failed.error } as const
     const lease = term.lease
-    if (lease !== undefined && Cause.isInterruptedOnly(exit.cause)) {
+    if (lease !== undefined && EffectLine.hasInterruptsOnly(exit.cause)) {
       const status = yield* lease.status
       if (status._tag === "Lost") return { _tag: "Lost", lease, reason: status.error.reason } as const
     }
@@ -182,4 +180,4 @@ export const run = <A, E, R>(
       ).pipe(Effect.annotateLogs({ lock: validName, retryable: error.retryable }))
       yield* Effect.sleep(Duration.millis(delay))
     }
-  }).pipe(Effect.withSpan("LeaderElection.run", { attributes: { "lock.name": name }, captureStackTrace: false }))
+  }).pipe(EffectLine.withSpan("LeaderElection.run", { attributes: { "lock.name": name } }))

@@ -5,9 +5,9 @@
  * @internal
  */
 import * as ElectionOptions from "@leasehold/core/options/ElectionOptions"
+import * as OptionCheck from "@leasehold/core/options/OptionCheck"
 import { defaultHolder } from "@leasehold/core/record/Owner"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import type * as LeaderElection from "../../LeaderElection.js"
 import type { LockOptions } from "../../Lock.js"
 import type { LockConfigError } from "../../LockError.js"
@@ -41,17 +41,18 @@ export const resolveRun = (
   options: LeaderElection.ElectionOptions | undefined
 ): Effect.Effect<ResolvedRun, LockConfigError> =>
   Effect.suspend(() =>
-    Either.flatMap(Options.checkRecords(defaults, options), (given) => {
+    Options.fromCheck(Options.flatMapCheck(Options.checkRecords(defaults, options), (given) => {
       const lockOptions: LockOptions = ElectionOptions.lockOptionsOf(given)
-      return Either.flatMap(
-        Options.resolveEither(defaults, lockOptions, defaultHolder),
+      return Options.flatMapCheck(
+        Options.resolveCheck(defaults, lockOptions, defaultHolder),
         (lock) =>
-          Either.map(
-            Options.toEither(ElectionOptions.resolveRun(given, lock.leaseMs, Options.readMillis)),
-            ({ maxBackoffMs, maxCampaignFailures }) => ({ lockOptions, lock, maxBackoffMs, maxCampaignFailures })
+          Options.flatMapCheck(
+            ElectionOptions.resolveRun(given, lock.leaseMs, Options.readMillis),
+            ({ maxBackoffMs, maxCampaignFailures }) =>
+              OptionCheck.ok({ lockOptions, lock, maxBackoffMs, maxCampaignFailures })
           )
       )
-    })
+    }))
   )
 
 /**
@@ -64,8 +65,8 @@ export const resolveWatch = (
   options: LeaderElection.WatchOptions | undefined
 ): Effect.Effect<ResolvedWatch, LockConfigError> =>
   Effect.suspend(() =>
-    Either.flatMap(
+    Options.fromCheck(Options.flatMapCheck(
       Options.checkRecords(defaults, options),
-      (given) => Options.toEither(ElectionOptions.resolveWatch(given, defaults.takeover, Options.readMillis))
-    )
+      (given) => ElectionOptions.resolveWatch(given, defaults.takeover, Options.readMillis)
+    ))
   )

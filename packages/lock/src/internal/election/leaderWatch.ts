@@ -11,16 +11,18 @@ import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as LeaderElection from "../../LeaderElection.js"
 import type { LockConfigError, LockStoreError } from "../../LockError.js"
 import { LockStore } from "../../LockStore.js"
+import * as EffectLine from "../effectLine.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
+import { type Outcome, outcome } from "../outcome.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as ElectionOptions from "./leaderElectionOptions.js"
 
@@ -40,13 +42,13 @@ const leaderOf = (
   wallNow: number,
   now: number
 ): Option.Option<LeaderElection.Leader> =>
-  Option.fromNullable(LeaderWatch.leaderOf(record, takeover, unchangedSince, wallNow, now))
+  Option.liftPredicate(LeaderWatch.leaderOf(record, takeover, unchangedSince, wallNow, now), Predicate.isNotUndefined)
 
 /** Whether two values of the stream are the same: both none, or the same term. */
 const sameLeader = (a: Option.Option<LeaderElection.Leader>, b: Option.Option<LeaderElection.Leader>): boolean =>
   LeaderWatch.sameLeader(Option.getOrUndefined(a), Option.getOrUndefined(b))
 
-type Read = Fiber.RuntimeFiber<Option.Option<LockRecord>, LockStoreError>
+type Read = EffectLine.Fiber<Option.Option<LockRecord>, LockStoreError>
 
 /**
  * One watcher's loop, a step per value: each step waits for the next thing that can change the answer (the read in
@@ -77,12 +79,12 @@ const watcher = (
   })
 
   /** Takes in what a read answered; fails the stream on a non-retryable error. */
-  const learn = (answer: Either.Either<Option.Option<LockRecord>, LockStoreError>) =>
+  const learn = (answer: Outcome<Option.Option<LockRecord>, LockStoreError>) =>
     Effect.gen(function*() {
       const now = yield* monotonicMillis
       nextReadAt = now + resolved.pollIntervalMs
-      if (Either.isLeft(answer)) {
-        const error = answer.left
+      if (answer._tag === "Failure") {
+        const error = answer.failure
         if (!error.retryable) return yield* Effect.fail(error)
         watched.failures += 1
         const log = watched.failures === 1 ? Effect.logWarning : Effect.logDebug
@@ -97,7 +99,7 @@ const watcher = (
         )
       }
       watched.failures = 0
-      const record = Option.getOrUndefined(answer.right)
+      const record = Option.getOrUndefined(answer.success)
       watched.unchangedSince = LeaderWatch.unchangedSince(watched.record, record, watched.unchangedSince, now)
       watched.record = record
     })
@@ -107,7 +109,7 @@ const watcher = (
       const left = yield* leaseLeftNow
       const read = inFlight
       if (read !== undefined) {
-        const answer = Effect.either(Effect.flatten(Fiber.await(read)))
+        const answer = outcome(Effect.flatten(Fiber.await(read)))
         // Giving up the wait leaves the read running: its answer is taken at a later step.
         const ended = left === undefined
           ? Option.some(yield* answer)
@@ -135,10 +137,10 @@ export const leader = (
   name: string,
   options?: LeaderElection.WatchOptions
 ): Stream.Stream<Option.Option<LeaderElection.Leader>, LockStoreError | LockConfigError, LockStore> =>
-  Stream.unwrapScoped(Effect.gen(function*() {
+  EffectLine.unwrapScoped(Effect.gen(function*() {
     const store = yield* LockStore
     const validName = yield* Options.validateName(name, store)
     const resolved = yield* ElectionOptions.resolveWatch(yield* LockDefaults, options)
     const step = watcher(store, validName, resolved, yield* Effect.scope, yield* monotonicMillis)
-    return Stream.repeatEffect(step).pipe(Stream.changesWith(sameLeader))
+    return EffectLine.fromEffectRepeat(step).pipe(Stream.changesWith(sameLeader))
   })).pipe(Stream.withSpan("LeaderElection.leader", { attributes: { "lock.name": name }, captureStackTrace: false }))

@@ -18,14 +18,13 @@
  */
 import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
 import type { Lease, LeaseStatus } from "../../Lease.js"
 import type { LeaseHandoff } from "../../LeaseHandoff.js"
 import { LockLost } from "../../LockError.js"
+import * as EffectLine from "../effectLine.js"
 import * as LeaseState from "../lease/leaseState.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
@@ -35,9 +34,12 @@ const handedOff: LeaseStatus = { _tag: "HandedOff" }
 const notHeld = (state: LeaseState.LeaseState, reason: "released" | "handedOff") =>
   new LockLost({ name: state.name, owner: state.owner, fence: state.fence, reason, by: undefined })
 
-/** Stops the keeper's fiber: at once if it sleeps, after the answer if a renew is in flight. */
-const stopKeeper = (state: LeaseState.LeaseState, keeper: Fiber.RuntimeFiber<void>) =>
-  state.renewing ? Fiber.await(keeper) : Fiber.interrupt(keeper)
+/**
+ * Stops the keeper's fiber: at once if it sleeps, after the answer if a renew is in flight; with how it ended (Effect
+ * 4's `Fiber.interrupt` does not say).
+ */
+const stopKeeper = (state: LeaseState.LeaseState, keeper: EffectLine.Fiber<void>) =>
+  state.renewing ? Fiber.await(keeper) : Effect.andThen(Fiber.interrupt(keeper), Fiber.await(keeper))
 
 /**
  * Hands the lease off. Uninterruptible: once the keeper has stopped, only the end of the hand-off can say who ends
@@ -49,37 +51,37 @@ const stopKeeper = (state: LeaseState.LeaseState, keeper: Fiber.RuntimeFiber<voi
 export const handOff = (
   state: LeaseState.LeaseState,
   lease: Lease,
-  keeper: Fiber.RuntimeFiber<void>,
+  keeper: EffectLine.Fiber<void>,
   safetyMarginMs: number,
   onEnd: Effect.Effect<void>
 ): Effect.Effect<LeaseHandoff, LockLost> =>
   Effect.suspend((): Effect.Effect<LeaseHandoff, LockLost> => {
-    const before = state.status.unsafeGet()
+    const before = state.status.getUnsafe()
     if (before._tag === "Lost") return Effect.fail(before.error)
     if (state.handOff !== undefined || before._tag === "HandedOff") return Effect.fail(notHeld(state, "handedOff"))
     if (state.releasing || state.finished || before._tag === "Released") return Effect.fail(notHeld(state, "released"))
-    const settled = Deferred.unsafeMake<boolean>(FiberId.none)
+    const settled = EffectLine.deferredMakeUnsafe<boolean>()
     state.handOff = settled
     const notHandedOff = (error: LockLost) => {
-      Deferred.unsafeDone(settled, Exit.succeed(false))
+      EffectLine.deferredDoneUnsafe(settled, Exit.succeed(false))
       return Effect.fail(error)
     }
     return Effect.flatMap(stopKeeper(state, keeper), (exit) =>
       Effect.gen(function*() {
         const now = yield* monotonicMillis
         // Lost while a renew was in flight; or the keeper died, or the deadline passed before it could say so.
-        const died = Exit.isFailure(exit) && !Exit.isInterrupted(exit)
+        const died = Exit.isFailure(exit) && !EffectLine.hasInterrupts(exit.cause)
         if (LeaseDeadline.isPast(state.deadline, now) || died) {
           yield* LeaseState.declareLost(state, "expired", undefined)
         }
-        const after = state.status.unsafeGet()
+        const after = state.status.getUnsafe()
         if (after._tag === "Lost") return yield* notHandedOff(after.error)
         state.finished = true
         const wallNow = yield* Clock.currentTimeMillis
         const leaseUntil = LeaseDeadline.wallLeaseUntil(state.deadline, safetyMarginMs, now, wallNow)
         yield* LeaseState.recordHoldTime(state)
         yield* state.status.set(handedOff)
-        Deferred.unsafeDone(settled, Exit.succeed(true))
+        EffectLine.deferredDoneUnsafe(settled, Exit.succeed(true))
         yield* LeaseUsers.interruptOnLoss(state.users)
         yield* onEnd
         return {
@@ -94,8 +96,7 @@ export const handOff = (
       }))
   }).pipe(
     Effect.uninterruptible,
-    Effect.withSpan("Lock.handOff", {
-      attributes: { "lock.name": state.name, "lock.owner": state.owner, "lock.fence": state.fence },
-      captureStackTrace: false
+    EffectLine.withSpan("Lock.handOff", {
+      attributes: { "lock.name": state.name, "lock.owner": state.owner, "lock.fence": state.fence }
     })
   )

@@ -20,15 +20,13 @@
 import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import * as LeaseLoss from "@leasehold/core/lease/LeaseLoss"
 import * as Resume from "@leasehold/core/lease/Resume"
+import * as OptionCheck from "@leasehold/core/options/OptionCheck"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import { defaultHolder, random as randomOwner } from "@leasehold/core/record/Owner"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import type * as Fiber from "effect/Fiber"
 import { dual } from "effect/Function"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Lease } from "../../Lease.js"
 import * as LeaseHandoff from "../../LeaseHandoff.js"
@@ -36,6 +34,7 @@ import type * as Lock from "../../Lock.js"
 import type { LockOptions } from "../../Lock.js"
 import { LockConfigError, LockLost, type LockStoreError } from "../../LockError.js"
 import { LockStore } from "../../LockStore.js"
+import * as EffectLine from "../effectLine.js"
 import { giveBack } from "../lease/giveBack.js"
 import * as Keeper from "../lease/keeper.js"
 import * as LeaseStore from "../lease/leaseStore.js"
@@ -51,20 +50,20 @@ import { queuesOf } from "../process/processLocal.js"
 
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
-const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+const currentFiber = EffectLine.withFiber((fiber) => Effect.succeed(fiber))
 
 /** @internal */
 export const handOff = (lease: Lease): Effect.Effect<LeaseHandoff.LeaseHandoff, LockLost> =>
   Effect.suspend(() =>
     Keeper.handOff(lease) ??
-      Effect.dieMessage("Lock.handOff takes a lease that Lock.acquire or Lock.resume made")
+      EffectLine.dieMessage("Lock.handOff takes a lease that Lock.acquire or Lock.resume made")
   )
 
-const decodeHandoff = Schema.decodeUnknownEither(LeaseHandoff.schema)
+const decodeHandoff = EffectLine.decodeUnknownEffect(LeaseHandoff.schema)
 
-const checkHandoff = (input: unknown): Either.Either<LeaseHandoff.LeaseHandoff, LockConfigError> =>
-  Either.flatMap(
-    Either.mapLeft(decodeHandoff(input), (error) =>
+const checkHandoff = (input: unknown): Effect.Effect<LeaseHandoff.LeaseHandoff, LockConfigError> =>
+  Effect.flatMap(
+    Effect.mapError(decodeHandoff(input), (error) =>
       new LockConfigError({
         option: "handoff",
         message:
@@ -73,8 +72,8 @@ const checkHandoff = (input: unknown): Either.Either<LeaseHandoff.LeaseHandoff, 
     (handoff) => {
       const checked = Resume.checkOwnerAndHolder(handoff)
       return checked._tag === "Ok"
-        ? Either.right(checked.value)
-        : Either.left(new LockConfigError({ option: "handoff", message: checked.message }))
+        ? Effect.succeed(checked.value)
+        : Effect.fail(new LockConfigError({ option: "handoff", message: checked.message }))
     }
   )
 
@@ -86,19 +85,17 @@ const resolveOptions = (
   defaults: LockOptions,
   options: Lock.ResumeOptions | undefined,
   handoff: LeaseHandoff.LeaseHandoff
-): Either.Either<Options.Resolved, LockConfigError> =>
-  Either.flatMap(Options.checkRecord(options), (checked) => {
+): OptionCheck.OptionCheck<Options.Resolved> =>
+  Options.flatMapCheck(Options.checkRecord(options), (checked) => {
     const given: LockOptions = {
       lease: checked?.lease ?? Duration.millis(handoff.leaseMs),
       heartbeat: checked?.heartbeat,
       warnAt: checked?.warnAt,
       safetyMargin: checked?.safetyMargin
     }
-    return Either.flatMap(Options.resolveEither(defaults, given, defaultHolder), (resolved) => {
+    return Options.flatMapCheck(Options.resolveCheck(defaults, given, defaultHolder), (resolved) => {
       const lease = Resume.checkLease(handoff.leaseMs, resolved)
-      return lease._tag === "Ok"
-        ? Either.right(lease.value)
-        : Either.left(new LockConfigError({ option: "lease", message: lease.message }))
+      return lease._tag === "Ok" ? lease : OptionCheck.invalid("lease", lease.message)
     })
   })
 
@@ -130,13 +127,13 @@ const resumeKept = (
   input: LeaseHandoff.LeaseHandoff,
   options: Lock.ResumeOptions | undefined,
   restore: Restore,
-  holder: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  holder: EffectLine.Fiber<unknown, unknown> | undefined
 ): Effect.Effect<Resumed, LockLost | LockStoreError | LockConfigError, LockStore> =>
   Effect.gen(function*() {
     const store = yield* LockStore
     const handoff = yield* checkHandoff(input)
     const name = yield* Options.validateName(handoff.name, store)
-    const resolved = yield* resolveOptions(yield* LockDefaults, options, handoff)
+    const resolved = yield* Options.fromCheck(resolveOptions(yield* LockDefaults, options, handoff))
     const { fence, owner } = handoff
     yield* Effect.annotateCurrentSpan({ "lock.owner": owner, "lock.fence": fence })
     if (Resume.isExpired(handoff.leaseUntil, yield* Clock.currentTimeMillis)) {
@@ -150,7 +147,7 @@ const resumeKept = (
     const sentAt = yield* monotonicMillis
     const answer = yield* restore(store.renew({ name, owner, fence, leaseMs: resolved.leaseMs, newOwner })).pipe(
       // The write may have applied: only this process knows the new owner, so it gives the lease back.
-      Effect.onError(() => Effect.zipRight(onEnd, Background.fork(giveBackResumed(store, handoff, newOwner))))
+      Effect.onError(() => Effect.andThen(onEnd, Background.fork(giveBackResumed(store, handoff, newOwner))))
     )
     const record = Resume.resumedRecord(answer, newOwner, fence)
     if (record === undefined) {
@@ -171,7 +168,7 @@ const resumeKept = (
     const keeper = yield* Keeper.start({ store, record, options: resolved, sentAt, users, onEnd })
     const entry: HeldLeases.Entry = { store, name, users, isLive: keeper.isLive, lease: keeper.lease }
     return { keeper, entry }
-  }).pipe(Effect.withSpan("Lock.resume", { attributes: { "lock.name": input?.name }, captureStackTrace: false }))
+  }).pipe(EffectLine.withSpan("Lock.resume", { attributes: { "lock.name": input?.name } }))
 
 /** @internal */
 export const resume = (
@@ -180,9 +177,14 @@ export const resume = (
 ): Effect.Effect<Lease, LockLost | LockStoreError | LockConfigError, LockStore | Scope.Scope> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
-      const { entry, keeper } = yield* resumeKept(handoff, options, restore, yield* currentFiber)
+      const self = yield* currentFiber
+      const watch = yield* EffectLine.watchEnd
+      const { entry, keeper } = yield* resumeKept(handoff, options, restore, self).pipe(
+        Effect.onError(() => Effect.sync(watch.stop))
+      )
       yield* Effect.addFinalizer(() => keeper.release)
       yield* HeldLeases.enterScoped(entry)
+      yield* watch.held(entry)
       return keeper.lease
     })
   )

@@ -20,6 +20,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import { LockConfigError, LockLost, type LockStoreError } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
+import * as EffectLine from "../effectLine.js"
 import type * as Options from "../options/options.js"
 import { monotonicMillisOf } from "../process/clock.js"
 import * as MemoryStore from "../store/memoryStore.js"
@@ -28,7 +29,7 @@ import * as LeaseWrites from "./leaseWrites.js"
 
 /** The `LockLost` of a lease that can not be written to any more: why it was lost, or that it was released. */
 const ended = (state: LeaseState.LeaseState): LockLost => {
-  const status = state.status.unsafeGet()
+  const status = state.status.getUnsafe()
   if (status._tag === "Lost") return status.error
   return new LockLost({ name: state.name, owner: state.owner, fence: state.fence, reason: "released", by: undefined })
 }
@@ -37,7 +38,7 @@ const ended = (state: LeaseState.LeaseState): LockLost => {
 const failEnded = (state: LeaseState.LeaseState, now: number): Effect.Effect<void, LockLost> | undefined => {
   if (state.finished || state.releasing) return Effect.fail(ended(state))
   if (!LeaseDeadline.isPast(state.deadline, now)) return undefined
-  return Effect.zipRight(
+  return Effect.andThen(
     LeaseState.declareLost(state, "expired", undefined),
     Effect.suspend(() => Effect.fail(ended(state)))
   )
@@ -53,7 +54,7 @@ const answered = (
 (result: LockStore.RenewResult): Effect.Effect<void, LockLost> =>
   Effect.clockWith((clock) => {
     if (result._tag === "Lost") {
-      return Effect.zipRight(
+      return Effect.andThen(
         LeaseState.declareGone(state, result.current),
         Effect.suspend(() => Effect.fail(ended(state)))
       )
@@ -65,7 +66,7 @@ const answered = (
     const failure = failEnded(state, now)
     if (failure !== undefined) return failure
     state.data = data
-    return state.status.unsafeGet()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
+    return state.status.getUnsafe()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
   })
 
 /** The write, sent once it is this lease's turn and the lease is still live. */
@@ -105,8 +106,7 @@ export const update = (
     if (problem !== undefined) return Effect.fail(new LockConfigError({ option: "data", message: problem }))
     return LeaseWrites.oneAtATime(state, (sequence) => write(state, store, options, data, sequence))
   }).pipe(
-    Effect.withSpan("Lock.updateData", {
-      attributes: { "lock.name": state.name, "lock.owner": state.owner, "lock.fence": state.fence },
-      captureStackTrace: false
+    EffectLine.withSpan("Lock.updateData", {
+      attributes: { "lock.name": state.name, "lock.owner": state.owner, "lock.fence": state.fence }
     })
   )

@@ -6,10 +6,11 @@
  */
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
+import * as EffectLine from "../effectLine.js"
 
 /** @internal */
 export const failureReason = (cause: Cause.Cause<unknown>, timeout: Duration.Duration): string => {
   const error = Cause.squash(cause)
-  if (Cause.isTimeoutException(error)) return `no answer within ${Duration.format(timeout)}`
+  if (EffectLine.isTimeoutError(error)) return `no answer within ${Duration.format(timeout)}`
   return error instanceof Error ? error.message : String(error)
 }

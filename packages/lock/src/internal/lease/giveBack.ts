@@ -27,6 +27,8 @@ export const giveBack = (
     // See release.ts for why `interruptible` precedes the timeout.
     Effect.interruptible,
     Effect.timeout(timeout),
-    Effect.catchAllCause((cause) => Effect.logWarning(failed(failureReason(cause, timeout)))),
-    Effect.asVoid
+    Effect.matchCauseEffect({
+      onFailure: (cause) => Effect.logWarning(failed(failureReason(cause, timeout))),
+      onSuccess: () => Effect.void
+    })
   )

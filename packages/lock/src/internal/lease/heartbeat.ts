@@ -14,12 +14,12 @@ import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import type * as LockProtocol from "@leasehold/core/store/LockProtocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Metric from "effect/Metric"
 import * as Random from "effect/Random"
 import type * as Tracer from "effect/Tracer"
 import type { LockStoreError } from "../../LockError.js"
+import * as EffectLine from "../effectLine.js"
 import type * as Options from "../options/options.js"
+import { type Outcome, outcome } from "../outcome.js"
 import { monotonicMillisOf } from "../process/clock.js"
 import * as Metrics from "../process/metrics.js"
 import * as LeaseState from "./leaseState.js"
@@ -48,8 +48,8 @@ const renewFailed = (beat: Beat, now: number, error: LockStoreError | undefined)
   beat.renewAt = now + Heartbeat.retryDelayMs(beat.options.heartbeatMs, beat.failures)
   if (error === undefined) return Effect.void
   const { fence, name } = beat.state
-  return Effect.zipRight(
-    Metric.increment(Metrics.renewFailures),
+  return Effect.andThen(
+    Metrics.increment(Metrics.renewFailures),
     Effect.logDebug("renew failed; retrying until the lease deadline").pipe(
       Effect.annotateLogs({ lock: name, fence, error: String(error) })
     )
@@ -59,21 +59,21 @@ const renewFailed = (beat: Beat, now: number, error: LockStoreError | undefined)
 /** What a renew sent at `sentAt` answered. */
 const renewAnswered = (beat: Beat, sentAt: number) =>
 (
-  result: Either.Either<LockProtocol.RenewResult, LockStoreError>
+  result: Outcome<LockProtocol.RenewResult, LockStoreError>
 ): Effect.Effect<void> =>
   Effect.clockWith((clock) => {
     const { options, state } = beat
     state.renewing = false
     const now = monotonicMillisOf(clock)
-    if (Either.isLeft(result)) return renewFailed(beat, now, result.left)
-    if (result.right._tag === "Lost") return LeaseState.declareGone(state, result.right.current)
+    if (result._tag === "Failure") return renewFailed(beat, now, result.failure)
+    if (result.success._tag === "Lost") return LeaseState.declareGone(state, result.success.current)
     const renewed = LeaseDeadline.renewed({ options, deadline: state.deadline, finished: state.finished, sentAt, now })
     // A renew that answered after its own deadline proves nothing about now: leave the deadline to decide.
     if (renewed._tag === "TooLate") return renewFailed(beat, now, undefined)
     state.deadline = renewed.deadline
     beat.failures = 0
     beat.renewAt = Heartbeat.nextRenewAt(sentAt, options.heartbeatMs)
-    return state.status.unsafeGet()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
+    return state.status.getUnsafe()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
   })
 
 /**
@@ -90,10 +90,9 @@ const renewOnce = (beat: Beat, sentAt: number): Effect.Effect<void> => {
   )
   // A store that answers at once can not hang, and the watcher would cost more than the call.
   const bounded = store.answersAtOnce ? call : Watchdog.bound(state, options, call)
-  return Effect.flatMap(Effect.either(bounded), renewAnswered(beat, sentAt)).pipe(
-    Effect.withSpan(store.spans.renew, {
+  return Effect.flatMap(outcome(bounded), renewAnswered(beat, sentAt)).pipe(
+    EffectLine.withSpan(store.spans.renew, {
       attributes: { "lock.name": name, "lock.owner": owner, "lock.fence": fence },
-      captureStackTrace: false,
       ...(beat.parent === undefined ? {} : { parent: beat.parent })
     })
   )
@@ -109,13 +108,13 @@ const step = (beat: Beat): Effect.Effect<void> =>
       deadline: state.deadline,
       renewAt: beat.renewAt,
       warnAtMs: options.warnAtMs,
-      held: state.status.unsafeGet()._tag === "Held",
+      held: state.status.getUnsafe()._tag === "Held",
       now
     })
     if (next._tag === "Expired") return LeaseState.declareLost(state, "expired", undefined)
     const warn = Watchdog.warnIfAtRisk(state, options, next.remainingMs)
     const then = next._tag === "Renew" ? renewOnce(beat, now) : clock.sleep(Duration.millis(next.sleepMs))
-    return Effect.flatMap(warn === Effect.void ? then : Effect.zipRight(warn, then), () => step(beat))
+    return Effect.flatMap(warn === Effect.void ? then : Effect.andThen(warn, then), () => step(beat))
   })
 
 /**

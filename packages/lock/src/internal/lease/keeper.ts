@@ -1,6 +1,6 @@
 /**
- * Keeping a held lock: its state, one daemon fiber that runs the heartbeat, and the `Lease` handed to the caller. The
- * release stops the fiber when the lock's scope closes; nothing else does.
+ * Keeping a held lock: its state, one fiber of its own that runs the heartbeat, and the `Lease` handed to the caller.
+ * The release stops the fiber when the lock's scope closes; nothing else does.
  *
  * A held lease is a few small objects and one sleeping fiber: an application may hold thousands, so what each one
  * keeps alive is kept to what its heartbeat, its status and its release need, and effects are built when they run.
@@ -9,23 +9,17 @@
  */
 import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
-import * as FiberRef from "effect/FiberRef"
-import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
-import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as Tracer from "effect/Tracer"
 import type { Lease as LeaseApi } from "../../Lease.js"
 import type { LeaseHandoff } from "../../LeaseHandoff.js"
 import type { LockConfigError, LockLost, LockStoreError } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
+import * as EffectLine from "../effectLine.js"
 import * as Handoff from "../handoff/handoff.js"
 import type * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
-import * as HeldLeases from "../process/heldLeases.js"
 import type * as LeaseUsers from "../process/leaseUsers.js"
 import * as DataUpdate from "./dataUpdate.js"
 import * as Heartbeat from "./heartbeat.js"
@@ -101,14 +95,14 @@ class Kept<Handle> implements Keeper<Handle> {
   readonly isLive: () => boolean
   readonly #state: LeaseState.LeaseState
   readonly #store: LeaseStore.LeaseStore
-  readonly #fiber: Fiber.RuntimeFiber<void>
+  readonly #fiber: EffectLine.Fiber<void>
   readonly #safetyMarginMs: number
   readonly #onEnd: Effect.Effect<void>
 
   constructor(
     state: LeaseState.LeaseState,
     store: LeaseStore.LeaseStore,
-    fiber: Fiber.RuntimeFiber<void>,
+    fiber: EffectLine.Fiber<void>,
     safetyMarginMs: number,
     onEnd: Effect.Effect<void>
   ) {
@@ -160,33 +154,19 @@ const renewParent: Effect.Effect<Tracer.AnySpan | undefined> = Effect.map(
 )
 
 /**
- * Forks the heartbeat as a daemon with an empty context, inside no lease, and interruptible. A fiber forked the usual
- * way inherits the acquiring fiber's context and held leases (with their history: a fork keeps the parent's values
- * under the child's own), and with them, for as long as the lease is held, the acquire's span, whatever the caller
- * provided around the acquire, and leases released since. The heartbeat needs none of it: its clock, logger and tracer
- * are among the fiber-local values it does inherit.
+ * Forks the heartbeat as a fiber of its own (a root fiber, like a daemon) with only the acquiring fiber's clock,
+ * randomness, logging, tracing and metrics, inside no lease, and interruptible: started from the uninterruptible end of
+ * an acquire, the loop is interruptible again. A fiber forked the usual way inherits the acquiring fiber's context and
+ * held leases, and with them, for as long as the lease is held, the acquire's span, whatever the caller provided
+ * around the acquire, and the leases it was inside. The heartbeat needs none of that.
  *
  * Fail closed: if the fiber ends for any reason but a release or a loss, nothing else would declare the loss. An
  * observer does it rather than a finalizer, which would stay on the sleeping fiber's stack.
  */
 const forkHeartbeat = (state: LeaseState.LeaseState, heartbeat: Effect.Effect<void>) =>
-  Effect.map(Effect.runtime<never>(), (current): Fiber.RuntimeFiber<void> => {
-    const fiberRefs = HeldLeases.forget(FiberRefs.delete(current.fiberRefs, FiberRef.currentContext))
-    // Started from the uninterruptible end of an acquire: the loop is interruptible again.
-    const runtimeFlags = RuntimeFlags.enable(current.runtimeFlags, RuntimeFlags.Interruption)
-    const fiber = Runtime.runFork(Runtime.make({ context: Context.empty(), fiberRefs, runtimeFlags }))(heartbeat)
-    fiber.addObserver(() => {
-      // A hand-off stops the fiber, and says itself whether the lease was lost meanwhile.
-      if (state.finished || state.handOff !== undefined) return
-      const runtime = Runtime.make({
-        context: Context.empty(),
-        fiberRefs: fiber.getFiberRefs(),
-        runtimeFlags: RuntimeFlags.none
-      })
-      Runtime.runFork(runtime)(LeaseState.declareLost(state, "expired", undefined))
-    })
-    return fiber
-  })
+  EffectLine.forkRoot(heartbeat, () =>
+    // A hand-off stops the fiber, and says itself whether the lease was lost meanwhile.
+    state.finished || state.handOff !== undefined ? undefined : LeaseState.declareLost(state, "expired", undefined))
 
 /**
  * Starts keeping `record` alive in `store`, and makes the caller's handle of it. `sentAt` is the monotonic time just

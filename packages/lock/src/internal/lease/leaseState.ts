@@ -15,10 +15,10 @@ import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as Metric from "effect/Metric"
 import type { LeaseStatus } from "../../Lease.js"
 import { LockLost } from "../../LockError.js"
+import * as EffectLine from "../effectLine.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
 import * as Metrics from "../process/metrics.js"
@@ -104,7 +104,7 @@ export const make = (args: MakeArgs): LeaseState => new LeaseState(args)
  */
 export const isLive = (state: LeaseState): boolean => {
   if (state.releasing || state.handOff !== undefined) return false
-  const tag = state.status.unsafeGet()._tag
+  const tag = state.status.getUnsafe()._tag
   return tag === "Held" || tag === "AtRisk"
 }
 
@@ -115,9 +115,9 @@ export const isLive = (state: LeaseState): boolean => {
  */
 export const lostSignal = (state: LeaseState): Deferred.Deferred<never, LockLost> => {
   if (state.lost === undefined) {
-    state.lost = Deferred.unsafeMake<never, LockLost>(FiberId.none)
-    const current = state.status.unsafeGet()
-    if (current._tag === "Lost") Deferred.unsafeDone(state.lost, Exit.fail(current.error))
+    state.lost = EffectLine.deferredMakeUnsafe<never, LockLost>()
+    const current = state.status.getUnsafe()
+    if (current._tag === "Lost") EffectLine.deferredDoneUnsafe(state.lost, Exit.fail(current.error))
   }
   return state.lost
 }
@@ -164,7 +164,7 @@ export const declareLost = (
       state.status.set({ _tag: "Lost", error }),
       // After the status: a signal made from here on is made already failed.
       Effect.suspend(() => state.lost === undefined ? Effect.void : Deferred.fail(state.lost, error)),
-      Metric.increment(Metric.tagged(Metrics.losses, "reason", reason)),
+      Metrics.increment(EffectLine.withAttributes(Metrics.losses, { reason })),
       recordHoldTime(state),
       Effect.logWarning(error.message).pipe(Effect.annotateLogs(annotations(state))),
       LeaseUsers.interruptOnLoss(state.users)

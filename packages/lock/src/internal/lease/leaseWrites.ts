@@ -18,7 +18,7 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
+import * as EffectLine from "../effectLine.js"
 import type * as LeaseState from "./leaseState.js"
 
 /**
@@ -40,7 +40,7 @@ const handOver = (state: LeaseState.LeaseState): void => {
     return
   }
   next.granted = true
-  Deferred.unsafeDone(next.ready, Exit.void)
+  EffectLine.deferredDoneUnsafe(next.ready, Exit.void)
 }
 
 const giveUp = (state: LeaseState.LeaseState, turn: Turn): void => {
@@ -68,9 +68,9 @@ export const oneAtATime = <A, E, R>(
         state.writing = true
         return Effect.ensuring(restore(write), done)
       }
-      const turn: Turn = { granted: false, ready: Deferred.unsafeMake<void>(FiberId.none) }
+      const turn: Turn = { granted: false, ready: EffectLine.deferredMakeUnsafe<void>() }
       ;(state.waitingWrites ??= []).push(turn)
-      return Effect.zipRight(
+      return Effect.andThen(
         Effect.onInterrupt(restore(Deferred.await(turn.ready)), () => Effect.sync(() => giveUp(state, turn))),
         Effect.ensuring(restore(write), done)
       )

@@ -17,9 +17,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
 import type { LockStoreError } from "../../LockError.js"
+import * as EffectLine from "../effectLine.js"
 import * as Background from "../process/background.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
@@ -31,8 +31,7 @@ import type * as LeaseStore from "./leaseStore.js"
 /** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
 const releaseAttempts = 3
 /** Between release attempts: 50 ms, then doubling; `retries` more after the first. */
-const releaseRetries = (retries: number) =>
-  Schedule.intersect(Schedule.exponential(Duration.millis(50)), Schedule.recurs(retries))
+const releaseRetries = (retries: number) => ({ schedule: Schedule.exponential(Duration.millis(50)), times: retries })
 /** Each release attempt gets this long before it is abandoned: the longest a release holds up the caller. */
 const releaseAttemptTimeout = Duration.seconds(1)
 
@@ -41,8 +40,8 @@ const releaseAttemptTimeout = Duration.seconds(1)
  * would add to the load that made it fail.
  */
 const logReleaseFailure = (state: LeaseState.LeaseState) => (cause: Cause.Cause<unknown>) =>
-  Effect.zipRight(
-    Metric.increment(Metrics.releaseFailures),
+  Effect.andThen(
+    Metrics.increment(Metrics.releaseFailures),
     Effect.logWarning(
       `releasing ${LeaseState.describe(state)} failed (${
         failureReason(cause, releaseAttemptTimeout)
@@ -61,15 +60,14 @@ const releaseSpan = (state: LeaseState.LeaseState, background: boolean) => ({
     "lock.owner": state.owner,
     "lock.fence": state.fence,
     "lock.background": background
-  },
-  captureStackTrace: false
+  }
 })
 
 const releaseCall = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore) =>
   store.release({ name: state.name, owner: state.owner, fence: state.fence })
 
 /**
- * One release call, abandoned after `releaseAttemptTimeout` with a `TimeoutException`. The call runs in a fiber of its
+ * One release call, abandoned after `releaseAttemptTimeout` with a `TimeoutError`. The call runs in a fiber of its
  * own (interruptible: the release runs in a finalizer, which is not), and a timer fiber interrupts it if it has not
  * answered in time. The caller waits for the call alone, and stops the timer without waiting for it: `Effect.timeout`
  * would race the two, wait for the loser and merge the winner's fiber-local values back.
@@ -77,29 +75,32 @@ const releaseCall = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore)
 const releaseAttempt = (
   state: LeaseState.LeaseState,
   store: LeaseStore.LeaseStore
-): Effect.Effect<LockProtocol.ReleaseResult, LockStoreError | Cause.TimeoutException> =>
-  Effect.flatMap(Effect.forkDaemon(Effect.interruptible(releaseCall(state, store))), (call) => {
-    let timedOut = false
-    const expire = Effect.zipRight(
-      Effect.sleep(releaseAttemptTimeout),
-      Effect.withFiberRuntime<void>((timer) =>
-        Effect.sync(() => {
-          timedOut = true
-          call.unsafeInterruptAsFork(timer.id())
-        })
+): Effect.Effect<LockProtocol.ReleaseResult, LockStoreError | EffectLine.TimeoutError> =>
+  Effect.flatMap(
+    EffectLine.forkDetach(Effect.interruptible(releaseCall(state, store)), Background.startAtOnce),
+    (call) => {
+      let timedOut = false
+      const expire = Effect.andThen(
+        Effect.sleep(releaseAttemptTimeout),
+        EffectLine.withFiber<void>((timer) =>
+          Effect.sync(() => {
+            timedOut = true
+            EffectLine.interruptUnsafe(call, timer)
+          })
+        )
       )
-    )
-    return Effect.flatMap(
-      Effect.forkDaemon(Effect.interruptible(expire)),
-      (timer) =>
-        Effect.flatMap(Fiber.await(call), (exit): ReturnType<typeof releaseAttempt> => {
-          timer.unsafeInterruptAsFork(call.id())
-          return timedOut && Exit.isInterrupted(exit)
-            ? Effect.fail(new Cause.TimeoutException())
-            : exit
-        })
-    )
-  })
+      return Effect.flatMap(
+        EffectLine.forkDetach(Effect.interruptible(expire), Background.startAtOnce),
+        (timer) =>
+          Effect.flatMap(Fiber.await(call), (exit): ReturnType<typeof releaseAttempt> => {
+            EffectLine.interruptUnsafe(timer, call)
+            return timedOut && Exit.isFailure(exit) && EffectLine.hasInterrupts(exit.cause)
+              ? Effect.fail(new EffectLine.TimeoutError())
+              : exit
+          })
+      )
+    }
+  )
 
 /**
  * `attempts` release attempts as background work, bounded and logged: the caller already has its answer, and a
@@ -109,7 +110,7 @@ const releaseInBackground = (state: LeaseState.LeaseState, store: LeaseStore.Lea
   Effect.asVoid(Background.fork(
     Effect.retry(releaseAttempt(state, store), releaseRetries(attempts - 1)).pipe(
       Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
-      Effect.withSpan(store.spans.release, releaseSpan(state, true))
+      EffectLine.withSpan(store.spans.release, releaseSpan(state, true))
     )
   ))
 
@@ -122,7 +123,7 @@ const releaseInStore = (
   if (store.answersAtOnce) {
     return releaseCall(state, store).pipe(
       Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
-      Effect.withSpan(store.spans.release, releaseSpan(state, false))
+      EffectLine.withSpan(store.spans.release, releaseSpan(state, false))
     )
   }
   // Nobody waits for the release of a lease that is already lost: the section has ended, the caller is owed its
@@ -133,7 +134,7 @@ const releaseInStore = (
       onSuccess: reportReleased(state),
       onFailure: () => releaseInBackground(state, store, releaseAttempts - 1)
     }),
-    Effect.withSpan(store.spans.release, releaseSpan(state, false))
+    EffectLine.withSpan(store.spans.release, releaseSpan(state, false))
   )
 }
 
@@ -147,7 +148,7 @@ const releaseInStore = (
 export const release = (
   state: LeaseState.LeaseState,
   store: LeaseStore.LeaseStore,
-  keeper: Fiber.RuntimeFiber<void>,
+  keeper: EffectLine.Fiber<void>,
   safetyMarginMs: number,
   onEnd: Effect.Effect<void>
 ): Effect.Effect<void> =>
@@ -160,7 +161,7 @@ export const release = (
     yield* LeaseUsers.stopBorrowers(state.users)
     state.finished = true
     yield* Fiber.interrupt(keeper)
-    const current = state.status.unsafeGet()
+    const current = state.status.getUnsafe()
     // A lost lease is released only while it may still be ours in the store (see `LeaseDeadline.releasesAfterLoss`).
     if (current._tag === "Lost") {
       const now = yield* monotonicMillis

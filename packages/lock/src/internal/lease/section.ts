@@ -4,12 +4,13 @@
  *
  * @internal
  */
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type { LeaseStatus } from "../../Lease.js"
 import { LockLost, type LostReason } from "../../LockError.js"
+import * as EffectLine from "../effectLine.js"
+import { startAtOnce } from "../process/background.js"
 import type * as HeldLeases from "../process/heldLeases.js"
 
 /** @internal */
@@ -46,15 +47,15 @@ export const runSection = <A, E, R>(
   Effect.gen(function*() {
     const lease = entry.lease as SectionLease
     const fibers = role === "holder" ? entry.users.holders : entry.users.borrowers
-    const fiber = yield* Effect.fork(section)
+    const fiber = yield* EffectLine.forkChild(section, startAtOnce)
     fibers.add(fiber)
     // Ended before the section existed to be interrupted: stop it before it does anything.
-    if (!entry.isLive()) yield* Fiber.interruptFork(fiber)
+    if (!entry.isLive()) yield* EffectLine.interruptFork(fiber)
     const exit = yield* restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
     // The release stops borrowers by taking them out of the set before the lease's status says "Released".
     const cutOff = !fibers.has(fiber)
     fibers.delete(fiber)
-    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+    if (Exit.isFailure(exit) && EffectLine.hasInterruptsOnly(exit.cause)) {
       const status = yield* lease.status
       if (status._tag === "Lost") return yield* status.error
       if (status._tag === "HandedOff") return yield* endedUnder(lease, "handedOff")

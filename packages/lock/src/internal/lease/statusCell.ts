@@ -11,6 +11,7 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as EffectLine from "../effectLine.js"
 
 /**
  * A cell starting at `initial`. Once `isFinal` holds for a value, no later value is published: the stream of changes
@@ -28,7 +29,7 @@ export class StatusCell<A> {
     this.isFinal = isFinal
   }
 
-  unsafeGet(): A {
+  getUnsafe(): A {
     return this.current
   }
 
@@ -48,7 +49,7 @@ export class StatusCell<A> {
     // Made synchronously from the current value, so no `set` can fall between reading it and publishing from it.
     return Stream.unwrap(Effect.sync(() => {
       if (this.published === undefined) this.published = Effect.runSync(SubscriptionRef.make(this.current))
-      return Stream.takeUntil(this.published.changes, this.isFinal)
+      return Stream.takeUntil(EffectLine.changes(this.published), this.isFinal)
     }))
   }
 }

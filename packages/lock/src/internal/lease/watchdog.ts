@@ -8,9 +8,9 @@
 import * as WatchdogCore from "@leasehold/core/lease/Watchdog"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
-import * as Metric from "effect/Metric"
+import * as EffectLine from "../effectLine.js"
 import type * as Options from "../options/options.js"
+import { startAtOnce } from "../process/background.js"
 import { monotonicMillisOf } from "../process/clock.js"
 import * as Metrics from "../process/metrics.js"
 import * as LeaseState from "./leaseState.js"
@@ -26,11 +26,11 @@ export const warnIfAtRisk = (
   options: Options.Resolved,
   remaining: number
 ): Effect.Effect<void> => {
-  const held = state.status.unsafeGet()._tag === "Held"
+  const held = state.status.getUnsafe()._tag === "Held"
   if (!WatchdogCore.warns({ finished: state.finished, held, remainingMs: remaining, warnAtMs: options.warnAtMs })) {
     return Effect.void
   }
-  return Effect.zipRight(
+  return Effect.andThen(
     state.status.set({ _tag: "AtRisk", remainingMs: remaining }),
     Effect.logWarning(`${LeaseState.describe(state)} is at risk: ${remaining} ms of lease left and no renew yet`).pipe(
       Effect.annotateLogs(LeaseState.annotations(state))
@@ -45,19 +45,19 @@ export const warnIfAtRisk = (
 const watch = (
   state: LeaseState.LeaseState,
   options: Options.Resolved,
-  keeper: Fiber.RuntimeFiber<unknown, unknown>
+  keeper: EffectLine.Fiber<unknown, unknown>
 ): Effect.Effect<void> =>
   Effect.clockWith((clock) => {
     if (state.finished) return Effect.void
     const remaining = state.deadline - monotonicMillisOf(clock)
     const next = WatchdogCore.watch(remaining, options.warnAtMs)
     if (next._tag === "Expired") {
-      return Effect.zipRight(
-        Effect.zipRight(Metric.increment(Metrics.renewFailures), LeaseState.declareLost(state, "expired", undefined)),
-        Effect.withFiberRuntime<void>((self) => Effect.sync(() => keeper.unsafeInterruptAsFork(self.id())))
+      return Effect.andThen(
+        Effect.andThen(Metrics.increment(Metrics.renewFailures), LeaseState.declareLost(state, "expired", undefined)),
+        EffectLine.withFiber<void>((self) => Effect.sync(() => EffectLine.interruptUnsafe(keeper, self)))
       )
     }
-    return Effect.zipRight(
+    return Effect.andThen(
       warnIfAtRisk(state, options, remaining),
       Effect.flatMap(clock.sleep(Duration.millis(next.sleepMs)), () => watch(state, options, keeper))
     )
@@ -75,9 +75,9 @@ export const bound = <A, E>(
   options: Options.Resolved,
   call: Effect.Effect<A, E>
 ): Effect.Effect<A, E> =>
-  Effect.withFiberRuntime((keeper) =>
+  EffectLine.withFiber((keeper) =>
     Effect.flatMap(
-      Effect.forkDaemon(watch(state, options, keeper)),
-      (watcher) => Effect.ensuring(call, Effect.sync(() => watcher.unsafeInterruptAsFork(keeper.id())))
+      EffectLine.forkDetach(watch(state, options, keeper), startAtOnce),
+      (watcher) => Effect.ensuring(call, Effect.sync(() => EffectLine.interruptUnsafe(watcher, keeper)))
     )
   )

@@ -8,7 +8,6 @@
 import { defaultHolder } from "@leasehold/core/record/Owner"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import { dual } from "effect/Function"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
@@ -19,6 +18,7 @@ import type { LockOptions } from "../../Lock.js"
 import { type LockConfigError, LockLost, LockNotAcquired, type LockStoreError } from "../../LockError.js"
 import { LockStore } from "../../LockStore.js"
 import * as AcquireLoop from "../acquire/acquireLoop.js"
+import * as EffectLine from "../effectLine.js"
 import * as Keeper from "../lease/keeper.js"
 import { type Restore, runSection } from "../lease/section.js"
 import { LockDefaults } from "../options/defaults.js"
@@ -44,15 +44,15 @@ const acquireKept = (
   name: string,
   options: LockOptions | undefined,
   restore: Restore,
-  holder: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  holder: EffectLine.Fiber<unknown, unknown> | undefined
 ): Effect.Effect<Acquisition, LockNotAcquired | LockStoreError | LockConfigError, LockStore> =>
   Effect.gen(function*() {
     const store = yield* LockStore
     const validName = yield* Options.validateName(name, store)
-    const resolved = yield* Options.resolveEither(yield* LockDefaults, options, defaultHolder)
+    const resolved = yield* Options.fromCheck(Options.resolveCheck(yield* LockDefaults, options, defaultHolder))
 
     // Re-entry: the outer acquisition keeps governing the lease and releases it.
-    const outer = yield* HeldLeases.live(store, validName)
+    const outer = (yield* HeldLeases.live(store, validName)) ?? (yield* EffectLine.settled(store, validName))
     if (outer !== undefined) return { _tag: "Reentered", entry: outer } as const
 
     const startedAt = yield* monotonicMillis
@@ -70,7 +70,7 @@ const acquireKept = (
     if (!isHead) {
       const now = yield* monotonicMillis
       const holding = yield* LocalQueue.holding(queues, validName)
-      yield* Metric.increment(Metrics.notAcquired)
+      yield* Metrics.increment(Metrics.notAcquired)
       return yield* new LockNotAcquired({
         name: validName,
         holder: Option.getOrUndefined(holding),
@@ -94,14 +94,14 @@ const acquireKept = (
     })
 
     const now = yield* monotonicMillis
-    yield* Metric.increment(Metrics.acquisitions)
+    yield* Metrics.increment(Metrics.acquisitions)
     yield* Metric.update(Metrics.waitTime, now - startedAt)
     yield* Effect.annotateCurrentSpan("lock.fence", keeper.lease.fence)
     const entry: HeldLeases.Entry = { store, name: validName, users, isLive: keeper.isLive, lease: keeper.lease }
     return { _tag: "Acquired", keeper, entry } as const
-  }).pipe(Effect.withSpan("Lock.acquire", { attributes: { "lock.name": name }, captureStackTrace: false }))
+  }).pipe(EffectLine.withSpan("Lock.acquire", { attributes: { "lock.name": name } }))
 
-const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+const currentFiber = EffectLine.withFiber((fiber) => Effect.succeed(fiber))
 
 /** @internal */
 export const acquire = (
@@ -111,15 +111,20 @@ export const acquire = (
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const self = yield* currentFiber
-      const acquisition = yield* acquireKept(name, options, restore, self)
+      const watch = yield* EffectLine.watchEnd
+      const acquisition = yield* acquireKept(name, options, restore, self).pipe(
+        Effect.onError(() => Effect.sync(watch.stop))
+      )
       const { entry } = acquisition
       if (acquisition._tag === "Reentered") {
+        watch.stop()
         entry.users.borrowers.add(self)
         yield* Effect.addFinalizer(() => Effect.sync(() => entry.users.borrowers.delete(self)))
         return entry.lease as Lease
       }
       yield* Effect.addFinalizer(() => acquisition.keeper.release)
       yield* HeldLeases.enterScoped(entry)
+      yield* watch.held(entry)
       return acquisition.keeper.lease
     })
   )
@@ -175,10 +180,10 @@ export const validateOptions = (options: LockOptions): Effect.Effect<void, LockC
   Effect.asVoid(Options.resolve({}, options, defaultHolder))
 
 /**
- * `Effect.scoped`: on Effect 3 the join hook of the held-lease list already hands a lease over to the fiber that goes
- * on after a wrapped acquire.
+ * `Lock.scoped`: on Effect 3 `Effect.scoped`, whose join hook of the held-lease list already hands a lease over to the
+ * fiber that goes on after a wrapped acquire; on Effect 4 `Effect.scoped` with the region's guard (`leaseGuard.ts`).
  *
  * @internal
  */
-export const scoped = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Scope.Scope>> =>
-  Effect.scoped(self)
+export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Scope.Scope>> =
+  EffectLine.scoped

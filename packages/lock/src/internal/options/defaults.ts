@@ -4,30 +4,29 @@
  * @internal
  */
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
-import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { LockOptions } from "../../Lock.js"
 import type { LockConfigError } from "../../LockError.js"
+import * as EffectLine from "../effectLine.js"
 import * as Options from "./options.js"
 
 /** @internal */
-export class LockDefaults extends Context.Reference<LockDefaults>()("@leasehold/lock/LockDefaults", {
+export class LockDefaults extends EffectLine.Reference<LockDefaults>()("@leasehold/lock/LockDefaults", {
   defaultValue: (): LockOptions => ({})
 }) {}
 
 /** @internal */
-export const layerDefaults = (options: LockOptions): Layer.Layer<LockDefaults> => Layer.succeed(LockDefaults, options)
+export const layerDefaults = (options: LockOptions): EffectLine.ReferenceLayer<LockDefaults> =>
+  Layer.succeed(LockDefaults, options)
 
 /**
- * A duration from `Config`, kept as written: Effect's own `Config.duration` turns "-10 seconds" into zero, and the
- * options check must see the sign to refuse it.
+ * A duration from `Config`, kept as written: the options check reads it as every option is read, and says what is wrong
+ * with it in the same words (Effect 3's own `Config.duration` would turn "-10 seconds" into zero).
  */
-const durationConfig = (key: string): Config.Config<Option.Option<Duration.DurationInput>> =>
-  Config.option(Config.map(Config.string(key), (value) => value.trim() as Duration.DurationInput))
+const durationConfig = (key: string): Config.Config<Option.Option<EffectLine.DurationInput>> =>
+  Config.option(Config.map(EffectLine.configString(key), (value) => value.trim() as EffectLine.DurationInput))
 
 /** @internal */
 export const defaultsConfig: Config.Config<LockOptions> = Config.all({
@@ -35,16 +34,16 @@ export const defaultsConfig: Config.Config<LockOptions> = Config.all({
   heartbeat: durationConfig("LEASEHOLD_HEARTBEAT"),
   wait: Config.option(
     Config.orElse(
-      Config.literal("forever")("LEASEHOLD_WAIT"),
-      () => Config.map(Config.string("LEASEHOLD_WAIT"), (value) => value.trim() as Duration.DurationInput)
+      EffectLine.configLiterals(["forever"], "LEASEHOLD_WAIT"),
+      () => Config.map(EffectLine.configString("LEASEHOLD_WAIT"), (value) => value.trim() as EffectLine.DurationInput)
     )
   ),
   maxClockSkew: durationConfig("LEASEHOLD_MAX_CLOCK_SKEW"),
   warnAt: durationConfig("LEASEHOLD_WARN_AT"),
   safetyMargin: durationConfig("LEASEHOLD_SAFETY_MARGIN"),
   pollInterval: durationConfig("LEASEHOLD_POLL_INTERVAL"),
-  takeover: Config.option(Config.literal("absolute", "observed")("LEASEHOLD_TAKEOVER")),
-  holder: Config.option(Config.string("LEASEHOLD_HOLDER"))
+  takeover: Config.option(EffectLine.configLiterals(["absolute", "observed"], "LEASEHOLD_TAKEOVER")),
+  holder: Config.option(EffectLine.configString("LEASEHOLD_HOLDER"))
 }).pipe(
   Config.map((values): LockOptions => {
     const options: Record<string, unknown> = {}
@@ -56,7 +55,11 @@ export const defaultsConfig: Config.Config<LockOptions> = Config.all({
 )
 
 /** @internal */
-export const layerDefaultsConfig: Layer.Layer<LockDefaults, ConfigError.ConfigError | LockConfigError> = Layer
-  .unwrapEffect(
-    Effect.flatMap(defaultsConfig, (options) => Effect.as(Options.checkValues(options), layerDefaults(options)))
+export const layerDefaultsConfig: EffectLine.ReferenceLayer<LockDefaults, EffectLine.ConfigError | LockConfigError> =
+  EffectLine.unwrapLayer(
+    Effect.gen(function*() {
+      const options = yield* defaultsConfig
+      yield* Options.checkValues(options)
+      return layerDefaults(options)
+    })
   )

@@ -10,11 +10,11 @@ import * as OptionsRecord from "@leasehold/core/options/OptionsRecord"
 import * as LockName from "@leasehold/core/record/LockName"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import type { LockOptions } from "../../Lock.js"
-import * as LockDuration from "../../LockDuration.js"
 import { LockConfigError } from "../../LockError.js"
 import type { LockStore } from "../../LockStore.js"
+import type * as EffectLine from "../effectLine.js"
+import * as Durations from "./durations.js"
 
 /**
  * What a caller may pass: the public options.
@@ -44,21 +44,30 @@ export const maxPollInterval = Duration.millis(CoreOptions.maxPollIntervalMs)
  *
  * @internal
  */
-export const readMillis = (input: Duration.DurationInput): OptionCheck.OptionCheck<number> =>
-  Either.match(LockDuration.toMillis(input), {
-    onLeft: (problem) => ({ _tag: "Invalid", option: "", message: problem }),
-    onRight: (millis) => ({ _tag: "Ok", value: millis })
-  })
+export const readMillis = (input: EffectLine.DurationInput): OptionCheck.OptionCheck<number> => {
+  const millis = Durations.millisOf(input)
+  return millis._tag === "Ok" ? millis : { _tag: "Invalid", option: "", message: millis.message }
+}
 
 /**
- * A core check's answer as this line's `Either`, a refusal as `LockConfigError`.
+ * A core check's answer as an effect, a refusal as `LockConfigError`.
  *
  * @internal
  */
-export const toEither = <A>(checked: OptionCheck.OptionCheck<A>): Either.Either<A, LockConfigError> =>
+export const fromCheck = <A>(checked: OptionCheck.OptionCheck<A>): Effect.Effect<A, LockConfigError> =>
   checked._tag === "Ok"
-    ? Either.right(checked.value)
-    : Either.left(new LockConfigError({ option: checked.option, message: checked.message }))
+    ? Effect.succeed(checked.value)
+    : Effect.fail(new LockConfigError({ option: checked.option, message: checked.message }))
+
+/**
+ * The next check, once `checked` has passed.
+ *
+ * @internal
+ */
+export const flatMapCheck = <A, B>(
+  checked: OptionCheck.OptionCheck<A>,
+  f: (value: A) => OptionCheck.OptionCheck<B>
+): OptionCheck.OptionCheck<B> => checked._tag === "Ok" ? f(checked.value) : checked
 
 /**
  * Options as a caller passed them, checked to be a record of options or `undefined` (the core's `OptionsRecord`):
@@ -66,8 +75,7 @@ export const toEither = <A>(checked: OptionCheck.OptionCheck<A>): Either.Either<
  *
  * @internal
  */
-export const checkRecord = <A>(options: A): Either.Either<A, LockConfigError> =>
-  toEither(OptionsRecord.check(options, "optional"))
+export const checkRecord = <A>(options: A): OptionCheck.OptionCheck<A> => OptionsRecord.check(options, "optional")
 
 /** How the app-wide defaults are named when they are not a record: `Lock.layerDefaults` takes any value. */
 const defaultsArgument = "the app-wide lock defaults (Lock.layerDefaults)"
@@ -77,24 +85,27 @@ const defaultsArgument = "the app-wide lock defaults (Lock.layerDefaults)"
  *
  * @internal
  */
-export const checkDefaults = (defaults: Input): Either.Either<Input, LockConfigError> =>
-  toEither(OptionsRecord.check(defaults, "required", defaultsArgument))
+export const checkDefaults = (defaults: Input): OptionCheck.OptionCheck<Input> =>
+  OptionsRecord.check(defaults, "required", defaultsArgument)
 
 /** Why the options of a call, or the app-wide defaults they go over, are not a record; `undefined` if both are. */
 const recordsProblem = (defaults: unknown, options: unknown): string | undefined =>
   OptionsRecord.problem(options, "optional") ?? OptionsRecord.problem(defaults, "required", defaultsArgument)
 
-const notRecords = (problem: string): LockConfigError =>
-  new LockConfigError({ option: OptionsRecord.option, message: problem })
+const notRecords = (problem: string): OptionCheck.OptionCheck<never> => ({
+  _tag: "Invalid",
+  option: OptionsRecord.option,
+  message: problem
+})
 
 /**
  * `checkRecord` and `checkDefaults` at once.
  *
  * @internal
  */
-export const checkRecords = <A>(defaults: Input, options: A): Either.Either<A, LockConfigError> => {
+export const checkRecords = <A>(defaults: Input, options: A): OptionCheck.OptionCheck<A> => {
   const problem = recordsProblem(defaults, options)
-  return problem === undefined ? Either.right(options) : Either.left(notRecords(problem))
+  return problem === undefined ? { _tag: "Ok", value: options } : notRecords(problem)
 }
 
 /**
@@ -108,7 +119,7 @@ export const validateName = (
   store: Pick<LockStore, "nameProblem" | "semaphoreNameProblem">,
   kind: "lock" | "semaphore" = "lock"
 ): Effect.Effect<string, LockConfigError> =>
-  toEither(
+  fromCheck(
     LockName.check(
       name,
       kind,
@@ -119,8 +130,8 @@ export const validateName = (
 /** The defaults objects already resolved on their own, with the holder name they were resolved with. */
 const resolvedDefaults = new WeakMap<Input, { readonly holder: string; readonly resolved: Resolved }>()
 
-const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolved, LockConfigError> =>
-  toEither(CoreOptions.resolve(input, defaultHolder, readMillis))
+const resolveInput = (input: Input, defaultHolder: string): OptionCheck.OptionCheck<Resolved> =>
+  CoreOptions.resolve(input, defaultHolder, readMillis)
 
 /**
  * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Either that is not a record
@@ -131,23 +142,23 @@ const resolveInput = (input: Input, defaultHolder: string): Either.Either<Resolv
  *
  * @internal
  */
-export const resolveEither = (
+export const resolveCheck = (
   defaults: Input,
   options: Input | undefined,
   defaultHolder: string
-): Either.Either<Resolved, LockConfigError> => {
+): OptionCheck.OptionCheck<Resolved> => {
   const problem = recordsProblem(defaults, options)
-  if (problem !== undefined) return Either.left(notRecords(problem))
+  if (problem !== undefined) return notRecords(problem)
   if (options !== undefined) return resolveInput(CoreOptions.overlay(defaults, options), defaultHolder)
   const cached = resolvedDefaults.get(defaults)
-  if (cached !== undefined && cached.holder === defaultHolder) return Either.right(cached.resolved)
+  if (cached !== undefined && cached.holder === defaultHolder) return { _tag: "Ok", value: cached.resolved }
   const resolved = resolveInput(defaults, defaultHolder)
-  if (Either.isRight(resolved)) resolvedDefaults.set(defaults, { holder: defaultHolder, resolved: resolved.right })
+  if (resolved._tag === "Ok") resolvedDefaults.set(defaults, { holder: defaultHolder, resolved: resolved.value })
   return resolved
 }
 
 /**
- * `resolveEither` as an effect, evaluated when run.
+ * `resolveCheck` as an effect, evaluated when run.
  *
  * @internal
  */
@@ -155,7 +166,8 @@ export const resolve = (
   defaults: Input,
   options: Input | undefined,
   defaultHolder: string
-): Effect.Effect<Resolved, LockConfigError> => Effect.suspend(() => resolveEither(defaults, options, defaultHolder))
+): Effect.Effect<Resolved, LockConfigError> =>
+  Effect.suspend(() => fromCheck(resolveCheck(defaults, options, defaultHolder)))
 
 /**
  * Checks each given value on its own (relations between them are checked when a lock is taken): for app-wide
@@ -163,5 +175,5 @@ export const resolve = (
  *
  * @internal
  */
-export const checkValues = (input: Input): Either.Either<void, LockConfigError> =>
-  toEither(CoreOptions.checkValues(input, readMillis))
+export const checkValues = (input: Input): Effect.Effect<void, LockConfigError> =>
+  fromCheck(CoreOptions.checkValues(input, readMillis))

@@ -7,6 +7,7 @@
  */
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as EffectLine from "../effectLine.js"
 
 /**
  * Monotonic time in milliseconds from `clock`, read synchronously, for loops that already hold the clock.
@@ -14,8 +15,9 @@ import * as Effect from "effect/Effect"
  * @internal
  */
 export const monotonicMillisOf = (clock: Clock.Clock): number =>
-  // Rounded, not floored: TestClock derives nanos from float milliseconds, which may land a hair below the instant.
-  Number((clock.unsafeCurrentTimeNanos() + 500_000n) / 1_000_000n)
+  // Rounded, not floored: a clock that derives nanos from float milliseconds (TestClock) may land a hair below the
+  // instant.
+  Number((EffectLine.monotonicTimeNanosUnsafe(clock) + 500_000n) / 1_000_000n)
 
 /** @internal */
 export const monotonicMillis: Effect.Effect<number> = Effect.clockWith((clock) =>

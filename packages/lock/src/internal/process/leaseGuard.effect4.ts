@@ -32,6 +32,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import * as HeldLeases from "./heldLeases.js"
+import type { EndWatch } from "./heldList.js"
 
 type AnyFiber = Fiber.Fiber<unknown, unknown>
 
@@ -148,22 +149,6 @@ const ended = (guard: Guard | undefined, handover: Handover, log: (message: stri
   if (guard !== undefined && guard.open && guard.fiber !== handover.acquirer) return takeOver(guard, handover)
   handover.refused = unguarded(handover.entry.name)
   log(handover.refused)
-}
-
-/**
- * Watching the current fiber's end, for a lease it is about to acquire.
- *
- * @internal
- */
-export interface EndWatch {
-  /**
-   * Hands `entry`, just acquired into the current scope, over when the fiber ends before the lease does: to the guard
-   * of the region the acquire ran in while that region runs, or else to nobody, which is refused. Nothing happens if
-   * the lease ends first. The watch ends with the scope.
-   */
-  readonly held: (entry: HeldLeases.Entry) => Effect.Effect<void, never, Scope.Scope>
-  /** Ends the watch: nothing was acquired to hand over. */
-  readonly stop: () => void
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * The fibers that rely on one lease, and so must stop when it ends.
  *
- * - Holders: the fiber that acquired the lease, and every fiber that took it over from a fiber that ended (the fiber
- *   that ran `Effect.timeout`, `race`, a concurrent `all` or a layer build around the acquire; see `heldLeases.ts`).
+ * - Holders: the fiber that acquired the lease, and every fiber that took it over when that one ended (the fiber that
+ *   ran `Effect.timeout`, `race`, a concurrent `all` or a layer build around the acquire: on Effect 3 the one that
+ *   joined it, see `heldLeases.ts`; on Effect 4 the fiber of the `Lock.scoped` region, see `leaseGuard.ts`).
  *   They are interrupted when the lease is lost. Its release is theirs to make, so it does not interrupt them.
  * - Borrowers: re-entered sections, which run under a lease another acquisition holds. They are interrupted when the
  *   lease is lost and, before the lock is given back, when it is released: a borrowed lease never outlives its owner.
@@ -11,8 +12,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as EffectLine from "../effectLine.js"
 
-type Users = Set<Fiber.RuntimeFiber<unknown, unknown>>
+type Users = Set<EffectLine.Fiber<unknown, unknown>>
 
 /**
  * Borrowers are made on first use: few leases are ever re-entered, and an empty set costs more than the rest of this
@@ -38,11 +40,10 @@ export const make = (): LeaseUsers => new LeaseUsers()
  * @internal
  */
 export const interruptOnLoss = (users: LeaseUsers): Effect.Effect<void> =>
-  Effect.withFiberRuntime((current) => {
-    const id = current.id()
-    for (const fiber of users.holders) if (fiber !== current) fiber.unsafeInterruptAsFork(id)
+  EffectLine.withFiber((current) => {
+    for (const fiber of users.holders) if (fiber !== current) EffectLine.interruptUnsafe(fiber, current)
     if (users.lent !== undefined) {
-      for (const fiber of users.lent) if (fiber !== current) fiber.unsafeInterruptAsFork(id)
+      for (const fiber of users.lent) if (fiber !== current) EffectLine.interruptUnsafe(fiber, current)
     }
     return Effect.void
   })
@@ -54,12 +55,12 @@ export const interruptOnLoss = (users: LeaseUsers): Effect.Effect<void> =>
  * @internal
  */
 export const stopBorrowers = (users: LeaseUsers): Effect.Effect<void> =>
-  Effect.withFiberRuntime((current) => {
+  EffectLine.withFiber((current) => {
     const borrowers = users.lent
     if (borrowers === undefined || borrowers.size === 0) return Effect.void
-    const others: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+    const others: Array<EffectLine.Fiber<unknown, unknown>> = []
     for (const fiber of borrowers) {
-      if (fiber === current) current.unsafeInterruptAsFork(current.id())
+      if (fiber === current) EffectLine.interruptUnsafe(current, current)
       else others.push(fiber)
     }
     borrowers.clear()

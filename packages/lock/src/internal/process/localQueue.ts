@@ -12,8 +12,9 @@ import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as EffectLine from "../effectLine.js"
 
 interface Waiter {
   /** Set synchronously when the head hands the name to this waiter. */
@@ -62,7 +63,7 @@ export const leave = (queues: LocalQueues, name: string): Effect.Effect<void> =>
       return
     }
     next.granted = true
-    Deferred.unsafeDone(next.wakeUp, Effect.void)
+    EffectLine.deferredDoneUnsafe(next.wakeUp, Effect.void)
   })
 
 /**
@@ -99,7 +100,7 @@ export const enter = (
         return Effect.succeed(true)
       }
       if (wait !== undefined && Duration.toMillis(wait) <= 0) return Effect.succeed(false)
-      const waiter: Waiter = { granted: false, wakeUp: Deferred.unsafeMake<void>(FiberId.none) }
+      const waiter: Waiter = { granted: false, wakeUp: EffectLine.deferredMakeUnsafe<void>() }
       queue.waiters.push(waiter)
       const woken = wait === undefined
         ? Deferred.await(waiter.wakeUp)
@@ -113,7 +114,7 @@ export const enter = (
       })
       return restore(woken).pipe(
         Effect.onInterrupt(() => Effect.flatMap(settle, (isHead) => (isHead ? leave(queues, name) : Effect.void))),
-        Effect.zipRight(settle)
+        Effect.andThen(settle)
       )
     })
   )
@@ -135,4 +136,4 @@ export const setHolding = (queues: LocalQueues, name: string, record: LockRecord
  * @internal
  */
 export const holding = (queues: LocalQueues, name: string): Effect.Effect<Option.Option<LockRecord>> =>
-  Effect.sync(() => Option.fromNullable(queues.byName.get(name)?.holding))
+  Effect.sync(() => Option.liftPredicate(queues.byName.get(name)?.holding, Predicate.isNotUndefined))

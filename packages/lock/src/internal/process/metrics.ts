@@ -4,11 +4,12 @@
  *
  * @internal
  */
+import type * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as EffectLine from "../effectLine.js"
 
 /** Milliseconds from 1 ms to about 9 minutes, doubling. */
-const millisBoundaries = MetricBoundaries.exponential({ start: 1, factor: 2, count: 20 })
+const millisBoundaries = { start: 1, factor: 2, count: 20 }
 
 /** @internal */
 export const acquisitions = Metric.counter("leasehold_lock_acquisitions_total", {
@@ -53,15 +54,22 @@ export const releaseFailures = Metric.counter("leasehold_lock_release_failures_t
 })
 
 /** @internal */
-export const waitTime = Metric.histogram(
+export const waitTime = EffectLine.exponentialHistogram(
   "leasehold_lock_wait_time_ms",
-  millisBoundaries,
-  "Time from asking for a lock to holding it"
+  "Time from asking for a lock to holding it",
+  millisBoundaries
 )
 
 /** @internal */
-export const holdTime = Metric.histogram(
+export const holdTime = EffectLine.exponentialHistogram(
   "leasehold_lock_hold_time_ms",
-  millisBoundaries,
-  "Time from acquiring a lock to releasing or losing it"
+  "Time from acquiring a lock to releasing or losing it",
+  millisBoundaries
 )
+
+/**
+ * Adds one to a counter: Effect 4's metrics have no `increment` of their own.
+ *
+ * @internal
+ */
+export const increment = (counter: typeof acquisitions): Effect.Effect<void> => Metric.update(counter, 1)

@@ -21,13 +21,13 @@ import type { ExpiredPermit } from "@leasehold/core/store/SemaphoreProtocol"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Metric from "effect/Metric"
 import { type LockNotAcquired, type LockStoreError, SemaphoreLimitMismatch } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
 import * as AcquireBound from "../acquire/acquireBound.js"
 import * as AcquireOwner from "../acquire/acquireOwner.js"
 import { giveBack } from "../lease/giveBack.js"
 import * as LeaseStore from "../lease/leaseStore.js"
+import { outcome } from "../outcome.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as Metrics from "../process/metrics.js"
 import * as MemoryStore from "../store/memoryStore.js"
@@ -116,7 +116,7 @@ const afterConflict = (
   waitUntil: number
 ): Effect.Effect<void, LockNotAcquired> =>
   Effect.gen(function*() {
-    yield* Metric.increment(Metrics.conflicts)
+    yield* Metrics.increment(Metrics.conflicts)
     attempts.create = record === undefined
     // No record: the next attempt creates it.
     let plan: PermitAttempt.Plan = { _tag: "Now", expired: [] }
@@ -192,13 +192,13 @@ export const run = (
       yield* Effect.annotateCurrentSpan("semaphore.owner", attempts.owner.owner)
       while (true) {
         const sentAt = yield* monotonicMillis
-        const result = yield* Effect.either(attempt(sentAt))
+        const result = yield* outcome(attempt(sentAt))
         const now = yield* monotonicMillis
-        if (result._tag === "Left") {
+        if (result._tag === "Failure") {
           // The write may have applied: retry with the same owner, which recognises its own entry below.
-          AcquireOwner.failed(attempts.owner, result.left)
-          if (!result.left.retryable || AcquireBoundCore.isWaitOver(now, waitUntil)) {
-            return yield* Effect.fail(result.left)
+          AcquireOwner.failed(attempts.owner, result.failure)
+          if (!result.failure.retryable || AcquireBoundCore.isWaitOver(now, waitUntil)) {
+            return yield* Effect.fail(result.failure)
           }
           yield* sleep(yield* jitteredPoll(args), now)
           continue
@@ -208,7 +208,7 @@ export const run = (
           options: decisions,
           name,
           owner: attempts.owner,
-          result: result.right,
+          result: result.success,
           sentAt,
           now
         })

@@ -9,7 +9,6 @@ import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import { defaultHolder } from "@leasehold/core/record/Owner"
 import type { SemaphoreRecord } from "@leasehold/core/record/SemaphoreRecord"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
 import { dual } from "effect/Function"
 import * as Metric from "effect/Metric"
 import type * as Option from "effect/Option"
@@ -25,6 +24,7 @@ import { LockStore } from "../../LockStore.js"
 import type { Permits as PermitsApi } from "../../Permits.js"
 import type * as Semaphore from "../../Semaphore.js"
 import type { SemaphoreOptions } from "../../Semaphore.js"
+import * as EffectLine from "../effectLine.js"
 import * as Keeper from "../lease/keeper.js"
 import type * as LeaseState from "../lease/leaseState.js"
 import * as LeaseStore from "../lease/leaseStore.js"
@@ -82,7 +82,7 @@ const acquireKept = (
   name: string,
   options: SemaphoreOptions,
   restore: Restore,
-  holder: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  holder: EffectLine.Fiber<unknown, unknown> | undefined
 ): Effect.Effect<
   Acquisition,
   LockNotAcquired | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
@@ -90,7 +90,9 @@ const acquireKept = (
 > =>
   Effect.gen(function*() {
     const [store, validName] = yield* storeAndName(name)
-    const resolved = yield* SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder, store)
+    const resolved = yield* Options.fromCheck(
+      SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder, store)
+    )
     const startedAt = yield* monotonicMillis
     const acquired = yield* restore(PermitAcquire.run({ store, name: validName, options: resolved, startedAt }))
     // From here to the caller's release nothing can be interrupted, so held permits always get their release.
@@ -107,7 +109,7 @@ const acquireKept = (
       handle: (state) => new Permits(state, acquired.record, resolved)
     })
     const now = yield* monotonicMillis
-    yield* Metric.increment(Metrics.acquisitions)
+    yield* Metrics.increment(Metrics.acquisitions)
     yield* Metric.update(Metrics.waitTime, now - startedAt)
     yield* Effect.annotateCurrentSpan("semaphore.fence", keeper.lease.fence)
     // Keyed by the keeper, which no lock shares: the entry stops whoever takes the permits over on loss, and a lock
@@ -121,17 +123,16 @@ const acquireKept = (
     }
     return { keeper, entry }
   }).pipe(
-    Effect.withSpan("Semaphore.acquire", {
+    EffectLine.withSpan("Semaphore.acquire", {
       attributes: {
         "semaphore.name": name,
         "semaphore.limit": options?.limit,
         "semaphore.permits": options?.permits ?? 1
-      },
-      captureStackTrace: false
+      }
     })
   )
 
-const currentFiber = Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+const currentFiber = EffectLine.withFiber((fiber) => Effect.succeed(fiber))
 
 /** @internal */
 export const acquire = (
@@ -144,9 +145,14 @@ export const acquire = (
 > =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
-      const { entry, keeper } = yield* acquireKept(name, options, restore, yield* currentFiber)
+      const self = yield* currentFiber
+      const watch = yield* EffectLine.watchEnd
+      const { entry, keeper } = yield* acquireKept(name, options, restore, self).pipe(
+        Effect.onError(() => Effect.sync(watch.stop))
+      )
       yield* Effect.addFinalizer(() => keeper.release)
       yield* HeldLeases.enterScoped(entry)
+      yield* watch.held(entry)
       return keeper.lease
     })
   )
@@ -190,5 +196,5 @@ export const inspect = (
   name: string
 ): Effect.Effect<Option.Option<SemaphoreRecord>, LockStoreError | LockConfigError, LockStore> =>
   Effect.flatMap(storeAndName(name), ([store, validName]) => store.inspectSemaphore(validName)).pipe(
-    Effect.withSpan("Semaphore.inspect", { attributes: { "semaphore.name": name }, captureStackTrace: false })
+    EffectLine.withSpan("Semaphore.inspect", { attributes: { "semaphore.name": name } })
   )

@@ -4,9 +4,8 @@
  *
  * @internal
  */
+import type * as OptionCheck from "@leasehold/core/options/OptionCheck"
 import * as CoreSemaphoreOptions from "@leasehold/core/options/SemaphoreOptions"
-import * as Either from "effect/Either"
-import type { LockConfigError } from "../../LockError.js"
 import type { LockStore } from "../../LockStore.js"
 import type { SemaphoreOptions } from "../../Semaphore.js"
 import * as Options from "../options/options.js"
@@ -26,16 +25,13 @@ export const resolve = (
   options: SemaphoreOptions,
   defaultHolder: string,
   store: Pick<LockStore, "semaphoreLeaseProblem">
-): Either.Either<Resolved, LockConfigError> =>
-  Either.flatMap(Options.checkDefaults(defaults), () =>
-    Either.flatMap(
-      Options.toEither(CoreSemaphoreOptions.checkPermits(options, defaults.data)),
+): OptionCheck.OptionCheck<Resolved> =>
+  Options.flatMapCheck(Options.checkDefaults(defaults), () =>
+    Options.flatMapCheck(
+      CoreSemaphoreOptions.checkPermits(options, defaults.data),
       (permits) =>
-        Either.flatMap(
-          Options.resolveEither(defaults, options, defaultHolder),
-          (lease) =>
-            Options.toEither(
-              CoreSemaphoreOptions.withLease(permits, lease, (request) => store.semaphoreLeaseProblem(request))
-            )
+        Options.flatMapCheck(
+          Options.resolveCheck(defaults, options, defaultHolder),
+          (lease) => CoreSemaphoreOptions.withLease(permits, lease, (request) => store.semaphoreLeaseProblem(request))
         )
     ))

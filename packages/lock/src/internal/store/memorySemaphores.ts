@@ -16,6 +16,7 @@ import * as Transition from "@leasehold/core/store/Transition"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import { LockStoreError, type StoreOperation } from "../../LockError.js"
 import type * as SemaphoreStore from "../../SemaphoreStore.js"
 
@@ -71,7 +72,11 @@ export const make = (maxLockNameBytes: number): SemaphoreStore.SemaphoreOperatio
     )
 
   const inspectSemaphore = (name: string) =>
-    checked("inspectSemaphore", named(name, () => undefined), () => Option.fromNullable(records.get(name)))
+    checked(
+      "inspectSemaphore",
+      named(name, () => undefined),
+      () => Option.liftPredicate(records.get(name), Predicate.isNotUndefined)
+    )
 
   return { tryAcquirePermits, renewPermits, releasePermits, inspectSemaphore }
 }

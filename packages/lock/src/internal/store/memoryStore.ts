@@ -19,6 +19,7 @@ import * as Transition from "@leasehold/core/store/Transition"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import { LockStoreError, type StoreOperation } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
 import * as MemorySemaphores from "./memorySemaphores.js"
@@ -96,7 +97,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
       Transition.apply(records, request.name, (current) => LockTransitions.reserve(current, request, now))
     )
 
-  const inspect = (name: string) => Effect.sync(() => Option.fromNullable(records.get(name)))
+  const inspect = (name: string) => Effect.sync(() => Option.liftPredicate(records.get(name), Predicate.isNotUndefined))
 
   const list = (request: LockStore.ListRequest): Effect.Effect<LockStore.ListPage, LockStoreError> => {
     const limit = LockListing.pageSize(request)
@@ -106,7 +107,10 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
 
   const forceRelease = (name: string, holder: LockStore.ForceReleaseHolder | undefined) =>
     Effect.sync(() =>
-      Option.fromNullable(Transition.apply(records, name, (current) => LockTransitions.forceRelease(current, holder)))
+      Option.liftPredicate(
+        Transition.apply(records, name, (current) => LockTransitions.forceRelease(current, holder)),
+        Predicate.isNotUndefined
+      )
     )
 
   const store: LockStore.LockStore = {

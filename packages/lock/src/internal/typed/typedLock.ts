@@ -1,13 +1,11 @@
 /**
- * `TypedLock`: a lock's data as a value of an Effect Schema, stored as the JSON of the schema's encoded form. Encoding
- * happens before any store call; decoding where data is read (a re-entered lease, `holder`).
+ * `TypedLock`: a lock's data as a value of an Effect Schema, stored as JSON (`EffectLine.jsonCodec`). Encoding happens
+ * before any store call; decoding where data is read (a re-entered lease, `holder`).
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { Lease, LeaseStatus } from "../../Lease.js"
@@ -21,18 +19,19 @@ import {
 } from "../../LockError.js"
 import { LockStore } from "../../LockStore.js"
 import type * as TypedLock from "../../TypedLock.js"
+import * as EffectLine from "../effectLine.js"
 import * as Internal from "../lock/lock.js"
 import * as Options from "../options/options.js"
 
 /** The schema's value to and from the text a store keeps, with errors that name the lock. */
 class Codec<A, I, R> {
-  readonly #encode: (value: A) => Effect.Effect<string, ParseResult.ParseError, R>
-  readonly #decode: (text: unknown) => Effect.Effect<A, ParseResult.ParseError, R>
+  readonly #encode: (value: A) => Effect.Effect<string, EffectLine.SchemaError, R>
+  readonly #decode: (text: unknown) => Effect.Effect<A, EffectLine.SchemaError, R>
 
-  constructor(schema: Schema.Schema<A, I, R>) {
-    const json = Schema.parseJson(schema)
-    this.#encode = Schema.encode(json)
-    this.#decode = Schema.decodeUnknown(json)
+  constructor(schema: EffectLine.Codec<A, I, R>) {
+    const json = EffectLine.jsonCodec(schema)
+    this.#encode = EffectLine.encodeEffect(json)
+    this.#decode = EffectLine.decodeUnknownEffect(json)
   }
 
   encode(name: string, value: A): Effect.Effect<string, LockDataError, R> {
@@ -115,7 +114,7 @@ const typedLease = <A, I, R>(
 type Errors = LockNotAcquired | LockStoreError | LockConfigError | LockDataError
 
 /** @internal */
-export const make = <A, I, R>(schema: Schema.Schema<A, I, R>): TypedLock.TypedLock<A, I, R> => {
+export const make = <A, I, R>(schema: EffectLine.Codec<A, I, R>): TypedLock.TypedLock<A, I, R> => {
   const codec = new Codec(schema)
 
   const acquire = (
@@ -125,7 +124,7 @@ export const make = <A, I, R>(schema: Schema.Schema<A, I, R>): TypedLock.TypedLo
   ): Effect.Effect<TypedLock.TypedLease<A, R>, Errors, LockStore | Scope.Scope | R> =>
     Effect.gen(function*() {
       // Spread, null would read as no options: a mistake of the caller, to report instead.
-      const given = yield* Options.checkRecord(options)
+      const given = yield* Options.fromCheck(Options.checkRecord(options))
       const text = yield* codec.encode(name, value)
       const lease = yield* Internal.acquire(name, { ...given, data: text })
       return yield* typedLease(lease, codec, text, value)
@@ -137,16 +136,19 @@ export const make = <A, I, R>(schema: Schema.Schema<A, I, R>): TypedLock.TypedLo
     section: TypedLock.Section<A, R, X, E, R2>,
     options: TypedLock.TypedLockOptions | undefined
   ): Effect.Effect<X, E | Errors | LockLost, R | R2 | LockStore> =>
-    Effect.flatMap(Effect.zip(Options.checkRecord(options), codec.encode(name, value)), ([given, text]) => {
-      const lockOptions: LockOptions = { ...given, data: text }
-      return Effect.isEffect(section)
-        ? Internal.withLock(name, section, lockOptions)
-        : Internal.withLease(
-          name,
-          (lease) => Effect.flatMap(typedLease(lease, codec, text, value), section),
-          lockOptions
-        )
-    }).pipe(Effect.withSpan(...span("TypedLock.withLock", name)))
+    Effect.flatMap(
+      Effect.zip(Options.fromCheck(Options.checkRecord(options)), codec.encode(name, value)),
+      ([given, text]) => {
+        const lockOptions: LockOptions = { ...given, data: text }
+        return Effect.isEffect(section)
+          ? Internal.withLock(name, section, lockOptions)
+          : Internal.withLease(
+            name,
+            (lease) => Effect.flatMap(typedLease(lease, codec, text, value), section),
+            lockOptions
+          )
+      }
+    ).pipe(Effect.withSpan(...span("TypedLock.withLock", name)))
 
   const withLock = ((
     name: string,
