@@ -12,7 +12,8 @@ import * as Http from "node:http"
 import * as Net from "node:net"
 import * as DynamoDBLocal from "../src/internal/dynamoServer/dynamoDBLocal.js"
 import * as Proxy from "../src/internal/dynamoServer/proxy.js"
-import * as EffectLine from "./effectLine.js"
+import * as EffectLine from "../src/internal/effectLine.js"
+import * as TestLine from "./effectLine.js"
 
 // A client that fails at once instead of retrying, so a refused or aborted request shows up as one failure.
 const clientFor = (server: DynamoServer.Service) =>
@@ -85,7 +86,7 @@ describe("DynamoServer.layerDynalite", () => {
       yield* server.awaitPending(1)
 
       expect(yield* server.pending).toBe(1)
-      expect(Option.isNone(yield* EffectLine.poll(request))).toBe(true)
+      expect(Option.isNone(yield* TestLine.poll(request))).toBe(true)
       expect(yield* server.requests).toEqual(new Map([["ListTables", 1]]))
       yield* server.resume
       const result = yield* Fiber.join(request)
@@ -213,7 +214,7 @@ describe("DynamoServer.layerEndpoint", () => {
       yield* Deferred.succeed(answer, undefined)
       yield* server.awaitPending(1)
 
-      expect(Option.isNone(yield* EffectLine.poll(request))).toBe(true)
+      expect(Option.isNone(yield* TestLine.poll(request))).toBe(true)
       yield* server.resume
       expect(yield* Fiber.join(request)).toBe("{}")
       expect(yield* server.requests).toEqual(new Map([["GetItem", 1]]))
@@ -230,13 +231,13 @@ describe("DynamoServer.layerEndpoint", () => {
     Effect.gen(function*() {
       const backing = yield* DynamoServer.makeDynalite
       const context = yield* Layer.build(DynamoServer.layerFromEnv).pipe(
-        EffectLine.withConfig({ DYNAMODB_ENDPOINT: backing.serverEndpoint, AWS_DEFAULT_REGION: "eu-central-1" })
+        TestLine.withConfig({ DYNAMODB_ENDPOINT: backing.serverEndpoint, AWS_DEFAULT_REGION: "eu-central-1" })
       )
       const server = Context.get(context, DynamoServer.DynamoServer)
       expect(server.clientConfig.region).toBe("eu-central-1")
       expect(server.serverEndpoint).toBe(backing.serverEndpoint)
       const missing = yield* Effect.flip(
-        Layer.build(DynamoServer.layerFromEnv).pipe(EffectLine.withConfig({}))
+        Layer.build(DynamoServer.layerFromEnv).pipe(TestLine.withConfig({}))
       )
       expect(missing._tag).toBe("ConfigError")
     }).pipe(Effect.scoped))
@@ -335,7 +336,7 @@ describe.skipIf(!availability.run)(`DynamoServer.layerDynamoDBLocal (${availabil
         yield* server.pause
         const held = yield* EffectLine.forkChild(listTables(client))
         yield* server.awaitPending(1)
-        expect(Option.isNone(yield* EffectLine.poll(held))).toBe(true)
+        expect(Option.isNone(yield* TestLine.poll(held))).toBe(true)
         yield* server.resume
         expect((yield* Fiber.join(held)).TableNames).toEqual(["leasehold-probe"])
 

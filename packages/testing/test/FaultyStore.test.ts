@@ -2,8 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as FaultyStore from "../src/FaultyStore.js"
-import * as EffectLine from "./effectLine.js"
-import { TestClock } from "./effectLine.js"
+import * as EffectLine from "../src/internal/effectLine.js"
+import { TestClock } from "../src/internal/effectLine.js"
+import * as TestLine from "./effectLine.js"
 
 const request = (owner: string): LockStore.AcquireRequest => ({
   name: "a",
@@ -48,7 +49,7 @@ describe("FaultyStore", () => {
         const fiber = yield* EffectLine.forkChild(store.tryAcquire(request("x")))
         yield* TestClock.adjust(999)
         expect(yield* owner()).toBe(kind === "slowResponse" ? "x" : undefined)
-        expect(Option.isNone(yield* EffectLine.poll(fiber))).toBe(true)
+        expect(Option.isNone(yield* TestLine.poll(fiber))).toBe(true)
         yield* TestClock.adjust(1)
         expect((yield* Fiber.join(fiber))._tag).toBe("Acquired")
         expect(yield* owner()).toBe("x")
@@ -60,7 +61,7 @@ describe("FaultyStore", () => {
       const { owner, store } = withFault({ kind: "hang" })
       const fiber = yield* EffectLine.forkChild(store.tryAcquire(request("x")))
       yield* TestClock.adjust("1 day")
-      expect(Option.isNone(yield* EffectLine.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* TestLine.poll(fiber))).toBe(true)
       expect(yield* owner()).toBeUndefined()
       yield* Fiber.interrupt(fiber)
     }))
@@ -202,7 +203,7 @@ describe("FaultyStore: late delivery", () => {
         store.renew({ name: "a", owner: "x", fence: acquired.record.fence, leaseMs: 10_000, sequence })
       const fiber = yield* EffectLine.forkChild(renew(1))
       yield* TestClock.adjust(499)
-      expect(Option.isNone(yield* EffectLine.poll(fiber))).toBe(true)
+      expect(Option.isNone(yield* TestLine.poll(fiber))).toBe(true)
       yield* TestClock.adjust(1)
       const answer = yield* Fiber.join(fiber)
       if (answer._tag !== "Renewed") return expect.fail("not renewed")

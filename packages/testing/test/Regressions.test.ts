@@ -7,9 +7,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as FaultyStore from "../src/FaultyStore.js"
+import * as EffectLine from "../src/internal/effectLine.js"
+import { TestClock } from "../src/internal/effectLine.js"
 import * as Simulation from "../src/Simulation.js"
-import * as EffectLine from "./effectLine.js"
-import { TestClock } from "./effectLine.js"
+import * as TestLine from "./effectLine.js"
 
 const options = { lease: 3_000, heartbeat: 1_000, maxClockSkew: 1_000 } as const
 
@@ -28,7 +29,7 @@ const process = (backing: LockStore.LockStore, id: string, faults: ReadonlyArray
 }
 
 /** Random draws at the top of their range: each first renew at the latest point it may go, one heartbeat in. */
-const latestFirstRenew = EffectLine.withRandomFixed(0)
+const latestFirstRenew = TestLine.withRandomFixed(0)
 
 const count = (calls: ReadonlyArray<FaultyStore.Call>, operation: FaultyStore.Operation) =>
   calls.filter((c) => c.operation === operation).length
@@ -182,7 +183,7 @@ describe("clock offsets under TestClock", () => {
       )
       // Takeover needs leaseUntil + maxClockSkew < its wall clock = true time + 500: after true 3500.
       yield* TestClock.adjust(3_500)
-      expect(Option.isNone(yield* EffectLine.poll(waiter))).toBe(true)
+      expect(Option.isNone(yield* TestLine.poll(waiter))).toBe(true)
       yield* TestClock.adjust(1_000)
       const lease = yield* Fiber.join(waiter)
       expect(lease.record.acquiredAt! - 500).toBeGreaterThan(3_500)

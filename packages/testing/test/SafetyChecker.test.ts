@@ -4,7 +4,7 @@ import * as FaultyStore from "../src/FaultyStore.js"
 import { main } from "../src/internal/safety/checkSafetyMain.js"
 import * as SafetyChecker from "../src/SafetyChecker.js"
 import * as Simulation from "../src/Simulation.js"
-import * as EffectLine from "./effectLine.js"
+import * as TestLine from "./effectLine.js"
 
 /** A fixed batch of seeds per mode: small enough for `npm test`, the large batch is `npm run check:safety`. */
 const batch = (mode: Simulation.Mode | undefined, count: number) =>
@@ -475,7 +475,7 @@ describe("SafetyChecker", () => {
         })
         const child = report.history.sections.find((s) => s.parent === 1)
         expect({ outcome: child?.outcome, violations: report.violations }).toEqual({
-          outcome: EffectLine.childForkedAtHorizon,
+          outcome: TestLine.childForkedAtHorizon,
           violations: []
         })
       }

@@ -1,10 +1,9 @@
 /**
- * Effect 4's side of what the tests take from Effect where the majors differ, beside the package's own adapter
- * (Effect 3's side is `effectLine.ts`): polling a fiber, config and random draws a test sets, and a fork.
+ * Effect 4's side of what the tests alone take from Effect where the majors differ (Effect 3's is `effectLine.ts`):
+ * polling a fiber, the config and random draws a test sets, where a fork at the horizon ends.
  */
 import { ConfigProvider, Effect, type Fiber, Option, Random } from "effect"
 
-export * from "../src/internal/effectLine.js"
 export const poll = <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.sync(() => Option.fromUndefinedOr(fiber.pollUnsafe()))
 export const withConfig = (env: Record<string, string>) =>
   Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env))

@@ -1,10 +1,9 @@
 /**
- * Effect 3's side of what the tests take from Effect where the majors differ, beside the package's own adapter
- * (Effect 4's side is `effectLine.effect4.ts`): polling a fiber, config and random draws a test sets, and a fork.
+ * Effect 3's side of what the tests alone take from Effect where the majors differ (Effect 4's is
+ * `effectLine.effect4.ts`): polling a fiber, the config and random draws a test sets, where a fork at the horizon ends.
  */
 import { ConfigProvider, Effect, Fiber, Random } from "effect"
 
-export * from "../src/internal/effectLine.js"
 export const poll = Fiber.poll
 export const withConfig = (env: Record<string, string>) =>
   Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))

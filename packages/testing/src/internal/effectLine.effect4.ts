@@ -1,7 +1,6 @@
 /**
  * Effect 4's side of what the test kit takes from Effect where the majors differ (Effect 3's is `effectLine.ts`):
  * names and types; clocks, with wall and monotonic readings in nanoseconds; a scheduler's turn; processes.
- * @internal
  */
 import type * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
 import * as Cause from "effect/Cause"
@@ -34,13 +33,12 @@ export const upToDuration = (duration: Duration.Duration) => Schedule.upTo({ dur
 export const withoutLogs = Effect.provideService(References.MinimumLogLevel, "None")
 export const syncRunner = Effect.map(Effect.context<never>(), Effect.runSyncWith)
 export const decodeJson = <A, I>(schema: Codec<A, I>) => Schema.decodeUnknownEffect(Schema.fromJsonString(schema))
-/** runMain's report of a failure would not go through the program's logger: the program reports it itself. */
+/** runMain's report of a failure would not go through the program's logger: the program makes it. */
 export const runMainReportsFailure = false
 export const logToStderr = <A, E>(program: Effect.Effect<A, E>) =>
-  program.pipe(
-    Effect.tapCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError(cause)),
-    Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatLogFmt)]))
-  )
+  Effect.provide(Effect.tapCause(program, reportFailure), Logger.layer([Logger.withConsoleError(Logger.formatLogFmt)]))
+const reportFailure = (cause: Cause.Cause<unknown>) =>
+  Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError(cause)
 
 export const liveClock: Clock.Clock = Clock.Clock.defaultValue()
 export const currentTimeMillisUnsafe = (clock: Clock.Clock): number => clock.currentTimeMillisUnsafe()

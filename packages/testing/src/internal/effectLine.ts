@@ -1,9 +1,9 @@
 /**
  * Effect 3's side of what the test kit takes from Effect where the majors differ (Effect 4's is `effectLine.effect4.ts`):
  * names and types; clocks, whose one reading in nanoseconds is the monotonic one; a scheduler's turn; processes.
- * @internal
  */
 import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -31,15 +31,14 @@ export type Codec<A, I = A> = Schema.Schema<A, I>
 
 export const Service = <Self, Shape>() => <const Id extends string>(id: Id) => Context.Tag(id)<Self, Shape>()
 /** Effect 4 can start a fork at once, up to its first wait; Effect 3 has no such option. */
-type ForkOptions = { readonly startImmediately?: boolean }
-export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: ForkOptions) => Effect.fork(self)
-export const forkDetach = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: ForkOptions) => Effect.forkDaemon(self)
+export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: object) => Effect.fork(self)
+export const forkDetach = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: object) => Effect.forkDaemon(self)
 export const withSeed = (seed: string | number) => Effect.withRandom(Random.make(seed))
 export const withoutLogs = Logger.withMinimumLogLevel(LogLevel.None)
 export const syncRunner = Effect.map(Effect.runtime<never>(), (runtime) => Runtime.runSync(runtime))
 export const optionalKey = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 export const decodeJson = <A, I>(schema: Codec<A, I>) => Schema.decode(Schema.parseJson(schema))
-/** runMain reports a failure itself, through the program's logger. */
+/** runMain reports a failure itself. */
 export const runMainReportsFailure = true
 export const logToStderr = Effect.provide(
   Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
@@ -63,17 +62,15 @@ export const shouldYield = (fiber: Fiber.RuntimeFiber<unknown, unknown>): number
     : false
 
 /** The executor stops a process with SIGTERM when the scope closes, and waits: a finalizer run first sends SIGKILL. */
-export const spawn = (command: string, args: ReadonlyArray<string>, cwd?: string, killAfter?: DurationInput) =>
-  Effect.tap(
-    Command.start(Command.workingDirectory(Command.make(command, ...args), cwd ?? process.cwd())),
-    (child) =>
-      killAfter === undefined ?
-        Effect.void :
-        Effect.addFinalizer(() =>
-          Effect.timeout(child.kill("SIGTERM"), killAfter).pipe(
-            Effect.catchAll(() => child.kill("SIGKILL")),
-            Effect.ignore,
-            Effect.withClock(liveClock)
-          )
-        )
+export const spawn = (command: string, args: ReadonlyArray<string>, cwd?: string, killAfter?: DurationInput) => {
+  const started = Command.start(Command.workingDirectory(Command.make(command, ...args), cwd ?? process.cwd()))
+  return killAfter === undefined
+    ? started
+    : Effect.tap(started, (child) => Effect.addFinalizer(() => stop(child, killAfter)))
+}
+const stop = (child: CommandExecutor.Process, grace: DurationInput) =>
+  Effect.timeout(child.kill("SIGTERM"), grace).pipe(
+    Effect.catchAll(() => child.kill("SIGKILL")),
+    Effect.ignore,
+    Effect.withClock(liveClock)
   )
