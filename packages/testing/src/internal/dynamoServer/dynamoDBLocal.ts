@@ -179,10 +179,7 @@ const isBindFailure = (output: ReadonlyArray<string>) =>
 // The JVM could not bind the port we picked: another process took it first.
 class PortTaken extends Data.TaggedError("PortTaken") {}
 
-const attempt = (
-  dist: Distribution,
-  startTimeout: Duration.Duration
-) =>
+const attempt = (dist: Distribution, startTimeout: Duration.Duration) =>
   Effect.gen(function*() {
     const port = yield* Effect.mapError(
       Loopback.freePort,
@@ -274,9 +271,7 @@ const attempt = (
  *
  * @internal
  */
-export const start = (
-  options: Options = {}
-) =>
+export const start = (options: Options = {}) =>
   Effect.gen(function*() {
     // The package first: without it, Java would not help.
     const dist = yield* distribution
