@@ -3,10 +3,11 @@
  * acquired, updated and inspected with values of the schema's type instead of strings.
  *
  * What is stored is JSON, in the record's `data`: on Effect 3 the JSON of the schema's encoded form
- * (`Schema.parseJson(schema)`), on Effect 4 that of its JSON codec (`Schema.fromJsonString(Schema.toCodecJson(schema))`).
- * Any schema works, and anyone reading the record (another program, the CLI's `inspect`) sees readable JSON. A value
- * that does not encode fails with `LockDataError` before any store call; data that does not decode (stored by another
- * program, or by a version with another schema) fails with `LockDataError` where it is read.
+ * (`Schema.parseJson(schema)`), on Effect 4 that of its JSON codec
+ * (`Schema.fromJsonString(Schema.toCodecJson(schema))`). Any schema works, and anyone reading the record (another
+ * program, the CLI's `inspect`) sees readable JSON. A value that does not encode fails with `LockDataError` before any
+ * store call; data that does not decode (stored by another program, or by a version with another schema) fails with
+ * `LockDataError` where it is read.
  *
  * @example
  * ```ts

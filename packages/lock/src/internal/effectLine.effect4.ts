@@ -1,7 +1,7 @@
 /**
  * What the lock's shell does differently on Effect 3 and Effect 4, by Effect 4's names: renamed APIs and types, and
- * the mechanisms that differ (who takes a wrapped acquire's lease over, what a root fiber keeps). This is Effect 4's;
- * `effectLine.ts` is Effect 3's, with the same names and types.
+ * the mechanisms that differ (who takes a wrapped acquire's lease over, what a root fiber keeps), so that every other
+ * module is written once. This is Effect 4's; `effectLine.ts` is Effect 3's, with the same names and types.
  *
  * @internal
  */

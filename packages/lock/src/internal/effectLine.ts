@@ -1,7 +1,7 @@
 /**
  * What the lock's shell does differently on Effect 3 and Effect 4, by Effect 4's names: renamed APIs and types, and
- * the mechanisms that differ (who takes a wrapped acquire's lease over, what a root fiber keeps). This is Effect 3's;
- * `effectLine.effect4.ts` is Effect 4's, with the same names and types.
+ * the mechanisms that differ (who takes a wrapped acquire's lease over, what a root fiber keeps), so that every other
+ * module is written once. This is Effect 3's; `effectLine.effect4.ts` is Effect 4's, with the same names and types.
  *
  * @internal
  */
@@ -59,7 +59,7 @@ export const interruptFork: (fiber: AnyFiber) => Effect.Effect<void> = Fibers.in
 export type ForkOptions = { readonly startImmediately?: boolean }
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: ForkOptions) => Effect.fork(self)
 export const forkDetach = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: ForkOptions) => Effect.forkDaemon(self)
-/** A fiber of its own, interruptible, with the current fiber's fiber-local values but neither its context nor leases. */
+/** A fiber of its own, interruptible, with the current fiber's fiber-local values, but not its context or leases. */
 export const forkRoot = (self: Effect.Effect<void>, onEnd: () => Effect.Effect<void> | undefined) =>
   Effect.map(Effect.runtime<never>(), (current): Fiber<void> => {
     const fiberRefs = HeldLeases.forget(FiberRefs.delete(current.fiberRefs, FiberRef.currentContext))

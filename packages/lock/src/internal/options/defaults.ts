@@ -59,7 +59,7 @@ export const layerDefaultsConfig: EffectLine.ReferenceLayer<LockDefaults, Effect
   EffectLine.unwrapLayer(
     Effect.gen(function*() {
       const options = yield* defaultsConfig
-      yield* Options.checkValues(options)
+      yield* Options.fromCheck(Options.checkValues(options))
       return layerDefaults(options)
     })
   )

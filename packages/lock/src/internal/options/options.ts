@@ -175,5 +175,4 @@ export const resolve = (
  *
  * @internal
  */
-export const checkValues = (input: Input): Effect.Effect<void, LockConfigError> =>
-  fromCheck(CoreOptions.checkValues(input, readMillis))
+export const checkValues = (input: Input): OptionCheck.OptionCheck<void> => CoreOptions.checkValues(input, readMillis)

@@ -19,7 +19,7 @@ import * as EffectLine from "../effectLine.js"
 /** Node fires a longer `setTimeout` at once; Effect's own clock treats such a sleep as endless, and so does this one. */
 const maxTimerMs = DurationOption.maxMs
 
-/** Effect's live clock, the one a program runs with by default, whose sleeps are plain timers: the one replaced here. */
+/** Effect's live clock, which a program runs with by default and whose sleeps are plain timers: the one replaced. */
 const liveClockPrototype: object | null = Object.getPrototypeOf(Effect.runSync(Effect.clockWith(Effect.succeed)))
 
 /** A sleep on a timer that does not keep the process alive. */
@@ -55,8 +55,8 @@ const backgroundClock = (live: Clock.Clock): Clock.Clock => {
 export const isBackgroundClock = (clock: Clock.Clock): boolean => backgroundClocks.has(clock)
 
 /**
- * Runs `self` as background work: on the live clock with background sleeps, or on the clock it has if that is not the live
- * clock.
+ * Runs `self` as background work: on the live clock with background sleeps, or on the clock it has if that is not
+ * the live clock.
  *
  * @internal
  */
@@ -66,9 +66,9 @@ export const run = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, 
   )
 
 /**
- * How the lock forks its fibers on Effect 4: started at once, up to their first wait, as Effect 3 starts a forked fiber.
- * A give-back or a release then reaches a store that answers at once before the fiber that forked it goes on, and a
- * fiber's first sleep is on the clock before anything else happens.
+ * How the lock forks its fibers on Effect 4: started at once, up to their first wait, as Effect 3 starts a forked
+ * fiber. A give-back or a release then reaches a store that answers at once before the fiber that forked it goes on,
+ * and a fiber's first sleep is on the clock before anything else happens.
  *
  * @internal
  */
