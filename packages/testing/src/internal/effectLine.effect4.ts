@@ -26,7 +26,6 @@ export { optionalKey } from "effect/Schema"
 export * as TestClock from "effect/testing/TestClock"
 export type DurationInput = Duration.Input
 export type Codec<A, I = A> = Schema.Codec<A, I>
-
 export const dieMessage = (message: string) => Effect.die(new Error(message))
 export const withClock = (clock: Clock.Clock) => Effect.provideService(Clock.Clock, clock)
 export const upToDuration = (duration: Duration.Duration) => Schedule.upTo({ duration })
@@ -39,7 +38,6 @@ export const logToStderr = <A, E>(program: Effect.Effect<A, E>) =>
   Effect.provide(Effect.tapCause(program, reportFailure), Logger.layer([Logger.withConsoleError(Logger.formatLogFmt)]))
 const reportFailure = (cause: Cause.Cause<unknown>) =>
   Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError(cause)
-
 export const liveClock: Clock.Clock = Clock.Clock.defaultValue()
 export const currentTimeMillisUnsafe = (clock: Clock.Clock): number => clock.currentTimeMillisUnsafe()
 export const currentTimeNanosUnsafe = (clock: Clock.Clock): bigint => clock.currentTimeNanosUnsafe()
@@ -55,7 +53,6 @@ export const makeClock = (readings: ProcessClock.Readings, sleep: Clock.Clock["s
 })
 export const shouldYield = (fiber: Fiber.Fiber<unknown, unknown>): boolean =>
   fiber.currentOpCount >= fiber.cache.maxOpsBeforeYield
-
 /** The spawner stops a process with SIGTERM when the scope closes, and sends SIGKILL after `killAfter`. */
 export const spawn = (command: string, args: ReadonlyArray<string>, cwd?: string, killAfter?: DurationInput) =>
   ChildProcess.make(command, args, { cwd, forceKillAfter: killAfter })

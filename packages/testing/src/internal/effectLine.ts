@@ -3,7 +3,6 @@
  * names and types; clocks, whose one reading in nanoseconds is the monotonic one; a scheduler's turn; processes.
  */
 import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -28,7 +27,6 @@ export { upTo as upToDuration } from "effect/Schedule"
 export * as TestClock from "effect/TestClock"
 export type DurationInput = Duration.DurationInput
 export type Codec<A, I = A> = Schema.Schema<A, I>
-
 export const Service = <Self, Shape>() => <const Id extends string>(id: Id) => Context.Tag(id)<Self, Shape>()
 /** Effect 4 can start a fork at once, up to its first wait; Effect 3 has no such option. */
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: object) => Effect.fork(self)
@@ -38,12 +36,10 @@ export const withoutLogs = Logger.withMinimumLogLevel(LogLevel.None)
 export const syncRunner = Effect.map(Effect.runtime<never>(), (runtime) => Runtime.runSync(runtime))
 export const optionalKey = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 export const decodeJson = <A, I>(schema: Codec<A, I>) => Schema.decode(Schema.parseJson(schema))
-/** runMain reports a failure itself. */
 export const runMainReportsFailure = true
 export const logToStderr = Effect.provide(
   Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
 )
-
 export const liveClock: Clock.Clock = Clock.make()
 export const currentTimeMillisUnsafe = (clock: Clock.Clock): number => clock.unsafeCurrentTimeMillis()
 export const currentTimeNanosUnsafe = (clock: Clock.Clock): bigint => clock.unsafeCurrentTimeNanos()
@@ -60,17 +56,16 @@ export const shouldYield = (fiber: Fiber.RuntimeFiber<unknown, unknown>): number
   fiber.currentOpCount > fiber.getFiberRef(FiberRef.currentMaxOpsBeforeYield)
     ? fiber.getFiberRef(FiberRef.currentSchedulingPriority)
     : false
-
 /** The executor stops a process with SIGTERM when the scope closes, and waits: a finalizer run first sends SIGKILL. */
 export const spawn = (command: string, args: ReadonlyArray<string>, cwd?: string, killAfter?: DurationInput) => {
   const started = Command.start(Command.workingDirectory(Command.make(command, ...args), cwd ?? process.cwd()))
-  return killAfter === undefined
-    ? started
-    : Effect.tap(started, (child) => Effect.addFinalizer(() => stop(child, killAfter)))
+  if (killAfter === undefined) return started
+  return Effect.tap(started, (child) =>
+    Effect.addFinalizer(() =>
+      Effect.timeout(child.kill("SIGTERM"), killAfter).pipe(
+        Effect.catchAll(() => child.kill("SIGKILL")),
+        Effect.ignore,
+        Effect.withClock(liveClock)
+      )
+    ))
 }
-const stop = (child: CommandExecutor.Process, grace: DurationInput) =>
-  Effect.timeout(child.kill("SIGTERM"), grace).pipe(
-    Effect.catchAll(() => child.kill("SIGKILL")),
-    Effect.ignore,
-    Effect.withClock(liveClock)
-  )
