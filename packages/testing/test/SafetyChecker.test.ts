@@ -450,10 +450,11 @@ describe("SafetyChecker", () => {
       }
     }))
 
-  it.effect("a section the horizon interrupts as it takes its lock: a child it forks at once is recorded as interrupted", () =>
+  it.effect("a child forked as the horizon interrupts its section is recorded as interrupted", () =>
     Effect.sync(() => {
       // At the horizon the sections are interrupted one by one: p1#0's release hands "a" over to p1#1, which waited
-      // behind it, and p1#1 forks its child just before its own interruption reaches it, where a fork starts at once.
+      // behind it, and p1#1 forks its child just before its own interruption reaches it, where the lock reaches it
+      // first (`childForkedAtHorizon`).
       for (const api of ["withLock", "acquire"] as const) {
         const report = SafetyChecker.checkSchedule({
           ...twoProcesses(),

@@ -1,6 +1,6 @@
 /**
- * Effect 4's side of what the tests alone take from Effect where the majors differ (Effect 3's is `effectLine.ts`):
- * polling a fiber, the config and random draws a test sets, where a fork at the horizon ends.
+ * Effect 4's side of what the tests alone take from Effect where the majors differ (Effect 3's is in `effectLine.ts`):
+ * polling a fiber, the config and random draws a test sets, and a line's own outcome.
  */
 import { ConfigProvider, Effect, type Fiber, Option, Random } from "effect"
 
@@ -9,5 +9,5 @@ export const withConfig = (env: Record<string, string>) =>
   Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env))
 export const withRandomFixed = (value: number) =>
   Effect.provideService(Random.Random, { nextDoubleUnsafe: () => value, nextIntUnsafe: () => value })
-/** A fork starts at once: a section the horizon interrupts just after it took its lock has forked its child. */
+/** A section that waits for its lock takes it at the horizon and forks its child at once, before it is interrupted. */
 export const childForkedAtHorizon = "interrupted"

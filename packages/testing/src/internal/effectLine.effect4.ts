@@ -1,6 +1,7 @@
 /**
- * Effect 4's side of what the test kit takes from Effect where the majors differ (Effect 3's is `effectLine.ts`):
- * names and types; clocks, with wall and monotonic readings in nanoseconds; a scheduler's turn; processes.
+ * Effect 4's side of what the test kit takes from Effect where the majors differ (Effect 3's is in `effectLine.ts`):
+ * names and types; clocks, with wall and monotonic readings in nanoseconds; a scheduler's turn; a child program's
+ * logs; child processes (`effect/process`).
  */
 import type * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
 import * as Cause from "effect/Cause"

@@ -1,6 +1,7 @@
 /**
- * Effect 3's side of what the test kit takes from Effect where the majors differ (Effect 4's is `effectLine.effect4.ts`):
- * names and types; clocks, whose one reading in nanoseconds is the monotonic one; a scheduler's turn; processes.
+ * Effect 3's side of what the test kit takes from Effect where the majors differ (Effect 4's is in
+ * `effectLine.effect4.ts`): names and types; clocks, whose one reading in nanoseconds is the monotonic one; a
+ * scheduler's turn; a child program's logs; child processes, whose stop `@effect/platform` never escalates to SIGKILL.
  */
 import * as Command from "@effect/platform/Command"
 import type * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
