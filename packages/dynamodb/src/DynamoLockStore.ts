@@ -29,6 +29,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as DynamoLockTable from "./DynamoLockTable.js"
 import * as EffectLine from "./internal/effectLine.js"
+import type { ConfigError, DurationInput } from "./internal/effectLine.js"
 import * as Store from "./internal/store/store.js"
 import * as Validate from "./internal/table/validate.js"
 import * as ClientInternal from "./internal/transport/client.js"
@@ -58,7 +59,7 @@ export const defaultFamily = StoreOptions.defaultFamily
  * @since 0.1.0
  * @category constants
  */
-export const defaultRequestTimeout: EffectLine.DurationInput = "3 seconds"
+export const defaultRequestTimeout: DurationInput = "3 seconds"
 
 /**
  * Retries of a throttled or failed request inside the store: enough to ride out a throttling burst or a dropped
@@ -75,7 +76,7 @@ export const defaultMaxRetries = 3
  * @since 0.1.0
  * @category constants
  */
-export const defaultRetryBaseDelay: EffectLine.DurationInput = "50 millis"
+export const defaultRetryBaseDelay: DurationInput = "50 millis"
 
 /**
  * How long an idle row outlives its last lease before DynamoDB TTL may delete it: long enough that a fence restarted
@@ -84,7 +85,7 @@ export const defaultRetryBaseDelay: EffectLine.DurationInput = "50 millis"
  * @since 0.1.0
  * @category constants
  */
-export const defaultTtlRetention: EffectLine.DurationInput = "7 days"
+export const defaultTtlRetention: DurationInput = "7 days"
 
 /**
  * The clock-skew guard is on by default: an absolute-mode takeover trusts clocks, so the store checks its own.
@@ -118,7 +119,7 @@ export interface Options {
    */
   readonly prefix?: string | undefined
   /** The longest a single request may take (default `defaultRequestTimeout`). */
-  readonly requestTimeout?: EffectLine.DurationInput | undefined
+  readonly requestTimeout?: DurationInput | undefined
   /**
    * Retries of throttled, 5xx, network and timed-out requests (default `defaultMaxRetries`). An acquire's write that
    * may have been applied (timed out, connection dropped, a 5xx) is not retried here but reported
@@ -126,9 +127,9 @@ export interface Options {
    */
   readonly maxRetries?: number | undefined
   /** The first retry's backoff, doubled with jitter per retry (default `defaultRetryBaseDelay`). */
-  readonly retryBaseDelay?: EffectLine.DurationInput | undefined
+  readonly retryBaseDelay?: DurationInput | undefined
   /** How far past `leaseUntil` the `ttl` attribute lies (default `defaultTtlRetention`). */
-  readonly ttlRetention?: EffectLine.DurationInput | undefined
+  readonly ttlRetention?: DurationInput | undefined
   /**
    * Watch this process's clock against DynamoDB's (the HTTP `Date` header) and refuse absolute-mode takeovers of
    * expired leases (and removals of a semaphore's expired holders) while the provable skew exceeds half of
@@ -264,7 +265,7 @@ export type ConfigOptions = Omit<Options, "tableName" | "client">
  */
 export const layerConfig = (
   options: ConfigOptions = {}
-): Layer.Layer<LockStore.LockStore, EffectLine.ConfigError | LockConfigError> =>
+): Layer.Layer<LockStore.LockStore, ConfigError | LockConfigError> =>
   EffectLine.layerUnwrap(
     Effect.gen(function*() {
       const notRecord = Validate.optionsRecord(options, "optional")

@@ -14,7 +14,7 @@ import * as Table from "@leasehold/core/dynamodb/TableDescription"
 import { type LockConfigError, LockStoreError } from "@leasehold/lock/LockError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as EffectLine from "./internal/effectLine.js"
+import type { DurationInput } from "./internal/effectLine.js"
 import * as TableRequests from "./internal/table/tableRequests.js"
 import * as Validate from "./internal/table/validate.js"
 import * as Transport from "./internal/transport/transport.js"
@@ -33,7 +33,7 @@ export const ttlAttribute: string = Table.ttlAttribute
  * @since 0.1.0
  * @category constants
  */
-export const defaultActiveTimeout: EffectLine.DurationInput = "2 minutes"
+export const defaultActiveTimeout: DurationInput = "2 minutes"
 
 /**
  * Where the table is and how it is keyed. The key options must match the store's (`DynamoLockStore.Options`).
@@ -59,7 +59,7 @@ export interface TableOptions {
  */
 export interface CreateTableOptions extends TableOptions {
   /** How long to wait for the table to become ACTIVE (default `defaultActiveTimeout`). */
-  readonly activeTimeout?: EffectLine.DurationInput | undefined
+  readonly activeTimeout?: DurationInput | undefined
 }
 
 /**

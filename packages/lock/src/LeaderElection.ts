@@ -35,7 +35,7 @@ import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
-import type * as EffectLine from "./internal/effectLine.js"
+import type { DurationInput } from "./internal/effectLine.js"
 import * as internal from "./internal/election/leaderElection.js"
 import * as ElectionDefaults from "./internal/election/leaderElectionOptions.js"
 import * as watch from "./internal/election/leaderWatch.js"
@@ -93,7 +93,7 @@ export interface ElectionOptions extends Omit<LockOptions, "wait"> {
    * After a campaign that ended with a store error, the next one waits `pollInterval`, doubling with each failure in
    * a row (jittered: between half and all of it), but never longer than this. Default: `lease`.
    */
-  readonly maxBackoff?: EffectLine.DurationInput | undefined
+  readonly maxBackoff?: DurationInput | undefined
   /**
    * How many campaigns in a row may end with a store error before `run` fails with the last one: a whole number of at
    * least 1, or "forever". Default: "forever", so that a store outage or a misconfiguration is logged (a warning per
@@ -110,7 +110,7 @@ export interface ElectionOptions extends Omit<LockOptions, "wait"> {
  */
 export interface WatchOptions {
   /** How often the watcher reads the store: one `inspect` per poll. Default: 1 second. */
-  readonly pollInterval?: EffectLine.DurationInput | undefined
+  readonly pollInterval?: DurationInput | undefined
   /**
    * When a leader whose record is still in the store counts as gone. "absolute": once its `leaseUntil` has passed on
    * the watcher's wall clock. "observed": once the watcher has seen its record unchanged (same owner, fence and

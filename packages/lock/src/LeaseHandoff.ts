@@ -10,6 +10,7 @@
 import * as DurationOption from "@leasehold/core/options/DurationOption"
 import * as Schema from "effect/Schema"
 import * as EffectLine from "./internal/effectLine.js"
+import type { Codec } from "./internal/effectLine.js"
 
 /**
  * A lease handed off, ready to be resumed. Plain data: every field is a string or a whole number, so it goes through
@@ -75,7 +76,7 @@ const nonEmpty = EffectLine.nonEmptyString
  * @since 0.2.0
  * @category schemas
  */
-export const schema: EffectLine.Codec<LeaseHandoff> = EffectLine.withIdentifier(
+export const schema: Codec<LeaseHandoff> = EffectLine.withIdentifier(
   Schema.Struct({
     _tag: Schema.Literal("LeaseHandoff"),
     name: nonEmpty,
@@ -106,4 +107,4 @@ export const schema: EffectLine.Codec<LeaseHandoff> = EffectLine.withIdentifier(
  * @since 0.2.0
  * @category schemas
  */
-export const json: EffectLine.Codec<LeaseHandoff, string> = EffectLine.fromJsonString(schema)
+export const json: Codec<LeaseHandoff, string> = EffectLine.fromJsonString(schema)

@@ -29,7 +29,7 @@
 import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type * as EffectLine from "./internal/effectLine.js"
+import type { ConfigError, DurationInput, ReferenceLayer } from "./internal/effectLine.js"
 import * as Resume from "./internal/handoff/resume.js"
 import * as internal from "./internal/lock/lock.js"
 import * as Defaults from "./internal/options/defaults.js"
@@ -48,23 +48,23 @@ import type { LockStore } from "./LockStore.js"
  */
 export interface LockOptions {
   /** How long a lease lasts without a renew. Default: 30 seconds. */
-  readonly lease?: EffectLine.DurationInput | undefined
+  readonly lease?: DurationInput | undefined
   /**
    * How often the holder renews. Default: lease / 3. Must leave room: heartbeat < lease - safetyMargin. The first renew
    * goes at a random point in the second half of the first heartbeat (from Effect's `Random`), so that leases acquired
    * together do not renew together; each later one a heartbeat after the previous one was sent.
    */
-  readonly heartbeat?: EffectLine.DurationInput | undefined
+  readonly heartbeat?: DurationInput | undefined
   /** How long to wait for a held lock, or "forever". Default: zero, a single attempt. */
-  readonly wait?: EffectLine.DurationInput | "forever" | undefined
+  readonly wait?: DurationInput | "forever" | undefined
   /** The bound on clock differences between hosts (absolute takeover). Default: 10 seconds. */
-  readonly maxClockSkew?: EffectLine.DurationInput | undefined
+  readonly maxClockSkew?: DurationInput | undefined
   /** Report "at risk" once less than this is left before the local deadline. Default: lease / 3. */
-  readonly warnAt?: EffectLine.DurationInput | undefined
+  readonly warnAt?: DurationInput | undefined
   /** The critical section is interrupted this long before the lease ends. Default: lease / 10. */
-  readonly safetyMargin?: EffectLine.DurationInput | undefined
+  readonly safetyMargin?: DurationInput | undefined
   /** The longest a waiter sleeps between attempts (jittered). Default: lease / 10, at most 1 second. */
-  readonly pollInterval?: EffectLine.DurationInput | undefined
+  readonly pollInterval?: DurationInput | undefined
   /**
    * How a dead holder's lock is taken over. "absolute" (default): at leaseUntil + maxClockSkew, trusting clocks
    * within the bound. "observed": only after watching the lease stay unrenewed for a full lease on the local
@@ -97,7 +97,7 @@ export type LockDefaults = Defaults.LockDefaults
  * @since 0.1.0
  * @category layers
  */
-export const layerDefaults: (options: LockOptions) => EffectLine.ReferenceLayer<LockDefaults> = Defaults.layerDefaults
+export const layerDefaults: (options: LockOptions) => ReferenceLayer<LockDefaults> = Defaults.layerDefaults
 
 /**
  * Reads app-wide defaults from `Config`: `LEASEHOLD_LEASE`, `LEASEHOLD_HEARTBEAT`, `LEASEHOLD_WAIT` (a duration or
@@ -117,7 +117,7 @@ export const defaultsConfig: Config.Config<LockOptions> = Defaults.defaultsConfi
  * @since 0.1.0
  * @category layers
  */
-export const layerDefaultsConfig: EffectLine.ReferenceLayer<LockDefaults, EffectLine.ConfigError | LockConfigError> =
+export const layerDefaultsConfig: ReferenceLayer<LockDefaults, ConfigError | LockConfigError> =
   Defaults.layerDefaultsConfig
 
 /**

@@ -11,6 +11,7 @@
  */
 import * as DurationInput from "@leasehold/core/options/DurationInput"
 import * as EffectLine from "./internal/effectLine.js"
+import type { Result } from "./internal/effectLine.js"
 import * as Durations from "./internal/options/durations.js"
 
 /**
@@ -20,8 +21,7 @@ import * as Durations from "./internal/options/durations.js"
  * @since 0.1.0
  * @category decoding
  */
-export const toMillis = (input: unknown): EffectLine.Result<number, string> =>
-  EffectLine.toResult(Durations.millisOf(input))
+export const toMillis = (input: unknown): Result<number, string> => EffectLine.toResult(Durations.millisOf(input))
 
 /**
  * A value as error messages quote it: strings in quotes (so that "" and " " are visible), bigints with their `n`.

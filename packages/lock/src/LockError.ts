@@ -8,7 +8,7 @@ import * as LimitMismatch from "@leasehold/core/errors/LimitMismatch"
 import * as Lost from "@leasehold/core/errors/Lost"
 import * as NotAcquired from "@leasehold/core/errors/NotAcquired"
 import * as Data from "effect/Data"
-import type * as EffectLine from "./internal/effectLine.js"
+import type { SchemaError } from "./internal/effectLine.js"
 import type { LockRecord } from "./LockRecord.js"
 import type { OperationName } from "./LockStore.js"
 
@@ -126,7 +126,7 @@ export class LockDataError extends Data.TaggedError("LockDataError")<{
   /** The lock whose data it is. */
   readonly name: string
   readonly direction: "encode" | "decode"
-  readonly cause: EffectLine.SchemaError
+  readonly cause: SchemaError
 }> {
   override get message(): string {
     return DataMismatch.message({ name: this.name, direction: this.direction, causeMessage: this.cause.message })

@@ -11,6 +11,7 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as EffectLine from "./internal/effectLine.js"
+import type { Service } from "./internal/effectLine.js"
 import * as Background from "./internal/process/background.js"
 import * as MemoryStore from "./internal/store/memoryStore.js"
 import * as StoreViews from "./internal/store/storeViews.js"
@@ -250,7 +251,7 @@ export interface LockStore extends SemaphoreOperations {
  * @since 0.1.0
  * @category tags
  */
-export const LockStore: EffectLine.Service<LockStore, LockStore> = EffectLine.Service<LockStore>(
+export const LockStore: Service<LockStore, LockStore> = EffectLine.Service<LockStore>(
   "@leasehold/lock/LockStore"
 )
 

@@ -40,6 +40,7 @@ import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as EffectLine from "./internal/effectLine.js"
+import type { Codec, Services } from "./internal/effectLine.js"
 import * as internal from "./internal/typed/typedLock.js"
 import type { Lease, LeaseStatus } from "./Lease.js"
 import type { LockOptions } from "./Lock.js"
@@ -148,7 +149,7 @@ export type WithLock<S, R> = Effect.Effect<
   | LockStoreError
   | LockConfigError
   | LockDataError,
-  EffectLine.Services<SectionEffect<S>> | R | LockStore
+  Services<SectionEffect<S>> | R | LockStore
 >
 
 /**
@@ -159,7 +160,7 @@ export type WithLock<S, R> = Effect.Effect<
  * @category models
  */
 export interface TypedLock<A, I = A, R = never> {
-  readonly schema: EffectLine.Codec<A, I, R>
+  readonly schema: Codec<A, I, R>
   /**
    * `Lock.acquire` with `data` stored with the lock: held until the scope closes. The value is encoded first (a
    * `LockDataError` before any store call); then the acquisition is `Lock.acquire`'s, errors, re-entry and all. A
@@ -232,4 +233,4 @@ export interface TypedLock<A, I = A, R = never> {
  * @since 0.2.0
  * @category constructors
  */
-export const make: <A, I, R>(schema: EffectLine.Codec<A, I, R>) => TypedLock<A, I, R> = internal.make
+export const make: <A, I, R>(schema: Codec<A, I, R>) => TypedLock<A, I, R> = internal.make

@@ -24,6 +24,7 @@ import * as GlobalSetup from "./internal/dynamoServer/globalSetup.js"
 import * as ServerService from "./internal/dynamoServer/service.js"
 import type * as StartError from "./internal/dynamoServer/startError.js"
 import * as EffectLine from "./internal/effectLine.js"
+import type { ConfigError, DurationInput } from "./internal/effectLine.js"
 
 /**
  * @since 0.1.0
@@ -195,7 +196,7 @@ export const layerDynalite: Layer.Layer<DynamoServer> = EffectLine.layerScoped(D
  */
 export interface DynamoDBLocalOptions {
   /** How long to wait for DynamoDB Local to answer HTTP; default 60 seconds (it takes seconds). */
-  readonly startTimeout?: EffectLine.DurationInput | undefined
+  readonly startTimeout?: DurationInput | undefined
 }
 
 /**
@@ -277,7 +278,7 @@ export const regionConfig: Config.Config<string> = EffectLine.configString("AWS_
  * @since 0.1.0
  * @category layers
  */
-export const layerFromEnv: Layer.Layer<DynamoServer, DynamoServerError | EffectLine.ConfigError> = EffectLine
+export const layerFromEnv: Layer.Layer<DynamoServer, DynamoServerError | ConfigError> = EffectLine
   .layerScoped(
     DynamoServer,
     Effect.gen(function*() {

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as EffectLine from "./internal/effectLine.js"
+import type { Codec } from "./internal/effectLine.js"
 import * as internal from "./internal/nodeProgram/child.js"
 
 /**
@@ -110,8 +111,7 @@ export type LockWorkerSettings = typeof LockWorkerSettings.Type
  * @since 0.1.0
  * @category child process
  */
-export const readSettings: <A, I>(variable: string, schema: EffectLine.Codec<A, I>) => Effect.Effect<A> =
-  internal.readSettings
+export const readSettings: <A, I>(variable: string, schema: Codec<A, I>) => Effect.Effect<A> = internal.readSettings
 
 /**
  * Watches this process's stdin, where the parent writes its commands: calls `onLine` with each line (trimmed), and
