@@ -123,6 +123,8 @@ export interface MemoryRound {
 
 export interface Memory {
   readonly rounds: ReadonlyArray<MemoryRound>
+  /** The same rounds on the memory store behind a wrapper: every path a DynamoDB store takes. */
+  readonly productionRounds: ReadonlyArray<MemoryRound>
   /** Heap bytes per lease, for each count of `held`. */
   readonly heldBytes: ReadonlyArray<number>
 }

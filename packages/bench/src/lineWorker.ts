@@ -25,9 +25,10 @@ const round = async ({ config, round: { durationMs, key } }: RoundRequest): Prom
 
 const memory = async ({ held, roundMs, rounds }: MemoryRequest["memory"]): Promise<Memory> => {
   const results = await MemoryCycle.run(rounds, roundMs)
+  const productionRounds = await MemoryCycle.run(rounds, roundMs, "production")
   const heldBytes: Array<number> = []
   for (const n of held) heldBytes.push(await MemoryCycle.heldInOneScope(n))
-  return { rounds: results, heldBytes }
+  return { rounds: results, productionRounds, heldBytes }
 }
 
 const fail = (error: unknown) => {
