@@ -382,6 +382,10 @@ export const makeMemory = (options?: MemoryOptions): LockStore =>
 /**
  * The in-memory store as a layer with no requirements. Each build of the layer is a fresh, empty store.
  *
+ * It answers in the same tick, so the lock layer skips, for it alone, what guards against a slow store: the watchdog
+ * on a renew in flight, the release's time limit per attempt, and the background give-back of an acquire abandoned
+ * past its `wait`. Behind `intercept` it is treated as any other store and runs through every one of those paths.
+ *
  * @example
  * ```ts
  * import { Lock, LockStore } from "@leasehold/lock"
