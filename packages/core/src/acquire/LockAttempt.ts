@@ -1,15 +1,18 @@
 /**
  * The decisions of a lock's acquire loop, one conditional write per attempt: what to ask the store to take over, what
  * an answer means (the lock is ours, ours too late to use, or someone else's), what an observed-mode waiter remembers
- * of a holder, and how long until the holder's lease could be taken over. Times are ms: `now` and `sentAt` on the
- * monotonic clock, `wallNow` on the wall clock.
+ * of a holder, how long until the holder's lease could be taken over, and what follows a conflict (give up, reserve,
+ * sleep how long). What follows a store failure or an answer too late is the same for both loops (`AcquireStep`).
+ * Times are ms: `now` and `sentAt` on the monotonic clock, `wallNow` on the wall clock.
  *
  * @since 0.2.0
  */
 import * as LeaseDeadline from "../lease/LeaseDeadline.js"
 import type { LockRecord } from "../record/LockRecord.js"
 import type * as LockProtocol from "../store/LockProtocol.js"
+import * as AcquireBound from "./AcquireBound.js"
 import * as AcquireOwner from "./AcquireOwner.js"
+import * as Reservation from "./Reservation.js"
 
 /**
  * What the loop's decisions depend on of an acquire's options.
@@ -173,4 +176,78 @@ export const judge = (args: {
   const leaseStart = AcquireOwner.leaseStart(owner, sentAt)
   if (LeaseDeadline.isInTime(args.options, leaseStart, now)) return { _tag: "Acquired", record, sentAt: leaseStart }
   return { _tag: "TooLate", answeredAfterMs: now - sentAt }
+}
+
+/**
+ * What follows a conflict on `holder`, the record it showed.
+ *
+ * - `GiveUp`: the wait is over: give up with `LockNotAcquired`, naming `holder` (the lock's holder, if it has one).
+ * - `Reserve`: reserve the lock for `reserveMs` (see `Reservation`), then sleep as the record the reservation answers
+ *   says (`current`, the conflict's, if the store fails).
+ * - `Sleep`: sleep as the conflict's record says.
+ *
+ * How long the sleep is, once the record is known and the poll drawn, is `sleepMs`'s.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type AfterConflict =
+  | { readonly _tag: "GiveUp"; readonly holder: LockRecord | undefined }
+  | { readonly _tag: "Reserve"; readonly current: LockRecord; readonly reserveMs: number }
+  | { readonly _tag: "Sleep" }
+
+/**
+ * Decides what follows a conflict on `holder` at `now` (`wallNow` on the wall clock), for a caller waiting since
+ * `waitingSince` (epoch ms, see `Reservation.waitingSince`), writing as `owner`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const afterConflict = (args: {
+  readonly options: AttemptOptions & Reservation.ReservationOptions
+  readonly owner: string
+  readonly holder: LockRecord | undefined
+  readonly waitingSince: number
+  readonly now: number
+  readonly wallNow: number
+  readonly waitUntil: number
+}): AfterConflict => {
+  const { holder, now, options, waitUntil } = args
+  if (AcquireBound.isWaitOver(now, waitUntil)) return { _tag: "GiveUp", holder: heldOnly(holder) }
+  if (holder !== undefined && Reservation.shouldReserve(options, args.owner, holder, args.waitingSince, args.wallNow)) {
+    return { _tag: "Reserve", current: holder, reserveMs: Reservation.reserveMs(options, now, waitUntil) }
+  }
+  return { _tag: "Sleep" }
+}
+
+/**
+ * How long to sleep after a conflict, as `record` says (the conflict's, or the one its reservation answered): until the
+ * holder's lease could be taken over or the jittered poll `pollMs`, whichever is sooner, as reservations change it
+ * (`Reservation.sleepMs`). `wallNow` is the wall clock the conflict was judged by; `takeoverWallNow` the one the
+ * takeover time is judged by, read again after a reservation's round trip when it is on the wall clock
+ * (`judgedByWallClock`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const sleepMs = (args: {
+  readonly options: AttemptOptions & Reservation.ReservationOptions
+  readonly owner: string
+  readonly observation: Observation | undefined
+  readonly record: LockRecord | undefined
+  readonly now: number
+  readonly wallNow: number
+  readonly takeoverWallNow: number
+  readonly pollMs: number
+}): number => {
+  const { now, observation, options, record } = args
+  const untilTakeover = untilTakeoverMs(options, observation, record, now, args.takeoverWallNow)
+  return Reservation.sleepMs({
+    options,
+    owner: args.owner,
+    record,
+    untilTakeoverMs: untilTakeover,
+    pollMs: args.pollMs,
+    wallNow: args.wallNow
+  })
 }

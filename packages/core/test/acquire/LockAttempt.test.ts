@@ -106,6 +106,49 @@ describe("LockAttempt", () => {
     })
   })
 
+  describe("afterConflict", () => {
+    const options = { ...absolute, pollIntervalMs: 100 }
+    const base = { options, owner: "me", waitingSince: 1_000, now: 5_000, wallNow: 1_050, waitUntil: Infinity }
+
+    it("gives up once the wait is over, naming the holder only if the lock is held", () => {
+      const held = lockRecord()
+      expect(LockAttempt.afterConflict({ ...base, holder: held, waitUntil: 5_000 }))
+        .toEqual({ _tag: "GiveUp", holder: held })
+      expect(LockAttempt.afterConflict({ ...base, holder: freeRecord(), waitUntil: 5_000 }))
+        .toEqual({ _tag: "GiveUp", holder: undefined })
+    })
+
+    it("reserves once a poll interval has been waited, for no longer than the wait has left", () => {
+      const held = lockRecord()
+      expect(LockAttempt.afterConflict({ ...base, holder: held, wallNow: 1_100 }))
+        .toEqual({ _tag: "Reserve", current: held, reserveMs: 400 })
+      expect(LockAttempt.afterConflict({ ...base, holder: held, wallNow: 1_100, waitUntil: 5_150 }))
+        .toEqual({ _tag: "Reserve", current: held, reserveMs: 150 })
+    })
+
+    it("sleeps without reserving before a poll interval has been waited, or with no record to reserve", () => {
+      expect(LockAttempt.afterConflict({ ...base, holder: lockRecord() })).toEqual({ _tag: "Sleep" })
+      expect(LockAttempt.afterConflict({ ...base, holder: undefined, wallNow: 1_100 })).toEqual({ _tag: "Sleep" })
+    })
+  })
+
+  describe("sleepMs", () => {
+    const options = { ...absolute, pollIntervalMs: 100 }
+    const base = { options, owner: "me", observation: undefined, now: 5_000, pollMs: 80 }
+
+    it("sleeps a poll, or until the takeover on the clock it is judged by, whichever is sooner", () => {
+      const record = lockRecord({ leaseUntil: 10_000 })
+      expect(LockAttempt.sleepMs({ ...base, record, wallNow: 9_000, takeoverWallNow: 9_000 })).toBe(80)
+      expect(LockAttempt.sleepMs({ ...base, record, wallNow: 9_000, takeoverWallNow: 10_480 })).toBe(21)
+      expect(LockAttempt.sleepMs({ ...base, record: undefined, wallNow: 9_000, takeoverWallNow: 9_000 })).toBe(0)
+    })
+
+    it("follows the hold closely while it holds the reservation", () => {
+      const record = lockRecord({ reservedBy: "me", reservedUntil: 9_400, acquiredAt: 8_970 })
+      expect(LockAttempt.sleepMs({ ...base, record, wallNow: 9_000, takeoverWallNow: 9_000 })).toBe(30)
+    })
+  })
+
   it("names a holder only when a conflict showed one", () => {
     const held = lockRecord()
     expect(LockAttempt.heldOnly(held)).toBe(held)

@@ -36,6 +36,14 @@ export interface Shortfall {
 }
 
 /**
+ * How late the last answer came, when an acquire gives up over it: answered too late to use, or still unanswered past
+ * the wait's slack.
+ *
+ * @internal
+ */
+export type Late = Pick<Shortfall, "answeredAfterMs" | "unansweredAfterMs">
+
+/**
  * Fails with `LockNotAcquired` at `now` (monotonic ms), counted.
  *
  * @internal

@@ -4,12 +4,14 @@
  *
  * - It does not wait for a renew in flight: it abandons it. A renew that the store applies after the release changes
  *   nothing, being conditional on an owner the release cleared; one applied before is released with the rest.
- * - The caller waits for one release attempt at most; retries, and the whole release of a lease that was already
- *   lost, continue in the background, bounded and logged, and never keep a finished Node process alive.
+ * - It runs the core's plan (`@leasehold/core/lease/Release`): the caller waits for one release attempt at most;
+ *   retries, and the whole release of a lease that was already lost, continue in the background, bounded and logged,
+ *   and never keep a finished Node process alive.
  *
  * @internal
  */
 import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
+import * as Release from "@leasehold/core/lease/Release"
 import type * as LockProtocol from "@leasehold/core/store/LockProtocol"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -17,7 +19,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Schedule from "effect/Schedule"
 import type { LockStoreError } from "../../LockError.js"
 import * as EffectLine from "../effectLine.js"
 import * as Background from "../process/background.js"
@@ -28,12 +29,8 @@ import { failureReason } from "./failureReason.js"
 import * as LeaseState from "./leaseState.js"
 import type * as LeaseStore from "./leaseStore.js"
 
-/** A release is tried this many times in all, then left to expire. Only the first attempt holds up the caller. */
-const releaseAttempts = 3
-/** Between release attempts: 50 ms, then doubling; `retries` more after the first. */
-const releaseRetries = (retries: number) => ({ schedule: Schedule.exponential(Duration.millis(50)), times: retries })
-/** Each release attempt gets this long before it is abandoned: the longest a release holds up the caller. */
-const releaseAttemptTimeout = Duration.seconds(1)
+/** The bound on each release attempt, the core's: its timer, and the words of a timeout. */
+const attemptTimeout = Duration.millis(Release.attemptTimeoutMs)
 
 /**
  * One line, without the cause's stack: a store that fails releases tends to fail many at once, and a stack per lease
@@ -44,7 +41,7 @@ const logReleaseFailure = (state: LeaseState.LeaseState) => (cause: Cause.Cause<
     Metrics.increment(Metrics.releaseFailures),
     Effect.logWarning(
       `releasing ${LeaseState.describe(state)} failed (${
-        failureReason(cause, releaseAttemptTimeout)
+        failureReason(cause, attemptTimeout)
       }); its lease will expire on its own`
     ).pipe(Effect.annotateLogs(LeaseState.annotations(state)))
   )
@@ -67,8 +64,8 @@ const releaseCall = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore)
   store.release({ name: state.name, owner: state.owner, fence: state.fence })
 
 /**
- * One release call, abandoned after `releaseAttemptTimeout` with a `TimeoutError`. The call runs in a fiber of its
- * own (interruptible: the release runs in a finalizer, which is not), and a timer fiber interrupts it if it has not
+ * One release call, abandoned after `attemptTimeout` with a `TimeoutError`. The call runs in a fiber of its own
+ * (interruptible: the release runs in a finalizer, which is not), and a timer fiber interrupts it if it has not
  * answered in time. The caller waits for the call alone, and stops the timer without waiting for it: `Effect.timeout`
  * would race the two, wait for the loser and merge the winner's fiber-local values back.
  */
@@ -81,7 +78,7 @@ const releaseAttempt = (
     (call) => {
       let timedOut = false
       const expire = Effect.andThen(
-        Effect.sleep(releaseAttemptTimeout),
+        Effect.sleep(attemptTimeout),
         EffectLine.withFiber<void>((timer) =>
           Effect.sync(() => {
             timedOut = true
@@ -102,37 +99,46 @@ const releaseAttempt = (
     }
   )
 
+/** `attempt`, and again after each of `delaysMs` while it fails (with a failure: not a defect or an interruption). */
+const retried = <A, E>(attempt: Effect.Effect<A, E>, delaysMs: ReadonlyArray<number>): Effect.Effect<A, E> =>
+  delaysMs.reduce(
+    (tried, delayMs) =>
+      Effect.catchIf(tried, () => true, () => Effect.andThen(Effect.sleep(Duration.millis(delayMs)), attempt)),
+    attempt
+  )
+
 /**
- * `attempts` release attempts as background work, bounded and logged: the caller already has its answer, and a
- * program that ends meanwhile does not wait for them either (see `background.ts`).
+ * Release attempts as background work, one at once and one after each of `retryDelaysMs`, bounded and logged: the
+ * caller already has its answer, and a program that ends meanwhile does not wait for them either (see
+ * `background.ts`).
  */
-const releaseInBackground = (state: LeaseState.LeaseState, store: LeaseStore.LeaseStore, attempts: number) =>
+const releaseInBackground = (
+  state: LeaseState.LeaseState,
+  store: LeaseStore.LeaseStore,
+  retryDelaysMs: ReadonlyArray<number>
+) =>
   Effect.asVoid(Background.fork(
-    Effect.retry(releaseAttempt(state, store), releaseRetries(attempts - 1)).pipe(
+    retried(releaseAttempt(state, store), retryDelaysMs).pipe(
       Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
       EffectLine.withSpan(store.spans.release, releaseSpan(state, true))
     )
   ))
 
+/** Runs the core's plan for this release (see `Release.plan` for why each runs as it does). */
 const releaseInStore = (
   state: LeaseState.LeaseState,
   store: LeaseStore.LeaseStore,
   alreadyLost: boolean
 ): Effect.Effect<void> => {
-  // A store that answers at once can not hang, and a timeout's two fibers would cost more than the whole call.
-  if (store.answersAtOnce) {
-    return releaseCall(state, store).pipe(
-      Effect.matchCauseEffect({ onSuccess: reportReleased(state), onFailure: logReleaseFailure(state) }),
-      EffectLine.withSpan(store.spans.release, releaseSpan(state, false))
-    )
-  }
-  // Nobody waits for the release of a lease that is already lost: the section has ended, the caller is owed its
-  // LockLost, and a store that let the lease expire is likely slow right now.
-  if (alreadyLost) return releaseInBackground(state, store, releaseAttempts)
-  return releaseAttempt(state, store).pipe(
+  const plan = Release.plan({ answersAtOnce: store.answersAtOnce, alreadyLost })
+  if (plan._tag === "Background") return releaseInBackground(state, store, plan.retryDelaysMs)
+  const caller = plan._tag === "Once" ? releaseCall(state, store) : releaseAttempt(state, store)
+  return caller.pipe(
     Effect.matchCauseEffect({
       onSuccess: reportReleased(state),
-      onFailure: () => releaseInBackground(state, store, releaseAttempts - 1)
+      onFailure: plan._tag === "Once"
+        ? logReleaseFailure(state)
+        : () => releaseInBackground(state, store, plan.retryDelaysMs)
     }),
     EffectLine.withSpan(store.spans.release, releaseSpan(state, false))
   )

@@ -8,28 +8,26 @@
  * holders and a record that changed under the attempt are not waiting: they get a few immediate attempts even with
  * no `wait`. Each fiber asks on its own: there is no local queue and no reservation, so waiters are served in no
  * particular order. A write that may have applied is given back, by owner, when the loop ends without the permits;
- * what an owner id stands for, and when the loop takes a fresh one, is in `acquireOwner.ts`. What each
- * answer leads to is decided in `@leasehold/core/acquire/PermitAttempt`.
+ * what an owner id stands for, and when the loop takes a fresh one, is in `acquireOwner.ts`. The loop is
+ * `attemptLoop.ts`'s, with a semaphore's request, judge and conflict handling; what each answer leads to is decided
+ * in `@leasehold/core/acquire/PermitAttempt` (and `AcquireStep`).
  *
  * @internal
  */
 import * as AcquireBoundCore from "@leasehold/core/acquire/AcquireBound"
+import type * as AcquireStep from "@leasehold/core/acquire/AcquireStep"
 import * as PermitAttempt from "@leasehold/core/acquire/PermitAttempt"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import type { SemaphoreRecord } from "@leasehold/core/record/SemaphoreRecord"
 import type { ExpiredPermit } from "@leasehold/core/store/SemaphoreProtocol"
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { type LockNotAcquired, type LockStoreError, SemaphoreLimitMismatch } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
 import * as AcquireBound from "../acquire/acquireBound.js"
-import * as AcquireOwner from "../acquire/acquireOwner.js"
+import * as AttemptLoop from "../acquire/attemptLoop.js"
 import { giveBack } from "../lease/giveBack.js"
 import * as LeaseStore from "../lease/leaseStore.js"
-import { outcome } from "../outcome.js"
-import { monotonicMillis } from "../process/clock.js"
-import * as Metrics from "../process/metrics.js"
 import * as MemoryStore from "../store/memoryStore.js"
 import type * as SemaphoreOptions from "./semaphoreOptions.js"
 
@@ -43,23 +41,17 @@ export interface Args {
 }
 
 /** @internal */
-export interface Acquired {
+export interface Acquired extends AttemptLoop.Acquired {
   /** The caller's entry, as a lock's record. */
   readonly record: LockRecord
-  /** Monotonic ms just before the write that set the current lease was sent (or an equally safe estimate). */
-  readonly sentAt: number
 }
 
 /** What one acquire has learned so far. */
 interface Attempts {
-  /** The owner id the attempts write with, and which of its writes may have applied without our knowing. */
-  readonly owner: AcquireOwner.AcquireOwner
   /** The last attempt found no record. */
   create: boolean
   /** The holders to remove in the next attempt. */
   expired: ReadonlyArray<ExpiredPermit>
-  /** Attempts since the last sleep. */
-  eager: number
   /** The record the last conflict showed, for the answer when the wait runs out. */
   last: SemaphoreRecord | undefined
   /** Observed takeover: each other holder's version as first seen. */
@@ -76,14 +68,7 @@ const attemptOptions = (options: SemaphoreOptions.Resolved): PermitAttempt.Attem
   limit: options.limit
 })
 
-const jitteredPoll = (args: Args) => AcquireBound.jitteredPoll(args.options.lease.pollIntervalMs)
-
-const giveUp = (
-  args: Args,
-  record: SemaphoreRecord | undefined,
-  now: number,
-  late?: { readonly answeredAfterMs?: number; readonly unansweredAfterMs?: number }
-) =>
+const giveUp = (args: Args, record: SemaphoreRecord | undefined, now: number, late?: AcquireBound.Late) =>
   AcquireBound.giveUp({
     name: args.name,
     startedAt: args.startedAt,
@@ -101,46 +86,6 @@ const cleanup = ({ name, options, store }: Args, owner: string) =>
       `applied, its lease will expire`
   )
 
-/** Sleeps `ms`, no later than `waitUntil`; the next attempt is the first of a new eager run. */
-const sleepFor = (attempts: Attempts, ms: number, now: number, waitUntil: number) => {
-  attempts.eager = 0
-  return Effect.sleep(Duration.millis(AcquireBoundCore.conflictSleepMs(ms, now, waitUntil)))
-}
-
-/** After a conflict that showed `record` at `now`: go again at once, sleep, or give up. */
-const afterConflict = (
-  args: Args,
-  attempts: Attempts,
-  record: SemaphoreRecord | undefined,
-  now: number,
-  waitUntil: number
-): Effect.Effect<void, LockNotAcquired> =>
-  Effect.gen(function*() {
-    yield* Metrics.increment(Metrics.conflicts)
-    attempts.create = record === undefined
-    // No record: the next attempt creates it.
-    let plan: PermitAttempt.Plan = { _tag: "Now", expired: [] }
-    if (record !== undefined) {
-      const options = attemptOptions(args.options)
-      attempts.last = record
-      if (options.takeover === "observed") attempts.sightings = PermitAttempt.observe(attempts.sightings, record, now)
-      plan = PermitAttempt.plan({
-        options,
-        owner: attempts.owner.owner,
-        sightings: attempts.sightings,
-        record,
-        wallNow: yield* Clock.currentTimeMillis,
-        now,
-        pollMs: yield* jitteredPoll(args)
-      })
-    }
-    attempts.expired = plan._tag === "Now" ? plan.expired : []
-    const next = PermitAttempt.next(plan, attempts.eager, now, waitUntil)
-    if (next._tag === "Again") return
-    if (next._tag === "GiveUp") return yield* giveUp(args, record ?? attempts.last, now)
-    return yield* sleepFor(attempts, next.sleepMs ?? (yield* jitteredPoll(args)), now, waitUntil)
-  })
-
 /**
  * Tries until acquired or `wait` (from `startedAt`, monotonic ms) passes, plus `waitSlackMs` for a call in flight.
  * Interruptible everywhere; if it ends without the permits after a write that may have applied, it gives them back
@@ -156,23 +101,55 @@ export const run = (
   const waitUntil = AcquireBoundCore.waitUntil(args.startedAt, lease.waitMs)
   const decisions = attemptOptions(options)
   const takeover = PermitAttempt.takeover(decisions)
-  const attempts: Attempts = {
-    owner: AcquireOwner.make(),
-    create: false,
-    expired: [],
-    eager: 0,
-    last: undefined,
-    sightings: new Map()
-  }
-  const answersAtOnce = MemoryStore.answersAtOnce(store)
+  const attempts: Attempts = { create: false, expired: [], last: undefined, sightings: new Map() }
+  const jitteredPoll = AcquireBound.jitteredPoll(lease.pollIntervalMs)
 
-  const attempt = (sentAt: number) =>
-    Effect.suspend(() => {
-      AcquireOwner.sending(attempts.owner, sentAt)
-      attempts.eager += 1
-      return store.tryAcquirePermits({
+  /** After a conflict (or a limit mismatch) at `now`, `eager` attempts since the last sleep: again, sleep, or end. */
+  const conflict = (
+    answer: Extract<PermitAttempt.Answer, { readonly _tag: "Conflict" | "LimitMismatch" }>,
+    owner: string,
+    now: number,
+    eager: number
+  ): Effect.Effect<AcquireStep.Again | AcquireStep.Sleep, LockNotAcquired | SemaphoreLimitMismatch> =>
+    Effect.gen(function*() {
+      if (answer._tag === "LimitMismatch") {
+        return yield* new SemaphoreLimitMismatch({ name, limit: options.limit, storedLimit: answer.storedLimit })
+      }
+      const record = answer.current
+      attempts.create = record === undefined
+      // No record: the next attempt creates it.
+      let plan: PermitAttempt.Plan = { _tag: "Now", expired: [] }
+      if (record !== undefined) {
+        attempts.last = record
+        if (decisions.takeover === "observed") {
+          attempts.sightings = PermitAttempt.observe(attempts.sightings, record, now)
+        }
+        plan = PermitAttempt.plan({
+          options: decisions,
+          owner,
+          sightings: attempts.sightings,
+          record,
+          wallNow: yield* Clock.currentTimeMillis,
+          now,
+          pollMs: yield* jitteredPoll
+        })
+      }
+      attempts.expired = plan._tag === "Now" ? plan.expired : []
+      const next = PermitAttempt.next(plan, eager, now, waitUntil)
+      if (next._tag === "GiveUp") return yield* giveUp(args, attempts.last, now)
+      return next
+    })
+
+  return AttemptLoop.run({
+    ownerAttribute: "semaphore.owner",
+    tooLateWarning: `an acquire of semaphore "${name}" was answered too late to use; retrying`,
+    waitUntil,
+    pollIntervalMs: lease.pollIntervalMs,
+    answersAtOnce: MemoryStore.answersAtOnce(store),
+    send: (owner) =>
+      store.tryAcquirePermits({
         name,
-        owner: attempts.owner.owner,
+        owner,
         holder: lease.holder,
         limit: options.limit,
         permits: options.permits,
@@ -181,66 +158,11 @@ export const run = (
         takeover,
         expired: attempts.create ? [] : attempts.expired,
         create: attempts.create
-      })
-    })
-
-  const sleep = (ms: number, now: number) => sleepFor(attempts, ms, now, waitUntil)
-
-  const loop: Effect.Effect<Acquired, LockNotAcquired | SemaphoreLimitMismatch | LockStoreError> = Effect.gen(
-    function*() {
-      // The span of the acquire already carries the name.
-      yield* Effect.annotateCurrentSpan("semaphore.owner", attempts.owner.owner)
-      while (true) {
-        const sentAt = yield* monotonicMillis
-        const result = yield* outcome(attempt(sentAt))
-        const now = yield* monotonicMillis
-        if (result._tag === "Failure") {
-          // The write may have applied: retry with the same owner, which recognises its own entry below.
-          AcquireOwner.failed(attempts.owner, result.failure)
-          if (!result.failure.retryable || AcquireBoundCore.isWaitOver(now, waitUntil)) {
-            return yield* Effect.fail(result.failure)
-          }
-          yield* sleep(yield* jitteredPoll(args), now)
-          continue
-        }
-        AcquireOwner.answered(attempts.owner)
-        const answer = PermitAttempt.judge({
-          options: decisions,
-          name,
-          owner: attempts.owner,
-          result: result.success,
-          sentAt,
-          now
-        })
-        if (answer._tag === "LimitMismatch") {
-          return yield* new SemaphoreLimitMismatch({ name, limit: options.limit, storedLimit: answer.storedLimit })
-        }
-        if (answer._tag === "Acquired") return { record: answer.record, sentAt: answer.sentAt }
-        if (answer._tag === "TooLate") {
-          // Give it back, and go on with a fresh owner id, so that the give-back, however late it lands, frees nothing
-          // but this entry. If it fails, the entry stays under the old owner id until its lease is over, as any
-          // holder's that stopped renewing.
-          yield* cleanup(args, attempts.owner.owner)
-          AcquireOwner.renew(attempts.owner)
-          yield* Effect.annotateCurrentSpan("semaphore.owner", attempts.owner.owner)
-          yield* Effect.logWarning(`an acquire of semaphore "${name}" was answered too late to use; retrying`)
-          if (AcquireBoundCore.isWaitOver(now, waitUntil)) {
-            return yield* giveUp(args, attempts.last, now, { answeredAfterMs: answer.answeredAfterMs })
-          }
-          yield* sleep(yield* jitteredPoll(args), now)
-          continue
-        }
-        yield* afterConflict(args, attempts, answer.current, now, waitUntil)
-      }
-    }
-  )
-
-  return AcquireBound.bound({
-    loop,
-    mayHaveWritten: () => AcquireOwner.mayHaveWritten(attempts.owner),
-    giveBack: Effect.suspend(() => cleanup(args, attempts.owner.owner)),
-    answersAtOnce,
-    waitUntil,
-    unanswered: (now) => giveUp(args, attempts.last, now, { unansweredAfterMs: now - waitUntil })
+      }),
+    judge: (result, owner, sentAt, now) =>
+      PermitAttempt.judge({ options: decisions, name, owner, result, sentAt, now }),
+    conflict,
+    giveBack: (owner) => cleanup(args, owner),
+    giveUp: (now, late) => giveUp(args, attempts.last, now, late)
   })
 }
