@@ -149,6 +149,17 @@ export const render = (rows: ReadonlyArray<Row>, heldCounts: ReadonlyArray<numbe
       row.name,
       spread(row.rounds.map((r) => r.cyclesPerSecond), 0),
       spread(row.rounds.map((r) => r.cpuUsPerCycle), 1),
-      ...heldCounts.map((_, i) => row.heldBytes[i] === undefined ? "–" : fixed(row.heldBytes[i] / 1024, 1))
+      ...row.heldBytes.map((bytes) => fixed(bytes / 1024, 1))
+    ])
+  )
+
+/** The cycles alone, for rows without a heap measure: the memory store through every path. */
+export const renderCycles = (rows: ReadonlyArray<Pick<Row, "name" | "rounds">>): string =>
+  table(
+    ["store", "cycles/s", "CPU µs/cycle"],
+    rows.map((row) => [
+      row.name,
+      spread(row.rounds.map((r) => r.cyclesPerSecond), 0),
+      spread(row.rounds.map((r) => r.cpuUsPerCycle), 1)
     ])
   )
