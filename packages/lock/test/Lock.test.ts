@@ -1,13 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, Lock, LockError, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
-import { forkChild, hasInterrupts, poll, TestClock, withFixedRandom, withSeed, yieldNow } from "./effectLine.js"
-import { deadHolder, probe, repeatTimes, sharedMemory } from "./support.js"
+import { forkChild, hasInterrupts, poll, TestClock, withFixedRandom, withSeed } from "./effectLine.js"
+import { deadHolder, probe, settle, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
 
 const ownerOf = (store: LockStore.LockStore, name: string) =>
   Effect.map(store.inspect(name), (record) => Option.getOrUndefined(record)?.owner)

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, Lock, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
-import { forkChild, poll, TestClock, yieldNow } from "./effectLine.js"
-import { repeatTimes, sharedMemory } from "./support.js"
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
+import { forkChild, poll, TestClock } from "./effectLine.js"
+import { settle, sharedMemory } from "./support.js"
 
 /**
  * A process over `backing` whose calls of the operations in `silent` never answer (a server that stopped answering),

@@ -2,20 +2,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Lease, Lock, LockError, LockRecord, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
-import {
-  forkChild,
-  hasInterrupts,
-  makeClock,
-  poll,
-  TestClock,
-  withClock,
-  withFixedRandom,
-  yieldNow
-} from "./effectLine.js"
-import { repeatTimes, sharedMemory } from "./support.js"
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
+import { forkChild, hasInterrupts, makeClock, poll, TestClock, withClock, withFixedRandom } from "./effectLine.js"
+import { settle, sharedMemory } from "./support.js"
 
 /** The first renew at the latest point it may go: one heartbeat after the acquire. */
 const latestFirstRenew = withFixedRandom([0])

@@ -2,10 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { type Lease, LeaseHandoff, Lock, LockError, LockStore } from "@leasehold/lock"
 import { Cause, Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
 import { forkChild, poll, reasons, TestClock, withFixedRandom, yieldNow } from "./effectLine.js"
-import { outcome, probe, repeatTimes, sharedMemory, withClockOffset } from "./support.js"
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
+import { outcome, probe, repeatTimes, settle, sharedMemory, withClockOffset } from "./support.js"
 
 const now = Clock.currentTimeMillis
 

@@ -10,13 +10,9 @@ import {
   poll,
   TestClock,
   withClock,
-  withConfigProvider,
-  yieldNow
+  withConfigProvider
 } from "./effectLine.js"
-import { probe, repeatTimes, sharedMemory } from "./support.js"
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
+import { probe, settle, sharedMemory } from "./support.js"
 
 const configError = (options: Lock.LockOptions) =>
   Effect.gen(function*() {

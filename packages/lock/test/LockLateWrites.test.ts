@@ -5,12 +5,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockError, LockStore, Semaphore } from "@leasehold/lock"
 import { Clock, Effect, Fiber, Layer, Option } from "effect"
-import { forkChild, TestClock, withFixedRandom, yieldNow } from "./effectLine.js"
+import { forkChild, TestClock, withFixedRandom } from "./effectLine.js"
 import * as LateNetwork from "./lateNetwork.js"
-import { outcome, probe, repeatTimes, sharedMemory } from "./support.js"
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
+import { outcome, probe, settle, sharedMemory } from "./support.js"
 
 const layerOf = (network: LateNetwork.LateNetwork) => Layer.succeed(LockStore.LockStore, network.service)
 

@@ -11,12 +11,9 @@ import {
   withFixedRandom,
   yieldNow
 } from "./effectLine.js"
-import { probe, repeatTimes, sharedMemory } from "./support.js"
+import { probe, repeatTimes, settle, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
 
 /** A logger layer that keeps every warning, its message and its cause, for a test to read. */
 const warningLog = () => {

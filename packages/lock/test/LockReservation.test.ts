@@ -1,13 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Fiber, Option } from "effect"
-import { type DurationInput, forkChild, TestClock, yieldNow } from "./effectLine.js"
-import { deadHolder, probe, repeatTimes, sharedMemory } from "./support.js"
+import { type DurationInput, forkChild, TestClock } from "./effectLine.js"
+import { deadHolder, probe, repeatTimes, settle, sharedMemory } from "./support.js"
 
 const now = Clock.currentTimeMillis
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
 
 /** A poll of 100 ms makes reservations of 400 ms (four polls). */
 const options = { lease: "10 seconds", pollInterval: "100 millis", wait: "20 seconds" } as const

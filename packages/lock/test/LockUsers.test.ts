@@ -10,13 +10,9 @@ import {
   regionGuard,
   Service,
   TestClock,
-  warningLogger,
-  yieldNow
+  warningLogger
 } from "./effectLine.js"
-import { probe, repeatTimes, sharedMemory } from "./support.js"
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
+import { probe, settle, sharedMemory } from "./support.js"
 
 const options = { lease: "3 seconds", heartbeat: "1 second" } as const
 

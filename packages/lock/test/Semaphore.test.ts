@@ -1,11 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, type LockError, LockStore, Semaphore, SemaphoreRecord, SemaphoreStore } from "@leasehold/lock"
 import { Clock, Effect, Exit, Fiber, Layer, Option } from "effect"
-import { forkChild, poll, reasons, TestClock, yieldNow } from "./effectLine.js"
-import { noCalls, outcome, probe, repeatTimes, sharedMemory, withClockOffset } from "./support.js"
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
+import { forkChild, poll, reasons, TestClock } from "./effectLine.js"
+import { noCalls, outcome, probe, settle, sharedMemory, withClockOffset } from "./support.js"
 
 const record = (store: LockStore.LockStore, name: string) => Effect.map(store.inspectSemaphore(name), Option.getOrThrow)
 

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type LockStore, Semaphore } from "@leasehold/lock"
 import { Clock, Effect, Fiber, Option } from "effect"
-import { forkChild, hasInterrupts, poll, TestClock, warningLogger, withFixedRandom, yieldNow } from "./effectLine.js"
-import { probe, recordingTracer, repeatTimes, sharedMemory } from "./support.js"
-
-/** Lets forked fibers run up to their next suspension. */
-const settle = yieldNow.pipe(repeatTimes(20))
+import { forkChild, hasInterrupts, poll, TestClock, warningLogger, withFixedRandom } from "./effectLine.js"
+import { probe, recordingTracer, settle, sharedMemory } from "./support.js"
 
 const record = (store: LockStore.LockStore, name: string) => Effect.map(store.inspectSemaphore(name), Option.getOrThrow)
 

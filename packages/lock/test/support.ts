@@ -4,7 +4,14 @@
  */
 import { LockError, LockStore } from "@leasehold/lock"
 import { type Clock, Deferred, Effect, Layer, type Option, type Tracer } from "effect"
-import { currentTimeMillisUnsafe, makeClock, makeTracer, monotonicTimeNanosUnsafe, withClock } from "./effectLine.js"
+import {
+  currentTimeMillisUnsafe,
+  makeClock,
+  makeTracer,
+  monotonicTimeNanosUnsafe,
+  withClock,
+  yieldNow
+} from "./effectLine.js"
 
 export type OperationName = LockStore.OperationName
 
@@ -150,6 +157,9 @@ export const withClockOffset = (offsetMs: number) => <A, E, R>(self: Effect.Effe
  */
 export const repeatTimes = (times: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<void, E, R> =>
   Effect.forEach(Array.from({ length: times + 1 }), () => self, { discard: true })
+
+/** Lets forked fibers run up to their next suspension. */
+export const settle: Effect.Effect<void> = yieldNow.pipe(repeatTimes(20))
 
 /** The clock the current fiber reads time from. */
 export const currentClock: Effect.Effect<Clock.Clock> = Effect.clockWith(Effect.succeed)
