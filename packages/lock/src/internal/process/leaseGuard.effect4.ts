@@ -173,11 +173,13 @@ export const watchEnd: Effect.Effect<EndWatch> = Effect.withFiber((fiber) => {
       Effect.flatMap(Effect.scope, (scope) => {
         const watched: Handover = { entry, acquirer, scope, handled: false, refused: undefined }
         handover = watched
-        guard?.pending.add(watched)
+        // The region's own fiber never hands a lease over to itself: only what other fibers acquire waits for it.
+        const region = guard !== undefined && guard.fiber !== acquirer ? guard : undefined
+        region?.pending.add(watched)
         return Effect.addFinalizer(() =>
           Effect.suspend(() => {
             stop()
-            guard?.pending.delete(watched)
+            region?.pending.delete(watched)
             return watched.refused === undefined ? Effect.void : Effect.die(new UnguardedLease(watched.refused))
           })
         )
