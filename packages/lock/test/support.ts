@@ -164,13 +164,5 @@ export const settle: Effect.Effect<void> = yieldNow.pipe(repeatTimes(20))
 /** The clock the current fiber reads time from. */
 export const currentClock: Effect.Effect<Clock.Clock> = Effect.clockWith(Effect.succeed)
 
-/** What an effect ended with, success or typed failure, as data a test can look at. */
-export type Outcome<A, E> =
-  | { readonly _tag: "Success"; readonly success: A }
-  | { readonly _tag: "Failure"; readonly failure: E }
-
-export const outcome = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Outcome<A, E>, never, R> =>
-  Effect.match(self, {
-    onFailure: (failure): Outcome<A, E> => ({ _tag: "Failure", failure }),
-    onSuccess: (success): Outcome<A, E> => ({ _tag: "Success", success })
-  })
+/** What an effect ended with, success or typed failure, as data a test can look at: the lock's own. */
+export { type Outcome, outcome } from "../src/internal/outcome.js"
