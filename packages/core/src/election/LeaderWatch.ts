@@ -131,3 +131,38 @@ export const wait = (leftMs: number | undefined, untilReadMs: number): Wait => {
   if (leftMs !== undefined && leftMs < untilReadMs) return { _tag: "Judge", sleepMs: leftMs }
   return { _tag: "Sleep", sleepMs: untilReadMs }
 }
+
+/**
+ * What the watcher does next, decided from one reading of its clocks:
+ *
+ * - `Report`: the answer now differs from the one last reported (or is the first, once a read has ended): report it
+ *   at once, even with a read in flight. A leader whose lease ran out between two readings of the clock turns into
+ *   none then, not when a slow read answers.
+ * - `Await`: a read is in flight: wait for its answer, at most `boundMs` (the leader's lease left), or for as long as
+ *   it takes when no leader is reported, since nothing but an answer can change that.
+ * - otherwise what `wait` says.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Step =
+  | { readonly _tag: "Report" }
+  | { readonly _tag: "Await"; readonly boundMs: number | undefined }
+  | Wait
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const step = (input: {
+  /** Whether the answer differs from the last reported, or is the first once a read has ended. */
+  readonly changed: boolean
+  /** The leader's lease left (see `leaseLeft`). */
+  readonly leftMs: number | undefined
+  readonly readInFlight: boolean
+  readonly untilReadMs: number
+}): Step => {
+  if (input.changed) return { _tag: "Report" }
+  if (input.readInFlight) return { _tag: "Await", boundMs: input.leftMs }
+  return wait(input.leftMs, input.untilReadMs)
+}

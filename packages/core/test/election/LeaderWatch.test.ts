@@ -62,4 +62,28 @@ describe("LeaderWatch", () => {
     expect(LeaderWatch.wait(200, 200)).toEqual({ _tag: "Sleep", sleepMs: 200 })
     expect(LeaderWatch.wait(undefined, 200)).toEqual({ _tag: "Sleep", sleepMs: 200 })
   })
+
+  describe("step", () => {
+    it("reports a changed answer at once, even with a read in flight and none of the lease left", () => {
+      const inFlight = { changed: true, leftMs: undefined, readInFlight: true, untilReadMs: 40 }
+      expect(LeaderWatch.step(inFlight)).toEqual({ _tag: "Report" })
+      expect(LeaderWatch.step({ ...inFlight, readInFlight: false, leftMs: 30 })).toEqual({ _tag: "Report" })
+    })
+
+    it("waits for a read in flight until the reported leader's lease runs out, or for its answer if none leads", () => {
+      const inFlight = { changed: false, readInFlight: true, untilReadMs: -5 }
+      expect(LeaderWatch.step({ ...inFlight, leftMs: 120 })).toEqual({ _tag: "Await", boundMs: 120 })
+      expect(LeaderWatch.step({ ...inFlight, leftMs: undefined })).toEqual({ _tag: "Await", boundMs: undefined })
+    })
+
+    it("with no read in flight, reads when due or sleeps as wait says", () => {
+      const idle = { changed: false, readInFlight: false }
+      expect(LeaderWatch.step({ ...idle, leftMs: 50, untilReadMs: 0 })).toEqual({ _tag: "Read" })
+      expect(LeaderWatch.step({ ...idle, leftMs: 50, untilReadMs: 200 })).toEqual({ _tag: "Judge", sleepMs: 50 })
+      expect(LeaderWatch.step({ ...idle, leftMs: undefined, untilReadMs: 200 })).toEqual({
+        _tag: "Sleep",
+        sleepMs: 200
+      })
+    })
+  })
 })

@@ -52,7 +52,8 @@ type Read = EffectLine.Fiber<Option.Option<LockRecord>, LockStoreError>
 
 /**
  * One watcher's loop, a step per value: each step waits for the next thing that can change the answer (the read in
- * flight ending, the leader's lease running out, the next read falling due) and returns the leader as judged then.
+ * flight ending, the leader's lease running out, the next read falling due) until the answer differs from the one it
+ * last reported, and returns it.
  * Reads run in fibers of the stream's scope, one at a time, so that waiting for one never holds up the clock's
  * judgement, and an answer never overtakes a later one.
  */
@@ -66,17 +67,6 @@ const watcher = (
   const watched: Watched = { record: undefined, unchangedSince: startedAt, failures: 0 }
   let inFlight: Read | undefined
   let nextReadAt = startedAt
-
-  const judged = Effect.gen(function*() {
-    const wallNow = yield* Clock.currentTimeMillis
-    return leaderOf(watched.record, resolved.takeover, watched.unchangedSince, wallNow, yield* monotonicMillis)
-  })
-
-  const leaseLeftNow = Effect.gen(function*() {
-    const wallNow = yield* Clock.currentTimeMillis
-    const now = yield* monotonicMillis
-    return LeaderWatch.leaseLeft(watched.record, resolved.takeover, watched.unchangedSince, wallNow, now)
-  })
 
   /** Takes in what a read answered; fails the stream on a non-retryable error. */
   const learn = (answer: Outcome<Option.Option<LockRecord>, LockStoreError>) =>
@@ -104,29 +94,49 @@ const watcher = (
       watched.record = record
     })
 
+  /** The answer last reported: `undefined` until the first, which comes once the first read has ended. */
+  let reported: Option.Option<LeaderElection.Leader> | undefined
+  let readEnded = false
+
   return Effect.gen(function*() {
     while (true) {
-      const left = yield* leaseLeftNow
-      const read = inFlight
-      if (read !== undefined) {
-        const answer = outcome(Effect.flatten(Fiber.await(read)))
-        // Giving up the wait leaves the read running: its answer is taken at a later step.
-        const ended = left === undefined
-          ? Option.some(yield* answer)
-          : yield* Effect.timeoutOption(answer, Duration.millis(left))
-        if (Option.isNone(ended)) return yield* judged
-        inFlight = undefined
-        yield* learn(ended.value)
-        return yield* judged
-      }
-      const wait = LeaderWatch.wait(left, nextReadAt - (yield* monotonicMillis))
-      if (wait._tag === "Read") {
-        inFlight = yield* Effect.forkIn(store.inspect(name), scope)
-      } else if (wait._tag === "Judge") {
-        yield* Effect.sleep(Duration.millis(wait.sleepMs))
-        return yield* judged
-      } else {
-        yield* Effect.sleep(Duration.millis(wait.sleepMs))
+      // One reading of the clocks decides the step: the answer, the lease left and the time to the next read agree.
+      const wallNow = yield* Clock.currentTimeMillis
+      const now = yield* monotonicMillis
+      const current = leaderOf(watched.record, resolved.takeover, watched.unchangedSince, wallNow, now)
+      const next = LeaderWatch.step({
+        changed: reported === undefined ? readEnded : !sameLeader(current, reported),
+        leftMs: LeaderWatch.leaseLeft(watched.record, resolved.takeover, watched.unchangedSince, wallNow, now),
+        readInFlight: inFlight !== undefined,
+        untilReadMs: nextReadAt - now
+      })
+      switch (next._tag) {
+        case "Report": {
+          reported = current
+          return current
+        }
+        case "Await": {
+          const answer = outcome(Effect.flatten(Fiber.await(inFlight!)))
+          // Giving up the wait leaves the read running: its answer is taken at a later step.
+          const ended = next.boundMs === undefined
+            ? Option.some(yield* answer)
+            : yield* Effect.timeoutOption(answer, Duration.millis(next.boundMs))
+          if (Option.isSome(ended)) {
+            inFlight = undefined
+            readEnded = true
+            yield* learn(ended.value)
+          }
+          break
+        }
+        case "Read": {
+          inFlight = yield* Effect.forkIn(store.inspect(name), scope)
+          break
+        }
+        case "Judge":
+        case "Sleep": {
+          yield* Effect.sleep(Duration.millis(next.sleepMs))
+          break
+        }
       }
     }
   })
@@ -142,5 +152,5 @@ export const leader = (
     const validName = yield* Options.validateName(name, store)
     const resolved = yield* ElectionOptions.resolveWatch(yield* LockDefaults, options)
     const step = watcher(store, validName, resolved, yield* Effect.scope, yield* monotonicMillis)
-    return EffectLine.fromEffectRepeat(step).pipe(Stream.changesWith(sameLeader))
+    return EffectLine.fromEffectRepeat(step)
   })).pipe(Stream.withSpan("LeaderElection.leader", { attributes: { "lock.name": name }, captureStackTrace: false }))
