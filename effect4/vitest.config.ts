@@ -4,6 +4,6 @@ import { defineConfig } from "vitest/config"
 // under Node 22.
 export default defineConfig({
   test: {
-    projects: ["packages/lock", "packages/testing", "packages/dynamodb"]
+    projects: ["packages/lock", "packages/testing", "packages/dynamodb", "packages/demo"]
   }
 })

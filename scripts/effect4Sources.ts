@@ -24,7 +24,8 @@ export const effect4Suffix = ".effect4.ts"
 
 /**
  * What each Effect 4 package takes from its package in `packages/`: whole folders, but for what only the Effect 3
- * line has, or a list of files (the bench's workers: the bench itself runs on the repository's own line).
+ * line has, or a list of files (the bench's and the demo's workers: the bench itself and the demo's parent run on the
+ * repository's own line).
  */
 interface LinePackage {
   readonly name: string
@@ -56,6 +57,21 @@ const linePackages: ReadonlyArray<LinePackage> = [
       "src/lineWorker.ts",
       "src/scaleWorker.ts",
       "src/worker.ts"
+    ]
+  },
+  {
+    // The demo's workers and its end-to-end run with them (`npm run demo -- --effect 4`): its parent is the same for
+    // both lines and runs on the repository's own.
+    name: "demo",
+    folders: ["src", "test"],
+    files: [
+      "src/Ledger.ts",
+      "src/Protocol.ts",
+      "src/Worker.ts",
+      "src/effectLine.ts",
+      "test/demo.test.ts",
+      "test/effectLine.ts",
+      "test/runDemo.ts"
     ]
   }
 ]

@@ -3,7 +3,7 @@
  * lease with its write in flight, and the server unreachable for a moment. Each waits for the situation it needs
  * (a worker inside its section), acts, watches what follows, and returns what it saw for the verdict.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as DynamoServer from "@leasehold/testing/DynamoServer"
 import * as Duration from "effect/Duration"
@@ -17,19 +17,19 @@ import * as State from "./State.js"
 import type * as Verdict from "./Verdict.js"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Kind = "kill" | "pause" | "outage"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const kinds: ReadonlyArray<Kind> = ["kill", "pause", "outage"]
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Context {
@@ -79,7 +79,7 @@ const takeoverWait = (context: Context) => Duration.millis(context.leaseMs + con
  * SIGKILL a worker right after it read the ledger inside its section, then time how long until another worker
  * enters with a higher fence.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category incidents
  */
 export const kill = (context: Context): Effect.Effect<Verdict.Incident> =>
@@ -131,7 +131,7 @@ export const kill = (context: Context): Effect.Effect<Verdict.Incident> =>
  * Order a live worker's next write to stay in flight, SIGSTOP it as soon as it is sent, keep it stopped until
  * another worker has taken the lock and read the ledger, then SIGCONT it: its lease is gone and its write is late.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category incidents
  */
 export const pause = (context: Context): Effect.Effect<Verdict.Incident> =>
@@ -194,7 +194,7 @@ export const pause = (context: Context): Effect.Effect<Verdict.Incident> =>
  * Make the server stop answering (requests held, as by a hung server) while a worker holds the lock, for
  * `outageMs`, then answer again.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category incidents
  */
 export const outage = (context: Context, outageMs: number): Effect.Effect<Verdict.Incident> =>

@@ -7,7 +7,7 @@
  *
  * Each accepted write appends `{ fence, value, worker }` to the item's `history`: the verdict reads it back.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import {
   ConditionalCheckFailedException,
@@ -20,7 +20,7 @@ import * as Effect from "effect/Effect"
 /**
  * One accepted write, in commit order.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Entry {
@@ -32,7 +32,7 @@ export interface Entry {
 /**
  * The ledger as the verdict sees it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Snapshot {
@@ -45,7 +45,7 @@ export interface Snapshot {
 /**
  * A write or fenced read refused because a higher fence got there first.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Rejected {
@@ -53,7 +53,7 @@ export interface Rejected {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Ledger {
@@ -77,7 +77,7 @@ const ledgerTtlSeconds = 24 * 60 * 60
  * A ledger on `tableName`, item `{ key: ledgerKey }`, through `client`. Store errors are defects: the demo has no
  * answer to a broken ledger other than stopping.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (client: DynamoDBClient, tableName: string, ledgerKey: string): Ledger => {

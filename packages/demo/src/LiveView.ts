@@ -3,7 +3,7 @@
  * progress bar, the latest incidents); elsewhere (CI logs, pipes), plain lines as things happen and a progress line
  * every few seconds.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "@leasehold/lock/LockRecord"
 import * as State from "./State.js"
@@ -18,7 +18,7 @@ const clock = (state: State.State, at: number) => `t+${((at - state.startedAt) /
 /**
  * The lock as the store has it, one line.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category rendering
  */
 export const lockLine = (record: LockRecord | undefined, now: number): string => {
@@ -32,14 +32,14 @@ export const lockLine = (record: LockRecord | undefined, now: number): string =>
 /**
  * One frame for a terminal.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category rendering
  */
 export const frame = (state: State.State, record: LockRecord | undefined, now: number): ReadonlyArray<string> => {
   const elapsed = now - state.startedAt
   const committed = state.workers.reduce((sum, worker) => sum + worker.committed, 0)
   return [
-    `Leasehold demo  ${bar(elapsed / state.durationMs, 30)} ${(elapsed / 1000).toFixed(0)}/${
+    `Leasehold demo, Effect ${state.line} line  ${bar(elapsed / state.durationMs, 30)} ${(elapsed / 1000).toFixed(0)}/${
       (state.durationMs / 1000).toFixed(0)
     } s  ${state.phase}`,
     `server: ${state.serverUp ? "up" : "UNREACHABLE"}   ${lockLine(record, now)}`,
@@ -59,7 +59,7 @@ export const frame = (state: State.State, record: LockRecord | undefined, now: n
 /**
  * A progress line for plain output.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category rendering
  */
 export const progressLine = (state: State.State, record: LockRecord | undefined, now: number): string => {
@@ -71,7 +71,7 @@ export const progressLine = (state: State.State, record: LockRecord | undefined,
 /**
  * Redraws `lines` in place of the previous frame (which had `previous` lines).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category rendering
  */
 export const redraw = (lines: ReadonlyArray<string>, previous: number, columns: number): string =>
@@ -82,7 +82,7 @@ export const redraw = (lines: ReadonlyArray<string>, previous: number, columns: 
 /**
  * Plain lines for log entries added since `seen`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category rendering
  */
 export const newLogLines = (state: State.State, seen: number): ReadonlyArray<string> =>

@@ -1,16 +1,26 @@
 /**
  * The demo's command line: a few flags, parsed by hand (pure, so it is tested without a process).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Either from "effect/Either"
 import * as Incidents from "./Incidents.js"
 
 /**
- * @since 0.1.0
+ * Which of Leasehold's lines the workers run: Effect 3 (this package's own workers) or Effect 4 (their copies in the
+ * Effect 4 project, on effect 4 and that line's packages, under Node 22 or later).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Line = "3" | "4"
+
+/**
+ * @since 1.0.0
  * @category models
  */
 export interface Options {
+  readonly line: Line
   readonly durationMs: number
   readonly workers: number
   readonly leaseMs: number
@@ -30,10 +40,11 @@ export interface Options {
  * The defaults: a run that shows everything in well under a minute on a 2-core machine. The lease and skew are
  * short so that takeovers take seconds, not the production defaults' 40 s (one host, one clock: skew is ~0 here).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaults: Options = {
+  line: "3",
   durationMs: 30_000,
   workers: 4,
   leaseMs: 2_000,
@@ -48,11 +59,12 @@ export const defaults: Options = {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const usage = `Usage: npm run demo -- [options]
 
+  --effect <3|4>        the Effect line the workers run (default 3; 4 runs them on effect 4, under Node 22)
   --duration <time>     how long the workers work (default 30s; e.g. 10s, 1m, 45000ms)
   --workers <n>         worker processes (default 4, at least 2)
   --lease <time>        lock lease (default 2s)
@@ -79,7 +91,7 @@ const parseTime = (flag: string, text: string): Either.Either<number, string> =>
 /**
  * Parses the arguments after `npm run demo --`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category parsing
  */
 export const parse = (argv: ReadonlyArray<string>): Either.Either<Options, string> => {
@@ -96,6 +108,11 @@ export const parse = (argv: ReadonlyArray<string>): Either.Either<Options, strin
     }
     const result: Either.Either<Options, string> = (() => {
       switch (flag) {
+        case "--effect":
+          return Either.flatMap(value(), (v) =>
+            v === "3" || v === "4"
+              ? Either.right({ ...options, line: v })
+              : Either.left(`--effect: "${v}" is not a line of Leasehold (3 or 4)`))
         case "--duration":
           return Either.map(Either.flatMap(value(), (v) => parseTime(flag, v)), (durationMs) => ({
             ...options,

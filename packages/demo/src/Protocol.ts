@@ -3,21 +3,22 @@
  * JSON environment variable and commands as lines on its stdin; the worker reports every step as one JSON line on its
  * stdout (logs go to stderr). A worker exits when its stdin closes, so a dead parent leaves no orphans.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as NodeProgram from "@leasehold/testing/NodeProgram"
 import * as Schema from "effect/Schema"
+import * as EffectLine from "./effectLine.js"
 
 /**
  * The environment variable that carries a worker's settings.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const settingsVariable = "LEASEHOLD_DEMO_WORKER"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export const WorkerSettings = Schema.Struct({
@@ -29,7 +30,7 @@ export const WorkerSettings = Schema.Struct({
 })
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type WorkerSettings = typeof WorkerSettings.Type
@@ -37,7 +38,7 @@ export type WorkerSettings = typeof WorkerSettings.Type
 /**
  * Lines the parent writes to a worker's stdin.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type WorkerCommand = "go" | "slow-write" | "stop"
@@ -45,12 +46,12 @@ export type WorkerCommand = "go" | "slow-write" | "stop"
 /**
  * What a worker reports; times are epoch ms on the host's clock (all workers share one host with the parent).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
-export const WorkerEvent = Schema.Union(
-  /** Started, waiting for "go". */
-  Schema.TaggedStruct("Ready", { worker: Schema.Int, pid: Schema.Int }),
+export const WorkerEvent = EffectLine.Union([
+  /** Started, waiting for "go", on this line's `effect` version and this Node. */
+  Schema.TaggedStruct("Ready", { worker: Schema.Int, pid: Schema.Int, effect: Schema.String, node: Schema.String }),
   /** Asking for the lock. */
   Schema.TaggedStruct("Waiting", { worker: Schema.Int, at: Schema.Number }),
   /** Holding the lock with `fence`, inside the critical section. */
@@ -78,14 +79,14 @@ export const WorkerEvent = Schema.Union(
   Schema.TaggedStruct("WriteRejected", {
     worker: Schema.Int,
     fence: Schema.Number,
-    step: Schema.Literal("read", "write"),
+    step: EffectLine.Literals(["read", "write"]),
     at: Schema.Number
   }),
   /** The lease is at risk (renews are failing) or held again after being at risk. */
   Schema.TaggedStruct("Status", {
     worker: Schema.Int,
     fence: Schema.Number,
-    status: Schema.Literal("held", "at-risk"),
+    status: EffectLine.Literals(["held", "at-risk"]),
     remainingMs: Schema.Number,
     at: Schema.Number
   }),
@@ -93,33 +94,33 @@ export const WorkerEvent = Schema.Union(
   Schema.TaggedStruct("Lost", {
     worker: Schema.Int,
     fence: Schema.Number,
-    reason: Schema.Literal("expired", "stolen", "freed", "released", "handedOff"),
+    reason: EffectLine.Literals(["expired", "stolen", "freed", "released", "handedOff"]),
     at: Schema.Number
   }),
   /** Stopped on request; the process exits next. */
   Schema.TaggedStruct("Done", { worker: Schema.Int, committed: Schema.Int })
-)
+])
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type WorkerEvent = typeof WorkerEvent.Type
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category codecs
  */
-export const encodeSettings = Schema.encodeSync(Schema.parseJson(WorkerSettings))
+export const encodeSettings = Schema.encodeSync(EffectLine.fromJsonString(WorkerSettings))
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category codecs
  */
-export const encodeEvent = Schema.encodeSync(Schema.parseJson(WorkerEvent))
+export const encodeEvent = Schema.encodeSync(EffectLine.fromJsonString(WorkerEvent))
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category codecs
  */
-export const decodeEvent = Schema.decodeUnknownOption(Schema.parseJson(WorkerEvent))
+export const decodeEvent = Schema.decodeUnknownOption(EffectLine.fromJsonString(WorkerEvent))

@@ -2,12 +2,12 @@
  * What the parent knows about the run, folded from the workers' reports and its own actions. Pure: the live view
  * renders it, the incidents wait on it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as Protocol from "./Protocol.js"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type WorkerState =
@@ -23,7 +23,7 @@ export type WorkerState =
   | "done"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface WorkerView {
@@ -36,10 +36,12 @@ export interface WorkerView {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface State {
+  /** The Effect line the workers run. */
+  readonly line: string
   readonly startedAt: number
   readonly durationMs: number
   readonly workers: ReadonlyArray<WorkerView>
@@ -51,10 +53,11 @@ export interface State {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
-export const initial = (workers: number, startedAt: number, durationMs: number): State => ({
+export const initial = (workers: number, startedAt: number, durationMs: number, line: string): State => ({
+  line,
   startedAt,
   durationMs,
   workers: Array.from({ length: workers }, (_, id) => ({
@@ -80,7 +83,7 @@ const updateWorker = (state: State, id: number, f: (worker: WorkerView) => Worke
 const final = (state: WorkerState) => state === "killed (SIGKILL)" || state === "done"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category combinators
  */
 export const addLog = (state: State, at: number, text: string): State => ({
@@ -89,7 +92,7 @@ export const addLog = (state: State, at: number, text: string): State => ({
 })
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category combinators
  */
 export const setWorkerState = (state: State, id: number, workerState: WorkerState): State =>
@@ -113,7 +116,7 @@ const describe = (event: Protocol.WorkerEvent): string | undefined => {
 /**
  * Folds one worker report into the state.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category combinators
  */
 export const apply = (state: State, event: Protocol.WorkerEvent, now: number): State => {
@@ -147,9 +150,21 @@ export const apply = (state: State, event: Protocol.WorkerEvent, now: number): S
 }
 
 /**
+ * What the workers said they run on, each different answer once: "effect 4.1.0, Node v22.23.3".
+ *
+ * @since 1.0.0
+ * @category getters
+ */
+export const runtimes = (state: State): ReadonlyArray<string> => [
+  ...new Set(
+    state.events.flatMap((event) => event._tag === "Ready" ? [`effect ${event.effect}, Node ${event.node}`] : [])
+  )
+]
+
+/**
  * The worker inside its section right now, as the reports tell it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category getters
  */
 export const holder = (state: State): WorkerView | undefined =>

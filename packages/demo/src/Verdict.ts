@@ -2,7 +2,7 @@
  * The demo's verdict: a pure function from what the workers reported, what the ledger holds and what the incidents
  * did, to a list of checks. Nothing is assumed: every line is computed, and the demo exits 0 only if every check holds.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as Ledger from "./Ledger.js"
 import type * as Protocol from "./Protocol.js"
@@ -10,7 +10,7 @@ import type * as Protocol from "./Protocol.js"
 /**
  * What an incident did, as the parent observed it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Incident =
@@ -40,7 +40,7 @@ export type Incident =
 /**
  * How a worker process ended.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface WorkerExit {
@@ -50,7 +50,7 @@ export interface WorkerExit {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Input {
@@ -67,7 +67,7 @@ export interface Input {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Check {
@@ -77,7 +77,7 @@ export interface Check {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Verdict {
@@ -96,7 +96,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
  * Pairs of completed sections that overlap in time. A section runs from entering (after the acquiring write
  * returned) to sending its write (before the ledger applied it), so two sections the store serialised never overlap.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category checks
  */
 export const overlaps = (
@@ -115,7 +115,7 @@ export const overlaps = (
 /**
  * Computes the verdict.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const compute = (input: Input): Verdict => {
@@ -263,7 +263,7 @@ export const compute = (input: Input): Verdict => {
 /**
  * The verdict as lines of text, one per check ("PASS"/"FAIL") and fact.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const format = (verdict: Verdict): ReadonlyArray<string> => [

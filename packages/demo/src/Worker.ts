@@ -9,9 +9,10 @@
  * lock. The late write then reaches the ledger with an old fence and is refused, and the lost lease interrupts the
  * section right after: interruption stops what can be stopped, the fence catches what was already on its way.
  *
- * Run as `node --import tsx Worker.ts` (or bundled) with the settings in `LEASEHOLD_DEMO_WORKER`.
+ * Run as `node --import tsx Worker.ts` (or bundled) with the settings in `LEASEHOLD_DEMO_WORKER`. It is one source for
+ * both Effect lines: the Effect 4 line's copy, in `effect4/packages/demo`, runs on effect 4 and that line's packages.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
@@ -23,12 +24,10 @@ import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as EffectLine from "./effectLine.js"
 import * as Ledger from "./Ledger.js"
 import * as Protocol from "./Protocol.js"
 
@@ -144,21 +143,25 @@ const program = Effect.gen(function*() {
   }).pipe(Effect.scoped, Effect.ensuring(Ref.set(inSection, false)))
 
   // "stop" interrupts a worker that is waiting for the lock, never one inside its section.
-  const stopWhileWaiting = Effect.zipRight(
+  const stopWhileWaiting = Effect.andThen(
     commands.stop,
     Effect.flatMap(Ref.get(inSection), (busy) => busy ? Effect.never : Effect.void)
   )
 
   const turn = Effect.gen(function*() {
     yield* emit({ _tag: "Waiting", worker, at: yield* now })
-    const outcome = yield* Effect.raceFirst(
-      Effect.either(settings.useLock ? Lock.withLock(settings.lockName, section, lockOptions) : section),
+    // The turn's failure, if it failed; undefined if it completed or was stopped while waiting.
+    const failure = yield* Effect.raceFirst(
+      Effect.match(settings.useLock ? Lock.withLock(settings.lockName, section, lockOptions) : section, {
+        onFailure: (error) => error,
+        onSuccess: () => undefined
+      }),
       Effect.as(stopWhileWaiting, undefined)
     )
-    if (outcome !== undefined && outcome._tag === "Left" && outcome.left._tag === "LockLost") {
-      yield* emit({ _tag: "Lost", worker, fence: outcome.left.fence, reason: outcome.left.reason, at: yield* now })
-    } else if (outcome !== undefined && outcome._tag === "Left" && outcome.left._tag !== "Fenced") {
-      yield* Effect.logWarning(`turn failed: ${outcome.left.message}`)
+    if (failure?._tag === "LockLost") {
+      yield* emit({ _tag: "Lost", worker, fence: failure.fence, reason: failure.reason, at: yield* now })
+    } else if (failure !== undefined && failure._tag !== "Fenced") {
+      yield* Effect.logWarning(`turn failed: ${failure.message}`)
     }
     // A breather between turns, so that the lock goes round the workers instead of back to the last holder.
     yield* Effect.sleep(Duration.millis(settings.holdMs))
@@ -175,11 +178,10 @@ const program = Effect.gen(function*() {
     }))
   )
 
-  yield* emit({ _tag: "Ready", worker, pid: process.pid })
+  yield* emit({ _tag: "Ready", worker, pid: process.pid, effect: EffectLine.effectVersion(), node: process.version })
   // Once stdin closes, give the run a moment to finish the section in progress, then go.
-  const parentGone = Effect.zipRight(commands.gone, Effect.sleep(Duration.seconds(5)))
-  const fiber = yield* Effect.fork(run)
-  yield* Effect.raceFirst(Fiber.join(fiber), parentGone)
+  const parentGone = Effect.andThen(commands.gone, Effect.sleep(Duration.seconds(5)))
+  yield* Effect.raceFirst(run, parentGone)
 }).pipe(Effect.scoped)
 
-NodeProgram.runMain(Logger.withMinimumLogLevel(program, LogLevel.Warning))
+NodeProgram.runMain(EffectLine.warningsAndAbove(program))

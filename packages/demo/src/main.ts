@@ -1,9 +1,9 @@
 /**
  * `npm run demo`: worker processes coordinating through Leasehold on an embedded DynamoDB-compatible server, with
  * scripted incidents, a live view and a verdict computed from the ledger and the workers' reports. Exits 0 only if
- * every check of the verdict holds.
+ * every check of the verdict holds. `--effect 4` runs the workers on the Effect 4 line; the rest is the same.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -64,7 +64,7 @@ const run = (options: Options.Options) =>
     const interactive = !options.plain && process.stdout.isTTY === true
 
     yield* say(
-      `Leasehold demo: ${options.workers} worker processes, one lock, a shared ledger; lease ${options.leaseMs} ms, ` +
+      `Leasehold demo, Effect ${options.line} line: ${options.workers} worker processes, one lock, a shared ledger; lease ${options.leaseMs} ms, ` +
         `maxClockSkew ${options.maxClockSkewMs} ms, ${options.durationMs / 1000} s of work; incidents: ${
           options.incidents.length === 0 ? "none" : options.incidents.join(", ")
         }`
@@ -88,13 +88,15 @@ const run = (options: Options.Options) =>
     const ledger = Ledger.make(ledgerClient, options.tableName, ledgerKey)
 
     const started = Date.now()
-    const state = yield* SubscriptionRef.make(State.initial(options.workers, started, options.durationMs))
-    const args = yield* Pool.workerCommand
-    yield* say(`starting ${options.workers} workers (${args.includes("tsx") ? "tsx" : "bundled with esbuild"})...`)
+    const state = yield* SubscriptionRef.make(
+      State.initial(options.workers, started, options.durationMs, options.line)
+    )
+    const command = yield* Pool.workerCommand(options.line)
+    yield* say(`starting ${options.workers} workers (${command.bundled ? "bundled with esbuild" : "tsx"})...`)
     const workers = yield* Effect.forEach(
       Array.from({ length: options.workers }, (_, worker) => worker),
       (worker) =>
-        Pool.spawn(args, {
+        Pool.spawn(command, {
           worker,
           clientConfig,
           tableName: options.tableName,
@@ -117,7 +119,11 @@ const run = (options: Options.Options) =>
         onTimeout: () => new Error("workers did not start within 60 s")
       })
     )
-    yield* say(`workers ready after ${((Date.now() - started) / 1000).toFixed(1)} s; go`)
+    yield* say(
+      `workers ready after ${((Date.now() - started) / 1000).toFixed(1)} s, on ${
+        State.runtimes(yield* SubscriptionRef.get(state)).join("; ")
+      }; go`
+    )
 
     if (server.proxied) yield* server.resetRequests
     const startedAt = Date.now()
@@ -243,7 +249,12 @@ const main = Effect.gen(function*() {
     yield* say(Options.usage)
     return true
   }
-  return yield* run(parsed.right)
+  return yield* run(parsed.right).pipe(
+    Effect.catchIf(
+      (error) => error instanceof Pool.LineUnavailable,
+      (error) => Effect.as(Effect.sync(() => process.stderr.write(`${error.message}\n`)), false)
+    )
+  )
 }).pipe(
   Effect.provide(NodeContext.layer),
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.prettyLoggerDefault))),

@@ -21,9 +21,10 @@ const record: LockRecord = {
 
 describe("LiveView", () => {
   it("shows the holder, fence, lease left, each worker and the incident log", () => {
-    let state = State.initial(2, 0, 30_000)
-    state = State.apply(state, { _tag: "Ready", worker: 0, pid: 41 }, 100)
-    state = State.apply(state, { _tag: "Ready", worker: 1, pid: 42 }, 100)
+    let state = State.initial(2, 0, 30_000, "4")
+    state = State.apply(state, { _tag: "Ready", worker: 0, pid: 41, effect: "4.1.0", node: "v22.23.3" }, 100)
+    state = State.apply(state, { _tag: "Ready", worker: 1, pid: 42, effect: "4.1.0", node: "v22.23.3" }, 100)
+    expect(State.runtimes(state)).toEqual(["effect 4.1.0, Node v22.23.3"])
     state = State.apply(state, { _tag: "Entered", worker: 1, fence: 7, at: 10_000 }, 10_000)
     state = State.apply(
       state,
@@ -32,7 +33,7 @@ describe("LiveView", () => {
     )
     state = State.addLog(state, 9_000, "INCIDENT: something")
     const frame = LiveView.frame(state, record, 10_000).join("\n")
-    expect(frame).toContain("[##########....................] 10/30 s")
+    expect(frame).toContain("Leasehold demo, Effect 4 line  [##########....................] 10/30 s")
     expect(frame).toContain("lock: held by worker 1 (pid 42), fence 7, lease 1.5 s left")
     expect(frame).toMatch(/ 1\s+42\s+at risk\s+7\s/)
     expect(frame).toContain("t+ 10.5s  worker 1: lease at risk, 600 ms left to renew")
@@ -53,7 +54,7 @@ describe("LiveView", () => {
   })
 
   it("a killed worker stays killed whatever it printed last", () => {
-    let state = State.initial(1, 0, 1_000)
+    let state = State.initial(1, 0, 1_000, "3")
     state = State.setWorkerState(state, 0, "killed (SIGKILL)")
     state = State.apply(state, { _tag: "Committed", worker: 0, fence: 1, start: 1, writeSentAt: 2, end: 3, read: 0 }, 5)
     expect(state.workers[0]!.state).toBe("killed (SIGKILL)")
