@@ -2,7 +2,7 @@
  * The `leasehold` command tree and its entry point: parse the arguments, run the command, map the outcome to an
  * exit code (see `ExitCode`).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
@@ -23,10 +23,10 @@ import * as TableCommand from "./TableCommand.js"
 import * as WatchCommand from "./WatchCommand.js"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
-export const version = "0.1.0"
+export const version = "1.0.0"
 
 const rootDescription = "Operate Leasehold lock tables on DynamoDB: create and check the table, list, inspect and " +
   "watch locks and semaphores, force-release a stuck lock or a dead holder's permits. Every command takes --table, " +
@@ -41,7 +41,7 @@ const rootExamples: ReadonlyArray<readonly [string, string]> = [
 /**
  * The root command.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category commands
  */
 export const command = Command.make(
@@ -63,7 +63,7 @@ export const command = Command.make(
 /**
  * Every command, with what it does in one line: the root help's list.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const summaries: ReadonlyArray<readonly [command: string, summary: string]> = [
@@ -107,7 +107,7 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
  * colour is on: on a terminal, unless `NO_COLOR` is set; `FORCE_COLOR` decides when set. `--version` and `--help`
  * alone are answered here; everything else goes to @effect/cli.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category running
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, CliApp.CliApp.Environment> =>

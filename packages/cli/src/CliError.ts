@@ -1,7 +1,7 @@
 /**
  * The one error type commands fail with: a message for the operator and the exit code it maps to.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Data from "effect/Data"
 import * as ExitCode from "./ExitCode.js"
@@ -9,7 +9,7 @@ import * as ExitCode from "./ExitCode.js"
 /**
  * A failure the operator can act on. It is printed as one line (no stack trace) and ends the process with `exitCode`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class CliError extends Data.TaggedError("CliError")<{
@@ -19,31 +19,31 @@ export class CliError extends Data.TaggedError("CliError")<{
 }> {}
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const usage = (message: string): CliError => new CliError({ exitCode: ExitCode.usage, message })
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const store = (message: string): CliError => new CliError({ exitCode: ExitCode.storeProblem, message })
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const notFound = (message: string): CliError => new CliError({ exitCode: ExitCode.notFound, message })
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const cancelled = (message: string): CliError => new CliError({ exitCode: ExitCode.cancelled, message })
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const unknown = (message: string): CliError => new CliError({ exitCode: ExitCode.unknown, message })
@@ -58,7 +58,7 @@ const flagOf: Readonly<Record<string, string>> = {
 /**
  * An invalid store or table option, as a usage error naming the flag it came from.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const invalidOption = (error: { readonly option: string; readonly message: string }): CliError =>

@@ -4,7 +4,7 @@
  * they resolve to. The table's key attributes are not flags: the commands that read or write locks ask the table
  * (`DescribeTable`), so that they work on any lock table, with a sort key or without, as it is.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
 import * as Options from "@effect/cli/Options"
@@ -22,7 +22,7 @@ import * as LocalServer from "./internal/localServer.js"
 /**
  * The table `--local` creates on its embedded server, and uses unless `--table` names another.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const localTable = "leasehold-locks"
@@ -31,7 +31,7 @@ export const localTable = "leasehold-locks"
  * The region used with an explicit endpoint when none is configured: local servers accept any region, and the AWS
  * SDK refuses to send a request without one.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const endpointRegion = "us-east-1"
@@ -39,7 +39,7 @@ export const endpointRegion = "us-east-1"
 /**
  * The connection flags, shared by every command.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category options
  */
 export const options = {
@@ -76,7 +76,7 @@ export const options = {
 /**
  * The connection flags as parsed.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Flags {
@@ -90,7 +90,7 @@ export interface Flags {
 /**
  * A resolved connection: the table, the client settings, and a description of where it is for messages.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Connection {
@@ -163,7 +163,7 @@ const startLocal = (tableName: string, createTable: boolean) =>
  * Resolves the flags against the environment. With `--local`, starts the embedded server in the scope, with the lock
  * table on it unless `createLocalTable` is false (`table create` makes it itself).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const resolve = (
@@ -226,7 +226,7 @@ export const resolve = (
  * An existing lock table, opened: the connection, the one client every request of the command goes through, and the
  * table's key attributes as the table itself gave them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Table extends Connection {
@@ -240,7 +240,7 @@ export interface Table extends Connection {
  * A client for the connection, destroyed with the scope. One attempt per request, as the store's own clients make:
  * the store and the table helpers retry on their own schedule.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeClient = (connection: Connection): Effect.Effect<DynamoDBClient, never, Scope.Scope> =>
@@ -254,7 +254,7 @@ export const makeClient = (connection: Connection): Effect.Effect<DynamoDBClient
  * The family a table's commands see, for messages: "" for the family without a prefix, else ` (prefix "billing")`.
  * In a table with a sort key every family has a partition, the default one included.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const family = (table: Table): string =>
@@ -268,7 +268,7 @@ export const family = (table: Table): string =>
  * The live store on the table, for the life of the scope. The clock-skew guard is off: the CLI never takes a lock or
  * permits over, it only reads and force-releases.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeStore = (table: Table): Effect.Effect<LockStore.LockStore, CliError.CliError, Scope.Scope> =>

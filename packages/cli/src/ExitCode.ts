@@ -1,13 +1,13 @@
 /**
  * The exit codes of `leasehold`, for scripts. They are printed by `leasehold --help` and listed in the README.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 
 /**
  * The command did what was asked.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const ok = 0
@@ -16,7 +16,7 @@ export const ok = 0
  * A lock or store problem: `table check` found something wrong, DynamoDB could not be reached, the table is missing
  * or has another key schema, credentials were refused.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const storeProblem = 1
@@ -24,7 +24,7 @@ export const storeProblem = 1
 /**
  * A usage error: an unknown or malformed flag, a missing table name or region, an invalid lock name.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const usage = 2
@@ -33,7 +33,7 @@ export const usage = 2
  * The lock or semaphore named does not exist (`inspect`), or the lock, or the semaphore holder named, does not hold
  * it (`release`): nothing was changed.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const notFound = 3
@@ -41,7 +41,7 @@ export const notFound = 3
 /**
  * The operator declined the confirmation (or pressed Ctrl-C at the prompt): nothing was changed.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const cancelled = 4
@@ -50,7 +50,7 @@ export const cancelled = 4
  * The outcome of a write is not known (`release --force`): its answer was lost (or every attempt timed out), and what
  * the table shows now can not tell whether it was applied. The message says where the lock or holder stands now.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const unknown = 5
@@ -58,7 +58,7 @@ export const unknown = 5
 /**
  * The table of exit codes as `--help` and the README show it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const table: readonly [

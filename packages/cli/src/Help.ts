@@ -1,7 +1,7 @@
 /**
  * Help text for commands: a description, then examples, then (on the root) the exit codes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Arr from "effect/Array"
@@ -10,7 +10,7 @@ import * as ExitCode from "./ExitCode.js"
 /**
  * A command's description followed by an EXAMPLES section.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const describe = (
@@ -32,7 +32,7 @@ export const describe = (
 /**
  * The exit codes, for the root command's help footer.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const exitCodes: HelpDoc.HelpDoc = HelpDoc.blocks([
@@ -60,7 +60,7 @@ const twoColumns = (rows: ReadonlyArray<readonly [string, string]>): string => {
  * flags of the root, examples, then the exit codes and environment. No line ends in spaces, and the text ends with
  * the last line.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const root = (options: {

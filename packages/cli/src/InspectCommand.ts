@@ -1,7 +1,7 @@
 /**
  * `leasehold inspect NAME`: one lock in full; `leasehold inspect --semaphore NAME`: one semaphore and its holders.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -19,7 +19,7 @@ import * as Render from "./Render.js"
 /**
  * The positional lock name, shared with `release`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category args
  */
 export const nameArg = Args.text({ name: "NAME" }).pipe(
@@ -35,7 +35,7 @@ export const nameArg = Args.text({ name: "NAME" }).pipe(
  * The flag that makes NAME a semaphore's, shared with `release`. A lock and a semaphore of the same name are two
  * records; the commands about one record say which kind they mean, and `list` and `watch` show both.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export const semaphoreOption = Options.boolean("semaphore").pipe(
@@ -90,7 +90,7 @@ const describeSemaphore = (semaphore: Render.SemaphoreView): string => {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category commands
  */
 export const command = Command.make(

@@ -2,7 +2,7 @@
  * `leasehold list`: every lock with its holder, fence, lease remaining and age, and every semaphore with its permits
  * in use and their holders.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -17,7 +17,7 @@ import * as Run from "./internal/run.js"
 import * as Render from "./Render.js"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category commands
  */
 export const command = Command.make(

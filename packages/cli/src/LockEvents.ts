@@ -1,7 +1,7 @@
 /**
  * What changed between two looks at a lock table: what `watch` reports.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as LateRenew from "./internal/lateRenew.js"
 import * as Render from "./Render.js"
@@ -15,7 +15,7 @@ import * as Render from "./Render.js"
  * which means renews are late (a holder renews every third of its lease by default); `Expired` is a lease that ran
  * out.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface LockEvent {
@@ -48,7 +48,7 @@ const acquired = (name: string, now: Render.LockView): LockEvent => ({
 /**
  * The changes from `before` to `after` (both keyed by name), in name order.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const diff = (

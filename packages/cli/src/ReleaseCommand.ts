@@ -2,7 +2,7 @@
  * `leasehold release NAME --force`: take a lock away from its holder; with `--semaphore --owner OWNER`, take one
  * holder's permits of a semaphore.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -85,7 +85,7 @@ const confirm = (options: {
   })
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category commands
  */
 export const command = Command.make(

@@ -1,7 +1,7 @@
 /**
  * How locks and semaphores look on a terminal and in `--json`: durations, the data payload, aligned tables.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as DynamoLockItems from "@leasehold/dynamodb/DynamoLockItems"
 import type { LockRecord } from "@leasehold/lock/LockRecord"
@@ -10,7 +10,7 @@ import type { PermitHolder, SemaphoreRecord } from "@leasehold/lock/SemaphoreRec
 /**
  * A lock as `--json` prints it: the stored record plus what an operator derives from it at `now`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface LockView {
@@ -33,7 +33,7 @@ export interface LockView {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const view = (record: LockRecord, now: number): LockView => {
@@ -57,7 +57,7 @@ export const view = (record: LockRecord, now: number): LockView => {
 /**
  * A duration for people: "850ms", "12.3s", "4m05s", "2h03m", "3d04h".
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const duration = (ms: number): string => {
@@ -76,7 +76,7 @@ export const duration = (ms: number): string => {
  * The lease remaining as a table cell: "-" when free, "expired 3.2s ago" once it ran out. For a lock's or a
  * semaphore holder's view.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const remaining = (lock: { readonly leaseRemainingMs: number | null }): string =>
@@ -89,7 +89,7 @@ export const remaining = (lock: { readonly leaseRemainingMs: number | null }): s
 /**
  * The data payload for people: pretty JSON when it parses as JSON, the string as it is otherwise.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const data = (payload: string): string => {
@@ -103,7 +103,7 @@ export const data = (payload: string): string => {
 /**
  * The data payload decoded for `--json`: the JSON value when it parses, else the string.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const decodedData = (payload: string | null): unknown => {
@@ -118,7 +118,7 @@ export const decodedData = (payload: string | null): unknown => {
 /**
  * Rows aligned in columns under a header, two spaces apart; the last column is not padded.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const columns = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
@@ -132,7 +132,7 @@ export const columns = (header: ReadonlyArray<string>, rows: ReadonlyArray<Reado
 /**
  * The `list` and `watch` table header.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const lockHeader: ReadonlyArray<string> = ["NAME", "HOLDER", "FENCE", "REMAINING", "AGE"]
@@ -140,7 +140,7 @@ export const lockHeader: ReadonlyArray<string> = ["NAME", "HOLDER", "FENCE", "RE
 /**
  * One lock as a `list` / `watch` row.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const lockRow = (lock: LockView): ReadonlyArray<string> => [
@@ -154,7 +154,7 @@ export const lockRow = (lock: LockView): ReadonlyArray<string> => [
 /**
  * One lock as a line of `key=value` pairs, for logs and non-terminal `watch` output.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const lockLine = (lock: LockView): string =>
@@ -167,7 +167,7 @@ export const lockLine = (lock: LockView): string =>
  * One holder of a semaphore's permits, as `--json` prints it: the stored entry plus what an operator derives from it
  * at `now`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface PermitHolderView {
@@ -192,7 +192,7 @@ export interface PermitHolderView {
  * A semaphore as `--json` prints it: its limit, the permits in use, the last fence issued, and every holder (expired
  * ones included, until an acquirer removes them) in the order of their fences.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SemaphoreView {
@@ -206,7 +206,7 @@ export interface SemaphoreView {
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const permitHolderView = (holder: PermitHolder, now: number): PermitHolderView => ({
@@ -224,7 +224,7 @@ export const permitHolderView = (holder: PermitHolder, now: number): PermitHolde
 })
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const semaphoreView = (record: SemaphoreRecord, now: number): SemaphoreView => ({
@@ -239,7 +239,7 @@ export const semaphoreView = (record: SemaphoreRecord, now: number): SemaphoreVi
 /**
  * A semaphore's holders in one cell: each holder's name and permits, "expired" where its lease ran out; "-" for none.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const holders = (semaphore: SemaphoreView): string =>
@@ -251,7 +251,7 @@ export const holders = (semaphore: SemaphoreView): string =>
 /**
  * The `list` and `watch` table header for semaphores.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const semaphoreHeader: ReadonlyArray<string> = ["SEMAPHORE", "USED", "LIMIT", "HOLDERS"]
@@ -259,7 +259,7 @@ export const semaphoreHeader: ReadonlyArray<string> = ["SEMAPHORE", "USED", "LIM
 /**
  * One semaphore as a `list` / `watch` row.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const semaphoreRow = (semaphore: SemaphoreView): ReadonlyArray<string> => [
@@ -272,7 +272,7 @@ export const semaphoreRow = (semaphore: SemaphoreView): ReadonlyArray<string> =>
 /**
  * One semaphore as a line of `key=value` pairs, for logs and non-terminal `watch` output.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const semaphoreLine = (semaphore: SemaphoreView): string =>
@@ -282,7 +282,7 @@ export const semaphoreLine = (semaphore: SemaphoreView): string =>
 /**
  * The header of `inspect --semaphore`'s table of holders.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const permitHolderHeader: ReadonlyArray<string> = [
@@ -298,7 +298,7 @@ export const permitHolderHeader: ReadonlyArray<string> = [
 /**
  * One holder as a row of `inspect --semaphore`'s table.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const permitHolderRow = (holder: PermitHolderView): ReadonlyArray<string> => [
@@ -314,7 +314,7 @@ export const permitHolderRow = (holder: PermitHolderView): ReadonlyArray<string>
 /**
  * The locks and semaphores of a page, as `list` and `watch` show them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Listing {
@@ -325,7 +325,7 @@ export interface Listing {
 /**
  * The items of a page as views at `now`, locks and semaphores apart.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const listing = (items: ReadonlyArray<DynamoLockItems.Item>, now: number): Listing => ({
@@ -336,7 +336,7 @@ export const listing = (items: ReadonlyArray<DynamoLockItems.Item>, now: number)
 /**
  * A listing as tables: the locks, then the semaphores, each left out when there are none; `empty` when both are.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const tables = (listing: Listing, empty: string): string => {

@@ -1,7 +1,7 @@
 /**
  * What changed in a table's semaphores between two looks: what `watch` reports beside the locks' changes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as LateRenew from "./internal/lateRenew.js"
 import * as Render from "./Render.js"
@@ -12,7 +12,7 @@ import * as Render from "./Render.js"
  * once its lease was over (`expired` says whether its lease had run out when last seen); `Expiring` is a lease with
  * less than a third left (renews are late); `Expired` is a lease that ran out; `Renewed` is one renewed after that.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SemaphoreEvent {
@@ -90,7 +90,7 @@ const holderChanges = (
  * The changes from `before` to `after` (both keyed by semaphore name), in name order, and within a semaphore the
  * holders gone before the holders come.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const diff = (

@@ -1,7 +1,7 @@
 /**
  * `leasehold table create` and `leasehold table check`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as Command from "@effect/cli/Command"
@@ -99,7 +99,7 @@ const ttlNote = (ttl: DynamoLockTable.TtlStatus): string => {
 /**
  * `table create`: on-demand billing, TTL on `ttl`; a no-op on a table that is already right.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category commands
  */
 export const create = Command.make(
@@ -164,7 +164,7 @@ const expectedKeys = (
 /**
  * `table check`: every problem of an existing table, one per line; exit 1 if there is any.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category commands
  */
 export const check = Command.make(
@@ -238,7 +238,7 @@ export const check = Command.make(
 /**
  * `table`: the parent of `create` and `check`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category commands
  */
 export const command = Command.make(

@@ -1,7 +1,7 @@
 /**
  * `leasehold watch`: a live table of locks and semaphores, and the changes between refreshes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -24,7 +24,7 @@ import * as SemaphoreEvents from "./SemaphoreEvents.js"
  * Between refreshes by default: often enough to see a default 30 s lease's renews, cheap enough (one Scan page per
  * refresh on a small table) to leave running.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultInterval = "2 seconds"
@@ -35,7 +35,7 @@ const recentEvents = 10
 /**
  * "500ms", "2s", "1.5s", "1m", "2 seconds": a positive duration; a bare number is seconds.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category parsing
  */
 export const parseInterval = (input: string): Option.Option<Duration.Duration> => {
@@ -73,7 +73,7 @@ const byName = <A extends { readonly name: string }>(views: ReadonlyArray<A>): R
   new Map(views.map((view) => [view.name, view] as const))
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category commands
  */
 export const command = Command.make(

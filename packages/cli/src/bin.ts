@@ -1,7 +1,7 @@
 /**
  * The `leasehold` executable: `main` on Node, exiting with its code.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"

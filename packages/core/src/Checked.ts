@@ -3,13 +3,13 @@
  * union, so that each Effect line turns it into its own type (`Either` on Effect 3, `Result` on Effect 4) at the
  * edge, and the rule itself is written once.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * The input was good: `value` is what it resolved to.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Ok<A> {
@@ -20,7 +20,7 @@ export interface Ok<A> {
 /**
  * The input was bad: `message` says what is wrong and what to do instead.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Invalid {
@@ -31,25 +31,25 @@ export interface Invalid {
 /**
  * A value, or what is wrong with the input.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Checked<A> = Ok<A> | Invalid
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const ok = <A>(value: A): Checked<A> => ({ _tag: "Ok", value })
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const invalid = (message: string): Checked<never> => ({ _tag: "Invalid", message })
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isOk = <A>(checked: Checked<A>): checked is Ok<A> => checked._tag === "Ok"

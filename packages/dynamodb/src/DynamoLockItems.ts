@@ -3,7 +3,7 @@
  * store's `list` returns locks only; a tool that shows the table (the CLI's `list` and `watch`) needs both, read in
  * one pass: one `Query` per page in sort-key mode (the family's partition), one paginated `Scan` otherwise.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Keys from "@leasehold/core/dynamodb/Keys"
 import * as KeySchema from "@leasehold/core/dynamodb/KeySchema"
@@ -25,7 +25,7 @@ import * as ClientInternal from "./internal/transport/client.js"
  * Which family to list and from where: the table and key options as the stores that use it have them (`prefix`
  * included, with the same default), a `cursor` from an earlier page, and a page size.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ListOptions extends DynamoLockTable.TableOptions {
@@ -40,7 +40,7 @@ export interface ListOptions extends DynamoLockTable.TableOptions {
 /**
  * One item of a family: a lock's record or a semaphore's. A lock and a semaphore of the same name are two items.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Item =
@@ -51,7 +51,7 @@ export type Item =
  * A page of items, in the table's order (sort key order in sort-key mode, the Scan's hash order otherwise), and
  * where the next page starts (`undefined` after the last).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Page {
@@ -65,7 +65,7 @@ export interface Page {
  * `LockConfigError` naming the option, before any request; a cursor that no page returned, with a non-retryable
  * `LockStoreError` that says it is malformed.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const list = (options: ListOptions): Effect.Effect<Page, LockStoreError | LockConfigError> =>

@@ -15,7 +15,7 @@
  * only as many items as it takes to fill the page (one `Scan` of `limit` items when every item matches; more, smaller
  * ones when matches are sparse), so walking every page examines each item of the table once.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
 import * as KeySchema from "@leasehold/core/dynamodb/KeySchema"
@@ -39,7 +39,7 @@ import * as Transport from "./internal/transport/transport.js"
 /**
  * The partition key attribute: short and schema-neutral.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultPartitionKey = StoreOptions.defaultPartitionKey
@@ -47,7 +47,7 @@ export const defaultPartitionKey = StoreOptions.defaultPartitionKey
 /**
  * In sort-key mode without a `prefix`, the partition every lock name lives in: one family per table by default.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultFamily = StoreOptions.defaultFamily
@@ -56,7 +56,7 @@ export const defaultFamily = StoreOptions.defaultFamily
  * The longest one request may take: a DynamoDB write takes milliseconds, so a request this slow is stuck, and the
  * heartbeat needs the rest of the lease to retry.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultRequestTimeout: DurationInput = "3 seconds"
@@ -65,7 +65,7 @@ export const defaultRequestTimeout: DurationInput = "3 seconds"
  * Retries of a throttled or failed request inside the store: enough to ride out a throttling burst or a dropped
  * connection; longer outages are the caller's business (the heartbeat retries until its deadline).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultMaxRetries = 3
@@ -73,7 +73,7 @@ export const defaultMaxRetries = 3
 /**
  * The first backoff, doubled (with jitter) per retry: about 50 + 100 + 200 ms over the default three retries.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultRetryBaseDelay: DurationInput = "50 millis"
@@ -82,7 +82,7 @@ export const defaultRetryBaseDelay: DurationInput = "50 millis"
  * How long an idle row outlives its last lease before DynamoDB TTL may delete it: long enough that a fence restarted
  * from the clock after deletion is far above every earlier token, short enough that abandoned names go away.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultTtlRetention: DurationInput = "7 days"
@@ -90,13 +90,13 @@ export const defaultTtlRetention: DurationInput = "7 days"
 /**
  * The clock-skew guard is on by default: an absolute-mode takeover trusts clocks, so the store checks its own.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultClockSkewGuard = true
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Options {
@@ -169,7 +169,7 @@ const resolve = (options: Options): StoreOptions.Resolved | LockConfigError => {
  * store's requests still in flight are abandoned and later calls fail at once (a `LockStoreError`, not retryable):
  * tidying up that a finished program left behind does not keep its process alive.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockConfigError, Scope.Scope> =>
@@ -235,7 +235,7 @@ export const make = (options: Options): Effect.Effect<LockStore.LockStore, LockC
  * const LockStoreLive = DynamoLockStore.layer({ tableName: "locks", client })
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<LockStore.LockStore, LockConfigError> =>
@@ -244,7 +244,7 @@ export const layer = (options: Options): Layer.Layer<LockStore.LockStore, LockCo
 /**
  * Store options that `layerConfig` does not read from configuration.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ConfigOptions = Omit<Options, "tableName" | "client">
@@ -260,7 +260,7 @@ export type ConfigOptions = Omit<Options, "tableName" | "client">
  * Credentials come from the SDK's default provider chain (`AWS_ACCESS_KEY_ID`, `AWS_PROFILE`, roles). Other
  * settings are given in code as `options`; `options.clientConfig` is the base the values above are added to.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerConfig = (
@@ -292,7 +292,7 @@ export const layerConfig = (
 /**
  * Creates the lock table; see `DynamoLockTable.createTable`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category table
  */
 export const createTable: (
@@ -302,7 +302,7 @@ export const createTable: (
 /**
  * Lists what is wrong with a lock table; see `DynamoLockTable.checkTable`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category table
  */
 export const checkTable: (

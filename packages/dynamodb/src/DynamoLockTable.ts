@@ -1,7 +1,7 @@
 /**
  * The lock table: create it (on-demand billing, TTL on `ttl`) and check an existing one.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import {
   CreateTableCommand,
@@ -22,7 +22,7 @@ import * as Transport from "./internal/transport/transport.js"
 /**
  * The attribute that holds each item's expiry for DynamoDB TTL, in epoch seconds.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const ttlAttribute: string = Table.ttlAttribute
@@ -30,7 +30,7 @@ export const ttlAttribute: string = Table.ttlAttribute
 /**
  * How long `createTable` waits for a new table to become ACTIVE: DynamoDB usually takes seconds, rarely a minute.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultActiveTimeout: DurationInput = "2 minutes"
@@ -38,7 +38,7 @@ export const defaultActiveTimeout: DurationInput = "2 minutes"
 /**
  * Where the table is and how it is keyed. The key options must match the store's (`DynamoLockStore.Options`).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface TableOptions {
@@ -54,7 +54,7 @@ export interface TableOptions {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface CreateTableOptions extends TableOptions {
@@ -67,13 +67,13 @@ export interface CreateTableOptions extends TableOptions {
  * no TTL API, e.g. dynalite: rows then stay until deleted by hand), `other-attribute` (the table already expires
  * items by another attribute, and DynamoDB allows one TTL attribute per table).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type TtlStatus = Table.TtlStatus
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface CreateTableResult {
@@ -86,7 +86,7 @@ export interface CreateTableResult {
 /**
  * Something wrong with a lock table, with a message a person can act on.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type TableProblem = Table.TableProblem
@@ -108,7 +108,7 @@ const makeTransport = (options: TableOptions, expected: KeySchema.Expected) =>
  * `LockStoreError` (operation "createTable") if the name is taken by a table with another key schema, and with a
  * `LockConfigError` naming the option, before any request, if an option is invalid.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const createTable = (
@@ -160,7 +160,7 @@ export const createTable = (
  * "checkTable" only when DynamoDB can not be asked (network, credentials), and with a `LockConfigError` naming the
  * option, before any request, if an option is invalid.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const checkTable = (
@@ -177,7 +177,7 @@ export const checkTable = (
 /**
  * Where a table is, for the helpers that only read it: its name and the client to ask.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type TableLocation = Pick<TableOptions, "tableName" | "client" | "clientConfig">
@@ -190,7 +190,7 @@ export type TableLocation = Pick<TableOptions, "tableName" | "client" | "clientC
  *   optionally, a String sort key, neither named like one of the items' own attributes).
  * - `Unusable`: no lock store can; `keySchema` says how it is keyed, e.g. `{id: N}`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type TableKeys = Table.TableKeys
@@ -201,7 +201,7 @@ export type TableKeys = Table.TableKeys
  * `LockStoreError` of operation "checkTable" only when DynamoDB can not be asked, and with a `LockConfigError`
  * before any request if the table name is invalid.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const describeKeys = (options: TableLocation): Effect.Effect<TableKeys, LockStoreError | LockConfigError> =>
@@ -216,7 +216,7 @@ export const describeKeys = (options: TableLocation): Effect.Effect<TableKeys, L
 /**
  * What `describeTtlState` finds: `TtlStatus`, or `disabled` when the server has TTL but the table does not use it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type TtlState = TtlStatus | "disabled"
@@ -229,7 +229,7 @@ export type TtlState = TtlStatus | "disabled"
  * has the operation at all. Fails with a `LockStoreError` of operation "checkTable" when DynamoDB can not be asked
  * or the table is missing, and with a `LockConfigError` before any request if the table name is invalid.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const describeTtlState = (options: TableLocation): Effect.Effect<TtlState, LockStoreError | LockConfigError> =>

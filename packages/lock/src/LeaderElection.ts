@@ -28,7 +28,7 @@
  * Effect.runPromise(Effect.andThen(replica, watch).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as LeaderWatch from "@leasehold/core/election/LeaderWatch"
 import * as Duration from "effect/Duration"
@@ -47,7 +47,7 @@ import type { LockStore } from "./LockStore.js"
 /**
  * One term of leadership: one acquisition of the election's lock, from election to resignation or loss.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Term {
@@ -71,7 +71,7 @@ export interface Term {
 /**
  * A leader as a watcher sees it in the store.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Leader = LeaderWatch.Leader
@@ -85,7 +85,7 @@ export type Leader = LeaderWatch.Leader
  * crashed leader's last renew (absolute takeover). `pollInterval` is how often a follower's campaign asks the store.
  * `holder` names this process to the others (and to `leader` watchers); `data` is stored with the lock for the term.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ElectionOptions extends Omit<LockOptions, "wait"> {
@@ -105,7 +105,7 @@ export interface ElectionOptions extends Omit<LockOptions, "wait"> {
 /**
  * Options of `leader`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface WatchOptions {
@@ -167,7 +167,7 @@ export interface WatchOptions {
  * // Output: published
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category combinators
  */
 export const run: <A, E, R>(
@@ -226,7 +226,7 @@ export const run: <A, E, R>(
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const leader: (
@@ -237,7 +237,7 @@ export const leader: (
 /**
  * The built-in defaults of the options that are the election's own, for documentation and tools.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaults = {

@@ -1,7 +1,7 @@
 /**
  * A held lock: the handle `Lock.acquire` returns, with its fencing token and where it stands.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
@@ -12,7 +12,7 @@ import type { LockRecord } from "./LockRecord.js"
  * Where a held lock stands. `AtRisk` goes back to `Held` after a successful renew; `Lost`, `Released` and `HandedOff`
  * are final. `HandedOff`: `Lock.handOff` turned the lease into a hand-off value; whoever resumes it holds the lock now.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type LeaseStatus =
@@ -25,7 +25,7 @@ export type LeaseStatus =
 /**
  * A held lock.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Lease {
@@ -78,7 +78,7 @@ export interface Lease {
    * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
    * ```
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   updateData(data: string | undefined): Effect.Effect<void, LockLost | LockStoreError | LockConfigError>
 }

@@ -5,7 +5,7 @@
  * The value is a capability: whoever has it can hold the lock until `leaseUntil`, as the holder would. Keep it as you
  * would keep a secret, and resume it once: the store can not tell two resumes of one hand-off apart.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as DurationOption from "@leasehold/core/options/DurationOption"
 import * as Schema from "effect/Schema"
@@ -16,7 +16,7 @@ import type { Codec } from "./internal/effectLine.js"
  * A lease handed off, ready to be resumed. Plain data: every field is a string or a whole number, so it goes through
  * JSON as it is (see `schema` and `json`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface LeaseHandoff {
@@ -41,7 +41,7 @@ export interface LeaseHandoff {
 /**
  * The longest lease a hand-off may carry: the longest duration any lock option takes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxLeaseMs: number = DurationOption.maxMs
@@ -73,7 +73,7 @@ const nonEmpty = EffectLine.nonEmptyString
  * // Output: 17
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category schemas
  */
 export const schema: Codec<LeaseHandoff> = EffectLine.withIdentifier(
@@ -104,7 +104,7 @@ export const schema: Codec<LeaseHandoff> = EffectLine.withIdentifier(
  * // Output: report true
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category schemas
  */
 export const json: Codec<LeaseHandoff, string> = EffectLine.fromJsonString(schema)

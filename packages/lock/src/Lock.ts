@@ -24,7 +24,7 @@
  * Effect.runPromise(Effect.all([nightly, order]).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
@@ -43,7 +43,7 @@ import type { LockStore } from "./LockStore.js"
  * Options of one acquisition. Every field is optional; defaults come from `LockDefaults` (set app-wide with
  * `layerDefaults` or `layerDefaultsConfig`), then from the named constants below.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface LockOptions {
@@ -80,13 +80,13 @@ export interface LockOptions {
 /**
  * App-wide defaults for every acquisition in its context; per-call options override them field by field.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category tags
  */
 export const LockDefaults: typeof Defaults.LockDefaults = Defaults.LockDefaults
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category tags
  */
 export type LockDefaults = Defaults.LockDefaults
@@ -94,7 +94,7 @@ export type LockDefaults = Defaults.LockDefaults
 /**
  * Sets app-wide defaults.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerDefaults: (options: LockOptions) => ReferenceLayer<LockDefaults> = Defaults.layerDefaults
@@ -105,7 +105,7 @@ export const layerDefaults: (options: LockOptions) => ReferenceLayer<LockDefault
  * `LEASEHOLD_TAKEOVER` ("absolute" | "observed"), `LEASEHOLD_HOLDER`. Durations are written as Effect writes them
  * ("30 seconds", "500 millis"). Unset keys keep the built-in defaults; values are checked where they are used.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const defaultsConfig: Config.Config<LockOptions> = Defaults.defaultsConfig
@@ -114,7 +114,7 @@ export const defaultsConfig: Config.Config<LockOptions> = Defaults.defaultsConfi
  * App-wide defaults from `defaultsConfig`. A value that is not a valid duration (negative, NaN, over the timer limit)
  * fails the layer with `LockConfigError`, at startup rather than at the first lock.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerDefaultsConfig: ReferenceLayer<LockDefaults, ConfigError | LockConfigError> =
@@ -160,7 +160,7 @@ export const layerDefaultsConfig: ReferenceLayer<LockDefaults, ConfigError | Loc
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const acquire: (
@@ -195,7 +195,7 @@ export const acquire: (
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category combinators
  */
 export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Scope.Scope>> =
@@ -228,7 +228,7 @@ export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A,
  * Effect.runPromise(Effect.andThen(program, patient).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category combinators
  */
 export const withLock: {
@@ -247,7 +247,7 @@ export const withLock: {
  * must be the same. Waiting, takeover, holder and data do not apply: a resume takes nothing over, and the record keeps
  * the holder and data it was acquired with.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type ResumeOptions = Pick<LockOptions, "lease" | "heartbeat" | "warnAt" | "safetyMargin">
@@ -290,7 +290,7 @@ export type ResumeOptions = Pick<LockOptions, "lease" | "heartbeat" | "warnAt" |
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category hand-off
  */
 export const handOff: (lease: Lease) => Effect.Effect<LeaseHandoff, LockLost> = Resume.handOff
@@ -312,7 +312,7 @@ export const handOff: (lease: Lease) => Effect.Effect<LeaseHandoff, LockLost> = 
  * duplicated message, a retried invocation) and any late write of the handing-off process find that owner and change
  * nothing.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category hand-off
  */
 export const resume: (
@@ -338,7 +338,7 @@ export const resume: (
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category hand-off
  */
 export const withResumed: {
@@ -355,7 +355,7 @@ export const withResumed: {
 /**
  * Fails with `LockConfigError` if `options` are invalid, without acquiring anything. Useful at startup.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category validation
  */
 export const validateOptions: (options: LockOptions) => Effect.Effect<void, LockConfigError> = internal.validateOptions
@@ -363,7 +363,7 @@ export const validateOptions: (options: LockOptions) => Effect.Effect<void, Lock
 /**
  * The built-in defaults, for documentation and tools.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaults = {

@@ -7,7 +7,7 @@
  * allowed, silently mean "none"). Every option of every Leasehold package is decoded here first; each then applies its
  * own bounds.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as DurationInput from "@leasehold/core/options/DurationInput"
 import * as EffectLine from "./internal/effectLine.js"
@@ -18,7 +18,7 @@ import * as Durations from "./internal/options/durations.js"
  * The exact milliseconds of a finite, non-negative duration input, or why it is not one, phrased to follow "which"
  * ("is negative"). Callers round and bound the result as their option needs.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category decoding
  */
 export const toMillis = (input: unknown): Result<number, string> => EffectLine.toResult(Durations.millisOf(input))
@@ -26,7 +26,7 @@ export const toMillis = (input: unknown): Result<number, string> => EffectLine.t
 /**
  * A value as error messages quote it: strings in quotes (so that "" and " " are visible), bigints with their `n`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category decoding
  */
 export const describe: (value: unknown) => string = DurationInput.describe

@@ -1,7 +1,7 @@
 /**
  * The typed errors of Leasehold. Each carries fields a program can branch on and a `message` a person can act on.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as DataMismatch from "@leasehold/core/errors/DataMismatch"
 import * as LimitMismatch from "@leasehold/core/errors/LimitMismatch"
@@ -15,7 +15,7 @@ import type { OperationName } from "./LockStore.js"
 /**
  * How full a semaphore was when permits of it could not be acquired.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type PermitShortage = NotAcquired.PermitShortage
@@ -23,7 +23,7 @@ export type PermitShortage = NotAcquired.PermitShortage
 /**
  * The lock (or a semaphore's permits) could not be acquired within the `wait` budget: another holder has it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<NotAcquired.Fields> {
@@ -44,7 +44,7 @@ export class LockNotAcquired extends Data.TaggedError("LockNotAcquired")<NotAcqu
  *   and for a data update (`Lease.updateData`) of a lease that was already released.
  * - `handedOff`: the lease was handed to another process (`Lock.handOff`), so this process may no longer act under it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type LostReason = Lost.Reason
@@ -52,7 +52,7 @@ export type LostReason = Lost.Reason
 /**
  * A held lock was lost; the critical section was interrupted.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class LockLost extends Data.TaggedError("LockLost")<{
@@ -73,7 +73,7 @@ export class LockLost extends Data.TaggedError("LockLost")<{
 /**
  * What a store error happened in: one of the store's operations, or a table helper.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type StoreOperation = OperationName | "createTable" | "checkTable"
@@ -82,7 +82,7 @@ export type StoreOperation = OperationName | "createTable" | "checkTable"
  * The store failed to answer: a network error, throttling that outlasted the retries, a missing table, bad
  * credentials. `retryable` says whether trying again later can help.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class LockStoreError extends Data.TaggedError("LockStoreError")<{
@@ -103,7 +103,7 @@ export class LockStoreError extends Data.TaggedError("LockStoreError")<{
 /**
  * A lock name or option is invalid. Reported before any store call.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class LockConfigError extends Data.TaggedError("LockConfigError")<{
@@ -119,7 +119,7 @@ export class LockConfigError extends Data.TaggedError("LockConfigError")<{
  * something else under the name, or an older version of this one stored another shape). `cause` is the schema's
  * error (`ParseError` on Effect 3, `SchemaError` on Effect 4), which says where and why.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category errors
  */
 export class LockDataError extends Data.TaggedError("LockDataError")<{
@@ -139,7 +139,7 @@ export class LockDataError extends Data.TaggedError("LockDataError")<{
  * larger or smaller than some of them expect. Deploy one limit everywhere (a semaphore's limit can only change once
  * nobody holds it and its record is deleted).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category errors
  */
 export class SemaphoreLimitMismatch extends Data.TaggedError("SemaphoreLimitMismatch")<{
@@ -157,7 +157,7 @@ export class SemaphoreLimitMismatch extends Data.TaggedError("SemaphoreLimitMism
 /**
  * Every error a lock operation can fail with.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export type LockError =

@@ -2,7 +2,7 @@
  * The `LockStore` service: the only thing that talks to storage. Every operation is one round trip to the backing
  * store (one conditional write in DynamoDB); the lifecycle (waiting, heartbeats, loss) lives in `Lock`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as LockProtocol from "@leasehold/core/store/LockProtocol"
 import type * as SemaphoreProtocol from "@leasehold/core/store/SemaphoreProtocol"
@@ -29,7 +29,7 @@ import type { SemaphoreOperations } from "./SemaphoreStore.js"
  *   `stale`. Without `stale`, only a free lock can be taken. The version changes with every renew, so a holder whose
  *   wall clock stopped (and so writes the same `leaseUntil` again) still proves it is alive.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Takeover = LockProtocol.Takeover
@@ -37,7 +37,7 @@ export type Takeover = LockProtocol.Takeover
 /**
  * The holder an observed-mode acquirer watched go stale.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type StaleObservation = LockProtocol.StaleObservation
@@ -45,7 +45,7 @@ export type StaleObservation = LockProtocol.StaleObservation
 /**
  * One acquire attempt.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type AcquireRequest = LockProtocol.AcquireRequest
@@ -54,7 +54,7 @@ export type AcquireRequest = LockProtocol.AcquireRequest
  * The outcome of an acquire attempt. `Acquired` carries the new record (with the incremented fence); `Conflict`
  * carries the current holder when the store could tell.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type AcquireResult = LockProtocol.AcquireResult
@@ -63,7 +63,7 @@ export type AcquireResult = LockProtocol.AcquireResult
  * A heartbeat: extend the lease, conditional on owner and fence. With `setData`, the same conditional write also
  * replaces the lock's `data`: a holder updates what it stores with the lock in one write that extends its lease.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type RenewRequest = LockProtocol.RenewRequest
@@ -72,7 +72,7 @@ export type RenewRequest = LockProtocol.RenewRequest
  * `Lost` means the record no longer has this owner and fence; `current` is whoever holds it now, `undefined` when
  * nobody does (the lock is free, or has no record): the holder's `LockLost` says "stolen" or "freed" by it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type RenewResult = LockProtocol.RenewResult
@@ -81,13 +81,13 @@ export type RenewResult = LockProtocol.RenewResult
  * Release, conditional on the owner and, when known, the fence. The fence is unknown only when cleaning up after an
  * acquire whose response never arrived; the owner is unique per acquisition, so it alone identifies the holder.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ReleaseRequest = LockProtocol.ReleaseRequest
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ReleaseResult = LockProtocol.ReleaseResult
@@ -96,7 +96,7 @@ export type ReleaseResult = LockProtocol.ReleaseResult
  * A waiting acquisition's claim to be next: `owner` is the acquisition's own owner id (the one its acquire attempts
  * send), and the reservation lasts `reserveMs` from the start of the request, on the caller's clock.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ReserveRequest = LockProtocol.ReserveRequest
@@ -105,7 +105,7 @@ export type ReserveRequest = LockProtocol.ReserveRequest
  * `Reserved` carries the record with the new reservation. `NotReserved` carries the current record when the store
  * could tell: the lock is free (there is nobody to wait for), or someone else's reservation is live.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ReserveResult = LockProtocol.ReserveResult
@@ -113,7 +113,7 @@ export type ReserveResult = LockProtocol.ReserveResult
 /**
  * The holder a force release is meant for: its owner and fence, as an operator saw them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type ForceReleaseHolder = LockProtocol.ForceReleaseHolder
@@ -121,7 +121,7 @@ export type ForceReleaseHolder = LockProtocol.ForceReleaseHolder
 /**
  * A page of a listing. Pass `cursor` back to get the next page; `undefined` means there is no next page.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ListPage = LockProtocol.ListPage
@@ -131,7 +131,7 @@ export type ListPage = LockProtocol.ListPage
  * or `Infinity` for every record in one page. Stores refuse anything else with a non-retryable `LockStoreError`
  * carrying this message, as DynamoDB refuses such a `Limit`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category validation
  */
 export const listLimitProblem: typeof LockProtocol.listLimitProblem = LockProtocol.listLimitProblem
@@ -139,7 +139,7 @@ export const listLimitProblem: typeof LockProtocol.listLimitProblem = LockProtoc
 /**
  * The `list` page size when the caller gives none.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultListLimit: typeof LockProtocol.defaultListLimit = LockProtocol.defaultListLimit
@@ -148,7 +148,7 @@ export const defaultListLimit: typeof LockProtocol.defaultListLimit = LockProtoc
  * What to list: names starting with `prefix`, from `cursor`, pages of `limit` (a whole number of at least 1, or
  * `Infinity`; stores may return fewer; default 100).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ListRequest = LockProtocol.ListRequest
@@ -161,7 +161,7 @@ export type ListRequest = LockProtocol.ListRequest
  * its fibers are inside) belongs to `Lock`, kept per store instance: a wrapped store is a store, and a process that
  * provides one store instance everywhere is one process. Its semaphore operations are in `SemaphoreStore`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface LockStore extends SemaphoreOperations {
@@ -248,7 +248,7 @@ export interface LockStore extends SemaphoreOperations {
 /**
  * The lock store service tag.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category tags
  */
 export const LockStore: Service<LockStore, LockStore> = EffectLine.Service<LockStore>(
@@ -258,7 +258,7 @@ export const LockStore: Service<LockStore, LockStore> = EffectLine.Service<LockS
 /**
  * The store's operations, by name.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type OperationName = Exclude<
@@ -269,7 +269,7 @@ export type OperationName = Exclude<
 /**
  * Runs around one store call: may count, delay, hold or replace it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Interceptor = StoreViews.Interceptor
@@ -278,7 +278,7 @@ export type Interceptor = StoreViews.Interceptor
  * Wraps every call of `backing` in `around`: the one way to build instrumented or fault-injecting stores. The result
  * is a store instance of its own, so a process that uses it apart from `backing` is another process.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category combinators
  */
 export const intercept: (backing: LockStore, around: Interceptor) => LockStore = StoreViews.intercept
@@ -310,7 +310,7 @@ export const intercept: (backing: LockStore, around: Interceptor) => LockStore =
  * Effect.runPromise(program)
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const processView: (shared: LockStore) => LockStore = StoreViews.processView
@@ -338,7 +338,7 @@ export const processView: (shared: LockStore) => LockStore = StoreViews.processV
  * Effect.runPromise(program)
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerProcess = (shared: LockStore): Layer.Layer<LockStore> =>
@@ -348,7 +348,7 @@ export const layerProcess = (shared: LockStore): Layer.Layer<LockStore> =>
  * The longest name the memory store accepts by default, in UTF-8 bytes: DynamoDB's sort key limit, the smaller of its
  * two key layouts, so that a name that works in tests works in production whichever layout the table has.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const memoryMaxNameBytes = 1024
@@ -356,7 +356,7 @@ export const memoryMaxNameBytes = 1024
 /**
  * Options of the memory store.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface MemoryOptions {
@@ -373,7 +373,7 @@ export interface MemoryOptions {
  * what DynamoDB refuses: names over the key budget, ill-formed names, data over `LockRecord.maxDataBytes`, list limits
  * that are not positive whole numbers.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeMemory = (options?: MemoryOptions): LockStore =>
@@ -405,7 +405,7 @@ export const makeMemory = (options?: MemoryOptions): LockStore =>
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerMemory: Layer.Layer<LockStore> = Layer.sync(LockStore, makeMemory)
@@ -418,7 +418,7 @@ export const layerMemory: Layer.Layer<LockStore> = Layer.sync(LockStore, makeMem
  * drives a `TestClock`, say) should not let them keep the process alive either when the calling fiber's clock is this
  * one. Under a `TestClock` background work keeps the test's clock, and this is `false`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category background
  */
 export const isBackgroundClock: (clock: Clock.Clock) => boolean = Background.isBackgroundClock

@@ -2,7 +2,7 @@
  * Held permits of a semaphore: the handle `Semaphore.acquire` returns, with their fencing token and where they
  * stand.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
@@ -15,7 +15,7 @@ import type { LockRecord } from "./LockRecord.js"
  * names the semaphore), given back when their scope closes. `status` is never `HandedOff`: permits are not handed
  * over.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Permits {

@@ -32,7 +32,7 @@
  * )
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
@@ -51,7 +51,7 @@ import type { SemaphoreRecord } from "./SemaphoreRecord.js"
  * default's: data over that budget, or a lease the store can not keep (`LockStore.semaphoreLeaseProblem`), is a
  * `LockConfigError` before any store call either way.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SemaphoreOptions extends LockOptions {
@@ -92,7 +92,7 @@ export interface SemaphoreOptions extends LockOptions {
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const acquire: (
@@ -125,7 +125,7 @@ export const acquire: (
  * Effect.runPromise(Effect.andThen(one, large).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category combinators
  */
 export const withPermits: {
@@ -151,7 +151,7 @@ export const withPermits: {
  * The semaphore's record, in one read: its limit, the permits in use, and each holder with its fence, lease and data
  * (holders whose leases are over included, until an acquisition removes them). `None` if it was never acquired.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category getters
  */
 export const inspect: (

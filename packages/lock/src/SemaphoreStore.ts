@@ -5,7 +5,7 @@
  * so that every decision is one conditional write, and keeps semaphores apart from locks: a lock and a semaphore of
  * the same name are different records.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as SemaphoreChecks from "@leasehold/core/store/SemaphoreChecks"
 import type * as SemaphoreProtocol from "@leasehold/core/store/SemaphoreProtocol"
@@ -23,7 +23,7 @@ import type { SemaphoreRecord } from "./SemaphoreRecord.js"
  * - `Observed`: no wall clock is trusted; the acquirer removes only holders it watched keep one `version` for a full
  *   `leaseMs` on its own monotonic clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type PermitTakeover = SemaphoreProtocol.PermitTakeover
@@ -31,7 +31,7 @@ export type PermitTakeover = SemaphoreProtocol.PermitTakeover
 /**
  * A holder the acquirer judged over, from its last view of the record, to remove in the acquiring write.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type ExpiredPermit = SemaphoreProtocol.ExpiredPermit
@@ -39,7 +39,7 @@ export type ExpiredPermit = SemaphoreProtocol.ExpiredPermit
 /**
  * One attempt to take `permits` of a semaphore's `limit`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type AcquirePermitsRequest = SemaphoreProtocol.AcquirePermitsRequest
@@ -53,7 +53,7 @@ export type AcquirePermitsRequest = SemaphoreProtocol.AcquirePermitsRequest
  *   again with `create`).
  * - `LimitMismatch`: the record has another `limit`, which is `limit`; processes must agree about it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type AcquirePermitsResult = SemaphoreProtocol.AcquirePermitsResult
@@ -61,7 +61,7 @@ export type AcquirePermitsResult = SemaphoreProtocol.AcquirePermitsResult
 /**
  * A heartbeat of one holder's permits, conditional on its owner and fence.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type RenewPermitsRequest = SemaphoreProtocol.RenewPermitsRequest
@@ -70,7 +70,7 @@ export type RenewPermitsRequest = SemaphoreProtocol.RenewPermitsRequest
  * Giving permits back, conditional on the owner, the permits and, when known, the fence (unknown only when cleaning
  * up after an acquire whose answer never arrived; the owner alone identifies the acquisition).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type ReleasePermitsRequest = SemaphoreProtocol.ReleasePermitsRequest
@@ -81,7 +81,7 @@ export type ReleasePermitsRequest = SemaphoreProtocol.ReleasePermitsRequest
  * `LockStore.semaphoreNameProblem` judges it) and refuses a bad one with a non-retryable `LockStoreError`, writing
  * nothing.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SemaphoreOperations {
@@ -120,7 +120,7 @@ export interface SemaphoreOperations {
  * semaphore's key is marked apart from every lock's with one more byte. As for a lock, a name within it may still
  * take more as a key (`LockStore.semaphoreNameProblem` judges a given name).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxNameBytes = (store: { readonly maxNameBytes: number }): number =>
@@ -134,7 +134,7 @@ export const maxNameBytes = (store: { readonly maxNameBytes: number }): number =
  * owners other than the caller's, each with permits from 1 to `limit`, a whole version, and no more permits in all
  * than `limit`. Stores refuse such a request with a non-retryable `LockStoreError` carrying this message.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const acquireProblem: (request: AcquirePermitsRequest) => string | undefined = SemaphoreChecks.acquireProblem
@@ -143,7 +143,7 @@ export const acquireProblem: (request: AcquirePermitsRequest) => string | undefi
  * What is wrong with a renew request, its name aside, or `undefined`: an owner id as an acquire's, a whole fence
  * and a lease of a whole number of ms over 0.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const renewProblem: (request: RenewPermitsRequest) => string | undefined = SemaphoreChecks.renewProblem
@@ -152,7 +152,7 @@ export const renewProblem: (request: RenewPermitsRequest) => string | undefined 
  * What is wrong with a release request, its name aside, or `undefined`: an owner id as an acquire's, a whole fence
  * or none, and permits from 1 to `SemaphoreRecord.maxLimit`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const releaseProblem: (request: ReleasePermitsRequest) => string | undefined = SemaphoreChecks.releaseProblem

@@ -33,7 +33,7 @@
  * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
@@ -51,7 +51,7 @@ import type { LockStore } from "./LockStore.js"
 /**
  * The options of a typed acquisition: those of `Lock.acquire`, but for `data`, which is the typed value.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type TypedLockOptions = Omit<LockOptions, "data">
@@ -60,7 +60,7 @@ export type TypedLockOptions = Omit<LockOptions, "data">
  * A held typed lock: the lease's fields, its data as a value of the schema's type, and `update`. `R` is what the
  * schema's encoding needs (`never` for most schemas).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface TypedLease<A, R = never> {
@@ -97,7 +97,7 @@ export interface TypedLease<A, R = never> {
  * The current holder of a typed lock, as `holder` reads it. The lease may have run out without anyone taking the
  * lock yet: compare `leaseUntil` (epoch ms, on the holder's clock) with the time.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Holder<A> {
@@ -119,7 +119,7 @@ export interface Holder<A> {
 /**
  * The section of a typed `withLock`: a program, or a function of the typed lease that makes it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Section<A, R, X, E, R2> = Effect.Effect<X, E, R2> | ((lease: TypedLease<A, R>) => Effect.Effect<X, E, R2>)
@@ -127,7 +127,7 @@ export type Section<A, R, X, E, R2> = Effect.Effect<X, E, R2> | ((lease: TypedLe
 /**
  * The program a section stands for: the section itself, or what the function of the lease returns.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type SectionEffect<S> = S extends Effect.Effect<infer X, infer E, infer R> ? Effect.Effect<X, E, R>
@@ -138,7 +138,7 @@ export type SectionEffect<S> = S extends Effect.Effect<infer X, infer E, infer R
  * What a typed `withLock` returns for the section `S`: its result, its errors and the lock's, its requirements and
  * the lock's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type WithLock<S, R> = Effect.Effect<
@@ -156,7 +156,7 @@ export type WithLock<S, R> = Effect.Effect<
  * Locks whose data is a value of `schema`'s type: `acquire`, `withLock` and `holder` as `Lock` has them, with typed
  * data. `R` is what the schema's encoding and decoding need (`never` for most schemas).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface TypedLock<A, I = A, R = never> {
@@ -230,7 +230,7 @@ export interface TypedLock<A, I = A, R = never> {
  * Effect.runPromise(Effect.andThen(program, deadline).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make: <A, I, R>(schema: Codec<A, I, R>) => TypedLock<A, I, R> = internal.make

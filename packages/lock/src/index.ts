@@ -1,102 +1,102 @@
 /**
  * Leasehold: scoped distributed locks for Effect.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 
 /**
  * Acquire, hold and release locks: `withLock`, `acquire`, options and the lease handle.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export * as Lock from "./Lock.js"
 
 /**
  * The handle of a held lock and its status.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export * as Lease from "./Lease.js"
 
 /**
  * A held lease as a plain value, for handing it over to another process: the type and its Schema.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export * as LeaseHandoff from "./LeaseHandoff.js"
 
 /**
  * The typed errors.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export * as LockError from "./LockError.js"
 
 /**
  * The record a store keeps per lock.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export * as LockRecord from "./LockRecord.js"
 
 /**
  * The storage service, its contract, and the in-memory store.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export * as LockStore from "./LockStore.js"
 
 /**
  * The record a store keeps per semaphore.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export * as SemaphoreRecord from "./SemaphoreRecord.js"
 
 /**
  * Distributed semaphores: at most `limit` permits of a name held at once, leased as locks are.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export * as Semaphore from "./Semaphore.js"
 
 /**
  * The handle of held permits of a semaphore.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export * as Permits from "./Permits.js"
 
 /**
  * The semaphore operations of the store contract: requests, results and checks.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export * as SemaphoreStore from "./SemaphoreStore.js"
 
 /**
  * Measures of strings in UTF-8, as stores limit them.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export * as Utf8 from "./Utf8.js"
 
 /**
  * Durations as every option takes them, checked on the raw value.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export * as LockDuration from "./LockDuration.js"
 
 /**
  * Leader election on the lock: `run` campaigns and leads, `leader` watches who leads.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export * as LeaderElection from "./LeaderElection.js"
 /**
  * Locks whose data is a typed value, with an Effect Schema.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export * as TypedLock from "./TypedLock.js"

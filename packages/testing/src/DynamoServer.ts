@@ -11,7 +11,7 @@
  * - DynamoDB Local is AWS's own emulator and has all of that, but needs Java >= 17 and takes seconds to start:
  *   start it once per test run with {@link startForGlobalSetup} and connect with {@link layerFromEnv}.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Config from "effect/Config"
 import * as Data from "effect/Data"
@@ -27,7 +27,7 @@ import * as EffectLine from "./internal/effectLine.js"
 import type { ConfigError, DurationInput } from "./internal/effectLine.js"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Engine = "dynalite" | "dynamodb-local" | "endpoint"
@@ -39,7 +39,7 @@ export type Engine = "dynalite" | "dynamodb-local" | "endpoint"
  * key). It is absent for other endpoints, so the AWS SDK uses its default credential chain (environment, profile,
  * instance role) as it would in production.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ClientConfig {
@@ -55,13 +55,13 @@ export interface ClientConfig {
  * them to the server even when their clients gave up on them (a timeout, an interruption), after whatever was sent
  * since, as a network that delivers late does.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type PauseMode = "hold" | "refuse" | "late"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Service {
@@ -95,7 +95,7 @@ export interface Service {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category tags
  */
 export class DynamoServer extends EffectLine.Service<DynamoServer, Service>()("@leasehold/testing/DynamoServer") {}
@@ -103,7 +103,7 @@ export class DynamoServer extends EffectLine.Service<DynamoServer, Service>()("@
 /**
  * Why a server could not be started or reached.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type DynamoServerErrorReason = StartError.Reason
@@ -111,7 +111,7 @@ export type DynamoServerErrorReason = StartError.Reason
 /**
  * A server could not be started: Java missing or too old, the emulator not installed, or it did not come up.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class DynamoServerError extends Data.TaggedError("DynamoServerError")<{
@@ -130,7 +130,7 @@ export class DynamoServerError extends Data.TaggedError("DynamoServerError")<{
  * The region local engines report, and the default for endpoints when neither AWS_REGION nor AWS_DEFAULT_REGION
  * is set: the emulators accept any region, and us-east-1 is the SDK's usual default.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultRegion: "us-east-1" = ServerService.defaultRegion
@@ -139,7 +139,7 @@ export const defaultRegion: "us-east-1" = ServerService.defaultRegion
  * The static credentials given to clients of local servers; any non-empty key works with the emulators, and a fixed
  * one keeps the AWS SDK from searching the environment for real ones.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const localCredentials: { readonly accessKeyId: "leasehold"; readonly secretAccessKey: "leasehold" } =
@@ -150,7 +150,7 @@ const toPublic = (failure: ServerService.Failure) => new DynamoServerError(failu
 /**
  * dynalite on a free loopback port, behind the proxy; both stop when the scope closes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Engines.makeDynalite.pipe(
@@ -185,13 +185,13 @@ export const makeDynalite: Effect.Effect<Service, never, Scope.Scope> = Engines.
  * Effect.runPromise(program.pipe(Effect.provide(DynamoServer.layerDynalite)))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerDynalite: Layer.Layer<DynamoServer> = EffectLine.layerScoped(DynamoServer, makeDynalite)
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface DynamoDBLocalOptions {
@@ -203,7 +203,7 @@ export interface DynamoDBLocalOptions {
  * AWS DynamoDB Local (in memory, one database for every key and region) on a free loopback port, behind the proxy.
  * Waits in real time, also under `TestClock`, until the server answers; stops the JVM when the scope closes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeDynamoDBLocal = (
@@ -216,7 +216,7 @@ export const makeDynamoDBLocal = (
  * test run ({@link startForGlobalSetup}) rather than once per test file; see {@link dynamoDBLocalAvailability} for
  * skipping when Java is missing.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerDynamoDBLocal: Layer.Layer<DynamoServer, DynamoServerError> = EffectLine.layerScoped(
@@ -225,7 +225,7 @@ export const layerDynamoDBLocal: Layer.Layer<DynamoServer, DynamoServerError> = 
 )
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface EndpointOptions {
@@ -240,7 +240,7 @@ export interface EndpointOptions {
  * endpoints get the counting proxy in front, `https:` ones are used directly (`proxied: false`: `requests`, `pause`
  * and friends die with a message saying so).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeEndpoint = (
@@ -252,7 +252,7 @@ export const makeEndpoint = (
 /**
  * A server at `url`; see {@link makeEndpoint}.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerEndpoint = (
@@ -263,7 +263,7 @@ export const layerEndpoint = (
 /**
  * The region from the environment as the AWS SDK reads it: AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category config
  */
 export const regionConfig: Config.Config<string> = EffectLine.configString("AWS_REGION").pipe(
@@ -275,7 +275,7 @@ export const regionConfig: Config.Config<string> = EffectLine.configString("AWS_
  * The server at `DYNAMODB_ENDPOINT` (required), in the region from AWS_REGION / AWS_DEFAULT_REGION. This is how test
  * files reach the server a vitest globalSetup started with {@link startForGlobalSetup}, or a real endpoint in CI.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layerFromEnv: Layer.Layer<DynamoServer, DynamoServerError | ConfigError> = EffectLine
@@ -291,7 +291,7 @@ export const layerFromEnv: Layer.Layer<DynamoServer, DynamoServerError | ConfigE
 /**
  * Whether `java` on PATH is Java >= 17, as DynamoDB Local needs.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category java
  */
 export const javaAvailable: Effect.Effect<boolean> = Engines.javaAvailable
@@ -299,7 +299,7 @@ export const javaAvailable: Effect.Effect<boolean> = Engines.javaAvailable
 /**
  * Whether to run DynamoDB Local tests, and a sentence saying why, for a visible skip message.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category java
  */
 export interface Availability {
@@ -324,7 +324,7 @@ export interface Availability {
  * })
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category java
  */
 export const dynamoDBLocalAvailability: Effect.Effect<Availability> = Engines.dynamoDBLocalAvailability
@@ -332,7 +332,7 @@ export const dynamoDBLocalAvailability: Effect.Effect<Availability> = Engines.dy
 /**
  * A server started outside Effect for the length of a test run.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category global setup
  */
 export interface GlobalServer {
@@ -345,7 +345,7 @@ export interface GlobalServer {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category global setup
  */
 export interface GlobalSetupOptions extends DynamoDBLocalOptions {
@@ -389,7 +389,7 @@ export interface GlobalSetupOptions extends DynamoDBLocalOptions {
  * })
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category global setup
  */
 export const startForGlobalSetup = (

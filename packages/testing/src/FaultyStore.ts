@@ -5,7 +5,7 @@
  * it later). Delays go through `Clock`, so `TestClock` drives them; which call gets which fault comes from a `Plan`,
  * either an explicit list (replayable, shrinkable) or a seeded random plan.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as FaultModel from "@leasehold/core/simulation/Fault"
 import * as FaultPlan from "@leasehold/core/simulation/FaultPlan"
@@ -18,7 +18,7 @@ import * as internal from "./internal/faultyStore/store.js"
 /**
  * The operations a fault can be injected into.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Operation = LockStore.OperationName
@@ -46,7 +46,7 @@ export type Operation = LockStore.OperationName
  *   whose outcome it does not know behind its caller's back: it fails as with `lateTimeout`.
  * - `lateHang`: the call never answers, until its caller interrupts it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type FaultKind = FaultModel.FaultKind
@@ -54,7 +54,7 @@ export type FaultKind = FaultModel.FaultKind
 /**
  * All fault kinds, for summaries and generators.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const faultKinds: ReadonlyArray<FaultKind> = FaultModel.kinds
@@ -62,7 +62,7 @@ export const faultKinds: ReadonlyArray<FaultKind> = FaultModel.kinds
 /**
  * The kinds that hold a write and deliver it after its sender gave up.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const lateFaultKinds: ReadonlyArray<FaultKind> = FaultModel.lateKinds
@@ -71,7 +71,7 @@ export const lateFaultKinds: ReadonlyArray<FaultKind> = FaultModel.lateKinds
  * What goes wrong with one call: its kind, and the delays that kind takes (`ms`, and `giveUpMs` for the late kinds
  * whose sender gives up).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Fault = FaultModel.Fault
@@ -80,7 +80,7 @@ export type Fault = FaultModel.Fault
  * One call as the plan sees it: which process made it, which operation, and how many calls of that operation this
  * process made before it (0-based).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Call = FaultModel.Call
@@ -89,7 +89,7 @@ export type Call = FaultModel.Call
  * What a call asked: the request object its caller built (the very object, passed on unchanged), or the name for
  * the operations that take one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Request = Parameters<LockStore.LockStore[Operation]>[0]
@@ -97,7 +97,7 @@ export type Request = Parameters<LockStore.LockStore[Operation]>[0]
 /**
  * A held request, as it reached the store after its sender gave up on it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Delivery {
@@ -115,7 +115,7 @@ export interface Delivery {
 /**
  * Decides the fault of each call, if any. Must be deterministic for a replayable run.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Plan = FaultPlan.Plan
@@ -123,7 +123,7 @@ export type Plan = FaultPlan.Plan
 /**
  * A fault pinned to one call.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ScheduledFault = FaultModel.ScheduledFault
@@ -131,7 +131,7 @@ export type ScheduledFault = FaultModel.ScheduledFault
 /**
  * A plan from an explicit list: the replayable, shrinkable form.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const fromList: (faults: ReadonlyArray<ScheduledFault>) => Plan = FaultPlan.fromList
@@ -141,7 +141,7 @@ export const fromList: (faults: ReadonlyArray<ScheduledFault>) => Plan = FaultPl
  * kind), with a delay up to `maxMs` (a late kind gives up within it). The draw depends only on (seed, process,
  * operation, nth), not on the order in which calls happen.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const random: (options: {
@@ -152,7 +152,7 @@ export const random: (options: {
 }) => Plan = FaultPlan.random
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Options {
@@ -168,7 +168,7 @@ export interface Options {
   /**
    * Told about every held request once the store has applied it (or refused it).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly onDelivery?: ((delivery: Delivery) => void) | undefined
 }
@@ -176,7 +176,7 @@ export interface Options {
 /**
  * Wraps a backend's operations. Each call is numbered per operation; the plan decides its fault.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make: (backing: LockStore.LockStore, options: Options) => LockStore.LockStore = internal.make
@@ -208,7 +208,7 @@ export const make: (backing: LockStore.LockStore, options: Options) => LockStore
  * // Output: cleaned up
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layer: (options: Options) => Layer.Layer<LockStore.LockStore, never, LockStore.LockStore> = internal.layer

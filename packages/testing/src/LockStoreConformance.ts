@@ -17,7 +17,7 @@
  * options on a server of this host (dynalite, DynamoDB Local): built under the `TestClock`, its clock-skew guard reads
  * the server's time on it. Against a remote server, give it `clockSkewGuard: false` (see its documentation).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as LockStore from "@leasehold/lock/LockStore"
 import type * as Layer from "effect/Layer"
@@ -26,7 +26,7 @@ import * as internal from "./internal/conformance/suite.js"
 /**
  * What a store may legitimately leave out. Everything else in the contract is required of every store.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Features {
@@ -40,7 +40,7 @@ export interface Features {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Options {
@@ -53,7 +53,7 @@ export interface Options {
  * Registers the conformance tests for one store. `makeLayer` is called once per test and the layer is built inside
  * that test, so a layer that needs a shared server (and fails with that server's errors) can be passed as it is.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category tests
  */
 export const suite: (

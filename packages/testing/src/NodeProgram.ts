@@ -7,7 +7,7 @@
  * the parent's commands, lines on its stdin, whose end means the parent is gone, so that a dead parent leaves no
  * orphans; and its exit.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -18,7 +18,7 @@ import type { Codec } from "./internal/effectLine.js"
 import * as internal from "./internal/nodeProgram/child.js"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class BundleError extends Data.TaggedError("BundleError")<{
@@ -33,7 +33,7 @@ export class BundleError extends Data.TaggedError("BundleError")<{
 /**
  * Bundles `entry` (resolved from `workingDirectory`) and everything it imports into `outfile`, for Node 20.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const bundle = (options: {
@@ -76,7 +76,7 @@ export const bundle = (options: {
  * siblings, running a section that reads shared state, pauses, and writes it back. A program extends it with its
  * own fields (`Schema.Struct({ ...LockWorkerSettings.fields, ... })`).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export const LockWorkerSettings = Schema.Struct({
@@ -99,7 +99,7 @@ export const LockWorkerSettings = Schema.Struct({
 })
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type LockWorkerSettings = typeof LockWorkerSettings.Type
@@ -108,7 +108,7 @@ export type LockWorkerSettings = typeof LockWorkerSettings.Type
  * A child program's settings: the JSON in the environment variable `variable`, decoded with `schema`. Dies when it is
  * missing or does not decode: a child started wrongly has no one to report to but its stderr.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category child process
  */
 export const readSettings: <A, I>(variable: string, schema: Codec<A, I>) => Effect.Effect<A> = internal.readSettings
@@ -118,7 +118,7 @@ export const readSettings: <A, I>(variable: string, schema: Codec<A, I>) => Effe
  * returns an effect that completes once stdin ends, that is once the parent is gone or has let the child go. The
  * watch ends with the scope.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category child process
  */
 export const watchStdin: (
@@ -129,7 +129,7 @@ export const watchStdin: (
  * Runs a child program with `NodeRuntime.runMain`, its logs on stderr (stdout is for what it reports to the parent),
  * and exits the process once the program is over (stdin would keep it alive): with 1 on a failure, 0 otherwise.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category child process
  */
 export const runMain: <A, E>(program: Effect.Effect<A, E>) => void = internal.runMain

@@ -10,7 +10,7 @@
  * expect(summary.failures).toEqual([])
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Batch from "@leasehold/core/safety/Batch"
 import * as FormatHistory from "@leasehold/core/safety/FormatHistory"
@@ -52,19 +52,19 @@ const run = (schedule: Simulation.Schedule): Simulation.History => Simulation.ru
  * sections under a lock; those under a semaphore's permits have the two of their own, and a lock and a semaphore of
  * one name are apart.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Invariant = Invariants.Invariant
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const invariants: ReadonlyArray<Invariant> = Invariants.invariants
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Finding = Invariants.Finding
@@ -73,7 +73,7 @@ export type Finding = Invariants.Finding
  * A checked history. `violations` break invariants the schedule's assumptions promise; `anomalies` break invariants
  * that the schedule's mode is expected to break (overlaps with skew beyond the bound or pauses beyond the lease).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Report = Reports.Report
@@ -88,7 +88,7 @@ export type Report = Reports.Report
  * those classes promise everything. `permitLimit` relies on what mutual exclusion does (but no force release clears
  * permits); `semaphore` promises everything. The other invariants hold always.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category checking
  */
 export const expectedInvariants: (schedule: Simulation.Schedule) => ReadonlyArray<Invariant> = Invariants.expected
@@ -96,7 +96,7 @@ export const expectedInvariants: (schedule: Simulation.Schedule) => ReadonlyArra
 /**
  * Checks every invariant over a history.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category checking
  */
 export const check: (history: Simulation.History) => Report = Reports.check
@@ -104,7 +104,7 @@ export const check: (history: Simulation.History) => Report = Reports.check
 /**
  * Runs and checks one schedule.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category checking
  */
 export const checkSchedule = (schedule: Simulation.Schedule): Report => Reports.checkSchedule(schedule, run)
@@ -114,7 +114,7 @@ export const checkSchedule = (schedule: Simulation.Schedule): Report => Reports.
  * releases, hand-offs, data updates, children, pauses, clock steps, clock offsets and idle processes one at a time,
  * then shortens sections and children and takes one permit where a section took more, until nothing more can go.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category checking
  */
 export const shrink: (
@@ -126,13 +126,13 @@ export const shrink: (
 /**
  * Whether a report still shows a violation of the same invariant: the shrinker's test.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category checking
  */
 export const failsLike = (report: Report): (schedule: Simulation.Schedule) => boolean => Batch.failsLike(report, run)
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type FailedSeed = Batch.FailedSeed
@@ -142,7 +142,7 @@ export type FailedSeed = Batch.FailedSeed
  * their sender had written to the same name again: any write, a give-back by owner alone, an acquire that
  * succeeded, a release with a fence (see `Simulation.LateAfter`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type LateTally = Tally.LateTally
@@ -150,7 +150,7 @@ export type LateTally = Tally.LateTally
 /**
  * What a batch saw of one class of schedules.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ClassSummary = Tally.ClassSummary
@@ -158,7 +158,7 @@ export type ClassSummary = Tally.ClassSummary
 /**
  * What a batch saw.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Summary = Batch.Summary
@@ -167,7 +167,7 @@ export type Summary = Batch.Summary
  * Runs seeds `from` .. `from + count - 1`, checks each, shrinks failures (the first `maxShrinks` of them: shrinking
  * costs up to a few hundred runs each; the others keep their own report as `shrunk`).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category checking
  */
 export const runMany: (options: Batch.Options) => Summary = (options) => Batch.runMany(options, run)
@@ -175,7 +175,7 @@ export const runMany: (options: Batch.Options) => Summary = (options) => Batch.r
 /**
  * A readable history: the schedule, then every event in true-time order.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const formatHistory: (history: Simulation.History) => string = FormatHistory.formatHistory

@@ -7,7 +7,7 @@
  * A run is a discrete-event simulation: fibers run on a synchronous scheduler and time jumps from one timer to the
  * next, so a schedule replays exactly from its description and no real time passes while it runs.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as BadOptionText from "@leasehold/core/simulation/BadOption"
 import * as Resource from "@leasehold/core/simulation/FencedResource"
@@ -49,7 +49,7 @@ import * as Run from "./internal/simulation/run.js"
  *   `FaultyStore.FaultKind`), on locks and semaphores; some sections update their data under `Effect.timeout`
  *   (`SectionSpec.updates`), hand their lease off, or wait a finite time.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Mode = Schedules.Mode
@@ -57,7 +57,7 @@ export type Mode = Schedules.Mode
 /**
  * Every class, in the order summaries print them.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const modes: ReadonlyArray<Mode> = Schedules.modes
@@ -67,19 +67,19 @@ export const modes: ReadonlyArray<Mode> = Schedules.modes
  * makes it stand still for `ms`, after which it runs on from where it stopped (so it stays `ms` behind). The
  * process's monotonic clock is not affected.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ClockStep = Schedules.ClockStep
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Pause = Schedules.Pause
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ProcessSpec = Schedules.ProcessSpec
@@ -91,7 +91,7 @@ export type ProcessSpec = Schedules.ProcessSpec
  * and `concurrency: 2`, and a scoped layer merged with another and built with `Layer.buildWithScope`. The section's
  * steps then run in the fiber that owns the scope.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Api = Schedules.Api
@@ -99,7 +99,7 @@ export type Api = Schedules.Api
 /**
  * The acquire variants whose acquiring fiber ends before the section.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const wrappedApis: ReadonlyArray<Api> = Schedules.wrappedApis
@@ -111,7 +111,7 @@ export const wrappedApis: ReadonlyArray<Api> = Schedules.wrappedApis
  * nested if `nested`), then a scoped `acquire` of it for the lease, and `steps` steps of `stepMs` that write to the
  * fenced resource with that lease's fence.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ChildSpec = Schedules.ChildSpec
@@ -121,7 +121,7 @@ export type ChildSpec = Schedules.ChildSpec
  * (`Lock.handOff`), and `delayMs` later process `to` resumes it (`Lock.withResumed`) and runs the remaining steps on
  * it, writing with the same fence: one critical section across two processes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type HandOffSpec = Schedules.HandOffSpec
@@ -131,7 +131,7 @@ export type HandOffSpec = Schedules.HandOffSpec
  * before the acquire that take the same name as uses of their own, or a worker forked detached from an outer
  * `Lock.scoped` region, which ends at once or later while its fiber runs on (see the core's `Schedule.RegionSpec`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type RegionSpec = Schedules.RegionSpec
@@ -140,7 +140,7 @@ export type RegionSpec = Schedules.RegionSpec
  * A section's use of a semaphore instead of a lock: `permits` of the semaphore of the section's name, whose limit is
  * `limit` (the same for every section of the name).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type PermitSpec = Schedules.PermitSpec
@@ -150,7 +150,7 @@ export type PermitSpec = Schedules.PermitSpec
  * `timeoutMs`. An update that times out or fails with `LockStoreError` is skipped (it may still be applied later); one
  * that finds the lease lost ends the section with `LockLost`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type DataUpdateSpec = Schedules.DataUpdateSpec
@@ -159,7 +159,7 @@ export type DataUpdateSpec = Schedules.DataUpdateSpec
  * An invalid option a section passes on top of the schedule's timings. The core must refuse each of them with
  * `LockConfigError` before any store call.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type BadOption = Schedules.BadOption
@@ -167,7 +167,7 @@ export type BadOption = Schedules.BadOption
 /**
  * Every kind of invalid option, for generators.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const badOptions: ReadonlyArray<BadOption> = BadOptionText.badOptions
@@ -175,7 +175,7 @@ export const badOptions: ReadonlyArray<BadOption> = BadOptionText.badOptions
 /**
  * The options a bad-option kind stands for, and how to show them.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export const badOptionValue: (
@@ -187,7 +187,7 @@ export const badOptionValue: (
  * One planned use of a lock: at true time `at` the process tries to take `name` and, once it holds it, runs `steps`
  * steps of `stepMs`, each ending in a write to the fenced resource (the first write is at the start).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type SectionSpec = Schedules.SectionSpec
@@ -195,7 +195,7 @@ export type SectionSpec = Schedules.SectionSpec
 /**
  * An operator's `forceRelease` of `name` at true time `at`, straight on the store.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Steal = Schedules.Steal
@@ -203,7 +203,7 @@ export type Steal = Schedules.Steal
 /**
  * Lock options every process uses, in ms.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type LockTimings = Schedules.LockTimings
@@ -211,7 +211,7 @@ export type LockTimings = Schedules.LockTimings
 /**
  * A complete, replayable description of one run.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Schedule = Schedules.Schedule
@@ -219,7 +219,7 @@ export type Schedule = Schedules.Schedule
 /**
  * How a planned section ended.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Outcome = SectionRecords.Outcome
@@ -228,7 +228,7 @@ export type Outcome = SectionRecords.Outcome
  * One planned section (or a child one forked): whether it got the lock, and if so when its critical section ran on
  * the true timeline. A child has index `sections.length + its parent's index`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type SectionRecord = SectionRecords.SectionRecord
@@ -237,13 +237,13 @@ export type SectionRecord = SectionRecords.SectionRecord
  * One write a section made: to the fenced resource, or, under permits of a semaphore, to no fenced resource (holders
  * of a semaphore write side by side, so fences do not order their writes).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type WriteRecord = WriteRecords.WriteRecord
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type FaultRecord = Histories.FaultRecord
@@ -251,13 +251,13 @@ export type FaultRecord = Histories.FaultRecord
 /**
  * An operator's force release as it happened: `fence` and `holder` of the lease it cleared, if one was held.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type StealRecord = Histories.StealRecord
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ReservationRecord = Histories.ReservationRecord
@@ -267,7 +267,7 @@ export type ReservationRecord = Histories.ReservationRecord
  * any other write (`laterWrite`), a give-back by owner alone (`giveBack`, a release without a fence), an acquire that
  * succeeded (`acquired`), a release with a fence that freed it (`released`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type LateAfter = LateDelivery.LateAfter
@@ -276,7 +276,7 @@ export type LateAfter = LateDelivery.LateAfter
  * A write the network held after its sender gave up on it, as it was delivered: when it was sent and applied (true
  * ms), what the store answered, and what its sender had written to the same name meanwhile.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type DeliveryRecord = LateDelivery.DeliveryRecord
@@ -284,7 +284,7 @@ export type DeliveryRecord = LateDelivery.DeliveryRecord
 /**
  * Everything a run observed.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type History = Histories.History
@@ -293,13 +293,13 @@ export type History = Histories.History
  * A downstream store that accepts a write only if its fence is at least the highest it has seen for the name: what
  * the README asks users to put behind their locks.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type FencedResource = Resource.FencedResource
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeFencedResource: () => FencedResource = Resource.make
@@ -308,7 +308,7 @@ export const makeFencedResource: () => FencedResource = Resource.make
  * Runs `self` with a wall clock `offsetMs` ahead of (negative: behind) the clock in context, e.g. `TestClock`, for a
  * process with a skewed clock in an `it.effect` test. Monotonic time (deadlines) and sleeps are left as they are.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category clocks
  */
 export const withClockOffset: (
@@ -318,7 +318,7 @@ export const withClockOffset: (
 /**
  * The timings the generated schedules use: short, so a schedule is a few simulated seconds.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultTimings: LockTimings = Schedules.defaultTimings
@@ -327,7 +327,7 @@ export const defaultTimings: LockTimings = Schedules.defaultTimings
  * A random schedule from a seed. The same seed always gives the same schedule. `mode` defaults to a seeded choice:
  * mostly `safe`, some of every other class.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const generate: (seed: number, options?: { readonly mode?: Mode | undefined }) => Schedule = Generate.generate
@@ -337,7 +337,7 @@ export const generate: (seed: number, options?: { readonly mode?: Mode | undefin
  * processes share `options.store` if given (a store under test, which must read time through `Clock`), else a new
  * memory store.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category running
  */
 export const run: (

@@ -14,11 +14,11 @@
  * - A write refused as a whole (the store says it was not applied: a missing table, a refused connection) was not
  *   applied: nothing to date, nothing to give back.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface AcquireOwner {
@@ -33,7 +33,7 @@ export interface AcquireOwner {
 /**
  * A fresh acquire writing as `owner`, with nothing written yet.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (owner: string): AcquireOwner => ({ owner, inFlightSince: undefined, unknownSince: undefined })
@@ -41,7 +41,7 @@ export const make = (owner: string): AcquireOwner => ({ owner, inFlightSince: un
 /**
  * A write with the owner id goes out at `sentAt` (monotonic ms). Until it answers, its outcome is unknown.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category mutations
  */
 export const sending = (self: AcquireOwner, sentAt: number): void => {
@@ -52,7 +52,7 @@ export const sending = (self: AcquireOwner, sentAt: number): void => {
  * The write in flight answered (acquired, or a conflict): its outcome is known. Earlier unknown ones stay unknown: the
  * answer proves nothing about a write that may land after it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category mutations
  */
 export const answered = (self: AcquireOwner): void => {
@@ -63,7 +63,7 @@ export const answered = (self: AcquireOwner): void => {
  * The write in flight failed: its outcome is unknown for good, unless the store knows that nothing was applied
  * (`mayHaveApplied` false).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category mutations
  */
 export const failed = (self: AcquireOwner, mayHaveApplied: boolean | undefined): void => {
@@ -77,7 +77,7 @@ export const failed = (self: AcquireOwner, mayHaveApplied: boolean | undefined):
  * When a lease that bears the owner id began, at the earliest: its write went out no earlier than the earliest write of
  * the owner whose outcome is unknown, or than the write at `sentAt` that answered with it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category getters
  */
 export const leaseStart = (self: AcquireOwner, sentAt: number): number => Math.min(sentAt, self.unknownSince ?? sentAt)
@@ -85,7 +85,7 @@ export const leaseStart = (self: AcquireOwner, sentAt: number): number => Math.m
 /**
  * Whether a write with the owner id may have applied without our knowing: what to give back if the acquire ends.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const mayHaveWritten = (self: AcquireOwner): boolean =>
@@ -94,7 +94,7 @@ export const mayHaveWritten = (self: AcquireOwner): boolean =>
 /**
  * After a give-back: the next writes go with a fresh owner id, `owner`, which nothing given back can touch.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category mutations
  */
 export const renew = (self: AcquireOwner, owner: string): void => {

@@ -4,14 +4,14 @@
  * (`LockAttempt.afterConflict`, `PermitAttempt.next`), and comes down to the same two steps: the next attempt at once,
  * or a sleep. Times are monotonic ms.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as AcquireBound from "./AcquireBound.js"
 
 /**
  * End the acquire with the store's failure.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Fail {
@@ -21,7 +21,7 @@ export interface Fail {
 /**
  * Give up with `LockNotAcquired`: the wait is over, after an answer that came `answeredAfterMs` after its send.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface GiveUp {
@@ -32,7 +32,7 @@ export interface GiveUp {
 /**
  * The next attempt at once.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Again {
@@ -43,7 +43,7 @@ export interface Again {
  * Sleep `sleepMs`, or a fresh jittered poll when it is `undefined`, no later than the end of the wait; then the next
  * attempt.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Sleep {
@@ -55,7 +55,7 @@ export interface Sleep {
  * Give the write back by owner, go on with a fresh owner id (so that the give-back, however late it lands, frees
  * nothing acquired since), and then give up or sleep, as `then` says.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface GiveBack {
@@ -66,7 +66,7 @@ export interface GiveBack {
 /**
  * What an acquire loop does after an attempt that did not acquire.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Step = Fail | GiveBack | Again | Sleep
@@ -78,7 +78,7 @@ const poll: Sleep = { _tag: "Sleep", sleepMs: undefined }
  * After a store failure at `now`: fail when it is not `retryable` or the wait is over, else retry after a poll. The
  * write may have applied: the retry goes with the same owner id, which recognises its own record.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const afterFailure = (retryable: boolean, now: number, waitUntil: number): Fail | Sleep =>
@@ -88,7 +88,7 @@ export const afterFailure = (retryable: boolean, now: number, waitUntil: number)
  * After an answer at `now` that was ours but came `answeredAfterMs` after its send, too late to use: give it back, and
  * then give up if the wait is over, else retry after a poll.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const afterTooLate = (answeredAfterMs: number, now: number, waitUntil: number): GiveBack => ({

@@ -5,7 +5,7 @@
  * sleep how long). What follows a store failure or an answer too late is the same for both loops (`AcquireStep`).
  * Times are ms: `now` and `sentAt` on the monotonic clock, `wallNow` on the wall clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as LeaseDeadline from "../lease/LeaseDeadline.js"
 import type { LockRecord } from "../record/LockRecord.js"
@@ -17,7 +17,7 @@ import * as Reservation from "./Reservation.js"
 /**
  * What the loop's decisions depend on of an acquire's options.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface AttemptOptions {
@@ -30,7 +30,7 @@ export interface AttemptOptions {
 /**
  * A holder as seen by an observed-mode waiter, with the monotonic time it was first seen in this state.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Observation {
@@ -50,7 +50,7 @@ const sameHolder = (observation: Observation | undefined, record: LockRecord) =>
  * is in the same state (same owner, fence and version), a fresh one when it changed; nothing new when there is no
  * holder.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const observe = (
@@ -66,7 +66,7 @@ export const observe = (
  * What the attempt sent at `now` asks the store to take over: by the clocks (absolute), or (observed) the holder this
  * waiter has watched stay unchanged for a full lease, if any.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const takeover = (
@@ -83,7 +83,7 @@ export const takeover = (
  * Whether the time until `record`'s takeover is judged on the wall clock: a held record under absolute takeover.
  * The runtime reads its wall clock for `untilTakeoverMs` only then.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const judgedByWallClock = (options: AttemptOptions, record: LockRecord | undefined): boolean =>
@@ -94,7 +94,7 @@ export const judgedByWallClock = (options: AttemptOptions, record: LockRecord | 
  * `leaseUntil` + skew on the wall clock; observed: a full lease after the waiter first saw the holder in its state (a
  * full lease from now if it has not yet).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const untilTakeoverMs = (
@@ -113,7 +113,7 @@ export const untilTakeoverMs = (
 /**
  * A holder, if the record has one: a free record a reservation kept us out of names nobody.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category getters
  */
 export const heldOnly = (record: LockRecord | undefined): LockRecord | undefined =>
@@ -122,7 +122,7 @@ export const heldOnly = (record: LockRecord | undefined): LockRecord | undefined
 /**
  * The holder to name when the wait runs out with a call in flight: the last conflict's, if it named one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category getters
  */
 export const lastHolder = (
@@ -141,7 +141,7 @@ export const lastHolder = (
  *   the next holder's. The write is given back, and the acquire goes on with a fresh owner id.
  * - `Conflict`: someone else's, as `holder` shows (or the store could not tell).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Answer =
@@ -155,7 +155,7 @@ export type Answer =
  * whose outcome is unknown: it counts from the earliest of them, which can only make the local deadline earlier than
  * the lease's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const judge = (args: {
@@ -188,7 +188,7 @@ export const judge = (args: {
  *
  * How long the sleep is, once the record is known and the poll drawn, is `sleepMs`'s.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type AfterConflict =
@@ -200,7 +200,7 @@ export type AfterConflict =
  * Decides what follows a conflict on `holder` at `now` (`wallNow` on the wall clock), for a caller waiting since
  * `waitingSince` (epoch ms, see `Reservation.waitingSince`), writing as `owner`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const afterConflict = (args: {
@@ -227,7 +227,7 @@ export const afterConflict = (args: {
  * takeover time is judged by, read again after a reservation's round trip when it is on the wall clock
  * (`judgedByWallClock`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const sleepMs = (args: {

@@ -5,7 +5,7 @@
  * a record that changed under the attempt are not waiting: they get a few immediate attempts even with no `wait`.
  * Times are ms: `now` and `sentAt` on the monotonic clock, `wallNow` on the wall clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as LeaseDeadline from "../lease/LeaseDeadline.js"
 import type { LockRecord } from "../record/LockRecord.js"
@@ -17,7 +17,7 @@ import * as AcquireOwner from "./AcquireOwner.js"
 /**
  * What the loop's decisions depend on of a semaphore acquire's options.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface AttemptOptions {
@@ -35,7 +35,7 @@ export interface AttemptOptions {
  * Attempts in a row without a sleep: enough to create the record, then remove holders, then lose one race; a record
  * that keeps changing under the attempts makes the fiber wait a poll interval like any conflict.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxEagerAttempts = 3
@@ -43,7 +43,7 @@ export const maxEagerAttempts = 3
 /**
  * What the attempts ask the store to take over.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const takeover = (options: AttemptOptions): SemaphoreProtocol.PermitTakeover =>
@@ -54,7 +54,7 @@ export const takeover = (options: AttemptOptions): SemaphoreProtocol.PermitTakeo
 /**
  * A holder as an observed-mode waiter first saw it at its current version, on its monotonic clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Sighting {
@@ -65,7 +65,7 @@ export interface Sighting {
 /**
  * Each other holder's version as first seen, by owner.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Sightings = ReadonlyMap<string, Sighting>
@@ -74,7 +74,7 @@ export type Sightings = ReadonlyMap<string, Sighting>
  * The sightings after seeing `record` at `now`: a holder seen at a new version is seen afresh, and the holders that are
  * gone are forgotten.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const observe = (sightings: Sightings, record: SemaphoreRecord, now: number): Sightings => {
@@ -93,7 +93,7 @@ export const observe = (sightings: Sightings, record: SemaphoreRecord, now: numb
  * How long until `holder` may be removed, in ms on our clocks: 0 or less once it may. Absolute: past its `leaseUntil`
  * + skew on our wall clock. Observed: a full lease after we first saw its current version.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const untilOverMs = (
@@ -111,7 +111,7 @@ export const untilOverMs = (
 /**
  * What a conflict on a record leads to: the next attempt at once, removing `expired`; or a sleep of `sleepMs`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Plan =
@@ -122,7 +122,7 @@ export type Plan =
  * Plans after a conflict on `record`: if the permits fit once the other holders that are over are removed, go at once
  * and remove them; else sleep until the next holder could be over, or `pollMs`, whichever is sooner.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const plan = (args: {
@@ -160,7 +160,7 @@ export const plan = (args: {
  * - `Sleep`: sleep `sleepMs`, or a fresh jittered poll when it is `undefined` (the plan was to go at once, but the
  *   attempts in a row ran out).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Next =
@@ -171,7 +171,7 @@ export type Next =
 /**
  * Decides what follows a conflict planned as `plan`, after `eager` attempts in a row, at `now`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const next = (plan: Plan, eager: number, now: number, waitUntil: number): Next => {
@@ -190,7 +190,7 @@ export const next = (plan: Plan, eager: number, now: number, waitUntil: number):
  * - `Conflict`: not ours; `current` is the record as the store showed it (none: the next attempt creates it).
  * - `LimitMismatch`: the record has another limit, `storedLimit`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Answer =
@@ -204,7 +204,7 @@ export type Answer =
  * ours: one of its writes whose answer never came applied. Either way the lease counts from the earliest write of the
  * owner whose outcome is unknown.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const judge = (args: {
@@ -236,7 +236,7 @@ export const judge = (args: {
 /**
  * How far the permits were from fitting, as last seen, for the answer of an acquire that gives up.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const shortage = (

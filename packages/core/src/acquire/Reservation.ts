@@ -6,14 +6,14 @@
  * waiter behind someone else's reservation polls slower. Reservations only make waits fairer: a failed one never
  * fails the acquire, and mutual exclusion never depends on them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import { isReservableAt, isReservedForOtherAt, type LockRecord } from "../record/LockRecord.js"
 
 /**
  * What reservations depend on of an acquire's options (times in ms).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ReservationOptions {
@@ -40,7 +40,7 @@ const behindReservationPolls = 2
 /**
  * How long a reservation of this acquisition lasts, in ms.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const reservationMs = (options: ReservationOptions): number =>
@@ -50,7 +50,7 @@ export const reservationMs = (options: ReservationOptions): number =>
  * How long a reservation made at `now` (monotonic ms) asks for: no longer than the acquire may still wait, since a
  * waiter that gives up keeps nobody out.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const reserveMs = (options: ReservationOptions, now: number, waitUntil: number): number =>
@@ -60,7 +60,7 @@ export const reserveMs = (options: ReservationOptions, now: number, waitUntil: n
  * Epoch ms on the wall clock when the caller began to ask, from `wallNow` and the monotonic times of now and of the
  * start: the priority reservations are compared by.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const waitingSince = (wallNow: number, now: number, startedAt: number): number => wallNow - (now - startedAt)
@@ -71,7 +71,7 @@ export const waitingSince = (wallNow: number, now: number, startedAt: number): n
  * on a lock we do not hold, when no one else's reservation is live or its reserver began to wait after us, and
  * ours is missing or would lapse before the next poll.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const shouldReserve = (
@@ -92,7 +92,7 @@ export const shouldReserve = (
  * length after it ends, with ever fewer polls. Nothing is learned across holds, so a slow handover never makes the
  * next one slower. Behind someone else's live reservation, poll slower, but no longer than the reservation lasts.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const sleepMs = (args: {

@@ -3,14 +3,14 @@
  * without the SDK so that the rules about items, keys and conditions need no runtime. The union is structurally the
  * SDK's own (`@aws-sdk/client-dynamodb`'s `AttributeValue`), so a shell passes values either way without converting.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * One attribute value: one of DynamoDB's types, named by its single key (`S` a string, `N` a number as a string,
  * `M` a map, ...).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type AttributeValue =
@@ -29,19 +29,19 @@ export type AttributeValue =
 /**
  * An item, a key, or the values of a request: attribute values by name.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type ItemMap = Record<string, AttributeValue>
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const num = (n: number): AttributeValue => ({ N: String(n) })
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const str = (s: string): AttributeValue => ({ S: s })
@@ -49,7 +49,7 @@ export const str = (s: string): AttributeValue => ({ S: s })
 /**
  * The number 1, shared by every request that counts up (frozen: one object serves them all).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const one = Object.freeze(num(1))
@@ -57,7 +57,7 @@ export const one = Object.freeze(num(1))
 /**
  * The number 0, shared as `one` is.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const zero = Object.freeze(num(0))
@@ -65,7 +65,7 @@ export const zero = Object.freeze(num(0))
 /**
  * The string an item holds at `attribute`, or `undefined` when it holds none or another type.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category getters
  */
 export const stringAt = (item: ItemMap, attribute: string): string | undefined => {
@@ -76,7 +76,7 @@ export const stringAt = (item: ItemMap, attribute: string): string | undefined =
 /**
  * A value's type as a decoding error names it: "a value of type N".
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category getters
  */
 export const describeType = (value: AttributeValue): string => {

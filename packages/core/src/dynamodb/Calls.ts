@@ -2,13 +2,13 @@
  * The DynamoDB calls of each store operation, as its errors name them: the store operation and the DynamoDB action,
  * and whether an attempt that may have been applied is reported rather than retried.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * One kind of request a store sends.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Call {
@@ -26,7 +26,7 @@ export interface Call {
 /**
  * The writes and listings of each operation.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category calls
  */
 export const calls = {
@@ -45,7 +45,7 @@ export const calls = {
 /**
  * The consistent reads, of `inspect` and of the operations that read the holder after a failed condition.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category calls
  */
 export const getItemCalls = {

@@ -16,7 +16,7 @@
  * A shell may read the server's time on a simulated clock (a test's): `ServerOffset` moves it by as far as that clock
  * reads from the system clock, so that moving the simulated clock is time passing, not skew.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
@@ -27,7 +27,7 @@
  * more request (the free-only attempt that measures again), never safety; and a step the check lets through is at most
  * a hundredth of the guard's default bound (half of the default 10 s `maxClockSkew`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const staleToleranceMs = 50
@@ -35,7 +35,7 @@ export const staleToleranceMs = 50
 /**
  * What one exchange proves about this host's clock against the server's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Estimate {
@@ -57,7 +57,7 @@ export interface Estimate {
  * Where the server's time lands on the store's clock: how far that clock reads from the system clock, when the request
  * was sent and when its answer arrived (both 0 for a real clock, which reads the server's `Date` as it is).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ServerOffset {
@@ -71,7 +71,7 @@ const noOffset: ServerOffset = { sent: 0, received: 0 }
  * The provable minimum skew of one exchange, or `undefined` when the header is missing or unparsable. `sentAt`,
  * `receivedAt` and `receivedAtMonotonic` are the request's clock; `offset` moves the server's time onto the store's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category measuring
  */
 export const measure = (
@@ -101,7 +101,7 @@ export const measure = (
  * How many ms the wall clock moved against the monotonic clock since the estimate was taken (positive: forward), for
  * the wall and monotonic readings of now.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category measuring
  */
 export const drift = (estimate: Estimate, wallNow: number, monotonicNow: number): number =>
@@ -110,7 +110,7 @@ export const drift = (estimate: Estimate, wallNow: number, monotonicNow: number)
 /**
  * Whether the wall clock stepped since the estimate was taken, so that it no longer describes the clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isStale = (estimate: Estimate, wallNow: number, monotonicNow: number): boolean =>
@@ -120,7 +120,7 @@ export const isStale = (estimate: Estimate, wallNow: number, monotonicNow: numbe
  * A monotonic clock's reading in nanoseconds as the ms estimates keep, unrounded: each Effect line reads its own
  * clock's monotonic nanoseconds (Effect 3's `unsafeCurrentTimeNanos`, Effect 4's `monotonicTimeNanosUnsafe`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category measuring
  */
 export const monotonicMillis = (monotonicNanos: bigint): number => Number(monotonicNanos) / 1_000_000
@@ -128,7 +128,7 @@ export const monotonicMillis = (monotonicNanos: bigint): number => Number(monoto
 /**
  * Whether an estimate is beyond what the guard allows a takeover with: half the bound.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const tooSkewed = (estimate: Estimate, maxClockSkewMs: number) => estimate.skewMs > maxClockSkewMs / 2
@@ -136,7 +136,7 @@ export const tooSkewed = (estimate: Estimate, maxClockSkewMs: number) => estimat
 /**
  * A readable account of an estimate, for error messages.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const describe = (estimate: Estimate): string =>

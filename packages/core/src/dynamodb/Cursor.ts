@@ -2,7 +2,7 @@
  * The `list` cursor of partition-key mode: the Scan's `LastEvaluatedKey`, as base64url JSON. Opaque to callers; the
  * store checks that what comes back is a start key of its own layout before it sends anything.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Checked from "../Checked.js"
 import * as Utf8 from "../record/Utf8.js"
@@ -14,7 +14,7 @@ const base64url = /^[A-Za-z0-9_-]+$/
 /**
  * DynamoDB's `Limit` is a 32-bit integer; a larger page (an infinite one: no limit) is read in requests this big.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxRequestLimit = 2 ** 31 - 1
@@ -22,7 +22,7 @@ export const maxRequestLimit = 2 ** 31 - 1
 /**
  * Why a cursor is not one a page of `source` ("store", "table") returned: it is refused before anything is sent.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const malformedMessage = (cursor: string, problem: string, source: "store" | "table"): string =>
@@ -33,7 +33,7 @@ export const malformedMessage = (cursor: string, problem: string, source: "store
 /**
  * The cursor of a Scan's last evaluated key.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category encoding
  */
 export const encode = (key: ItemMap): string => Buffer.from(JSON.stringify(key), "utf8").toString("base64url")
@@ -43,7 +43,7 @@ export const encode = (key: ItemMap): string => Buffer.from(JSON.stringify(key),
  * necessarily one of ours: the scan walks the whole table), so only its shape is checked: `{ [partitionKey]: { S } }`
  * with a value DynamoDB could key.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category encoding
  */
 export const decode = (cursor: string, partitionKey: string): Checked.Checked<ItemMap> => {

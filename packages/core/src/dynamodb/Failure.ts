@@ -3,13 +3,13 @@
  * message that names the cause and the fix. Errors are read by their shape (`name`, `code`, `$metadata`, Node's
  * `syscall`), as the SDK and Node throw them, so the rules need neither.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * What the store knows when it explains a failure.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Context {
@@ -28,17 +28,17 @@ export interface Context {
 /**
  * Our own request timeout, distinct from the SDK's errors.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export class RequestTimedOut {
   /**
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly _tag = "RequestTimedOut"
   constructor(
     /**
-     * @since 0.2.0
+     * @since 1.0.0
      */
     readonly timeoutMs: number
   ) {}
@@ -166,7 +166,7 @@ const refusalNames = new Set([
  * Whether a request that failed with `error` may have been applied: unless it was never sent, or the server refused
  * it, it may (a timeout, a dropped connection, a server error all leave the write's fate open).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category classification
  */
 export const mayHaveApplied = (error: unknown): boolean => {
@@ -179,7 +179,7 @@ export const mayHaveApplied = (error: unknown): boolean => {
 /**
  * Whether trying the same request again soon can help: throttling, 5xx, network errors, timeouts.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category classification
  */
 export const isTransient = (error: unknown): boolean => kindOf(error) !== "other"
@@ -187,7 +187,7 @@ export const isTransient = (error: unknown): boolean => kindOf(error) !== "other
 /**
  * Whether the error is DynamoDB's answer to a failed condition: not an error for a lock store, but a conflict.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category classification
  */
 export const isConditionalCheckFailed = (
@@ -200,7 +200,7 @@ export const isConditionalCheckFailed = (
  * What a failed request comes to: whether trying it again can help, whether it (or an earlier attempt) may have been
  * applied, and what to tell a person.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Judged {
@@ -212,7 +212,7 @@ export interface Judged {
 /**
  * The judgement of a failed request, with a message that names the cause and the fix.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category classification
  */
 export const judge = (error: unknown, context: Context): Judged => {
@@ -316,7 +316,7 @@ const refusal = (error: unknown, context: Context): Judged => {
  * What a lock write's failure says of its item, when DynamoDB refused its arithmetic on the fence: a type error there
  * means a malformed item, which deserves its name. `undefined` for any other failure.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category classification
  */
 export const fenceTypeProblem = (message: string): string | undefined =>
@@ -326,7 +326,7 @@ export const fenceTypeProblem = (message: string): string | undefined =>
  * The same for a semaphore write: arithmetic on `fence` or `used`, or a path into `holders`, fails on an item with the
  * wrong types.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category classification
  */
 export const semaphoreTypeProblem = (message: string): string | undefined =>
@@ -337,7 +337,7 @@ export const semaphoreTypeProblem = (message: string): string | undefined =>
 /**
  * Where a client sends its requests, as its config says: plain data the SDK's `DynamoDBClient.config` has.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ClientLocation {
@@ -357,7 +357,7 @@ export interface ClientLocation {
  * when it has one, else its region. Its config's providers are async and may themselves fail; a failing one counts as
  * not configured, so this never rejects.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const describeLocation = async (config: ClientLocation): Promise<string> => {
@@ -383,7 +383,7 @@ export const describeLocation = async (config: ClientLocation): Promise<string> 
  * The message of a request that a store whose scope has closed did not send (`inFlight: false`), or abandoned in
  * flight (`inFlight: true`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const closedMessage = (action: string, tableName: string, inFlight: boolean): string =>

@@ -8,7 +8,7 @@
  * The shell sends each attempt and feeds its result back: `first` says which attempt to send first, `next` what
  * follows a result.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as SemaphoreProtocol from "../store/SemaphoreProtocol.js"
 import type * as LockRequests from "./LockRequests.js"
@@ -20,7 +20,7 @@ import * as TakeoverGuard from "./TakeoverGuard.js"
  * measuring attempt's result still finds something to take over, the verdict after measuring, and why a refused
  * takeover is refused.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Guard<R> {
@@ -34,7 +34,7 @@ export interface Guard<R> {
 /**
  * The next step: send an attempt (that takes over, or that only measures), answer with a result, or refuse.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Step<R> =
@@ -49,7 +49,7 @@ const measure: Step<never> = { _tag: "Attempt", takeOver: false }
 /**
  * The first attempt: one that takes over when the guard is off or trusts the estimate, else one that only measures.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category steps
  */
 export const first = <R>(guard: Guard<R>): Step<R> => !guard.on || guard.trusts() ? takeOver : measure
@@ -57,7 +57,7 @@ export const first = <R>(guard: Guard<R>): Step<R> => !guard.on || guard.trusts(
 /**
  * What follows the `result` of the attempt `attempted`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category steps
  */
 export const next = <R>(guard: Guard<R>, attempted: { readonly takeOver: boolean }, result: R): Step<R> => {
@@ -69,7 +69,7 @@ export const next = <R>(guard: Guard<R>, attempted: { readonly takeOver: boolean
 /**
  * What a guard reads: the store's monitor (none: the guard is off) and the clock of the request.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Skew {
@@ -87,7 +87,7 @@ const judge = (skew: Skew, maxClockSkewMs: number) => () =>
  * The guard of an absolute takeover of lock `name` at `now`: a measuring attempt (free only) finds something to take over when
  * its conflict is with a lease past its time.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category guards
  */
 export const lock = (
@@ -108,7 +108,7 @@ export const lock = (
  * The guard of the removal of semaphore `name`'s `expired` holders at `now` (off when there are none to remove): a
  * measuring attempt (removing no one) finds them still to remove when its conflict shows each of them over.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category guards
  */
 export const semaphore = (

@@ -1,14 +1,14 @@
 /**
  * The table key schema a store expects, and how to say it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * One element of a table's key schema, as `DescribeTable` returns it and `CreateTable` takes it (the SDK's
  * `KeySchemaElement`, structurally).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface KeySchemaElement {
@@ -19,7 +19,7 @@ export interface KeySchemaElement {
 /**
  * The type of one key attribute (the SDK's `AttributeDefinition`, structurally).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface AttributeDefinition {
@@ -30,7 +30,7 @@ export interface AttributeDefinition {
 /**
  * The key attributes a store is configured with: a String partition key and, in sort-key mode, a String sort key.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Expected {
@@ -41,7 +41,7 @@ export interface Expected {
 /**
  * `{key: S}`, or `{family: S (hash), name: S (range)}`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const describeExpected = (expected: Expected): string =>
@@ -52,7 +52,7 @@ export const describeExpected = (expected: Expected): string =>
 /**
  * A table's key schema as messages show it, `?` for what it does not say.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const describeActual = (
@@ -71,7 +71,7 @@ export const describeActual = (
 /**
  * Whether a table's key schema is the expected one, String types included.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const matches = (
@@ -90,7 +90,7 @@ export const matches = (
 /**
  * The `KeySchema` and `AttributeDefinitions` of a `CreateTable` request.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const definition = (expected: Expected): {

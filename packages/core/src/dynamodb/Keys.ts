@@ -13,7 +13,7 @@
  * left finds the prefix's end at its first unescaped `#`: no two (prefix, name) pairs share a key, and names that
  * contain neither character stay readable as they are.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Checked from "../Checked.js"
 import * as Utf8 from "../record/Utf8.js"
@@ -22,7 +22,7 @@ import { type ItemMap, stringAt } from "./AttributeValue.js"
 /**
  * DynamoDB's limit on a partition key value, in UTF-8 bytes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const partitionKeyMaxBytes = 2048
@@ -30,7 +30,7 @@ export const partitionKeyMaxBytes = 2048
 /**
  * DynamoDB's limit on a sort key value, in UTF-8 bytes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const sortKeyMaxBytes = 1024
@@ -38,7 +38,7 @@ export const sortKeyMaxBytes = 1024
 /**
  * Ends the (escaped) prefix in a partition key.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const separator = "#"
@@ -46,7 +46,7 @@ export const separator = "#"
 /**
  * Makes the next `#` or `\` an ordinary character.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const escapeCharacter = "\\"
@@ -57,7 +57,7 @@ const specials = /[\\#]/g
 /**
  * A value with a backslash before each `\` and `#`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category keys
  */
 export const escape = (value: string): string =>
@@ -67,7 +67,7 @@ export const escape = (value: string): string =>
  * A partition key read from the left: its family and name, or `undefined` for a key no layout writes (a dangling
  * or unknown escape, an empty prefix before `#`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category keys
  */
 export const parse = (key: string): { readonly prefix: string; readonly name: string } | undefined => {
@@ -97,7 +97,7 @@ export const parse = (key: string): { readonly prefix: string; readonly name: st
  *
  * The layout is the one judge of lock names: whether DynamoDB can key a name is a question about these keys.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface KeyLayout {
@@ -131,7 +131,7 @@ export interface KeyLayout {
 /**
  * A name as error messages quote it: the first 64 characters (whole code points), so a huge name stays readable.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const quote = (name: string): string => {
@@ -167,7 +167,7 @@ interface Mode {
 /**
  * What escaping adds to a name's key, for messages: the name's own size when its key is longer.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const escapedNote = (name: string, keyBytes: number): string => {
@@ -198,7 +198,7 @@ const unprefixedMode = (partitionKey: string): Mode => ({
  * Partition-key-only mode: the room a prefix leaves for a name in the partition key (below 1 for a prefix too long to
  * key any name).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category keys
  */
 export const maxNameBytesAfter = (prefix: string): number =>
@@ -248,7 +248,7 @@ const sortKeyMode = (partitionKey: string, sortKey: string, prefix: string): Mod
 /**
  * The layout of a store keyed by `partitionKey` (and `sortKey`, in sort-key mode), for the family `prefix`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (options: {

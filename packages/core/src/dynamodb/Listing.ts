@@ -4,7 +4,7 @@
  * operator's listing of a family (locks and semaphores together) share them; the shell sends the requests and
  * decodes the items.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Checked from "../Checked.js"
 import * as Utf8 from "../record/Utf8.js"
@@ -19,7 +19,7 @@ import * as SemaphoreKeys from "./SemaphoreKeys.js"
  * What one page of the store's `list` is read from: the server-side prefix, and which names it returns belong to
  * the page.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface PageRequest {
@@ -33,7 +33,7 @@ export interface PageRequest {
  * The page a `list` request asks for, `undefined` when no record can match its prefix, or what is wrong with its
  * limit.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const pageRequest = (
@@ -66,7 +66,7 @@ export const pageRequest = (
 /**
  * The parts of a Query that say what it reads.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface QueryCondition {
@@ -78,7 +78,7 @@ export interface QueryCondition {
 /**
  * The family's partition, or the part of it whose sort keys begin with `prefix`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const queryCondition = (layout: KeyLayout, sortKey: string, prefix: string): QueryCondition =>
@@ -97,7 +97,7 @@ export const queryCondition = (layout: KeyLayout, sortKey: string, prefix: strin
 /**
  * The start key of a Query from a sort key value (exclusive).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const queryStartKey = (layout: KeyLayout, sortKey: string, after: string): ItemMap => ({
@@ -109,7 +109,7 @@ export const queryStartKey = (layout: KeyLayout, sortKey: string, after: string)
  * Where a Query of the store's `list` starts: from the cursor (the last name of the previous page), from the
  * beginning, or nowhere (`Done`: the cursor sorts after every match), or why the cursor is malformed.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type QueryStart =
@@ -118,7 +118,7 @@ export type QueryStart =
   | { readonly _tag: "Malformed"; readonly message: string }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const lockQueryStart = (layout: KeyLayout, sortKey: string, page: PageRequest): QueryStart => {
@@ -140,7 +140,7 @@ export const lockQueryStart = (layout: KeyLayout, sortKey: string, page: PageReq
  * The input of one Query of a page that holds `found` items so far: asking for one more than the page holds says
  * whether a next page exists, so the last page has no cursor.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const queryInput = (
@@ -161,7 +161,7 @@ export const queryInput = (
  * A Query's page once it holds more than `limit` items: the first `limit`, and the cursor of the last; `undefined`
  * while it is not full.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category paging
  */
 export const fullQueryPage = <A>(
@@ -179,7 +179,7 @@ export const fullQueryPage = <A>(
  * Where a Scan starts: from the item a cursor stands for (the last evaluated key, encoded), from the beginning, or
  * why the cursor is malformed, as a page of `source` says it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const scanStart = (
@@ -196,7 +196,7 @@ export const scanStart = (
  * The filter of a Scan of the store's `list`: the keys of names that start with `prefix` (none without a prefix and
  * a family: every key may be one).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const lockScanFilter = (layout: KeyLayout, prefix: string) => {
@@ -213,7 +213,7 @@ export const lockScanFilter = (layout: KeyLayout, prefix: string) => {
  * the filter, so asking for the items still missing can never return more than the page holds, and every page ends
  * exactly at a `LastEvaluatedKey`: following cursors examines each item of the table once in all.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const scanInput = <F extends object>(
@@ -234,7 +234,7 @@ export const scanInput = <F extends object>(
  * After one Scan: the page is over (`cursor` for the next one, `undefined` at the end of the table), or `undefined`
  * to scan on from `lastEvaluatedKey`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category paging
  */
 export const scanPageEnd = (
@@ -251,7 +251,7 @@ export const scanPageEnd = (
  * Where a Query of a family's locks and semaphores starts: after the sort key of the previous page's last item, from
  * the beginning, or why the cursor is malformed.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const familyQueryStart = (
@@ -270,7 +270,7 @@ export const familyQueryStart = (
  * The filter of a Scan of a family's locks and semaphores: the family's lock keys and semaphore keys (none without a
  * prefix: any key may be the family's).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const familyScanFilter = (layout: KeyLayout) => {

@@ -3,7 +3,7 @@
  * path of every acquisition and heartbeat. The SDK only reads its input, so one object serves every request (frozen:
  * an SDK that wrote to it would fail loudly instead of changing other requests).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Item from "./LockItem.js"
 
@@ -16,7 +16,7 @@ const names = (...attributes: ReadonlyArray<string>): Readonly<Record<string, st
 /**
  * DynamoDB TTL wants epoch seconds; rounding up keeps the row at least the full retention.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const ttlAt = (epochMs: number, retentionMs: number): number => Math.ceil((epochMs + retentionMs) / 1000)
@@ -34,19 +34,19 @@ const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.lease
 const clearReservation = `#${a.reservedBy}, #${a.reservedUntil}, #${a.reservedSince}`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data REMOVE #${a.sequence}, ${clearReservation}`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}, #${a.sequence}, ${clearReservation}`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const acquireNames = names(
@@ -80,20 +80,20 @@ const notReservedForOther = `(attribute_not_exists(#${a.reservedBy}) OR #${a.res
 const notSemaphore = `attribute_not_exists(#${Item.semaphoreAttribute})`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const freeOnlyExpression = `attribute_not_exists(#${a.owner}) AND ${notReservedForOther} AND ${notSemaphore}`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const freeOrExpiredExpression = `(attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff) AND ` +
   `${notReservedForOther} AND ${notSemaphore}`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
@@ -104,7 +104,7 @@ export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
 /**
  * A reservation changes neither the version nor the holder fields: observed takeover watches them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const reserveUpdate =
@@ -114,14 +114,14 @@ export const reserveUpdate =
  * A lock's row (every row has a fence: it stays when the lock is freed; a semaphore's has one too, and a `limit`), and
  * no one else's live reservation, or one whose reserver began to wait after the caller.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const reserveCondition = `attribute_exists(#${a.fence}) AND ${notSemaphore} AND ` +
   `(${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, Item.semaphoreAttribute)
@@ -129,7 +129,7 @@ export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.rese
 const renewSet = `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl, ${nextVersion}`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const renewUpdate = `${renewSet}, #${a.sequence} = :sequence`
@@ -138,7 +138,7 @@ export const renewUpdate = `${renewSet}, #${a.sequence} = :sequence`
 const unorderedRenewUpdate = renewSet
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
@@ -146,7 +146,7 @@ export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
 /**
  * A renew applies only above the lease's write sequence: one delivered after a newer one changes nothing.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const orderedRenewCondition =
@@ -158,7 +158,7 @@ const renewAttributes = [a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.ver
  * The attribute names of a renew, by whether it sets or checks the write sequence and whether it sets `data`: DynamoDB
  * refuses a name that no expression uses.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const renewNames = {
@@ -178,7 +178,7 @@ const renewUpdateMovingOwner = `${renewUpdate}, #${a.owner} = :newOwner`
  * The update expression of a renew: the heartbeat's as built once, or with the owner moved, and with `data` set or
  * removed in the same write (a data update, which is rare, builds its string).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const renewUpdateFor = (
@@ -198,14 +198,14 @@ const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil,
 /**
  * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
   `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const clearNames = names(...clearAttributes)
@@ -213,38 +213,38 @@ export const clearNames = names(...clearAttributes)
 /**
  * An operator's release also drops the reservation: nobody is left waiting behind a lock an operator freed.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const forceClearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
   `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}, ${clearReservation}`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const forceClearNames = names(...forceClearAttributes)
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const clearNamesWithFence = names(...clearAttributes, a.fence)
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const releaseByOwner = `#${a.owner} = :owner`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const releaseByOwnerAndFence = `#${a.owner} = :owner AND #${a.fence} = :fence`
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const forceReleaseCondition = `attribute_exists(#${a.owner})`
@@ -252,13 +252,13 @@ export const forceReleaseCondition = `attribute_exists(#${a.owner})`
 /**
  * An operator's release of the holder it saw: no other, whenever it lands.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const forceReleaseOfHolderCondition = releaseByOwnerAndFence
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category expressions
  */
 export const forceClearNamesWithFence = names(...forceClearAttributes, a.fence)

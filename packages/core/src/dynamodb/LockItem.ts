@@ -1,7 +1,7 @@
 /**
  * The attributes of a lock item and the defensive decoding of an item into a `LockRecord`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Checked from "../Checked.js"
 import type { LockRecord } from "../record/LockRecord.js"
@@ -12,7 +12,7 @@ import type { KeyLayout } from "./Keys.js"
  * The item's attribute names. Every expression refers to them through `ExpressionAttributeNames` placeholders of
  * the same name (`#owner`), because several (owner, ttl, data) are or may become DynamoDB reserved words.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const attributes = {
@@ -32,13 +32,13 @@ export const attributes = {
 } as const
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Attribute = keyof typeof attributes
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const attributeNames: ReadonlyArray<string> = Object.values(attributes)
@@ -47,13 +47,13 @@ export const attributeNames: ReadonlyArray<string> = Object.values(attributes)
  * The attribute only a semaphore's item has (see `SemaphoreItem`): its `limit`. A lock store skips such items in
  * a listing, refuses them otherwise, and writes only to items without it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const semaphoreAttribute = "limit"
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isSemaphoreItem = (item: ItemMap): boolean => item[semaphoreAttribute] !== undefined
@@ -61,7 +61,7 @@ export const isSemaphoreItem = (item: ItemMap): boolean => item[semaphoreAttribu
 /**
  * What is wrong with an item, for the caller to turn into an error that names the table.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Malformed {
@@ -74,7 +74,7 @@ export interface Malformed {
 /**
  * An item's record, or what is malformed in it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Decoded<A> = Checked.Ok<A> | Malformed
@@ -91,7 +91,7 @@ const malformed = (key: string, attribute: string, problem: string): Malformed =
  * The message of an error for an item of `tableName` that Leasehold did not write (a `kind` of item: lock or
  * semaphore): `problem` says what is wrong with it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const malformedMessage = (tableName: string, kind: string, key: string, problem: string): string =>
@@ -101,7 +101,7 @@ export const malformedMessage = (tableName: string, kind: string, key: string, p
 /**
  * What a decoding problem says after the key: `attribute "fence" is missing`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const describeMalformed = (malformed: Malformed): string =>
@@ -111,7 +111,7 @@ export const describeMalformed = (malformed: Malformed): string =>
  * Decodes an item, or says which attribute of which key is malformed. A foreign or hand-edited item must become an
  * error a person can act on, never a crash or a silently wrong fence.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category decoding
  */
 export const decode = (layout: KeyLayout, item: ItemMap): Decoded<LockRecord> => {

@@ -2,7 +2,7 @@
  * The writes of a lock as DynamoDB requests (`UpdateItem`'s expressions and values, without the table and key), and
  * what a failed condition means for each: the lock operations of the store are these, one round trip each.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 import { dataProblem, isRenewSuperseded, sequenceProblem } from "../record/LockRecord.js"
@@ -13,7 +13,7 @@ import * as Expressions from "./LockExpressions.js"
 /**
  * The parts of one conditional `UpdateItem` that depend on the operation and its request.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Request {
@@ -27,7 +27,7 @@ export interface Request {
  * How an acquire may treat a held record: take only a free lock, also an expired one (absolute takeover: its lease
  * ended before `cutoff`), or also the stale one the caller observed (observed takeover).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type AcquireCondition =
@@ -36,7 +36,7 @@ export type AcquireCondition =
   | { readonly _tag: "FreeOrStale"; readonly stale: LockProtocol.StaleObservation }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const freeOnly: AcquireCondition = { _tag: "FreeOnly" }
@@ -44,7 +44,7 @@ export const freeOnly: AcquireCondition = { _tag: "FreeOnly" }
 /**
  * The condition of an observed-mode acquire: free only, or free or the stale record the caller observed.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const observedCondition = (stale: LockProtocol.StaleObservation | undefined): AcquireCondition =>
@@ -93,7 +93,7 @@ const conditionExpressions: Record<AcquireCondition["_tag"], string> = {
 /**
  * An acquire's write at `now` on the writer's clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const acquire = (
@@ -113,7 +113,7 @@ export const acquire = (
 /**
  * A record that is not held reads as no holder.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conflicts
  */
 export const heldOrUndefined = (record: LockRecord | undefined): LockRecord | undefined =>
@@ -122,7 +122,7 @@ export const heldOrUndefined = (record: LockRecord | undefined): LockRecord | un
 /**
  * A record that is neither held nor reserved reads as no holder: a reserved free record is what kept an acquire out.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conflicts
  */
 export const heldOrReserved = (record: LockRecord | undefined): LockRecord | undefined =>
@@ -131,7 +131,7 @@ export const heldOrReserved = (record: LockRecord | undefined): LockRecord | und
 /**
  * An acquire's result, and the holder that made it a conflict (for the clock-skew guard).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Acquisition {
@@ -142,7 +142,7 @@ export interface Acquisition {
 /**
  * What a failed acquire condition means, with the record that failed it, after `attempts` attempts of the request.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conflicts
  */
 export const acquireConflict = (owner: string, attempts: number, current: LockRecord | undefined): Acquisition => {
@@ -158,7 +158,7 @@ export const acquireConflict = (owner: string, attempts: number, current: LockRe
 /**
  * What a renew's request carries that no store can write: an invalid write sequence or data.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const renewProblem = (request: LockProtocol.RenewRequest): string | undefined =>
@@ -175,7 +175,7 @@ const renewNamesFor = (sequenced: boolean, withData: boolean) =>
  * A renew's write at `now`: a heartbeat sends the plain renew; a data update the same write with `data` set or
  * removed; a resume the same write with the owner moved.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const renew = (request: LockProtocol.RenewRequest, now: number, ttlRetentionMs: number): Request => {
@@ -208,7 +208,7 @@ export const renew = (request: LockProtocol.RenewRequest, now: number, ttlRetent
 /**
  * What a failed renew condition means, with the record that failed it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conflicts
  */
 export const renewConflict = (
@@ -225,7 +225,7 @@ export const renewConflict = (
 /**
  * A release's write at `now`: the holder fields cleared, the row kept (its fence must keep increasing).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const release = (request: LockProtocol.ReleaseRequest, now: number, ttlRetentionMs: number): Request => {
@@ -249,7 +249,7 @@ export const release = (request: LockProtocol.ReleaseRequest, now: number, ttlRe
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category conflicts
  */
 export const released: LockProtocol.ReleaseResult = { _tag: "Released" }
@@ -257,7 +257,7 @@ export const released: LockProtocol.ReleaseResult = { _tag: "Released" }
 /**
  * What a failed release condition means, with the record that failed it, after `attempts` attempts of the request.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conflicts
  */
 export const releaseConflict = (attempts: number, current: LockRecord | undefined): LockProtocol.ReleaseResult => {
@@ -269,7 +269,7 @@ export const releaseConflict = (attempts: number, current: LockRecord | undefine
 /**
  * An operator's release at `now`, of whoever holds the lock or of `holder` only; it also drops the reservation.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const forceRelease = (
@@ -302,7 +302,7 @@ export const forceRelease = (
  * What a failed force-release condition calls for: the answer that it removed nothing (`NotHeld`), or a read of the
  * lock's item (`ReadCurrent`) to tell what an earlier attempt of the request may have done.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type ForceReleaseConflict = { readonly _tag: "NotHeld" } | { readonly _tag: "ReadCurrent" }
@@ -317,7 +317,7 @@ const readCurrent: ForceReleaseConflict = { _tag: "ReadCurrent" }
  * one that may have been applied, the failure may be that attempt's own doing, which only the item can tell
  * (`forceReleaseRetried`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conflicts
  */
 export const forceReleaseConflict = (earlierMayHaveApplied: boolean): ForceReleaseConflict =>
@@ -327,7 +327,7 @@ export const forceReleaseConflict = (earlierMayHaveApplied: boolean): ForceRelea
  * What a retried force release came to: it removed nothing (`NotHeld`), or whether it removed a holder can not be
  * told (`Unknown`: the lock as the retry found it, and what to tell a person).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type ForceReleaseRetried =
@@ -347,7 +347,7 @@ const lockState = (record: LockRecord) =>
  * holder's own release leaves (no holder, the same fence, a version more), so the record can not tell them apart, and
  * saying "removed" or "nothing to do" would each be a guess: the outcome is unknown.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conflicts
  */
 export const forceReleaseRetried = (
@@ -370,7 +370,7 @@ export const forceReleaseRetried = (
 /**
  * A reservation's write at `now`: the caller named as the next holder until `now + reserveMs`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const reserve = (request: LockProtocol.ReserveRequest, now: number): Request => ({

@@ -4,13 +4,13 @@
  * "no item" and needs no read. Servers without the option (dynalite) never teach it, and each of their conflicts
  * costs one consistent read.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * What a store has learned of its server.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface OldItems {
@@ -20,7 +20,7 @@ export interface OldItems {
 /**
  * A store's, before its first conflict.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (): OldItems => ({ returnsOldItems: false })
@@ -29,7 +29,7 @@ export const make = (): OldItems => ({ returnsOldItems: false })
  * The item that made a condition fail, as far as the answer tells it (`Known`, `undefined` for no item), or `Read`:
  * one consistent read must tell it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type OldItem<I> = { readonly _tag: "Known"; readonly item: I | undefined } | { readonly _tag: "Read" }
@@ -42,7 +42,7 @@ const absent: OldItem<never> = { _tag: "Known", item: undefined }
  * The old item of a conflict whose answer carried `item`; `mayBeAbsent` says whether "no item" is a possible answer
  * (a create's condition, for one, fails only on an item that exists).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category decisions
  */
 export const oldItem = <I>(learned: OldItems, item: I | undefined, mayBeAbsent: boolean): OldItem<I> => {

@@ -4,7 +4,7 @@
  * The store's `list` (locks) and the operator's listing of a family (locks and semaphores together) page alike; the
  * shell sends each request, decodes its items, and adds those that belong to the page.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { ItemMap } from "./AttributeValue.js"
 import * as Listing from "./Listing.js"
@@ -12,7 +12,7 @@ import * as Listing from "./Listing.js"
 /**
  * A page: its items, and the cursor of the next one (`undefined` on the last page).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Page<A> {
@@ -23,7 +23,7 @@ export interface Page<A> {
 /**
  * One page being read, request by request.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Pager<A, Input> {
@@ -41,7 +41,7 @@ export interface Pager<A, Input> {
  * The pager of a Query page from `startKey`: asking for one item more than the page holds says whether a next page
  * exists, so the last page has no cursor; the cursor of a page is its last item's (`cursorOf`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const query = <A>(
@@ -73,7 +73,7 @@ export const query = <A>(
  * The pager of a Scan page from `startKey`: every page ends exactly at a `LastEvaluatedKey`, whose encoding is the
  * next page's cursor.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const scan = <A, F extends object>(

@@ -5,7 +5,7 @@
  * turns each outcome into a result, a backoff or an error; the bookkeeping between the SDK's promise, the timer and
  * the store's requests in flight is the same on every runtime, so it is written here.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Failure from "./Failure.js"
 import * as Retry from "./Retry.js"
@@ -13,7 +13,7 @@ import * as Retry from "./Retry.js"
 /**
  * The requests in flight of one store, and whether its scope has closed: once it has, nothing more is sent.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Lifetime {
@@ -24,7 +24,7 @@ export interface Lifetime {
 /**
  * A store's lifetime, open.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category lifetime
  */
 export const makeLifetime = (): Lifetime => ({ closed: false, inFlight: new Set() })
@@ -32,7 +32,7 @@ export const makeLifetime = (): Lifetime => ({ closed: false, inFlight: new Set(
 /**
  * Ends a lifetime: its requests in flight are aborted (their calls fail, not retried), and later calls fail at once.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category lifetime
  */
 export const end = (lifetime: Lifetime): void => {
@@ -45,7 +45,7 @@ export const end = (lifetime: Lifetime): void => {
  * What the attempts of one request share: how long one may take, how many retries follow a transient failure, and
  * the lifetime of the store that sends it (none for a helper that ends with its call).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Plan {
@@ -57,7 +57,7 @@ export interface Plan {
 /**
  * Where one attempt stands among the request's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Attempt {
@@ -76,7 +76,7 @@ export interface Attempt {
  * whose scope closed (before the attempt was sent, or while it was in flight), another attempt (`mayHaveApplied`
  * counts this one and the earlier ones), or a failure to report as it is.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Decision =
@@ -88,7 +88,7 @@ export type Decision =
 /**
  * How an attempt ends: its output, or the decision on its failure.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Outcome<Out> = { readonly _tag: "Ok"; readonly output: Out } | Decision
@@ -97,7 +97,7 @@ export type Outcome<Out> = { readonly _tag: "Ok"; readonly output: Out } | Decis
  * The decision on attempt `attempt` that failed with `error`. A failed condition is an answer, whatever else holds; a
  * store that closed while the attempt was in flight reports that rather than the abort it caused.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category decisions
  */
 export const decide = (plan: Plan, attempt: Attempt, error: unknown): Decision => {
@@ -125,7 +125,7 @@ const unref = (timer: ReturnType<typeof setTimeout>) => {
  * fires (a timeout fails as `Failure.RequestTimedOut`). Returns what an interruption calls: it aborts the request,
  * and `settled` is not called after it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category sending
  */
 export const run = <Out>(

@@ -2,7 +2,7 @@
  * The retry plan of one store request: which failures are tried again, after how long, and how long one attempt may
  * take. The shell keeps the timers, the sleeps and the random draws; these are the numbers it uses.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as DurationOption from "../options/DurationOption.js"
 import * as Failure from "./Failure.js"
@@ -10,7 +10,7 @@ import * as Failure from "./Failure.js"
 /**
  * Node fires a longer `setTimeout` at once; a request timeout past it (about 24.8 days) is as good as none.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxTimerMs: number = DurationOption.maxMs
@@ -19,7 +19,7 @@ export const maxTimerMs: number = DurationOption.maxMs
  * The lower bound of a backoff's jitter: each backoff is its nominal delay times a uniform factor in
  * [`jitterMin`, `jitterMax`] (`Schedule.jittered`'s bounds).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const jitterMin = 0.8
@@ -27,7 +27,7 @@ export const jitterMin = 0.8
 /**
  * The upper bound of a backoff's jitter.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const jitterMax = 1.2
@@ -35,7 +35,7 @@ export const jitterMax = 1.2
 /**
  * The timer of one attempt: the request timeout, or the longest timer Node keeps.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category plan
  */
 export const timerMs = (requestTimeoutMs: number): number => Math.min(requestTimeoutMs, maxTimerMs)
@@ -43,7 +43,7 @@ export const timerMs = (requestTimeoutMs: number): number => Math.min(requestTim
 /**
  * The backoff before attempt `attempts` (1-based, so at least 2): base * 2^(attempts - 2), times the jitter drawn.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category plan
  */
 export const backoffMs = (retryBaseDelayMs: number, attempts: number, jitter: number): number =>
@@ -54,7 +54,7 @@ export const backoffMs = (retryBaseDelayMs: number, attempts: number, jitter: nu
  * failure, unless the call reports unknown outcomes and this one may have been applied (an acquire must know of every
  * write of its owner that may still land).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category plan
  */
 export const retries = (
@@ -70,7 +70,7 @@ export const retries = (
  * A response header's value by its name in lower case: Node's HTTP handler lowercases header names, so the direct
  * lookup answers every response it parses; other handlers are searched without regard to case.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category headers
  */
 export const headerOf = (headers: unknown, name: string): string | undefined => {

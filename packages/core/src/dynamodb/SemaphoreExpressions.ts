@@ -3,7 +3,7 @@
  * every holder it removes, and DynamoDB caps an expression at 4 KB. With `SemaphoreRecord.maxLimit` removals a
  * condition stays under 3 KB.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as SemaphoreStore from "../store/SemaphoreProtocol.js"
 import { type AttributeValue, num, one, str } from "./AttributeValue.js"
@@ -15,7 +15,7 @@ const f = SemaphoreItem.entryFields
 /**
  * The parts of one conditional `UpdateItem` of a semaphore.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Request {
@@ -46,7 +46,7 @@ const entry = (request: SemaphoreStore.AcquirePermitsRequest, now: number): Attr
  * A new semaphore's item: the caller its only holder, the fence from the clock (now + 1, as a new lock's), if no item
  * has the key.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const create = (
@@ -86,7 +86,7 @@ export const create = (
  * removed holders' permits are free, and each removed holder is there with its permits and over: past the cutoff
  * (absolute) or still at the version seen (observed).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const acquire = (
@@ -142,7 +142,7 @@ export const acquire = (
  * A heartbeat: the holder's lease from now, its version changed, if it holds permits with this fence and, for a renew
  * with a write sequence, the holder's is below it (one delivered after a newer renew changes nothing).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, ttl: number): Request => {
@@ -182,7 +182,7 @@ export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, 
  * A release: the holder's entry and fence removed and its permits freed, if it holds exactly these permits (with
  * this fence, when given). The item and its fence stay.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category requests
  */
 export const release = (request: SemaphoreStore.ReleasePermitsRequest, ttl: number): Request => {

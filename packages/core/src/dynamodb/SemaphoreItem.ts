@@ -10,7 +10,7 @@
  * retention (7 days by default) is longer than the longest lease; TTL then removes an item only once it has been idle
  * for the retention, and the fence restarts from the clock, as a lock's does.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { PermitHolder, SemaphoreRecord } from "../record/SemaphoreRecord.js"
 import { type AttributeValue, describeType, type ItemMap } from "./AttributeValue.js"
@@ -21,7 +21,7 @@ import { marker, type SemaphoreKeys } from "./SemaphoreKeys.js"
 /**
  * The item's attribute names.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const attributes = {
@@ -36,7 +36,7 @@ export const attributes = {
 /**
  * The fields of one entry of `holders`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const entryFields = {
@@ -107,7 +107,7 @@ const entry = (
  * Decodes an item, or says which attribute of which key is malformed: a foreign, hand-edited or lock item must
  * become an error a person can act on, never a crash or a wrong count of permits.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category decoding
  */
 export const decode = (

@@ -10,7 +10,7 @@
  * lock write requires an item without a `limit`, a semaphore write an item with one (or none), and each reads the
  * other's item as a malformed one, with an error that says so.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Checked from "../Checked.js"
 import * as Utf8 from "../record/Utf8.js"
@@ -20,7 +20,7 @@ import * as Keys from "./Keys.js"
 /**
  * What sets a semaphore's key apart from a lock's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const marker = "#"
@@ -28,7 +28,7 @@ export const marker = "#"
 /**
  * The keys of a store's semaphores.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SemaphoreKeys {
@@ -54,7 +54,7 @@ const shapeProblem = (name: string): string | undefined => {
 /**
  * The semaphore keys of a lock layout.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (layout: Keys.KeyLayout): SemaphoreKeys => {

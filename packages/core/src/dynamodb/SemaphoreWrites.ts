@@ -2,7 +2,7 @@
  * What the answers of a semaphore's writes mean (the item after a write, or the item that failed its condition), and
  * the one thing the table's TTL forbids a semaphore lease. The expressions themselves are in `SemaphoreExpressions`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import { isRenewSuperseded } from "../record/LockRecord.js"
 import { holderOf, permitRecord, type SemaphoreRecord } from "../record/SemaphoreRecord.js"
@@ -14,7 +14,7 @@ import type * as SemaphoreProtocol from "../store/SemaphoreProtocol.js"
  * release to the retention past now: a lease (and the clock skew between the writers) longer than the retention could
  * let DynamoDB delete the item, and the permits of a holder still inside its lease with it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const outlivesTtl = (
@@ -32,7 +32,7 @@ export const outlivesTtl = (
  * The acquisition an item shows for `owner`, or `undefined` when the item has lost that holder (a malformed item:
  * the write that added it succeeded).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const acquired = (
@@ -48,7 +48,7 @@ export const acquired = (
 /**
  * What a failed acquire condition means, with the semaphore that failed it, after `attempts` attempts of the request.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const acquireConflict = (
@@ -66,7 +66,7 @@ export const acquireConflict = (
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const lost: LockProtocol.RenewResult = { _tag: "Lost", current: undefined }
@@ -75,7 +75,7 @@ export const lost: LockProtocol.RenewResult = { _tag: "Lost", current: undefined
  * The holder's permits in `semaphore` after a renew: renewed by this write, or (`superseded`: the item that failed
  * the condition) by this one or a newer, earlier.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const renewed = (
@@ -90,13 +90,13 @@ export const renewed = (
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const notHeld: LockProtocol.ReleaseResult = { _tag: "NotHeld", current: undefined }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const released: LockProtocol.ReleaseResult = { _tag: "Released" }
@@ -105,7 +105,7 @@ export const released: LockProtocol.ReleaseResult = { _tag: "Released" }
  * A retried release whose condition failed: if the holder is gone, the earlier attempt was applied and its response
  * lost.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const releaseRetried = (current: SemaphoreRecord | undefined, owner: string): LockProtocol.ReleaseResult =>
@@ -115,7 +115,7 @@ export const releaseRetried = (current: SemaphoreRecord | undefined, owner: stri
  * What a failed condition of a holder's write calls for: its answer, or a read of the semaphore's item
  * (`ReadHolder`) to tell it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Conflict<A> = { readonly _tag: "Answer"; readonly result: A } | { readonly _tag: "ReadHolder" }
@@ -131,7 +131,7 @@ const notHeldConflict: Conflict<LockProtocol.ReleaseResult> = { _tag: "Answer", 
  * expired); an ordered one also when this renew (a retried request whose first attempt applied) or a newer one of
  * the holder applied, which the item tells (`renewRead`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const renewConflict = (request: SemaphoreProtocol.RenewPermitsRequest): Conflict<LockProtocol.RenewResult> =>
@@ -140,7 +140,7 @@ export const renewConflict = (request: SemaphoreProtocol.RenewPermitsRequest): C
 /**
  * An ordered renew's answer from the item that failed its condition (`undefined`: no item).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const renewRead = (
@@ -152,7 +152,7 @@ export const renewRead = (
  * A release whose condition failed after `attempts` attempts: on the first, the holder is not there; on a retry, the
  * earlier attempt may have removed it, which the item tells (`releaseRetried`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category answers
  */
 export const releaseConflict = (attempts: number): Conflict<LockProtocol.ReleaseResult> =>

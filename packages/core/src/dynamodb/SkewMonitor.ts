@@ -6,7 +6,7 @@
  * system clock at that moment, so that moving the simulated clock (time passing, for the whole test) is no skew, and a
  * clock set apart from it (a process with a skewed clock) is skewed by exactly that.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as ClockSkew from "./ClockSkew.js"
 import * as Retry from "./Retry.js"
@@ -15,7 +15,7 @@ import * as Retry from "./Retry.js"
  * The latest estimate of one store. A mutable cell: it is written from the SDK's middleware, outside any fiber, and a
  * lost update between concurrent responses only means keeping one of two recent estimates.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Monitor {
@@ -38,7 +38,7 @@ export interface Monitor {
  * A monitor for a store built on a real clock (`simulatedNow` undefined), or on a simulated one that reads
  * `simulatedNow()` ms since the epoch.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (simulatedNow: (() => number) | undefined): Monitor => {
@@ -57,7 +57,7 @@ export const make = (simulatedNow: (() => number) | undefined): Monitor => {
 /**
  * How the probe reads the clock a request runs with: its wall time, and its monotonic time, both in ms.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ClockReads {
@@ -80,7 +80,7 @@ interface DeserializeResult {
  * The structural part of an SDK command the probe touches: its own middleware stack, which the SDK merges with the
  * client's on send. Adding to it never changes the client, which may be the user's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Probeable {
@@ -95,7 +95,7 @@ export interface Probeable {
 /**
  * What a request does to its command before sending it: add the probe, or nothing.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Probe = <C extends Probeable>(command: C) => C
@@ -103,7 +103,7 @@ export type Probe = <C extends Probeable>(command: C) => C
 /**
  * The probe of a store without the guard: it leaves the command as it is.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category probes
  */
 export const noProbe: Probe = (command) => command
@@ -113,7 +113,7 @@ const probeOptions = { step: "deserialize", name: "leaseholdClockSkewProbe", pri
 /**
  * The probe that feeds `monitor` from every attempt of a command, read on `clock`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category probes
  */
 export const probe = (monitor: Monitor, clock: ClockReads): Probe => {
@@ -143,7 +143,7 @@ export const probe = (monitor: Monitor, clock: ClockReads): Probe => {
  * The probe of a monitor for a clock, made once per pair: every request of a fiber that keeps its clock (nearly all
  * of them) reuses it instead of building its closures again. `readsOf` says how a shell reads its clocks.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category probes
  */
 export const probeCache = <Clock extends object>(readsOf: (clock: Clock) => ClockReads) => {

@@ -3,7 +3,7 @@
  * names the option and says what is allowed. Options may come from untyped code or configuration, so each check looks
  * at the raw value. Times are milliseconds here; the shell converts its durations and says how to quote a raw value.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Utf8 from "../record/Utf8.js"
 import * as Keys from "./Keys.js"
@@ -14,7 +14,7 @@ import * as SemaphoreItem from "./SemaphoreItem.js"
 /**
  * What is wrong with one option: the shell turns it into its configuration error.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ConfigProblem {
@@ -26,19 +26,19 @@ export interface ConfigProblem {
 /**
  * How a message quotes a raw value (a string in quotes, so that "" and " " are visible).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Describe = (value: unknown) => string
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const problem = (option: string, message: string): ConfigProblem => ({ _tag: "ConfigProblem", option, message })
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isProblem = (value: unknown): value is ConfigProblem =>
@@ -47,7 +47,7 @@ export const isProblem = (value: unknown): value is ConfigProblem =>
 /**
  * The partition key attribute: short and schema-neutral.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const defaultPartitionKey = "key"
@@ -55,7 +55,7 @@ export const defaultPartitionKey = "key"
 /**
  * In sort-key mode without a `prefix`, the partition every lock name lives in: one family per table by default.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const defaultFamily = "leasehold"
@@ -63,7 +63,7 @@ export const defaultFamily = "leasehold"
 /**
  * The family a store lists and keys when its options name none: no prefix, or in sort-key mode `defaultFamily`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const prefixOrDefault = <A>(prefix: A | undefined, sortKey: string | undefined): A | string =>
@@ -72,7 +72,7 @@ export const prefixOrDefault = <A>(prefix: A | undefined, sortKey: string | unde
 const tableNamePattern = /^[a-zA-Z0-9_.-]{3,255}$/
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const tableName = (name: unknown, describe: Describe): ConfigProblem | undefined =>
@@ -88,7 +88,7 @@ const itemAttributes: ReadonlyArray<string> = Array.from(
 )
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const keyAttributes = (
@@ -124,7 +124,7 @@ export const keyAttributes = (
  * The store's `prefix`, or the problem that says why it is not one: it must be well-formed and leave room in the
  * partition key for a name after it; with a sort key it is the partition key value itself, which must not be empty.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const prefix = (prefix: unknown, sortKey: string | undefined, describe: Describe): string | ConfigProblem => {
@@ -161,7 +161,7 @@ export const prefix = (prefix: unknown, sortKey: string | undefined, describe: D
  * A duration option as the shell read it: its exact milliseconds (`undefined` when the input is no finite,
  * non-negative duration), and the input as given, for the message.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface DurationOption {
@@ -173,7 +173,7 @@ export interface DurationOption {
  * A duration in whole milliseconds, finite, positive (or zero where `allowZero`), or the problem that says it is not.
  * A fraction of a millisecond is refused rather than rounded: these are request and table timings, set by hand.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const duration = (
@@ -192,7 +192,7 @@ export const duration = (
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const boolean = (option: string, value: unknown, describe: Describe): ConfigProblem | undefined =>
@@ -201,7 +201,7 @@ export const boolean = (option: string, value: unknown, describe: Describe): Con
     : problem(option, `${option} must be true or false; got ${describe(value)}`)
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const maxRetries = (value: unknown, describe: Describe): number | ConfigProblem =>
@@ -212,7 +212,7 @@ export const maxRetries = (value: unknown, describe: Describe): number | ConfigP
 /**
  * The key options of a table helper, checked: the key schema they ask for.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const tableKeys = (
@@ -227,7 +227,7 @@ export const tableKeys = (
 /**
  * The store's options, with the defaults the shell applied, durations in milliseconds.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface StoreOptions {
@@ -245,7 +245,7 @@ export interface StoreOptions {
 /**
  * The store's options, resolved: its key layout and timings.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Resolved {
@@ -261,7 +261,7 @@ export interface Resolved {
 /**
  * Resolves a store's options, or says which one is wrong (the first, in the order they are checked).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checks
  */
 export const resolve = (options: StoreOptions, describe: Describe): Resolved | ConfigProblem => {

@@ -3,7 +3,7 @@
  * could use it, and whether TTL removes idle rows. The shapes are the parts of `DescribeTable` and
  * `DescribeTimeToLive` answers that are read, structurally the SDK's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as KeySchema from "./KeySchema.js"
 import * as LockItem from "./LockItem.js"
@@ -12,7 +12,7 @@ import * as StoreOptions from "./StoreOptions.js"
 /**
  * The attribute that holds each item's expiry for DynamoDB TTL, in epoch seconds.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const ttlAttribute: string = LockItem.attributes.ttl
@@ -20,7 +20,7 @@ export const ttlAttribute: string = LockItem.attributes.ttl
 /**
  * What `DescribeTable` says of a table, as far as the helpers read it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Table {
@@ -33,7 +33,7 @@ export interface Table {
 /**
  * What `DescribeTimeToLive` says of a table's TTL.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Ttl {
@@ -46,7 +46,7 @@ export interface Ttl {
  * no TTL API, e.g. dynalite: rows then stay until deleted by hand), `other-attribute` (the table already expires
  * items by another attribute, and DynamoDB allows one TTL attribute per table).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type TtlStatus = "enabled" | "unsupported" | "other-attribute"
@@ -54,7 +54,7 @@ export type TtlStatus = "enabled" | "unsupported" | "other-attribute"
 /**
  * Something wrong with a lock table, with a message a person can act on.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface TableProblem {
@@ -65,7 +65,7 @@ export interface TableProblem {
 /**
  * How an existing table is keyed: missing, usable by a lock store with these key options, or unusable.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type TableKeys =
@@ -76,7 +76,7 @@ export type TableKeys =
 /**
  * Whether a table being created has become usable: ACTIVE, or a server that reports no status.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isActive = (table: Table): boolean => table.TableStatus === "ACTIVE" || table.TableStatus === undefined
@@ -84,7 +84,7 @@ export const isActive = (table: Table): boolean => table.TableStatus === "ACTIVE
 /**
  * The problem of a table keyed otherwise than `expected`, or `undefined`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category judgements
  */
 export const keySchemaProblem = (table: Table, expected: KeySchema.Expected): TableProblem | undefined =>
@@ -102,7 +102,7 @@ export const keySchemaProblem = (table: Table, expected: KeySchema.Expected): Ta
 /**
  * TTL as it is on: `enabled` on `ttl`, `other-attribute`, or `undefined` when it is off (or the server has none).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category judgements
  */
 export const ttlOn = (ttl: Ttl | undefined): "enabled" | "other-attribute" | undefined => {
@@ -114,7 +114,7 @@ export const ttlOn = (ttl: Ttl | undefined): "enabled" | "other-attribute" | und
 /**
  * The problem `checkTable` reports for a table that does not exist.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category judgements
  */
 export const missing = (tableName: string): TableProblem => ({
@@ -127,7 +127,7 @@ export const missing = (tableName: string): TableProblem => ({
  * What is wrong with an existing table for a store that expects `expected`: not ACTIVE, keyed otherwise, TTL off or
  * on another attribute.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category judgements
  */
 export const problems = (
@@ -166,7 +166,7 @@ export const problems = (
  * How a lock store could use an existing table: with its key attributes as `partitionKey` and `sortKey` when they
  * are Strings named unlike the items' own attributes, or not at all.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category judgements
  */
 export const keysOf = (table: Table): TableKeys => {
@@ -187,7 +187,7 @@ export const keysOf = (table: Table): TableKeys => {
  * Whether an error name is a server's answer that it has no such operation: how a server without TTL (dynalite)
  * answers the TTL requests.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category judgements
  */
 export const isUnknownOperation = (errorName: string | undefined): boolean =>

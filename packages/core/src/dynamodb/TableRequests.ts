@@ -3,14 +3,14 @@
  * table to become ACTIVE, ask a server whether it has TTL at all), and what the answers that are not a table's
  * description mean. What a description means is `TableDescription`'s.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as TableDescription from "./TableDescription.js"
 
 /**
  * A table request is not urgent: a slow control plane gets longer than a lock request does.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const requestTimeoutMs = 10_000
@@ -19,7 +19,7 @@ export const requestTimeoutMs = 10_000
  * How the table helpers' requests are retried: the request timeout, how many retries follow a transient failure, and
  * the first backoff.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const retryPlan = { requestTimeoutMs, maxRetries: 3, retryBaseDelayMs: 100 } as const
@@ -27,7 +27,7 @@ export const retryPlan = { requestTimeoutMs, maxRetries: 3, retryBaseDelayMs: 10
 /**
  * Between two looks at a table that is still being created: frequent enough to return soon after it is ready.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const activePollIntervalMs = 250
@@ -35,7 +35,7 @@ export const activePollIntervalMs = 250
 /**
  * A table name no table can have (DynamoDB's allow neither spaces nor ":"), for a TTL request that can not apply.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const impossibleTableName = "leasehold: TTL support probe"
@@ -43,7 +43,7 @@ export const impossibleTableName = "leasehold: TTL support probe"
 /**
  * The name of the error a request failed with (the SDK's `name`), when its cause has one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category judgements
  */
 export const errorName = (cause: unknown): string | undefined => {
@@ -57,7 +57,7 @@ export const errorName = (cause: unknown): string | undefined => {
  * policy) and only a server without TTL answers that it has no such operation. dynalite, for one, describes every
  * table's TTL as DISABLED but has no way to turn it on.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category judgements
  */
 export const knowsUpdateTtl = (refusedWith: string | undefined): boolean =>
@@ -66,7 +66,7 @@ export const knowsUpdateTtl = (refusedWith: string | undefined): boolean =>
 /**
  * The message of a `DescribeTable` answer without a table's description.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const noDescriptionMessage = (tableName: string): string =>
@@ -75,7 +75,7 @@ export const noDescriptionMessage = (tableName: string): string =>
 /**
  * The message of a table that was not ACTIVE `within` (a duration, as people read it) of its creation.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const notActiveMessage = (tableName: string, within: string): string =>

@@ -7,7 +7,7 @@
  *
  * The shell reads the clocks and sends the writes; these are the decisions between them, in the order it asks.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 import type { PermitHolder, SemaphoreRecord } from "../record/SemaphoreRecord.js"
@@ -19,7 +19,7 @@ import * as ClockSkew from "./ClockSkew.js"
  * Whether the latest estimate allows a takeover without measuring again: there is one, it is within half the bound,
  * and the wall clock has not stepped since. `monotonicNow` is read only when the first two hold.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category decisions
  */
 export const trusts = (
@@ -35,7 +35,7 @@ export const trusts = (
  * After the measuring attempt: take over, or refuse because the estimate is stale (the wall clock moved `driftMs`
  * against the monotonic clock and no fresh measurement came back) or the clocks are too far apart.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Verdict =
@@ -49,7 +49,7 @@ const takeOver: Verdict = { _tag: "TakeOver" }
  * The verdict on an estimate measured by the attempt that took nothing over, at the wall and monotonic time now.
  * Without an estimate the server sends no `Date` header: there is nothing to guard with, so the takeover goes ahead.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category decisions
  */
 export const judge = (
@@ -72,7 +72,7 @@ export const judge = (
  * Whether a lock's conflict calls for a takeover: only a held lease past its time (a free lock that conflicted is
  * someone else's reservation).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category decisions
  */
 export const isExpiredLease = (holder: LockRecord | undefined, now: number, maxClockSkewMs: number): boolean =>
@@ -81,7 +81,7 @@ export const isExpiredLease = (holder: LockRecord | undefined, now: number, maxC
 /**
  * Whether each holder to remove is in `current` with its permits and over at `now` under the skew bound.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category decisions
  */
 export const allOver = (
@@ -103,7 +103,7 @@ const describeHolder = (name: string, holder: LockRecord) =>
 /**
  * Why a lock's takeover of `holder` is refused.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const lockRefusal = (refused: Exclude<Verdict, { _tag: "TakeOver" }>, name: string, holder: LockRecord) =>
@@ -121,7 +121,7 @@ export const lockRefusal = (refused: Exclude<Verdict, { _tag: "TakeOver" }>, nam
 /**
  * Why the removal of a semaphore's expired holders (`owners`) is refused.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const semaphoreRefusal = (

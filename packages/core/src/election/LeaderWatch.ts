@@ -4,14 +4,14 @@
  * (the record unchanged for its `leaseMs` on the watcher's monotonic clock). Times are ms: `now` and `unchangedSince`
  * monotonic, `wallNow` on the wall clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 
 /**
  * The leader a record names, as a watcher reports it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Leader {
@@ -31,7 +31,7 @@ export interface Leader {
  * Whether two reads show the record in the same state (same owner, fence and version), or both no record: the time a
  * record has stayed unchanged counts from the read that first showed its state.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const sameState = (a: LockRecord | undefined, b: LockRecord | undefined): boolean =>
@@ -42,7 +42,7 @@ export const sameState = (a: LockRecord | undefined, b: LockRecord | undefined):
 /**
  * Since when the record read at `now` has stayed unchanged, given the last one read and since when that had.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const unchangedSince = (
@@ -58,7 +58,7 @@ export const unchangedSince = (
  * is `maxClockSkew` before anyone may take over; "observed", until the record has stayed unchanged for its `leaseMs`
  * on the watcher's monotonic clock (`now`), the takeover time of an observed-mode follower that watched as long.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const leaseLeft = (
@@ -76,7 +76,7 @@ export const leaseLeft = (
 /**
  * The leader the last record names, if its lease has not run out as far as the watcher can tell (see `leaseLeft`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const leaderOf = (
@@ -100,7 +100,7 @@ export const leaderOf = (
 /**
  * Whether two answers of the watcher are the same: both none, or the same term (owner and fence).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const sameLeader = (a: Leader | undefined, b: Leader | undefined): boolean =>
@@ -114,7 +114,7 @@ export const sameLeader = (a: Leader | undefined, b: Leader | undefined): boolea
  * - `Judge`: the leader's lease runs out before the next read: sleep `sleepMs`, then judge the record again.
  * - `Sleep`: sleep `sleepMs` until the read falls due.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Wait =
@@ -123,7 +123,7 @@ export type Wait =
   | { readonly _tag: "Sleep"; readonly sleepMs: number }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const wait = (leftMs: number | undefined, untilReadMs: number): Wait => {
@@ -142,7 +142,7 @@ export const wait = (leftMs: number | undefined, untilReadMs: number): Wait => {
  *   it takes when no leader is reported, since nothing but an answer can change that.
  * - otherwise what `wait` says.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Step =
@@ -151,7 +151,7 @@ export type Step =
   | Wait
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const step = (input: {

@@ -1,13 +1,13 @@
 /**
  * What a person reads when typed lock data does not fit the lock's schema, on the way in or out.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * What the error knows: the lock, the direction, and what the schema said (`causeMessage`: where and why).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Fields {
@@ -20,7 +20,7 @@ export interface Fields {
  * The message: nothing written for a value that does not encode; for stored data that does not decode, that every
  * program sharing the name must agree on the schema.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const message = (error: Fields): string =>

@@ -1,14 +1,14 @@
 /**
  * A lock's holder as error messages describe it: who, under which owner and fence, until when.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 
 /**
  * `record`'s holder in one phrase, or "an unknown holder" when the store did not say (or the lock is free).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const describe = (record: LockRecord | undefined): string => {

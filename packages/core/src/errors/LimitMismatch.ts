@@ -1,13 +1,13 @@
 /**
  * What a person reads when a semaphore's stored limit is not the one an acquisition asked for.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * What the error knows: the semaphore, the limit asked with, and the limit its record has.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Fields {
@@ -19,7 +19,7 @@ export interface Fields {
 /**
  * The message: both limits, and that every process sharing the name must use one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const message = (error: Fields): string =>

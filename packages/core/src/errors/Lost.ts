@@ -1,7 +1,7 @@
 /**
  * What a person reads when a held lock (or a semaphore's permits) was lost, by reason.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 import * as Holder from "./Holder.js"
@@ -9,7 +9,7 @@ import * as Holder from "./Holder.js"
 /**
  * Why a held lock was lost (the lock package's `LostReason` says what each means).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Reason = "expired" | "stolen" | "freed" | "released" | "handedOff"
@@ -17,7 +17,7 @@ export type Reason = "expired" | "stolen" | "freed" | "released" | "handedOff"
 /**
  * What the error knows: the lease lost, why, the new holder when the store said, and the permits for a semaphore.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Fields {
@@ -31,7 +31,7 @@ export interface Fields {
 /**
  * The message, by reason, with where to look.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const message = (error: Fields): string => {

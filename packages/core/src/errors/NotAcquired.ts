@@ -1,7 +1,7 @@
 /**
  * What a person reads when a lock (or a semaphore's permits) could not be acquired within the `wait` budget.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 import * as Holder from "./Holder.js"
@@ -9,7 +9,7 @@ import * as Holder from "./Holder.js"
 /**
  * How full a semaphore was when permits of it could not be acquired.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface PermitShortage {
@@ -25,7 +25,7 @@ export interface PermitShortage {
  * What the error knows: the name, the last holder seen, how long the caller waited, and why it gave up when no other
  * holder was the reason (see the lock package's `LockNotAcquired`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Fields {
@@ -52,7 +52,7 @@ export interface Fields {
  * The message: an unanswered store call first, then an answer that came too late, then a full semaphore, then a held
  * lock, each with what to do about it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const message = (error: Fields): string => {

@@ -6,7 +6,7 @@
  * half of the first heartbeat, and the later ones one heartbeat after the previous one was sent. Renewing early is
  * always safe; no renew goes later than one heartbeat after the last write that set the lease. Times are monotonic ms.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Watchdog from "./Watchdog.js"
 
@@ -17,7 +17,7 @@ const renewRetryBaseMs = 50
  * When the first renew goes, for `random` a draw of the unit interval (ends included): in the second half of the
  * heartbeat after the acquiring write sent at `sentAt`, never later than a full one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const firstRenewAt = (sentAt: number, heartbeatMs: number, random: number): number =>
@@ -28,7 +28,7 @@ export const firstRenewAt = (sentAt: number, heartbeatMs: number, random: number
  * last renew was sent, so that round trips do not add up into lateness, and after a renew slower than a beat the next
  * one goes at once.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const nextRenewAt = (sentAt: number, heartbeatMs: number): number => sentAt + heartbeatMs
@@ -37,7 +37,7 @@ export const nextRenewAt = (sentAt: number, heartbeatMs: number): number => sent
  * How long after the `failures`-th failed renew in a row the next one goes: `renewRetryBaseMs`, doubling, at most a
  * heartbeat.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const retryDelayMs = (heartbeatMs: number, failures: number): number =>
@@ -50,7 +50,7 @@ export const retryDelayMs = (heartbeatMs: number, failures: number): number =>
  * - `Renew`: the renew is due.
  * - `Sleep`: sleep `sleepMs`, until the next renew, the at-risk point or the deadline.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Step =
@@ -61,7 +61,7 @@ export type Step =
 /**
  * Decides the keeper's step; `held` says whether the status is `Held` (not yet at risk) as it wakes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const step = (args: {

@@ -4,13 +4,13 @@
  * earlier than leaseUntil + maxClockSkew (absolute) or a full unchanged lease after it first saw that write
  * (observed), both of which lie after this deadline. Times are milliseconds; deadlines are on the monotonic clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * What a lease's deadline depends on of its options.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface DeadlineOptions {
@@ -21,7 +21,7 @@ export interface DeadlineOptions {
 /**
  * The deadline a write sent at `sentAt` sets, if it succeeds.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const fromSend = (options: DeadlineOptions, sentAt: number): number =>
@@ -31,7 +31,7 @@ export const fromSend = (options: DeadlineOptions, sentAt: number): number =>
  * Whether a write sent at `sentAt` and answered at `now` still leaves time to rely on the lease: an answer that comes
  * at or after the deadline it sets proves nothing about now, as the lease could already be taken over.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isInTime = (options: DeadlineOptions, sentAt: number, now: number): boolean =>
@@ -41,7 +41,7 @@ export const isInTime = (options: DeadlineOptions, sentAt: number, now: number):
  * What a successful renew (or data update) sent at `sentAt` and answered at `now` does to a lease whose deadline is
  * `deadline`: moves it later (never earlier), or nothing when it came too late or the lease has ended meanwhile.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Renewed =
@@ -49,7 +49,7 @@ export type Renewed =
   | { readonly _tag: "TooLate" }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const renewed = (args: {
@@ -67,7 +67,7 @@ export const renewed = (args: {
 /**
  * Whether the deadline has passed at `now`: the lease may no longer be relied on.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isPast = (deadline: number, now: number): boolean => now >= deadline
@@ -75,7 +75,7 @@ export const isPast = (deadline: number, now: number): boolean => now >= deadlin
 /**
  * Whether the store's lease (the local deadline + the safety margin) has run out at `now` too.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isStoreLeaseOver = (deadline: number, safetyMarginMs: number, now: number): boolean =>
@@ -87,7 +87,7 @@ export const isStoreLeaseOver = (deadline: number, safetyMarginMs: number, now: 
  * in before leaseUntil + skew. Once the store's lease has run out too, the process is behind (its release comes after
  * the lease it would end): another write would only add to the load.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const releasesAfterLoss = (
@@ -101,7 +101,7 @@ export const releasesAfterLoss = (
  * When the lease runs out as last renewed (the deadline plus the safety margin) on the wall clock that reads `wallNow`
  * at monotonic `now`: never later than the store's `leaseUntil`, which counts from the same write's send.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const wallLeaseUntil = (deadline: number, safetyMarginMs: number, now: number, wallNow: number): number =>

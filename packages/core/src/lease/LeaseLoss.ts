@@ -1,7 +1,7 @@
 /**
  * Why a lease ended against its holder's will, from what the store answered.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 
@@ -11,7 +11,7 @@ import type { LockRecord } from "../record/LockRecord.js"
  * nobody: it can not tell a takeover of expired permits from a give-back in their holder's place, and the loss stays
  * "stolen".
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const goneReason = (permits: number | undefined, current: LockRecord | undefined): "stolen" | "freed" =>

@@ -4,14 +4,14 @@
  * most; the rest, and the whole release of a lease that was already lost, run in the background, bounded and logged.
  * Times are ms.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * A release is tried this many times in all, then left to expire: enough to ride out a brief fault, and past that the
  * lease running out frees the lock anyway.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const attempts = 3
@@ -20,7 +20,7 @@ export const attempts = 3
  * The delay before the first retry of a run of attempts; it doubles before each next one: soon, since a waiter may be
  * polling for the lock, yet with time for a passing fault to clear.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const retryBaseMs = 50
@@ -28,7 +28,7 @@ export const retryBaseMs = 50
 /**
  * How long each attempt may take before it is abandoned: the longest a release holds up its caller.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const attemptTimeoutMs = 1_000
@@ -36,7 +36,7 @@ export const attemptTimeoutMs = 1_000
 /**
  * The delays before the retries of a run of `count` attempts: `retryBaseMs`, doubling; the first attempt goes at once.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const retryDelaysMs = (count: number): ReadonlyArray<number> =>
@@ -53,7 +53,7 @@ export const retryDelaysMs = (count: number): ReadonlyArray<number> =>
  *   `retryDelaysMs`, each bounded by `attemptTimeoutMs`. Nobody waits for the release of a lease that is already lost:
  *   the section has ended, the caller is owed its loss, and a store that let the lease expire is likely slow right now.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Plan =
@@ -64,7 +64,7 @@ export type Plan =
 /**
  * Plans the release of a lease on a store that `answersAtOnce` or not, `alreadyLost` or not.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const plan = (args: { readonly answersAtOnce: boolean; readonly alreadyLost: boolean }): Plan => {

@@ -3,7 +3,7 @@
  * write answered. The resume is the store's renew on the hand-off's owner and fence that also moves the lease to a new
  * owner id, so a hand-off resumes once: any later write on it finds the new owner.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Checked from "../Checked.js"
 import { type LockRecord, payloadProblem } from "../record/LockRecord.js"
@@ -14,7 +14,7 @@ import type * as LockProtocol from "../store/LockProtocol.js"
  * Whether a hand-off whose lease runs out at `leaseUntil` (epoch ms) has run out at `wallNow`: conservative, a lease
  * that may have run out is not written to, whatever the store would say.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isExpired = (leaseUntil: number, wallNow: number): boolean => wallNow >= leaseUntil
@@ -24,7 +24,7 @@ export const isExpired = (leaseUntil: number, wallNow: number): boolean => wallN
  * found the lease moved to `newOwner` with the hand-off's `fence` is the same resume retried after its first attempt
  * applied, and is ours.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const resumedRecord = (
@@ -42,7 +42,7 @@ export const resumedRecord = (
  * Checks the options of a resumed lease: it keeps the lease duration of its hand-off (`handoffLeaseMs`), whatever the
  * options say, since the store's `leaseUntil` and every observer count with it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const checkLease = <A extends { readonly leaseMs: number }>(
@@ -60,7 +60,7 @@ export const checkLease = <A extends { readonly leaseMs: number }>(
  * form, the form stores keep and compare strings in (DynamoDB stores U+FFFD in its place), so the resuming write,
  * conditional on the owner, could match an owner that is not the hand-off's; the holder is what a record holds.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const checkOwnerAndHolder = <H extends { readonly owner: string; readonly holder: string }>(

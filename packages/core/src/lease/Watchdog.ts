@@ -3,14 +3,14 @@
  * and what the watcher of a renew in flight does, so that a store that hangs can not hold the loss back. Times are
  * monotonic ms.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * Whether to report the lease at risk with `remainingMs` to its deadline: once less than `warnAtMs` is left, while it
  * is still `Held` (`held`) and has not ended (`finished`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const warns = (args: {
@@ -24,7 +24,7 @@ export const warns = (args: {
  * When the keeper should next wake with nothing to do before: the next renew, the at-risk point (while the lease is
  * `held` and that point is still ahead), or the deadline.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const nextWakeAt = (args: {
@@ -43,7 +43,7 @@ export const nextWakeAt = (args: {
  * What the watcher of a renew in flight does with `remainingMs` to the deadline: declare the loss (and abandon the
  * renew), or sleep `sleepMs` until the at-risk point or the deadline.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Watch =
@@ -51,7 +51,7 @@ export type Watch =
   | { readonly _tag: "Sleep"; readonly sleepMs: number }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const watch = (remainingMs: number, warnAtMs: number): Watch => {

@@ -6,7 +6,7 @@
  * would hide the mistake (or, where zero is allowed, silently mean "none"). A shell checks an input here first, its
  * runtime's own duration values itself, and reads the milliseconds of a good one with its runtime.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Checked from "../Checked.js"
 
@@ -16,7 +16,7 @@ const durationString = /^(-?\d+(?:\.\d+)?)\s+(nanos?|micros?|millis?|seconds?|mi
 /**
  * What is wrong with an input that is none of the forms a duration takes, phrased to follow "which".
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const notADuration = `is not a duration such as "30 seconds" or 30000 (ms)`
@@ -25,7 +25,7 @@ export const notADuration = `is not a duration such as "30 seconds" or 30000 (ms
  * What is wrong with a runtime's duration value that reads as zero without being the zero constant, phrased to follow
  * "which": a runtime that makes every negative or NaN duration the same zero leaves no other way to tell them apart.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const ambiguousZero = "is a zero Duration, which is also what Effect makes of a negative or NaN one " +
@@ -34,7 +34,7 @@ export const ambiguousZero = "is a zero Duration, which is also what Effect make
 /**
  * `ambiguousZero` for a runtime that keeps the sign of a negative duration and makes only a NaN one zero (Effect 4).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const ambiguousNaNZero = "is a zero Duration, which is also what Effect makes of a NaN one " +
@@ -61,7 +61,7 @@ const pairProblem = (input: ReadonlyArray<unknown>): string | undefined => {
  * negative"), or `undefined` if it is one. Anything else (a runtime's duration value included) is `notADuration`:
  * the shell asks here only about what is not its runtime's own.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const problem = (input: unknown): string | undefined => {
@@ -80,7 +80,7 @@ export const problem = (input: unknown): string | undefined => {
  * How a runtime reads the exact milliseconds of a duration input: the milliseconds, or why it is not a finite,
  * non-negative duration, phrased to follow "which". The core rounds and bounds them as each option needs.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type ReadMillis<D> = (input: D) => Checked.Checked<number>
@@ -89,7 +89,7 @@ export type ReadMillis<D> = (input: D) => Checked.Checked<number>
  * A value as error messages quote it: strings in quotes (so that "" and " " are visible) and cut short when long,
  * bigints with their `n`, arrays item by item, anything else as its own `String` says.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const describe = (value: unknown): string => {

@@ -1,7 +1,7 @@
 /**
  * A duration option in whole milliseconds: its bound, and the check every lock option of a duration goes through.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as DurationInput from "./DurationInput.js"
 import * as OptionCheck from "./OptionCheck.js"
@@ -10,7 +10,7 @@ import * as OptionCheck from "./OptionCheck.js"
  * The longest duration any option may have: Node's timers (and Effect's live clock with them) treat a longer delay
  * as "never", so a lease or a wait beyond it would never renew or never end.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxMs = 2 ** 31 - 1
@@ -18,7 +18,7 @@ export const maxMs = 2 ** 31 - 1
 /**
  * Whole milliseconds: the store keeps integers, and timers that wake a fraction of a millisecond early would spin.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conversions
  */
 export const wholeMillis = (exactMs: number): number => Math.round(exactMs)
@@ -28,7 +28,7 @@ export const wholeMillis = (exactMs: number): number => Math.round(exactMs)
  * `allowZero` is for options where zero means "none" (wait, skew, warning, margin). `readMillis` is the runtime's
  * reading of its own duration inputs.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const check = <D>(
@@ -66,7 +66,7 @@ export const check = <D>(
  * Checks a positive duration option of a leader election or watch: as `check` with zero refused, in the words the
  * election has always used (no word on the platform's timers).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const checkPositive = <D>(

@@ -3,7 +3,7 @@
  * failure budget, and the watcher's poll interval and takeover mode. A campaign's lock options are a lock's
  * (`LockOptions`), with `wait: "forever"`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as DurationInput from "./DurationInput.js"
 import * as DurationOption from "./DurationOption.js"
@@ -13,7 +13,7 @@ import * as OptionCheck from "./OptionCheck.js"
 /**
  * A watcher reads the store once a second unless told otherwise: as often as a waiter polls at most.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const defaultWatchPollIntervalMs = LockOptions.maxPollIntervalMs
@@ -21,7 +21,7 @@ export const defaultWatchPollIntervalMs = LockOptions.maxPollIntervalMs
 /**
  * What an election adds to the lock's options of its campaigns.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface RunInput<D> {
@@ -32,7 +32,7 @@ export interface RunInput<D> {
 /**
  * The election's own options, resolved.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ResolvedRun {
@@ -44,7 +44,7 @@ export interface ResolvedRun {
 /**
  * The options of a leader watch as a caller gives them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface WatchInput<D> {
@@ -55,7 +55,7 @@ export interface WatchInput<D> {
 /**
  * The options of a leader watch, resolved.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ResolvedWatch {
@@ -66,7 +66,7 @@ export interface ResolvedWatch {
 /**
  * The lock's options of a campaign: the caller's, without the election's own fields, waiting as long as it takes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category resolution
  */
 export const lockOptionsOf = <O extends RunInput<unknown>>(
@@ -92,7 +92,7 @@ const campaignFailures = (input: unknown): OptionCheck.OptionCheck<number> => {
  * Checks the election's own options of `run`; the back-off is at most a lease (`leaseMs`, the campaign's) unless
  * given.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category resolution
  */
 export const resolveRun = <D>(
@@ -111,7 +111,7 @@ export const resolveRun = <D>(
  * Checks the options of a leader watch; the takeover mode falls back to `defaultTakeover` (the app-wide lock
  * defaults').
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category resolution
  */
 export const resolveWatch = <D>(

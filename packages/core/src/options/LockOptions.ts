@@ -2,7 +2,7 @@
  * A lock's options: the built-in defaults, and how given options resolve over them into checked milliseconds before
  * any store call. Durations come as the runtime's inputs, read through its `ReadMillis`; everything after is here.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as LockRecord from "../record/LockRecord.js"
 import * as DurationInput from "./DurationInput.js"
@@ -13,7 +13,7 @@ import * as OptionCheck from "./OptionCheck.js"
  * The options of one acquisition as a caller gives them, `D` being the runtime's duration input. `undefined` means
  * "not given".
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Input<D> {
@@ -32,7 +32,7 @@ export interface Input<D> {
 /**
  * Options resolved: every time in whole milliseconds, every default filled in, every relation checked.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Resolved {
@@ -52,7 +52,7 @@ export interface Resolved {
 /**
  * Long enough to ride out a GC pause or a slow store call; short enough that a crashed holder's work resumes soon.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const defaultLeaseMs = 30_000
@@ -60,7 +60,7 @@ export const defaultLeaseMs = 30_000
 /**
  * Three chances to renew before the lease runs out.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const heartbeatsPerLease = 3
@@ -68,7 +68,7 @@ export const heartbeatsPerLease = 3
 /**
  * The bound assumed for clock differences between hosts that share a lock: NTP keeps hosts far closer.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const defaultMaxClockSkewMs = 10_000
@@ -76,7 +76,7 @@ export const defaultMaxClockSkewMs = 10_000
 /**
  * Warn when a third of the lease is left: one heartbeat late is normal, two is a problem worth reporting.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const warnAtFraction = 1 / 3
@@ -84,7 +84,7 @@ export const warnAtFraction = 1 / 3
 /**
  * Stop the critical section a tenth of a lease early, to leave time for the interruption itself.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const safetyMarginFraction = 1 / 10
@@ -93,7 +93,7 @@ export const safetyMarginFraction = 1 / 10
  * Waiters poll at least this often by default, and at least `pollsPerLease` times per lease: a freed lock is seen
  * soon.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const maxPollIntervalMs = 1_000
@@ -101,7 +101,7 @@ export const maxPollIntervalMs = 1_000
 /**
  * A short lease is polled proportionately often, so that a waiter sees a lock freed within a small part of a lease.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const pollsPerLease = 10
@@ -109,7 +109,7 @@ export const pollsPerLease = 10
 /**
  * A takeover mode as given, checked: absolute when not given.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const checkTakeover = (input: unknown): OptionCheck.OptionCheck<"absolute" | "observed"> => {
@@ -198,7 +198,7 @@ const relationProblem = (
  * Checks `input` and fills in the built-in defaults (`defaultHolder` for the holder). Each value is checked on its
  * own first, in the order of `Resolved`'s times, then how they relate, then the takeover mode, holder and data.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category resolution
  */
 export const resolve = <D>(
@@ -225,7 +225,7 @@ export const resolve = <D>(
 /**
  * `options` over `defaults`, field by field: a field of `options` that is `undefined` leaves the default in place.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category resolution
  */
 export const overlay = <I extends object>(defaults: I, options: I | undefined): I => {
@@ -242,7 +242,7 @@ export const overlay = <I extends object>(defaults: I, options: I | undefined): 
  * Checks each given value on its own, relations aside (they are checked when a lock is taken): for app-wide defaults,
  * so that a bad value fails at startup.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const checkValues = <D>(input: Input<D>, readMillis: DurationInput.ReadMillis<D>): OptionCheck.OptionCheck<

@@ -4,7 +4,7 @@
  * would go on with the defaults (or fail with a defect) instead of telling its caller about the mistake. Every entry
  * point that takes options asks here before it reads a field.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as DurationInput from "./DurationInput.js"
 import * as OptionCheck from "./OptionCheck.js"
@@ -12,7 +12,7 @@ import * as OptionCheck from "./OptionCheck.js"
 /**
  * The option a refusal names: the options argument as a whole.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const option = "options"
@@ -20,7 +20,7 @@ export const option = "options"
 /**
  * Whether the options of a call may be left out (`undefined`, for none) or must be given.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Presence = "optional" | "required"
@@ -28,7 +28,7 @@ export type Presence = "optional" | "required"
 /**
  * Whether `input` is a record of named options: an object that is not `null` and not an array.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isRecord = (input: unknown): input is object =>
@@ -45,7 +45,7 @@ const shown = (input: unknown): string => {
  * Why `input` can not be the options argument `what` ("options", or e.g. "the app-wide defaults"), or `undefined` if
  * it can.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const problem = (input: unknown, presence: Presence, what: string = option): string | undefined => {
@@ -59,7 +59,7 @@ export const problem = (input: unknown, presence: Presence, what: string = optio
 /**
  * `input` checked to be the options argument `what`: the same value, or a refusal that names the option "options".
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const check = <A>(input: A, presence: Presence, what: string = option): OptionCheck.OptionCheck<A> => {

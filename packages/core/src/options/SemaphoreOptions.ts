@@ -3,7 +3,7 @@
  * and its lease against what the store can keep. The lease options are a lock's (`LockOptions`), resolved between the
  * two checks here.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as SemaphoreRecord from "../record/SemaphoreRecord.js"
 import type * as SemaphoreProtocol from "../store/SemaphoreProtocol.js"
@@ -14,7 +14,7 @@ import * as OptionsRecord from "./OptionsRecord.js"
 /**
  * A semaphore's own options as a caller gives them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Input {
@@ -26,7 +26,7 @@ export interface Input {
 /**
  * How many permits of which limit an acquisition takes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Permits {
@@ -37,7 +37,7 @@ export interface Permits {
 /**
  * A semaphore acquisition's options, resolved.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Resolved extends Permits {
@@ -47,7 +47,7 @@ export interface Resolved extends Permits {
 /**
  * The permits an acquisition takes when the options say nothing.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category defaults
  */
 export const defaultPermits = 1
@@ -57,7 +57,7 @@ export const defaultPermits = 1
  * default's), before the lock's own checks: their budget for data is far larger, and the message is then a
  * semaphore's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const checkPermits = (options: Input, defaultData: string | undefined): OptionCheck.OptionCheck<Permits> => {
@@ -86,7 +86,7 @@ export const checkPermits = (options: Input, defaultData: string | undefined): O
 /**
  * How a holder with these lease options may remove expired holders.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category conversions
  */
 export const takeoverOf = (lease: LockOptions.Resolved): SemaphoreProtocol.PermitTakeover =>
@@ -96,7 +96,7 @@ export const takeoverOf = (lease: LockOptions.Resolved): SemaphoreProtocol.Permi
  * The resolved options, once the lease is checked against what the store can keep (`leaseProblem`, the store's
  * `semaphoreLeaseProblem`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const withLease = (

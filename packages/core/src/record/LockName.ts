@@ -3,7 +3,7 @@
  * bytes (the memory store), what its key can not hold. A store's refusals (as DynamoDB refuses such a key) and its
  * `nameProblem`, which a lock asks before any store call, are built on these.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as DurationInput from "../options/DurationInput.js"
 import type * as OptionCheck from "../options/OptionCheck.js"
@@ -12,7 +12,7 @@ import * as Utf8 from "./Utf8.js"
 /**
  * Which names a message is about.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Kind = "lock" | "semaphore"
@@ -20,7 +20,7 @@ export type Kind = "lock" | "semaphore"
 /**
  * Why a name can not be a key of a store that keys names by their UTF-8 bytes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Problem =
@@ -34,7 +34,7 @@ const notWellFormed: Problem = { _tag: "NotWellFormed" }
 /**
  * Why `name` can not be a key of at most `maxNameBytes` UTF-8 bytes, or `undefined` if it can.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const problem = (name: string, maxNameBytes: number): Problem | undefined => {
@@ -50,7 +50,7 @@ const quotedPoints = 40
 /**
  * A name as messages quote it: its first characters (whole code points), so that a huge name stays readable.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const quote = (name: string): string => {
@@ -61,7 +61,7 @@ export const quote = (name: string): string => {
 /**
  * Why `name` can not be a `kind` name of at most `maxNameBytes` UTF-8 bytes, as a sentence, or `undefined` if it can.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const describe = (name: string, maxNameBytes: number, kind: Kind): string | undefined => {
@@ -83,7 +83,7 @@ export const describe = (name: string, maxNameBytes: number, kind: Kind): string
  * A name as a caller passes it, checked: a string, then whatever the store's judge (`nameProblem`, which counts
  * what its key encoding adds) says of it. A refusal names the option "name".
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const check = (

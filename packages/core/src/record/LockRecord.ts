@@ -1,14 +1,14 @@
 /**
  * The one record a store keeps per lock name.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Utf8 from "./Utf8.js"
 
 /**
  * A lock's stored state. A released lock keeps its record (with no owner) so that its fence stays monotonic.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface LockRecord {
@@ -60,7 +60,7 @@ export interface LockRecord {
 /**
  * Whether some owner holds the record (whether or not its lease has run out).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isHeld = (record: LockRecord): boolean => record.owner !== undefined
@@ -69,7 +69,7 @@ export const isHeld = (record: LockRecord): boolean => record.owner !== undefine
  * Whether a held record's lease may be taken over at `now` (epoch ms) when clocks are trusted within `maxClockSkewMs`.
  * A free record is always available.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isAvailableAt = (record: LockRecord, now: number, maxClockSkewMs: number): boolean =>
@@ -79,7 +79,7 @@ export const isAvailableAt = (record: LockRecord, now: number, maxClockSkewMs: n
  * Whether the record carries a reservation by someone other than `owner` that has not lapsed at `now` (epoch ms, the
  * caller's clock): such a reservation keeps `owner` from acquiring the lock, and from reserving it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isReservedForOtherAt = (record: LockRecord, owner: string, now: number): boolean =>
@@ -89,7 +89,7 @@ export const isReservedForOtherAt = (record: LockRecord, owner: string, now: num
  * Whether `owner`, waiting since `waitingSince` (epoch ms, its clock), may reserve the record at `now` (held or free):
  * no one else's reservation is live, or the live one's reserver began to wait later.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isReservableAt = (record: LockRecord, owner: string, waitingSince: number, now: number): boolean =>
@@ -99,7 +99,7 @@ export const isReservableAt = (record: LockRecord, owner: string, waitingSince: 
  * The most `data` a lock may carry, in UTF-8 bytes: DynamoDB's 400 KB item limit, less room for the longest key, the
  * holder and the lease fields. Every store refuses more, so that what works in tests works in production.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxDataBytes = 392 * 1024
@@ -107,7 +107,7 @@ export const maxDataBytes = 392 * 1024
 /**
  * The longest readable holder name, in UTF-8 bytes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxHolderBytes = 1024
@@ -118,7 +118,7 @@ export const maxHolderBytes = 1024
  * lone surrogate as U+FFFD, so what is read back would not be what was written). `Lock` reports it as a
  * `LockConfigError`, a store as a non-retryable `LockStoreError`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category validation
  */
 export const payloadProblem = (payload: {
@@ -145,7 +145,7 @@ export const payloadProblem = (payload: {
  * What is wrong with `data` a holder stores with a lock (at acquire, or in a renew's `setData`), or `undefined`:
  * `undefined` (no data) or a well-formed string of at most `maxDataBytes`. The data half of `payloadProblem`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category validation
  */
 export const dataProblem = (data: unknown): string | undefined => {
@@ -163,7 +163,7 @@ export const dataProblem = (data: unknown): string | undefined => {
  * What is wrong with a renew's `sequence`, or `undefined`: absent, or a whole number of at least 1. Stores refuse
  * anything else with a non-retryable `LockStoreError` carrying this message, writing nothing.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const sequenceProblem = (sequence: unknown): string | undefined =>
@@ -177,7 +177,7 @@ export const sequenceProblem = (sequence: unknown): string | undefined =>
  * the record as it is. A renew that moves the owner (a hand-off's resume) starts a new count, and one without a
  * sequence is not ordered.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isRenewSuperseded = (

@@ -1,13 +1,13 @@
 /**
  * Who a record names as its holder: a random owner id per acquisition, and a readable holder name per process.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * The holder name when the options give none: the process id where the platform has one, for people reading a record.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultHolder: string = typeof globalThis.process?.pid === "number"
@@ -27,7 +27,7 @@ const ownerBytes = 16
  * platform's CSPRNG (not a runtime's seeded random). Bytes are drawn in batches, since one `getRandomValues` call
  * costs far more than slicing an owner's bytes out of a buffer.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const random = (): string => {

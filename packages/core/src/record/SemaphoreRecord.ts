@@ -1,7 +1,7 @@
 /**
  * The one record a store keeps per semaphore name: its limit, the permits in use, and who holds them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "./LockRecord.js"
 import * as Utf8 from "./Utf8.js"
@@ -9,7 +9,7 @@ import * as Utf8 from "./Utf8.js"
 /**
  * One acquisition's share of a semaphore: `permits` of its `limit`, leased as a lock is.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface PermitHolder {
@@ -41,7 +41,7 @@ export interface PermitHolder {
 /**
  * A semaphore's stored state. The record outlives its holders, so that its fence stays monotonic.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SemaphoreRecord {
@@ -64,7 +64,7 @@ export interface SemaphoreRecord {
  * about 2.5 KB each (an owner id of `maxOwnerBytes`, kept twice, a holder name of `LockRecord.maxHolderBytes`, data
  * of `maxDataBytes`, and the numbers) make about 160 KB.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxLimit = 64
@@ -73,7 +73,7 @@ export const maxLimit = 64
  * The most `data` one holder of a semaphore may carry, in UTF-8 bytes. Far less than a lock's: one item holds the
  * data of every holder.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxDataBytes = 1024
@@ -82,7 +82,7 @@ export const maxDataBytes = 1024
  * The longest owner id of a semaphore holder, in UTF-8 bytes: one item keeps every holder's owner id, twice (`Lock`
  * makes ids of 32 bytes).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxOwnerBytes = 128
@@ -90,7 +90,7 @@ export const maxOwnerBytes = 128
 /**
  * The holder with this owner id, if it holds permits.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category getters
  */
 export const holderOf = (record: SemaphoreRecord, owner: string): PermitHolder | undefined =>
@@ -99,7 +99,7 @@ export const holderOf = (record: SemaphoreRecord, owner: string): PermitHolder |
 /**
  * How many permits are free: held by nobody, expired holders counting as holders until someone removes them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category getters
  */
 export const available = (record: SemaphoreRecord): number => record.limit - record.used
@@ -108,7 +108,7 @@ export const available = (record: SemaphoreRecord): number => record.limit - rec
  * Whether a holder's lease may be taken over at `now` (epoch ms) when clocks are trusted within `maxClockSkewMs`, as
  * a lock's is (see `LockRecord.isAvailableAt`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isExpiredAt = (holder: PermitHolder, now: number, maxClockSkewMs: number): boolean =>
@@ -118,7 +118,7 @@ export const isExpiredAt = (holder: PermitHolder, now: number, maxClockSkewMs: n
  * One holder's permits as a `LockRecord`, so that what keeps a lock's lease can keep them: the semaphore's name, the
  * holder's owner, fence, lease and data, and no reservation.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const permitRecord = (name: string, holder: PermitHolder): LockRecord => ({
@@ -141,7 +141,7 @@ export const permitRecord = (name: string, holder: PermitHolder): LockRecord => 
  * What is wrong with a semaphore's `limit` and an acquisition's `permits`, or `undefined`: both whole numbers, with
  * 1 <= permits <= limit <= `maxLimit`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const permitsProblem = (limit: unknown, permits: unknown): string | undefined => {
@@ -158,7 +158,7 @@ export const permitsProblem = (limit: unknown, permits: unknown): string | undef
  * What is wrong with `data` a semaphore holder stores with its permits, or `undefined`: `undefined` (no data) or a
  * well-formed string of at most `maxDataBytes`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const dataProblem = (data: unknown): string | undefined => {

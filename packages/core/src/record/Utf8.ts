@@ -5,7 +5,7 @@
  * Measuring is on every call's path, and most strings are short: a UTF-16 code unit encodes to at most 3 UTF-8
  * bytes, so a string of at most a third of the limit in code units fits without being encoded.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 
 const encoder = new TextEncoder()
@@ -13,7 +13,7 @@ const encoder = new TextEncoder()
 /**
  * The length of `value` in UTF-8 bytes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category measures
  */
 export const byteLength = (value: string): number => encoder.encode(value).length
@@ -21,7 +21,7 @@ export const byteLength = (value: string): number => encoder.encode(value).lengt
 /**
  * Whether `value` takes at most `maxBytes` bytes in UTF-8.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category measures
  */
 export const fits = (value: string, maxBytes: number): boolean =>
@@ -33,7 +33,7 @@ const loneSurrogate = /\p{Surrogate}/u
  * Whether `value` is well-formed Unicode. A lone surrogate has no UTF-8 form: DynamoDB stores U+FFFD in its place,
  * so two different names would become one key, and data would not read back as written.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isWellFormed = (value: string): boolean => !loneSurrogate.test(value)

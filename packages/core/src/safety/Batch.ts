@@ -1,7 +1,7 @@
 /**
  * Seeded batches: run and check many schedules, tally what each class saw, shrink the failures.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Fault from "../simulation/Fault.js"
 import * as Generate from "../simulation/Generate.js"
@@ -15,7 +15,7 @@ import * as Tally from "./Tally.js"
 /**
  * A seed whose schedule broke what its class promises.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface FailedSeed {
@@ -29,7 +29,7 @@ export interface FailedSeed {
 /**
  * What a batch saw.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Summary {
@@ -50,7 +50,7 @@ export interface Summary {
 /**
  * What a batch runs: seeds `from` .. `from + count - 1`, of one class or of the seeded mix.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Options {
@@ -66,7 +66,7 @@ export interface Options {
  * Whether a schedule, run with `run`, still shows a violation of the invariant `report` first broke: the shrinker's
  * test.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checking
  */
 export const failsLike = (report: Report.Report, run: History.Run) => (schedule: Schedule.Schedule): boolean => {
@@ -79,7 +79,7 @@ export const failsLike = (report: Report.Report, run: History.Run) => (schedule:
  * Runs seeds `from` .. `from + count - 1` with `run`, checks each, shrinks failures (the first `maxShrinks` of them:
  * shrinking costs up to a few hundred runs each; the others keep their own report as `shrunk`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checking
  */
 export const runMany = (options: Options, run: History.Run): Summary => {

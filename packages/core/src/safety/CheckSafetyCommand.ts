@@ -2,7 +2,7 @@
  * The `check:safety` command without a runtime: its arguments, and the text it prints for one replayed seed or for a
  * batch. Each Effect line gives it the `run` of its own simulation.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Generate from "../simulation/Generate.js"
 import type * as History from "../simulation/History.js"
@@ -29,7 +29,7 @@ const progressEvery = 1000
 /**
  * What the command was asked: one seed to replay, or a batch.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Command =
@@ -51,7 +51,7 @@ export type Command =
 /**
  * The command `argv` asks for, or `undefined` if it is not one the usage line allows.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category parsing
  */
 export const parse = (argv: ReadonlyArray<string>): Command | undefined => {
@@ -207,7 +207,7 @@ const batch = (
  * Runs the command on `argv`, printing through `print` and running schedules with `run`; returns the exit code: 0
  * when nothing broke, 1 on a violation, 2 on arguments the usage line does not allow.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category running
  */
 export const main = (argv: ReadonlyArray<string>, print: (line: string) => void, run: History.Run): number => {

@@ -3,7 +3,7 @@
  * until it ended, and until its last write, which a child may make after it ended. A section that never ended runs
  * on forever.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as History from "../simulation/History.js"
 import type * as SectionRecord from "../simulation/SectionRecord.js"
@@ -11,7 +11,7 @@ import type * as SectionRecord from "../simulation/SectionRecord.js"
 /**
  * The end of each section's critical section in `history`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category sections
  */
 export const endOfSection = (history: History.History): (s: SectionRecord.SectionRecord) => number => {
@@ -23,7 +23,7 @@ export const endOfSection = (history: History.History): (s: SectionRecord.Sectio
 /**
  * Whether `s` used a semaphore's permits rather than a lock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category sections
  */
 export const isPermitSection = (s: SectionRecord.SectionRecord): boolean => s.permits !== undefined
@@ -31,7 +31,7 @@ export const isPermitSection = (s: SectionRecord.SectionRecord): boolean => s.pe
 /**
  * A section under a lock as findings name it: its process, index, parent if a child, and fence.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category sections
  */
 export const label = (s: SectionRecord.SectionRecord): string =>

@@ -1,7 +1,7 @@
 /**
  * A history as text: the schedule, then every event on the true timeline.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as BadOption from "../simulation/BadOption.js"
 import type * as Fault from "../simulation/Fault.js"
@@ -182,7 +182,7 @@ const region = (r: Schedule.RegionSpec | undefined, index: number, count: number
 /**
  * A readable history: the schedule, then every event in true-time order.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category formatting
  */
 export const formatHistory = (history: History.History): string => {

@@ -2,7 +2,7 @@
  * The invariants the checker holds simulated histories to, what breaking one looks like, and which of them a
  * schedule's class promises.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Schedule from "../simulation/Schedule.js"
 
@@ -37,7 +37,7 @@ import type * as Schedule from "../simulation/Schedule.js"
  * sections under a lock; those under a semaphore's permits have the two of their own, and a lock and a semaphore of
  * one name are apart.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Invariant =
@@ -57,7 +57,7 @@ export type Invariant =
 /**
  * Every invariant, in the order reports list them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const invariants: ReadonlyArray<Invariant> = [
@@ -78,7 +78,7 @@ export const invariants: ReadonlyArray<Invariant> = [
 /**
  * One way a history broke an invariant, in words.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Finding {
@@ -107,7 +107,7 @@ const unconditional: ReadonlyArray<Invariant> = [
  * those classes promise everything. `permitLimit` relies on what mutual exclusion does (but no force release clears
  * permits); `semaphore` promises everything. The other invariants hold always.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checking
  */
 export const expected = (schedule: Schedule.Schedule): ReadonlyArray<Invariant> => {

@@ -3,7 +3,7 @@
  * increase, a fenced resource that judges every write right, and reservations that keep a free lock no longer than
  * they may.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as History from "../simulation/History.js"
 import type * as SectionRecord from "../simulation/SectionRecord.js"
@@ -15,7 +15,7 @@ import type * as Invariant from "./Invariant.js"
  * Per name, in the order sections started: fences that do not increase, and critical sections that overlap (and, if
  * the earlier one had lost its lease, ran on past the next holder's start).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const orderAndExclusion = (
@@ -68,7 +68,7 @@ const show = (w: WriteRecord.WriteRecord) => `section #${w.section} wrote "${w.n
 /**
  * Stale writes the fenced resource rejected, and any write it judged wrongly.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const fencedWrites = (history: History.History): Array<Invariant.Finding> => {
@@ -101,7 +101,7 @@ export const fencedWrites = (history: History.History): Array<Invariant.Finding>
  * Acquires of a free lock that a reservation refused longer than its length plus the skew bound after it was made,
  * on the true timeline (or that a reservation nobody made refused).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const reservationBound = (history: History.History): Array<Invariant.Finding> => {

@@ -2,7 +2,7 @@
  * The invariants of semaphores over a simulated history: no more permits held at once than the limit, and fences
  * that order acquisitions.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as History from "../simulation/History.js"
 import type * as SectionRecord from "../simulation/SectionRecord.js"
@@ -22,7 +22,7 @@ const byName = (sections: ReadonlyArray<SectionRecord.SectionRecord>) => {
  * each start, with sections that end at an instant no longer running at it, as for a lock's mutual exclusion. The
  * limit is the smallest the running sections asked with (every process uses the same one).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const permitLimit = (
@@ -57,7 +57,7 @@ export const permitLimit = (
  * Per semaphore: acquisitions with no fence or with the same fence, and pairs where one was called after the other
  * had acquired (so its write came later) but got a fence not above it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const permitFences = (acquired: ReadonlyArray<SectionRecord.SectionRecord>): Array<Invariant.Finding> => {

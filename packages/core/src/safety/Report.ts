@@ -2,7 +2,7 @@
  * A checked history: every invariant over what a run recorded, split into what the schedule's class promised
  * (violations) and what it did not (anomalies).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as History from "../simulation/History.js"
 import type * as Schedule from "../simulation/Schedule.js"
@@ -16,7 +16,7 @@ import { badOptionsRefused, bystandersRun, noDefects, reentryProgress, stopsWhen
  * A checked history. `violations` break invariants the schedule's assumptions promise; `anomalies` break invariants
  * that the schedule's mode is expected to break (overlaps with skew beyond the bound or pauses beyond the lease).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Report {
@@ -33,7 +33,7 @@ export interface Report {
 /**
  * Checks every invariant over a history.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checking
  */
 export const check = (history: History.History): Report => {
@@ -67,7 +67,7 @@ export const check = (history: History.History): Report => {
 /**
  * Runs `schedule` with `run` and checks what it recorded.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checking
  */
 export const checkSchedule = (schedule: Schedule.Schedule, run: History.Run): Report => check(run(schedule))

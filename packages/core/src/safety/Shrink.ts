@@ -1,7 +1,7 @@
 /**
  * The shrinker: drops and shortens parts of a failing schedule one at a time while it still fails.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Schedule from "../simulation/Schedule.js"
 
@@ -14,7 +14,7 @@ const defaultMaxRuns = 500
  * then shortens sections and children and takes one permit where a section took more, until nothing more can go or
  * `maxRuns` candidates have been tried.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category checking
  */
 export const shrink = (

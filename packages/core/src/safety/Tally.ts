@@ -2,7 +2,7 @@
  * What a batch tallies per class of schedules: how much each class exercised (sections, writes, faults, pauses, force
  * releases, children, bad options, permits, late deliveries) and what it broke.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as LateDelivery from "../simulation/LateDelivery.js"
 import type * as Invariant from "./Invariant.js"
@@ -13,7 +13,7 @@ import type * as Report from "./Report.js"
  * their sender had written to the same name again: any write, a give-back by owner alone, an acquire that
  * succeeded, a release with a fence (see `LateDelivery.LateAfter`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface LateTally {
@@ -27,7 +27,7 @@ export interface LateTally {
 /**
  * What a batch saw of one class of schedules.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ClassSummary {
@@ -65,7 +65,7 @@ type MutableLateTally = { -readonly [K in keyof LateTally]: number }
 /**
  * A class's tally as a batch fills it in.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type MutableClassSummary =
@@ -103,7 +103,7 @@ const tallyLate = (tally: MutableClassSummary, deliveries: ReadonlyArray<LateDel
 /**
  * A class's tally before any schedule.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const emptyClass = (): MutableClassSummary => ({
@@ -131,7 +131,7 @@ export const emptyClass = (): MutableClassSummary => ({
 /**
  * Adds one checked schedule of the class to `tally`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category tallying
  */
 export const tallyClass = (tally: MutableClassSummary, report: Report.Report): void => {

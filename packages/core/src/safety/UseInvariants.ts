@@ -2,7 +2,7 @@
  * The invariants about each use, lock or semaphore: it ends without a defect, stops writing once its lease is lost,
  * makes progress when nested in a use of its own name, and is refused exactly when its options are invalid.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as BadOption from "../simulation/BadOption.js"
 import type * as History from "../simulation/History.js"
@@ -14,7 +14,7 @@ import type * as Invariant from "./Invariant.js"
 /**
  * Uses that died, or never finished before the simulation's cap.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const noDefects = (history: History.History): Array<Invariant.Finding> => {
@@ -33,7 +33,7 @@ export const noDefects = (history: History.History): Array<Invariant.Finding> =>
  * Writes after a loss, per writer (a section, or a child on its lease): the first ends the step that was in progress
  * when the loss was declared, since interruption lands at a step boundary; any later one ran on a lost lease.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const stopsWhenLost = (history: History.History): Array<Invariant.Finding> => {
@@ -63,7 +63,7 @@ export const stopsWhenLost = (history: History.History): Array<Invariant.Finding
 /**
  * Children (and any use) whose nested use waited on, or failed with, a lease of its own or one that had ended.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const reentryProgress = (history: History.History): Array<Invariant.Finding> => {
@@ -102,7 +102,7 @@ export const reentryProgress = (history: History.History): Array<Invariant.Findi
  * Bystanders (the outer region's fiber around a detached worker, which takes no lock) that did not run to their end:
  * stopped before the horizon by a lease they never relied on, or by anything else.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const bystandersRun = (history: History.History): Array<Invariant.Finding> => {
@@ -126,7 +126,7 @@ export const bystandersRun = (history: History.History): Array<Invariant.Finding
 /**
  * Planned sections with a bad option that were not refused, and sections with good options that were.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category invariants
  */
 export const badOptionsRefused = (history: History.History): Array<Invariant.Finding> => {

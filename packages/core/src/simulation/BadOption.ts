@@ -2,14 +2,14 @@
  * The invalid options a `badOptions` section passes: which option, its value, and how a history shows it. Each
  * Effect line turns the description into its own options (a duration of its own for `Duration` values).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Schedule from "./Schedule.js"
 
 /**
  * Every kind of invalid option, for generators.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const badOptions: ReadonlyArray<Schedule.BadOption> = [
@@ -27,7 +27,7 @@ export const badOptions: ReadonlyArray<Schedule.BadOption> = [
  * One invalid option: the option it sets, its value (`{ millis }` stands for a `Duration` of that many milliseconds,
  * which each line builds with its own `Duration`), and how to show it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Described {
@@ -39,7 +39,7 @@ export interface Described {
 /**
  * What `bad` stands for with the schedule's `timings`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const describe = (bad: Schedule.BadOption, timings: Schedule.LockTimings): Described => {

@@ -1,7 +1,7 @@
 /**
  * Seeded draws for schedule generators.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Fault from "./Fault.js"
 
@@ -9,7 +9,7 @@ import * as Fault from "./Fault.js"
  * The fault kinds every class draws from. The late kinds are the `late` class's: drawn here, they would also change
  * every other class's schedules.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const baseFaultKinds: ReadonlyArray<Fault.FaultKind> = Fault.kinds.filter((kind) => !Fault.isLate(kind))
@@ -17,7 +17,7 @@ export const baseFaultKinds: ReadonlyArray<Fault.FaultKind> = Fault.kinds.filter
 /**
  * Draws from a seeded stream.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Draws {
@@ -30,7 +30,7 @@ export interface Draws {
 /**
  * Draws of integers and of items from `next`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (next: () => number): Draws => ({

@@ -3,13 +3,13 @@
  * wrong with it. The fault-injecting store of each Effect line applies them; schedules, histories and the shrinker
  * only read them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * The store operations a fault can be injected into: every call of the store contract.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Operation =
@@ -48,7 +48,7 @@ export type Operation =
  *   whose outcome it does not know behind its caller's back: it fails as with `lateTimeout`.
  * - `lateHang`: the call never answers, until its caller interrupts it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type FaultKind =
@@ -66,7 +66,7 @@ export type FaultKind =
 /**
  * The kinds that hold a write and deliver it after its sender gave up.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const lateKinds: ReadonlyArray<FaultKind> = ["lateTimeout", "lateRetry", "lateHang"]
@@ -74,7 +74,7 @@ export const lateKinds: ReadonlyArray<FaultKind> = ["lateTimeout", "lateRetry", 
 /**
  * All fault kinds, in the order summaries print them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const kinds: ReadonlyArray<FaultKind> = [
@@ -91,13 +91,13 @@ export const kinds: ReadonlyArray<FaultKind> = [
 /**
  * Whether `kind` holds a write and delivers it after its sender gave up.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isLate = (kind: FaultKind): boolean => lateKinds.includes(kind)
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Fault {
@@ -118,7 +118,7 @@ export interface Fault {
  * One call as a plan sees it: which process made it, which operation, and how many calls of that operation this
  * process made before it (0-based).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Call {
@@ -130,7 +130,7 @@ export interface Call {
 /**
  * A fault pinned to one call.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ScheduledFault {
@@ -144,7 +144,7 @@ export interface ScheduledFault {
 /**
  * Whether `operation` writes to a semaphore rather than to a lock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isPermitOperation = (operation: Operation): boolean =>
@@ -154,7 +154,7 @@ export const isPermitOperation = (operation: Operation): boolean =>
  * Whether `operation` is an acquire, which no store may retry behind its caller's back: the caller must know that
  * the first copy may still land.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isAcquire = (operation: Operation): boolean =>

@@ -1,7 +1,7 @@
 /**
  * Which call gets which fault: a plan from an explicit list (replayable, shrinkable), or a seeded random one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Fault from "./Fault.js"
 import * as Prng from "./Prng.js"
@@ -9,7 +9,7 @@ import * as Prng from "./Prng.js"
 /**
  * Decides the fault of each call, if any. Must be deterministic for a replayable run.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Plan = (call: Fault.Call) => Fault.Fault | undefined
@@ -17,7 +17,7 @@ export type Plan = (call: Fault.Call) => Fault.Fault | undefined
 /**
  * A plan from an explicit list: the first fault pinned to the call (or to its operation and number in any process).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const fromList = (faults: ReadonlyArray<Fault.ScheduledFault>): Plan => (call) =>
@@ -33,7 +33,7 @@ const defaultMaxMs = 1_000
  * kind), with a delay up to `maxMs` (a late kind gives up within it). The draw depends only on (seed, process,
  * operation, nth), not on the order in which calls happen.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const random = (options: {

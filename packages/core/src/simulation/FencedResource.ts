@@ -1,14 +1,14 @@
 /**
  * The downstream store a simulation's sections write to, which refuses writes with a fence below one it has seen.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * A downstream store that accepts a write only if its fence is at least the highest it has seen for the name: what
  * the README asks users to put behind their locks.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface FencedResource {
@@ -18,7 +18,7 @@ export interface FencedResource {
 /**
  * A fenced resource that has seen no write.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (): FencedResource => {

@@ -2,7 +2,7 @@
  * A simulated process's pause gate, without a runtime: while the process is paused, whatever waits at its gate stays
  * there; resuming it lets every waiter through, in the order they came.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Schedule from "./Schedule.js"
 import type * as Timeline from "./Timeline.js"
@@ -11,7 +11,7 @@ import type * as Timeline from "./Timeline.js"
  * Whether a process runs, and who waits for it to run again. Each Effect line passes the gate its own way: at once
  * when it is open, else by waiting until `resume`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export class Gate {
@@ -26,7 +26,7 @@ export class Gate {
   /**
    * Calls `waiter` when the process resumes; the result withdraws it, for a waiter that gives up.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   wait(waiter: () => void): () => void {
     this.waiters.push(waiter)
@@ -39,7 +39,7 @@ export class Gate {
   /**
    * Pauses the process: from now on, whoever comes to the gate waits.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   pause(): void {
     this.closed = true
@@ -48,7 +48,7 @@ export class Gate {
   /**
    * Resumes the process, letting through every waiter, in the order they came.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   resume(): void {
     this.closed = false
@@ -61,7 +61,7 @@ export class Gate {
 /**
  * Closes `gate` during each of `pauses` on `timeline`: a timer to pause at its start, then one to resume at its end.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const closeDuring = (

@@ -2,7 +2,7 @@
  * Random schedules from a seed: a base of processes, sections and store faults drawn from one stream, and what each
  * class adds on top drawn from another.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as BadOption from "./BadOption.js"
 import * as Draws from "./Draws.js"
@@ -39,7 +39,7 @@ const hour = 3_600_000
  * A random schedule from a seed. The same seed always gives the same schedule. `mode` defaults to a seeded choice:
  * mostly `safe`, some of every other class.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const generate = (

@@ -2,7 +2,7 @@
  * Everything a simulated run observed: the planned uses as they ran, the writes, the injected faults, the operator's
  * force releases, the reservations and the held writes delivered late. The checker's input.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Fault from "./Fault.js"
 import type * as LateDelivery from "./LateDelivery.js"
@@ -13,7 +13,7 @@ import type * as WriteRecord from "./WriteRecord.js"
 /**
  * A fault injected into a call at true time `at`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface FaultRecord {
@@ -25,7 +25,7 @@ export interface FaultRecord {
 /**
  * An operator's force release as it happened: `fence` and `holder` of the lease it cleared, if one was held.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface StealRecord {
@@ -39,7 +39,7 @@ export interface StealRecord {
  * A reservation made, or an acquire of a free lock one refused. `at` is true time, when the store applied the call;
  * `reservedUntil` is on the reserver's clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ReservationRecord {
@@ -57,7 +57,7 @@ export interface ReservationRecord {
 /**
  * Everything a run observed.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface History {
@@ -78,7 +78,7 @@ export interface History {
 /**
  * Runs a schedule to the end on some runtime: what each Effect line provides to the checker.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Run = (schedule: Schedule.Schedule) => History

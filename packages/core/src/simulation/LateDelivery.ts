@@ -2,7 +2,7 @@
  * What late delivery did in a simulation: the writes each process's calls applied, and every held write as it was
  * delivered, with what its sender had written to the same lock or semaphore between sending it and its delivery.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Fault from "./Fault.js"
 
@@ -11,7 +11,7 @@ import * as Fault from "./Fault.js"
  * any other write (`laterWrite`), a give-back by owner alone (`giveBack`, a release without a fence), an acquire that
  * succeeded (`acquired`), a release with a fence that freed it (`released`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type LateAfter = "laterWrite" | "giveBack" | "acquired" | "released"
@@ -20,7 +20,7 @@ export type LateAfter = "laterWrite" | "giveBack" | "acquired" | "released"
  * A write the network held after its sender gave up on it, as it was delivered: when it was sent and applied (true
  * ms), what the store answered, and what its sender had written to the same name meanwhile.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface DeliveryRecord {
@@ -43,7 +43,7 @@ export interface DeliveryRecord {
  * What a call asked, as far as the log reads it: a request object with a name and perhaps a fence, or the bare name
  * of the operations that take one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Request = string | object
@@ -51,7 +51,7 @@ export type Request = string | object
 /**
  * One write a process's call applied, or that its condition refused, at true time `at`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Applied {
@@ -66,7 +66,7 @@ export interface Applied {
  * A held write as the store applied it: the call and fault that held it, the very request object, how long the
  * network held it, and what the store answered (`failed` if it failed).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Delivered {
@@ -81,7 +81,7 @@ export interface Delivered {
  * What the store answered a held write that it applied, as a delivery shows it: the answer's tag (`Renewed`, `Lost`,
  * `Released`, `NotHeld`, ...), or `answered` for an answer without one. A call that failed shows as `failed`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category outcomes
  */
 export const outcomeOfAnswer = (answer: unknown): string => {
@@ -92,7 +92,7 @@ export const outcomeOfAnswer = (answer: unknown): string => {
 /**
  * The log of one run.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface LateLog {
@@ -126,7 +126,7 @@ const afterOf = (since: ReadonlyArray<Applied>): Array<LateAfter> => {
 /**
  * An empty log.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeLog = (): LateLog => {

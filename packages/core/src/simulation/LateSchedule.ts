@@ -3,7 +3,7 @@
  * after their senders gave up, and the sections whose writes they hold: semaphores beside locks, acquires with a
  * finite wait, sections that update their data under a timeout or hand their lease off.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Draws from "./Draws.js"
 import * as Fault from "./Fault.js"
@@ -164,7 +164,7 @@ const varied = (schedule: Schedule.Schedule, next: () => number): Array<Schedule
 /**
  * `schedule` with what the `late` class adds, drawn from `next`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category generators
  */
 export const withLateDelivery = (schedule: Schedule.Schedule, next: () => number): Schedule.Schedule => {

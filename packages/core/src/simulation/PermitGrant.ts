@@ -3,14 +3,14 @@
  * handle, so a simulation learns its fence from the store's answers, below the fault wrapper, where a lost answer is
  * still seen.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as SemaphoreProtocol from "../store/SemaphoreProtocol.js"
 
 /**
  * The last acquiring write the store applied for a holder.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface PermitGrant {
@@ -22,7 +22,7 @@ export interface PermitGrant {
 /**
  * What the store granted `request`'s holder, if it acquired (`result` is `Acquired`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const ofAnswer = (
@@ -39,7 +39,7 @@ export const ofAnswer = (
  * permits and its permits' handle (`heldFence`, undefined under `withPermits`, which shows none) holds the same fence;
  * else `Mismatch`, with the message a simulation dies with rather than record a fence it cannot vouch for.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const check = (

@@ -2,7 +2,7 @@
  * What the `semaphore` class adds to a base schedule: a limit per name, most sections turned into uses of the
  * name's semaphore, more sections to fill the semaphores, and store faults on the semaphore operations.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Draws from "./Draws.js"
 import type * as Fault from "./Fault.js"
@@ -25,7 +25,7 @@ const permitOperations: ReadonlyArray<Fault.Operation> = [
  * `schedule` with `share` of its sections (most, by default) turned into uses of their name's semaphore, and more
  * of those.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category generators
  */
 export const withSemaphores = (

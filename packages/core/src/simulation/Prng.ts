@@ -1,13 +1,13 @@
 /**
  * A small seeded PRNG (mulberry32): schedules and fault plans must replay exactly from a seed, whatever the runtime.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * A stream of numbers in `[0, 1)` from `seed`: the same seed always gives the same stream.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (seed: number): () => number => {

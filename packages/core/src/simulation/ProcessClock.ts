@@ -3,14 +3,14 @@
  * that time (constant, or stepping: jumps and freezes), its monotonic clock reads true time unskewed, each in
  * milliseconds or in integer nanoseconds since the Unix epoch. Each Effect line wraps these readings in its own clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Timeline from "./Timeline.js"
 
 /**
  * Epoch milliseconds of true time 0: fences of new names start from the clock, so start from a realistic one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const epochMs = 1_700_000_000_000
@@ -20,7 +20,7 @@ export const epochMs = 1_700_000_000_000
  * milliseconds (e.g. lease / 3), and the epoch stays out of the float arithmetic, whose integers are not exact that
  * far up in nanoseconds.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category clocks
  */
 export const nanosAt = (ms: number): bigint => BigInt(epochMs) * 1_000_000n + BigInt(Math.round(ms * 1_000_000))
@@ -28,7 +28,7 @@ export const nanosAt = (ms: number): bigint => BigInt(epochMs) * 1_000_000n + Bi
 /**
  * What a process's clock reads now.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Readings {
@@ -44,7 +44,7 @@ export interface Readings {
  * The readings of a process whose wall clock is `offsetMs` off true time on `timeline` (a constant, or a function of
  * true time, as `WallClock.offsetOf` gives it).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (timeline: Timeline.Timeline, offsetMs: number | ((now: number) => number)): Readings => {
@@ -59,7 +59,7 @@ export const make = (timeline: Timeline.Timeline, offsetMs: number | ((now: numb
 /**
  * A wall reading in milliseconds moved by a constant `offsetMs`, as a skewed clock on top of another reads it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category clocks
  */
 export const skewMillis = (baseMs: number, offsetMs: number): number => baseMs + offsetMs
@@ -67,7 +67,7 @@ export const skewMillis = (baseMs: number, offsetMs: number): number => baseMs +
 /**
  * A wall reading in nanoseconds moved by a constant `offsetMs`, kept an integer.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category clocks
  */
 export const skewNanos = (baseNanos: bigint, offsetMs: number): bigint =>

@@ -4,7 +4,7 @@
  * operator's force release, every reservation, and what the store granted each semaphore holder. Each Effect line
  * notes into it from its fibers.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as History from "./History.js"
 import type * as PermitGrant from "./PermitGrant.js"
@@ -16,7 +16,7 @@ import * as WriteRecord from "./WriteRecord.js"
  * How a use ended, as its line's runtime tells it: its program completed, failed with an error, died with a defect
  * (shown as `detail`), or was interrupted.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Ending =
@@ -28,7 +28,7 @@ export type Ending =
 /**
  * The records of one run, and the notes that fill them at the timeline's true time.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Recording {
@@ -81,7 +81,7 @@ const noteEnding = (record: SectionRecord.SectionRecord, ending: Ending): void =
 /**
  * Empty records on `timeline`'s true time, with a fresh fenced resource.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (timeline: Timeline.Timeline): Recording => {

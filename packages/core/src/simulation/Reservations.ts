@@ -2,7 +2,7 @@
  * What reservations did in a simulation: the record of each reservation the store made, and of each acquire of a free
  * lock that a reservation refused, at the true time the store applied the call.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as LockProtocol from "../store/LockProtocol.js"
 import type * as History from "./History.js"
@@ -10,7 +10,7 @@ import type * as History from "./History.js"
 /**
  * The record of the reservation `process` asked for with `request`, if the store made it (`result` is `Reserved`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const reserved = (
@@ -33,7 +33,7 @@ export const reserved = (
  * (a held one, or a copy the transport sent again) is judged as of the time it was built, so whatever reservation
  * refused it, it was refused as of then, and it is not recorded.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const refused = (

@@ -3,7 +3,7 @@
  * locks and semaphores, the store faults and the operator's force releases. Each Effect line runs it on its own
  * runtime; the checker and the shrinker read and rewrite it as plain data.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Fault from "./Fault.js"
 
@@ -34,7 +34,7 @@ import type * as Fault from "./Fault.js"
  *   `Fault.FaultKind`), on locks and semaphores; some sections update their data under `Effect.timeout`
  *   (`SectionSpec.updates`), hand their lease off, or wait a finite time.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Mode =
@@ -53,7 +53,7 @@ export type Mode =
 /**
  * Every class, in the order summaries print them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const modes: ReadonlyArray<Mode> = [
@@ -75,7 +75,7 @@ export const modes: ReadonlyArray<Mode> = [
  * makes it stand still for `ms`, after which it runs on from where it stopped (so it stays `ms` behind). The
  * process's monotonic clock is not affected.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ClockStep {
@@ -85,7 +85,7 @@ export interface ClockStep {
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Pause {
@@ -95,7 +95,7 @@ export interface Pause {
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ProcessSpec {
@@ -114,7 +114,7 @@ export interface ProcessSpec {
  * and `concurrency: 2`, and a scoped layer merged with another and built with `Layer.buildWithScope`. The section's
  * steps then run in the fiber that owns the scope.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Api = "withLock" | "acquire" | "acquireInTimeout" | "acquireInRace" | "acquireInAll" | "acquireInLayer"
@@ -122,7 +122,7 @@ export type Api = "withLock" | "acquire" | "acquireInTimeout" | "acquireInRace" 
 /**
  * The acquire variants whose acquiring fiber ends before the section.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const wrappedApis: ReadonlyArray<Api> = [
@@ -138,7 +138,7 @@ export const wrappedApis: ReadonlyArray<Api> = [
  * `withLock` on the same name (twice nested if `nested`), then a scoped `acquire` of it for the lease, and `steps`
  * steps of `stepMs` that write to the fenced resource with that lease's fence.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ChildSpec {
@@ -161,7 +161,7 @@ export interface ChildSpec {
  *   says (a wrapped acquire in a `Lock.scoped` of the worker's own); the outer region's code ends at once
  *   (`outerEnds`) or after `outerMs`, and its fiber then runs on for `outerMs`, which no lease may interrupt.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type RegionSpec =
@@ -179,7 +179,7 @@ export type RegionSpec =
  * (`Lock.handOff`), and `delayMs` later process `to` resumes it (`Lock.withResumed`) and runs the remaining steps on
  * it, writing with the same fence: one critical section across two processes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface HandOffSpec {
@@ -192,7 +192,7 @@ export interface HandOffSpec {
  * A section's use of a semaphore instead of a lock: `permits` of the semaphore of the section's name, whose limit is
  * `limit` (the same for every section of the name).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface PermitSpec {
@@ -205,7 +205,7 @@ export interface PermitSpec {
  * `timeoutMs`. An update that times out or fails with `LockStoreError` is skipped (it may still be applied later); one
  * that finds the lease lost ends the section with `LockLost`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface DataUpdateSpec {
@@ -216,7 +216,7 @@ export interface DataUpdateSpec {
  * An invalid option a section passes on top of the schedule's timings. The lock must refuse each of them with
  * `LockConfigError` before any store call.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type BadOption =
@@ -233,7 +233,7 @@ export type BadOption =
  * One planned use of a lock: at true time `at` the process tries to take `name` and, once it holds it, runs `steps`
  * steps of `stepMs`, each ending in a write to the fenced resource (the first write is at the start).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SectionSpec {
@@ -264,7 +264,7 @@ export interface SectionSpec {
 /**
  * An operator's `forceRelease` of `name` at true time `at`, straight on the store.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Steal {
@@ -275,7 +275,7 @@ export interface Steal {
 /**
  * Lock options every process uses, in ms.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface LockTimings {
@@ -289,7 +289,7 @@ export interface LockTimings {
 /**
  * The timings the generated schedules use: short, so a schedule is a few simulated seconds.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultTimings: LockTimings = {
@@ -303,7 +303,7 @@ export const defaultTimings: LockTimings = {
 /**
  * A complete, replayable description of one run.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Schedule {

@@ -1,7 +1,7 @@
 /**
  * What several classes draw for a planned section: longer steps, and a hand-off midway.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Draws from "./Draws.js"
 import type * as Schedule from "./Schedule.js"
@@ -10,7 +10,7 @@ import type * as Schedule from "./Schedule.js"
  * `s` with at least a few steps of a few hundred ms: long enough to renew, and to have steps left when a lease runs
  * out.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category generators
  */
 export const lengthen = (s: Schedule.SectionSpec, next: () => number): Schedule.SectionSpec => {
@@ -22,7 +22,7 @@ export const lengthen = (s: Schedule.SectionSpec, next: () => number): Schedule.
  * `s`, lengthened, handing its lease off midway to another process of `schedule` (or a later "invocation" of its
  * own).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category generators
  */
 export const handedOff = (

@@ -2,14 +2,14 @@
  * The lock options a planned section passes: the schedule's timings and takeover mode, its own wait, and a holder
  * name of its own, so that a history can name each use. A bad option goes on top (see `BadOption`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Schedule from "./Schedule.js"
 
 /**
  * A section's options, in milliseconds.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SectionOptions {
@@ -26,7 +26,7 @@ export interface SectionOptions {
 /**
  * The holder name of use `index` of `process`: a child's index follows the planned sections'.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const holderOf = (process: string, index: number): string => `${process}#${index}`
@@ -34,7 +34,7 @@ export const holderOf = (process: string, index: number): string => `${process}#
 /**
  * The options of planned section `index` of `schedule`, without its bad option.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const of = (schedule: Schedule.Schedule, spec: Schedule.SectionSpec, index: number): SectionOptions => {

@@ -2,14 +2,14 @@
  * The record of one planned use of a lock or a semaphore (or of a child one forked), which a run fills in as the use
  * goes: whether it got the lock, when its critical section ran on the true timeline, and how it ended.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Schedule from "./Schedule.js"
 
 /**
  * How a planned section ended.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Outcome =
@@ -27,7 +27,7 @@ export type Outcome =
  * `forkedBefore`; see `Schedule.RegionSpec`), or the `bystander`, the outer region's fiber around a detached worker,
  * which takes no lock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type Role = "child" | "sibling" | "forkedBefore" | "bystander"
@@ -36,7 +36,7 @@ export type Role = "child" | "sibling" | "forkedBefore" | "bystander"
  * The record index of use `role` of planned section `index` among `count` planned sections: a child's follows the
  * planned sections', and each other role has a band of its own after that.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const indexOf = (role: Role, index: number, count: number): number =>
@@ -46,7 +46,7 @@ export const indexOf = (role: Role, index: number, count: number): number =>
  * One planned section (or a child one forked): whether it got the lock, and if so when its critical section ran on
  * the true timeline. A use of another role has the index `indexOf` gives.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface SectionRecord {
@@ -91,7 +91,7 @@ export interface SectionRecord {
 /**
  * A new record of a use, not yet started.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (index: number, process: string, name: string, api: SectionRecord["api"]): SectionRecord => ({
@@ -111,7 +111,7 @@ export const make = (index: number, process: string, name: string, api: SectionR
 /**
  * The fields of a typed error a history keeps.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ErrorFields {
@@ -125,7 +125,7 @@ export interface ErrorFields {
  * The outcome of a use that failed with `error`. An acquire inside `Effect.timeout` that ran out of time was not
  * acquired: Effect 3 fails it with `TimeoutException`, Effect 4 with `TimeoutError`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category outcomes
  */
 export const outcomeOfError = (error: ErrorFields): Outcome =>
@@ -143,7 +143,7 @@ export const outcomeOfError = (error: ErrorFields): Outcome =>
  * `text` with every owner id in it replaced: owners are random per acquisition, and histories must stay comparable
  * between replays.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category outcomes
  */
 export const withoutOwners = (text: string): string => text.replace(/\b[0-9a-f]{32}\b/g, "<owner>")
@@ -152,7 +152,7 @@ export const withoutOwners = (text: string): string => text.replace(/\b[0-9a-f]{
  * Notes on `record` that the use failed with `error`: its outcome, the fence and reason of a `LockLost`, and the
  * error's message as detail.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category outcomes
  */
 export const failWith = (record: SectionRecord, error: ErrorFields): void => {
@@ -167,7 +167,7 @@ export const failWith = (record: SectionRecord, error: ErrorFields): void => {
 /**
  * A lease status as a history shows it: its tag, and the reason of a loss.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category outcomes
  */
 export const describeStatus = (

@@ -4,7 +4,7 @@
  * task until none is left, then moves time to the next timer. No real time passes, and the order of events is a
  * function of the program alone.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 interface Timer {
@@ -18,14 +18,14 @@ interface Timer {
  * One run's true time (milliseconds from the start of the run), its ready tasks in FIFO order and its timers in the
  * order of their times, then of their setting.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export class Timeline {
   /**
    * True time, in milliseconds from the start of the run.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   now = 0
   private tasks: Array<() => void> = []
@@ -35,7 +35,7 @@ export class Timeline {
   /**
    * Queues `task` to run at the next flush, after every task queued before it.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   enqueue(task: () => void): void {
     this.tasks.push(task)
@@ -44,7 +44,7 @@ export class Timeline {
   /**
    * Runs every queued task in order, and the tasks they queue, until none is left.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   flush(): void {
     for (let i = 0; i < this.tasks.length; i++) this.tasks[i]!()
@@ -54,7 +54,7 @@ export class Timeline {
   /**
    * Sets a timer that calls `fire` at true time `at` (now, if `at` is past); the result cancels it.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   schedule(at: number, fire: () => void): () => void {
     const timer: Timer = { at: Math.max(at, this.now), seq: this.seq++, fire, cancelled: false }
@@ -70,7 +70,7 @@ export class Timeline {
   /**
    * Runs ready tasks, then timers in order, until `until`, `isDone`, or no timer is left.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   runUntil(until: number, isDone: () => boolean = () => false): void {
     this.flush()

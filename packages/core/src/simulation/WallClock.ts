@@ -2,7 +2,7 @@
  * A simulated process's wall clock against true time: its constant offset plus the steps (jumps and freezes) its
  * clock has taken so far.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as Schedule from "./Schedule.js"
 
@@ -10,7 +10,7 @@ import type * as Schedule from "./Schedule.js"
  * The wall clock offset of a process at a true time: a constant when its clock never steps, else a function of the
  * true time.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category clocks
  */
 export const offsetOf = (spec: Schedule.ProcessSpec): number | ((now: number) => number) => {

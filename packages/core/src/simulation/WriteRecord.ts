@@ -1,7 +1,7 @@
 /**
  * What a run records of each write a section makes, and the log that records them through the fenced resource.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as FencedResource from "./FencedResource.js"
 
@@ -9,7 +9,7 @@ import * as FencedResource from "./FencedResource.js"
  * One write a section made: to the fenced resource, or, under permits of a semaphore, to no fenced resource (holders
  * of a semaphore write side by side, so fences do not order their writes).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface WriteRecord {
@@ -31,7 +31,7 @@ export interface WriteRecord {
 /**
  * The writes of one run, made through a fresh fenced resource.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface WriteLog {
@@ -53,7 +53,7 @@ export interface WriteLog {
 /**
  * An empty log, with a fenced resource that has seen no write.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeLog = (): WriteLog => {

@@ -2,7 +2,7 @@
  * `list` over records kept by name: the page size a request asks for, and the page of names from its prefix and
  * cursor, sorted, so that following the cursor to the end yields every record exactly once.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Checked from "../Checked.js"
 import type { LockRecord } from "../record/LockRecord.js"
@@ -12,7 +12,7 @@ import * as LockProtocol from "./LockProtocol.js"
  * The page size of `request`: its `limit`, or `LockProtocol.defaultListLimit` when it gives none; a store refuses
  * the request, reading nothing, when that is not a page size (`LockProtocol.listLimitProblem`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const pageSize = (request: LockProtocol.ListRequest): Checked.Checked<number> => {
@@ -25,7 +25,7 @@ export const pageSize = (request: LockProtocol.ListRequest): Checked.Checked<num
  * One page of `records`: the names that start with the request's prefix and sort after its cursor, in order of their
  * UTF-16 code units, at most `limit` of them. The cursor is the page's last name when more follow it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category paging
  */
 export const page = (

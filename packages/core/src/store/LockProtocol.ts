@@ -2,7 +2,7 @@
  * The lock half of the store contract as plain data: what each store operation is asked and answers. A store of any
  * runtime takes these requests and gives these results; the Effect packages' `LockStore` service is one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 
@@ -16,7 +16,7 @@ import type { LockRecord } from "../record/LockRecord.js"
  *   `stale`. Without `stale`, only a free lock can be taken. The version changes with every renew, so a holder whose
  *   wall clock stopped (and so writes the same `leaseUntil` again) still proves it is alive.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Takeover =
@@ -26,7 +26,7 @@ export type Takeover =
 /**
  * The holder an observed-mode acquirer watched go stale.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface StaleObservation {
@@ -38,7 +38,7 @@ export interface StaleObservation {
 /**
  * One acquire attempt.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface AcquireRequest {
@@ -56,7 +56,7 @@ export interface AcquireRequest {
  * The outcome of an acquire attempt. `Acquired` carries the new record (with the incremented fence); `Conflict`
  * carries the current holder when the store could tell.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type AcquireResult =
@@ -67,7 +67,7 @@ export type AcquireResult =
  * A heartbeat: extend the lease, conditional on owner and fence. With `setData`, the same conditional write also
  * replaces the lock's `data`: a holder updates what it stores with the lock in one write that extends its lease.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface RenewRequest {
@@ -103,7 +103,7 @@ export interface RenewRequest {
  * `Lost` means the record no longer has this owner and fence; `current` is whoever holds it now, `undefined` when
  * nobody does (the lock is free, or has no record): the holder's `LockLost` says "stolen" or "freed" by it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type RenewResult =
@@ -114,7 +114,7 @@ export type RenewResult =
  * Release, conditional on the owner and, when known, the fence. The fence is unknown only when cleaning up after an
  * acquire whose response never arrived; the owner is unique per acquisition, so it alone identifies the holder.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ReleaseRequest {
@@ -124,7 +124,7 @@ export interface ReleaseRequest {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ReleaseResult =
@@ -135,7 +135,7 @@ export type ReleaseResult =
  * A waiting acquisition's claim to be next: `owner` is the acquisition's own owner id (the one its acquire attempts
  * send), and the reservation lasts `reserveMs` from the start of the request, on the caller's clock.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ReserveRequest {
@@ -150,7 +150,7 @@ export interface ReserveRequest {
  * `Reserved` carries the record with the new reservation. `NotReserved` carries the current record when the store
  * could tell: the lock is free (there is nobody to wait for), or someone else's reservation is live.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type ReserveResult =
@@ -160,7 +160,7 @@ export type ReserveResult =
 /**
  * The holder a force release is meant for: its owner and fence, as an operator saw them.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ForceReleaseHolder {
@@ -171,7 +171,7 @@ export interface ForceReleaseHolder {
 /**
  * A page of a listing. Pass `cursor` back to get the next page; `undefined` means there is no next page.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ListPage {
@@ -184,7 +184,7 @@ export interface ListPage {
  * or `Infinity` for every record in one page. Stores refuse anything else with a non-retryable `LockStoreError`
  * carrying this message, as DynamoDB refuses such a `Limit`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category validation
  */
 export const listLimitProblem = (limit: unknown): string | undefined => {
@@ -197,7 +197,7 @@ export const listLimitProblem = (limit: unknown): string | undefined => {
 /**
  * The `list` page size when the caller gives none.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultListLimit = 100
@@ -206,7 +206,7 @@ export const defaultListLimit = 100
  * What to list: names starting with `prefix`, from `cursor`, pages of `limit` (a whole number of at least 1, or
  * `Infinity`; stores may return fewer; default 100).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ListRequest {

@@ -4,7 +4,7 @@
  * keeps its records in the memory of one process applies them as they are; a store with conditional writes (DynamoDB)
  * expresses the same rules as its conditions.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import { isRenewSuperseded, isReservableAt, isReservedForOtherAt, type LockRecord } from "../record/LockRecord.js"
 import type * as LockProtocol from "./LockProtocol.js"
@@ -15,7 +15,7 @@ import * as Transition from "./Transition.js"
  * caller's clock, less the skew bound, under absolute takeover; the record is still the one the caller watched go
  * stale, under observed takeover).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const mayTakeOver = (record: LockRecord, takeover: LockProtocol.Takeover, now: number): boolean => {
@@ -83,7 +83,7 @@ const heldOnly = (record: LockRecord | undefined): LockRecord | undefined =>
  * `tryAcquire` at `now`: the lock is the caller's if it may take it over (`mayTakeOver`) and no one else's
  * reservation is live; the write increments the fence and clears the reservation. Else a conflict with the record.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category transitions
  */
 export const tryAcquire = (
@@ -106,7 +106,7 @@ export const tryAcquire = (
  * its `setData` and `newOwner`, when given). A renew whose sequence is not above the record's changes nothing: it, or
  * a newer one of the same lease, applied already, however late the network delivers it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category transitions
  */
 export const renew = (
@@ -134,7 +134,7 @@ export const renew = (
 /**
  * `release`, on the owner and, when given, the fence: clears the holder, keeping the fence and the reservation.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category transitions
  */
 export const release = (
@@ -154,7 +154,7 @@ export const release = (
  * `reserve` at `now`: names the caller the next holder of a lock that has a record, unless someone who began to wait
  * no later holds a live reservation (`LockRecord.isReservableAt`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category transitions
  */
 export const reserve = (
@@ -179,7 +179,7 @@ export const reserve = (
  * `forceRelease`: clears the holder and any reservation of a held lock (held by `holder`, when given). The answer is
  * the record as it was, or `undefined` when it frees nothing.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category transitions
  */
 export const forceRelease = (

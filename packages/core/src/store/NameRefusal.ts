@@ -2,14 +2,14 @@
  * How a store that keys names by their plain UTF-8 bytes (the memory store) words its refusal of a name it can not key,
  * in an operation on a lock or a semaphore, as DynamoDB refuses such a key.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as LockName from "../record/LockName.js"
 
 /**
  * Why a name can not be a key of at most some UTF-8 bytes, as the store's name check finds it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type NameProblem = LockName.Problem
@@ -19,7 +19,7 @@ const bytesOf = (problem: NameProblem): number => problem._tag === "TooLong" ? p
 /**
  * The refusal of a lock name, against the store's budget of `maxNameBytes`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const lock = (problem: NameProblem, maxNameBytes: number): string =>
@@ -30,7 +30,7 @@ export const lock = (problem: NameProblem, maxNameBytes: number): string =>
 /**
  * The refusal of a semaphore name, against the budget of a semaphore name, `maxNameBytes`: a byte under a lock's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category messages
  */
 export const semaphore = (problem: NameProblem, maxNameBytes: number): string =>

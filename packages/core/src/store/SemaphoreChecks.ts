@@ -3,7 +3,7 @@
  * `SemaphoreStore.acquireProblem`, `renewProblem` and `releaseProblem`. Every store runs them, so that a request the
  * memory store takes is one DynamoDB takes (an owner id is a map key there, and every holder's fields share one item).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import { payloadProblem, sequenceProblem } from "../record/LockRecord.js"
 import * as SemaphoreRecord from "../record/SemaphoreRecord.js"
@@ -19,7 +19,7 @@ const isWhole = (value: unknown, min: number): value is number =>
  * The longest semaphore name a store takes, in UTF-8 bytes, from its lock names' budget: one byte less, since a
  * semaphore's key is marked apart from every lock's with one more byte.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const maxNameBytes = (maxLockNameBytes: number): number => maxLockNameBytes - 1
@@ -28,7 +28,7 @@ export const maxNameBytes = (maxLockNameBytes: number): number => maxLockNameByt
  * What is wrong with an owner id (`what` names it in the message), or `undefined`: a non-empty, well-formed string of
  * at most `SemaphoreRecord.maxOwnerBytes` UTF-8 bytes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const ownerProblem = (owner: unknown, what: string = "owner"): string | undefined => {
@@ -82,7 +82,7 @@ const expiredProblem = (request: SemaphoreProtocol.AcquirePermitsRequest): strin
  * What is wrong with an acquire request, its name aside, or `undefined`: the first problem of its owner, holder,
  * limit and permits, lease, data, takeover and expired holders, in that order.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const acquireProblem = (request: SemaphoreProtocol.AcquirePermitsRequest): string | undefined =>
@@ -97,7 +97,7 @@ export const acquireProblem = (request: SemaphoreProtocol.AcquirePermitsRequest)
 /**
  * What is wrong with a renew request, its name aside, or `undefined`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const renewProblem = (request: SemaphoreProtocol.RenewPermitsRequest): string | undefined =>
@@ -108,7 +108,7 @@ export const renewProblem = (request: SemaphoreProtocol.RenewPermitsRequest): st
 /**
  * What is wrong with a release request, its name aside, or `undefined`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category validation
  */
 export const releaseProblem = (request: SemaphoreProtocol.ReleasePermitsRequest): string | undefined =>

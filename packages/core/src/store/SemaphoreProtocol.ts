@@ -1,7 +1,7 @@
 /**
  * The semaphore half of the store contract as plain data: what each semaphore operation is asked and answers.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type { LockRecord } from "../record/LockRecord.js"
 import type { SemaphoreRecord } from "../record/SemaphoreRecord.js"
@@ -14,7 +14,7 @@ import type { SemaphoreRecord } from "../record/SemaphoreRecord.js"
  * - `Observed`: no wall clock is trusted; the acquirer removes only holders it watched keep one `version` for a full
  *   `leaseMs` on its own monotonic clock.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type PermitTakeover =
@@ -24,7 +24,7 @@ export type PermitTakeover =
 /**
  * A holder the acquirer judged over, from its last view of the record, to remove in the acquiring write.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ExpiredPermit {
@@ -38,7 +38,7 @@ export interface ExpiredPermit {
 /**
  * One attempt to take `permits` of a semaphore's `limit`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface AcquirePermitsRequest {
@@ -72,7 +72,7 @@ export interface AcquirePermitsRequest {
  *   again with `create`).
  * - `LimitMismatch`: the record has another `limit`, which is `limit`; processes must agree about it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type AcquirePermitsResult =
@@ -83,7 +83,7 @@ export type AcquirePermitsResult =
 /**
  * A heartbeat of one holder's permits, conditional on its owner and fence.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface RenewPermitsRequest {
@@ -102,7 +102,7 @@ export interface RenewPermitsRequest {
  * Giving permits back, conditional on the owner, the permits and, when known, the fence (unknown only when cleaning
  * up after an acquire whose answer never arrived; the owner alone identifies the acquisition).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface ReleasePermitsRequest {

@@ -3,7 +3,7 @@
  * none), the request and the time the request started on the caller's clock, the answer and the record after. As
  * `LockTransitions` for a lock: a store in one process's memory applies them as they are, DynamoDB as conditions.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import { isRenewSuperseded, type LockRecord } from "../record/LockRecord.js"
 import { holderOf, type PermitHolder, permitRecord, type SemaphoreRecord } from "../record/SemaphoreRecord.js"
@@ -35,7 +35,7 @@ const newHolder = (request: SemaphoreProtocol.AcquirePermitsRequest, fence: numb
  * is over at `now` under `takeover`: past its `leaseUntil` by more than the skew bound (absolute), or still at the
  * version the acquirer watched go stale (observed).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category predicates
  */
 export const isRemovable = (
@@ -73,7 +73,7 @@ const acquired = (
  * named holder is removable (`isRemovable`) and the permits fit; else a conflict, or `LimitMismatch` when the limit
  * differs.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category transitions
  */
 export const tryAcquirePermits = (
@@ -112,7 +112,7 @@ export const tryAcquirePermits = (
  * `renewPermits` at `now`, on the holder's owner and fence: extends its lease, changes its version and takes the
  * request's sequence. A renew whose sequence is not above the holder's changes nothing, as a lock's.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category transitions
  */
 export const renewPermits = (
@@ -143,7 +143,7 @@ export const renewPermits = (
  * `releasePermits`, on the holder's owner, permits and, when given, fence: removes the holder and frees its permits.
  * The record stays, with its fence: the next acquisition's fence must be higher.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category transitions
  */
 export const releasePermits = (

@@ -3,14 +3,14 @@
  * any runtime reads the record, asks a rule of `LockTransitions` or `SemaphoreTransitions` for the transition, and
  * keeps `next` in the same atomic step, so that the rules are written once whatever keeps the records.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 
 /**
  * An operation's answer, and the record to keep after it: `undefined` when the operation writes nothing (its
  * condition failed, or it finds its work done already), so that the record stays as it was.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Transition<Result, Record> {
@@ -21,7 +21,7 @@ export interface Transition<Result, Record> {
 /**
  * An answer that writes nothing.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const unchanged = <Result>(result: Result): Transition<Result, never> => ({ result, next: undefined })
@@ -29,7 +29,7 @@ export const unchanged = <Result>(result: Result): Transition<Result, never> => 
 /**
  * An answer that keeps `next` in place of the record.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const written = <Result, Record>(result: Result, next: Record): Transition<Result, Record> => ({ result, next })
@@ -38,7 +38,7 @@ export const written = <Result, Record>(result: Result, next: Record): Transitio
  * Applies `rule` to the record kept at `key` in `records` (a store in one process's memory, whose operations are
  * atomic): keeps the record the rule writes, if any, and answers its result.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category combinators
  */
 export const apply = <Key, Result, Record>(
