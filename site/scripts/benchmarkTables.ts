@@ -36,7 +36,13 @@ export const tableAfter = (
   if (table === undefined || table.length < 2) {
     throw new Error(`BENCHMARKS.md: no table ${index + 1} under "${heading}"`)
   }
-  const headers = cells(table[0]!)
+  // Where two columns share a name, a header without a group of its own takes the group of the one before it
+  // (`first on a new name: writes | reads` names its second column `first on a new name: reads`).
+  const plain = cells(table[0]!)
+  const headers = new Set(plain).size === plain.length ? plain : plain.reduce<Array<string>>((named, header) => {
+    const group = /^(.*): /.exec(named.at(-1) ?? "")?.[1]
+    return [...named, group !== undefined && !header.includes(": ") ? `${group}: ${header}` : header]
+  }, [])
   const missing = columns.filter((column) => !headers.includes(column))
   if (missing.length > 0) {
     throw new Error(

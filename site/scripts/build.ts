@@ -1,12 +1,14 @@
 /**
- * `npm run site`: generates the API reference from docgen's output, the charts and the benchmarks page from
- * BENCHMARKS.md, then builds the static site into `site/dist`, which works from any local web server.
+ * `npm run site`: checks that no written page types a measurement, generates the API reference from docgen's output,
+ * the charts and the benchmarks page from BENCHMARKS.md, then builds the static site into `site/dist`, which works
+ * from any local web server; the pages' measured numbers are put in from BENCHMARKS.md as they are rendered.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { build } from "vitepress"
 import { writeApiPages } from "./apiPages.js"
 import { writeCharts } from "./charts.js"
+import { checkPages } from "./measurementCheck.js"
 import { distRoot, repositoryRoot, sourceRoot } from "./paths.js"
 
 /** BENCHMARKS.md as a page of the site, as `npm run bench` wrote it. */
@@ -21,6 +23,8 @@ const writeBenchmarksPage = (): void => {
 }
 
 const started = performance.now()
+// Before anything is generated: a written page states no measurement of its own.
+const checked = checkPages(sourceRoot, ["api", "benchmarks.md"])
 const lines = writeApiPages()
 writeCharts()
 writeBenchmarksPage()
@@ -31,6 +35,7 @@ const reference = lines.map((line) => {
   return `${line.title}: ${modules} API modules of ${line.packages.length} packages`
 }).join("; ")
 console.log(
-  `site: built into ${Path.relative(repositoryRoot, distRoot)} (${reference}) in ` +
+  `site: built into ${Path.relative(repositoryRoot, distRoot)} (${reference}; ${checked} written pages state no ` +
+    `measurement by hand) in ` +
     `${((performance.now() - started) / 1000).toFixed(1)} s`
 )

@@ -2,6 +2,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type DefaultTheme, defineConfig } from "vitepress"
+import * as BenchValues from "../../scripts/benchValues.js"
 
 interface ApiLine {
   readonly id: string
@@ -95,7 +96,13 @@ export default defineConfig({
   // Plain file names (`/guide/options.html`), so the built site works from any static server, without rewrites.
   cleanUrls: false,
   lastUpdated: false,
-  markdown: { theme: { light: "github-light", dark: "github-dark" } },
+  markdown: {
+    theme: { light: "github-light", dark: "github-dark" },
+    // A page's measured numbers are BENCHMARKS.md's, put in where the page names them (`{bench:...}`).
+    config: (md) => {
+      md.use(BenchValues.markdownPlugin(BenchValues.load()))
+    }
+  },
   themeConfig: {
     nav: [
       { text: "Guide", link: "/guide/getting-started" },
