@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import ts from "typescript"
 import { apiRoot, repositoryRoot } from "./paths.js"
 
 /** The Effect 3 line's packages whose modules the reference documents, in the order the sidebar shows them. */
@@ -152,17 +153,19 @@ export const convertPage = (markdown: string, title: string, subtitle: string): 
   const body = markdown.replace(/^---\n[\s\S]*?\n---\n/, "")
     .replace(/<h2 class="text-delta">Table of contents<\/h2>\n[\s\S]*?\n---\n/, "")
   const out: Array<string> = [`---\ntitle: ${JSON.stringify(title)}\n---\n`, `# ${title}\n`, subtitle, ""]
+  const members = memberHeadings(body)
   let inCode = false
-  for (const line of body.split("\n")) {
-    if (fence.test(line)) {
+  for (const rawLine of body.split("\n")) {
+    if (fence.test(rawLine)) {
       inCode = !inCode
-      out.push(line)
+      out.push(rawLine)
       continue
     }
     if (inCode) {
-      out.push(line)
+      out.push(rawLine.replace(jsDocLink, (_link, target: string, text: string | undefined) => text ?? target))
       continue
     }
+    const line = resolveLinks(rawLine, members)
     if (/^## .* overview$/.test(line)) continue
     if (line.startsWith("# ")) out.push(`## ${line.slice(2)}`)
     else if (line.startsWith("## ")) out.push(`### ${line.slice(3)}`)
@@ -171,6 +174,32 @@ export const convertPage = (markdown: string, title: string, subtitle: string): 
   return out.join("\n").replace(/\n{3,}/g, "\n\n")
 }
 
+/** A JSDoc link: `{@link name}`, `{@link name text}` or `{@link name | text}`. */
+const jsDocLink = /\{@link(?:code|plain)?\s+([^\s|}]+)(?:\s*\|\s*|\s+)?([^}]*?)?\s*\}/g
+
+/** The page's member headings (`# name` or `## name (interface)` in docgen's page) by name, with their anchors. */
+const memberHeadings = (body: string): ReadonlyMap<string, string> =>
+  new Map(
+    [...body.matchAll(/^##? (\S+)(.*)$/gm)].map((match) => [match[1]!, slug(`${match[1]}${match[2]}`)] as const)
+  )
+
+/** The anchor VitePress gives a heading (its slugify). */
+const slug = (heading: string): string =>
+  heading.normalize("NFKD").replace(/[\u0300-\u036F]/g, "").replace(/[\u0000-\u001f]/g, "")
+    .replace(/[\s~`!@#$%^&*()\-_+=[\]{}|\\;:"'“”‘’<>,.?/]+/g, "-").replace(/-{2,}/g, "-").replace(/^-+|-+$/g, "")
+    .replace(/^(\d)/, "_$1").toLowerCase()
+
+/**
+ * A JSDoc link in prose as the site shows it: code that links to the member's heading when this page has one, code
+ * alone otherwise (a member of another module: its page is in the sidebar).
+ */
+const resolveLinks = (line: string, members: ReadonlyMap<string, string>): string =>
+  line.replace(jsDocLink, (_link, target: string, text: string | undefined) => {
+    const label = text === undefined || text === "" ? `\`${target}\`` : text
+    const anchor = members.get(target)
+    return anchor === undefined ? label : `[${label}](#${anchor})`
+  })
+
 /** Outside inline code, `{{` and a `<` that opens no HTML tag are text, not Vue template syntax. */
 const escapeForVue = (line: string): string =>
   line.split(/(`[^`]*`)/).map((part, index) =>
@@ -178,6 +207,67 @@ const escapeForVue = (line: string): string =>
       ? part
       : part.replace(/\{\{/g, "&#123;&#123;").replace(/<(?!\/?(a|h\d|p|br|code|em|strong)\b)/g, "&lt;")
   ).join("")
+
+const coreSource = Path.join(repositoryRoot, "packages", "core", "src")
+
+/** The namespaces a source file imports from `@leasehold/core` (or, inside the core, from a sibling), by file. */
+const coreImports = (file: string): ReadonlyMap<string, string> => {
+  const text = Fs.readFileSync(file, "utf8")
+  return new Map(
+    [...text.matchAll(/^import\s+(?:type\s+)?\*\s+as\s+(\w+)\s+from\s+"([^"]+)"/gm)].flatMap(([, name, from]) => {
+      if (from!.startsWith("@leasehold/core/")) {
+        return [[name!, Path.join(coreSource, `${from!.slice(16)}.ts`)] as const]
+      }
+      if (file.startsWith(coreSource) && from!.startsWith(".")) {
+        return [[name!, Path.resolve(Path.dirname(file), from!.replace(/\.js$/, ".ts"))] as const]
+      }
+      return []
+    })
+  )
+}
+
+/**
+ * The declaration of `name` in a core file, as its source writes it (members and their comments, not the comment
+ * above it, which docgen's page already shows), following a re-exporting alias to the core file that declares it.
+ */
+const coreDeclaration = (file: string, name: string, hops = 0): { file: string; text: string } | undefined => {
+  if (!Fs.existsSync(file) || hops > 3) return undefined
+  const source = ts.createSourceFile(file, Fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
+  const declaration = source.statements.find((
+    statement
+  ): statement is ts.TypeAliasDeclaration | ts.InterfaceDeclaration =>
+    (ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) && statement.name.text === name
+  )
+  if (declaration === undefined) return undefined
+  const alias = ts.isTypeAliasDeclaration(declaration) && ts.isTypeReferenceNode(declaration.type) &&
+      ts.isQualifiedName(declaration.type.typeName)
+    ? declaration.type.typeName
+    : undefined
+  if (alias !== undefined && ts.isIdentifier(alias.left)) {
+    const next = coreImports(file).get(alias.left.text)
+    if (next !== undefined) return coreDeclaration(next, alias.right.text, hops + 1)
+  }
+  return { file, text: declaration.getText(source) }
+}
+
+/**
+ * Under the signature of a type that is the core's (`export type Fault = FaultModel.Fault`), the core's declaration
+ * of it, so that the page shows its fields and cases rather than a name it has no page for.
+ */
+const expandCoreAliases = (page: string, moduleSource: string): string => {
+  if (!Fs.existsSync(moduleSource)) return page
+  const imports = coreImports(moduleSource)
+  return page.replace(
+    /^```ts\nexport type (\w+)(?:<[^>\n]*>)? = (\w+)\.(\w+)(?:<[^>\n]*>)?\n```$/gm,
+    (block, _name: string, namespace: string, target: string) => {
+      const file = imports.get(namespace)
+      const found = file === undefined ? undefined : coreDeclaration(file, target)
+      if (found === undefined) return block
+      const module = Path.relative(coreSource, found.file).replace(/\.ts$/, "").split(Path.sep).join("/")
+      return `${block}\n\nAs \`@leasehold/core/${module}\` declares it:\n\n\`\`\`ts\n${found.text}\n\`\`\``
+    }
+  )
+}
 
 /** Links docgen's index headings (`From "./Lock.js"`) to the module's page. */
 const linkIndex = (markdown: string): string =>
@@ -231,7 +321,10 @@ export const writeApiPages = (): ReadonlyArray<ApiLine> => {
             `${line.title}'s line, ${line.releases}.${elsewhere}`
           : `Module \`${importPath}\` of [\`${manifest.name}\`](${pageLink(line, folder, "index")}) for ` +
             `${line.title}.${elsewhere}`
-        const page = convertPage(Fs.readFileSync(source, "utf8"), title, subtitle)
+        const page = expandCoreAliases(
+          convertPage(Fs.readFileSync(source, "utf8"), title, subtitle),
+          Path.join(packageDirectory(line, folder), "src", `${module}.ts`)
+        )
         Fs.writeFileSync(
           Path.join(apiRoot, line.id, folder, `${module}.md`),
           module === "index" ? linkIndex(page) : page
