@@ -202,11 +202,17 @@ export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A,
   internal.scoped
 
 /**
- * Runs `self` while holding the lock `name`, and releases it as soon as `self` ends. If the lease is lost, `self` is
- * interrupted and the result is a `LockLost` failure. Does not require `Scope`.
+ * Runs a section while holding the lock `name`, and releases it as soon as the section ends. If the lease is lost, the
+ * section is interrupted and the result is a `LockLost` failure. Does not require `Scope`.
  *
- * Inside a live lease of the same name (see `acquire`), it re-enters; the section then ends with that lease, and if
- * the outer acquisition releases it first, the result is a `LockLost` with reason "released".
+ * The section is a program, or a function of the lease that makes it: `withLock(name, (lease) => program)` hands the
+ * section the lease it runs under, for the fencing token (`lease.fence`) of its downstream writes and its status. The
+ * function is called once the lock is held, in the section's fiber; a function that throws fails the section with
+ * that defect. Pipeable, with a program: `program.pipe(withLock(name, options?))`.
+ *
+ * Inside a live lease of the same name (see `acquire`), it re-enters, and a function of the lease gets that lease; the
+ * section then ends with that lease, and if the outer acquisition releases it first, the result is a `LockLost` with
+ * reason "released".
  *
  * @example
  * ```ts
@@ -214,6 +220,13 @@ export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A,
  * import { Effect } from "effect"
  *
  * const rotateKeys = Effect.log("rotating the signing keys")
+ * // A downstream write that refuses fences lower than the last one it accepted.
+ * const writeLedger = (entry: { readonly account: string; readonly fence: number }) =>
+ *   Effect.log(`ledger entry for ${entry.account}, fence ${entry.fence}`)
+ *
+ * // The section gets the lease it runs under, and passes its fence with every write.
+ * const settle = Lock.withLock("ledger/acme", (lease) => writeLedger({ account: "acme", fence: lease.fence }))
+ *
  *
  * const program = rotateKeys.pipe(
  *   // One instance at a time; `wait` is zero by default, so a held lock fails at once.
@@ -225,17 +238,25 @@ export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A,
  * // The same, data-first, waiting up to a minute for the lock.
  * const patient = Lock.withLock("key-rotation", rotateKeys, { wait: "1 minute" })
  *
- * Effect.runPromise(Effect.andThen(program, patient).pipe(Effect.provide(LockStore.layerMemory)))
+ * Effect.runPromise(Effect.all([settle, program, patient]).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 1.0.0
  * @category combinators
  */
 export const withLock: {
-  (name: string, options?: LockOptions): <A, E, R>(
+  // Tried first, so that an argument typed `any` stays options. TypeScript types a section's parameter at this first
+  // try and keeps that type (an `Effect.fn(function*(lease) {...})` would keep `any`), so the options also name a
+  // function of the lease: one that returns no program, which no section is.
+  (name: string, options?: LockOptions | ((lease: Lease) => never)): <A, E, R>(
     self: Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
   <A, E, R>(
+  <A, E, R>(
+    name: string,
+    section: (lease: Lease) => Effect.Effect<A, E, R>,
+    options?: LockOptions
+  ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
     name: string,
     self: Effect.Effect<A, E, R>,
     options?: LockOptions

@@ -105,9 +105,14 @@ export const acquire: (
 > = internal.acquire
 
 /**
- * Runs `self` while holding permits of the semaphore `name`, and gives them back as soon as `self` ends. If they are
- * lost, `self` is interrupted and the result is a `LockLost` failure. Does not require `Scope`. Fails as `acquire`
- * does.
+ * Runs a section while holding permits of the semaphore `name`, and gives them back as soon as the section ends. If
+ * they are lost, the section is interrupted and the result is a `LockLost` failure. Does not require `Scope`. Fails as
+ * `acquire` does.
+ *
+ * The section is a program, or a function of the held `Permits` that makes it: `withPermits(name, (permits) =>
+ * program, options)` hands the section what it holds (`fence` for its downstream writes, `permits`, `limit`, status),
+ * called once the permits are held, in the section's fiber. Pipeable, with a program: `program.pipe(withPermits(name,
+ * options))`.
  *
  * @example
  * ```ts
@@ -122,7 +127,14 @@ export const acquire: (
  * // Data-first, taking 4 of the 8 slots for a large image.
  * const large = Semaphore.withPermits("resizers", resize("huge.tiff"), { limit: 8, permits: 4, wait: "30 seconds" })
  *
- * Effect.runPromise(Effect.andThen(one, large).pipe(Effect.provide(LockStore.layerMemory)))
+ * // A function of the permits: their fence goes with the section's writes.
+ * const fenced = Semaphore.withPermits(
+ *   "resizers",
+ *   (permits) => Effect.log(`storing thumbnails with fence ${permits.fence}`),
+ *   { limit: 8, wait: "30 seconds" }
+ * )
+ *
+ * Effect.runPromise(Effect.all([one, large, fenced]).pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 1.0.0
@@ -132,6 +144,15 @@ export const withPermits: {
   (name: string, options: SemaphoreOptions): <A, E, R>(
     self: Effect.Effect<A, E, R>
   ) => Effect.Effect<
+    A,
+    E | LockNotAcquired | LockLost | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
+    R | LockStore
+  >
+  <A, E, R>(
+    name: string,
+    section: (permits: Permits) => Effect.Effect<A, E, R>,
+    options: SemaphoreOptions
+  ): Effect.Effect<
     A,
     E | LockNotAcquired | LockLost | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
     R | LockStore

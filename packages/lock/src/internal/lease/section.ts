@@ -28,6 +28,26 @@ export interface SectionLease {
   readonly status: Effect.Effect<LeaseStatus>
 }
 
+/**
+ * Whether the argument after a name is a section (a program, or a function of what it holds) rather than options.
+ * Some effects are functions too (on Effect 3 a `Context.Tag` class, on Effect 4 every `Context.Service` key), so a
+ * function is a section either way, and wherever the two are told apart an effect is asked first.
+ *
+ * @internal
+ */
+export const isSection = (u: unknown): boolean => Effect.isEffect(u) || typeof u === "function"
+
+/**
+ * A section's program: an effect as it is, or the function's, made in the section's fiber from what it holds (so a
+ * function that throws fails the section with that defect).
+ *
+ * @internal
+ */
+export const sectionOf = <L, A, E, R>(
+  section: Effect.Effect<A, E, R> | ((held: L) => Effect.Effect<A, E, R>),
+  held: L
+): Effect.Effect<A, E, R> => Effect.isEffect(section) ? section : Effect.suspend(() => section(held))
+
 const endedUnder = (lease: SectionLease, reason: LostReason) =>
   new LockLost({ name: lease.name, owner: lease.owner, fence: lease.fence, reason, by: undefined })
 

@@ -20,7 +20,7 @@ import { LockStore } from "../../LockStore.js"
 import * as AcquireLoop from "../acquire/acquireLoop.js"
 import * as EffectLine from "../effectLine.js"
 import * as Keeper from "../lease/keeper.js"
-import { type Restore, runSection } from "../lease/section.js"
+import { isSection, type Restore, runSection, sectionOf } from "../lease/section.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
@@ -129,7 +129,7 @@ export const acquire = (
     })
   )
 
-/** A section, or one made from the lease it runs under (`withLease`). */
+/** A section: a program, or a function of the lease it runs under that makes it. */
 type Section<A, E, R> = Effect.Effect<A, E, R> | ((lease: Lease) => Effect.Effect<A, E, R>)
 
 const withLockSection = <A, E, R>(
@@ -139,7 +139,8 @@ const withLockSection = <A, E, R>(
 ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(acquireKept(name, options, restore, undefined), (acquisition) => {
-      const self = Effect.isEffect(section) ? section : Effect.suspend(() => section(acquisition.entry.lease as Lease))
+      // A re-entered section gets the outer acquisition's lease: the one it runs under.
+      const self = sectionOf(section, acquisition.entry.lease as Lease)
       if (acquisition._tag === "Reentered") return runSection(acquisition.entry, restore(self), "borrower", restore)
       const { entry, keeper } = acquisition
       return runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore).pipe(
@@ -162,17 +163,18 @@ export const withLease = <A, E, R>(
 
 /** @internal */
 export const withLock: typeof Lock.withLock = dual(
-  // Data-first when the second argument is the program: withLock(name, self, options?).
-  (args) => Effect.isEffect(args[1]),
+  // Data-first when the second argument is the section: withLock(name, self, options?), where `self` is a program or
+  // a function of the lease; pipeable when it is the options or nothing: withLock(name, options?).
+  (args) => isSection(args[1]),
   <A, E, R>(
-    first: string | Effect.Effect<A, E, R>,
-    second: Effect.Effect<A, E, R> | string,
+    first: string | Section<A, E, R>,
+    second: Section<A, E, R> | string,
     options?: LockOptions
   ) =>
     // The name comes first in both forms, so `dual` hands the pipeable form's program over as the first argument.
-    Effect.isEffect(second)
-      ? withLockSection(first as string, second, options)
-      : withLockSection(second, first as Effect.Effect<A, E, R>, options)
+    typeof second === "string"
+      ? withLockSection(second, first as Section<A, E, R>, options)
+      : withLockSection(first as string, second, options)
 )
 
 /** @internal */

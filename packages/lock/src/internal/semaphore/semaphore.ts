@@ -29,7 +29,7 @@ import * as Keeper from "../lease/keeper.js"
 import type * as LeaseState from "../lease/leaseState.js"
 import * as LeaseStore from "../lease/leaseStore.js"
 import { LeaseView } from "../lease/leaseView.js"
-import { type Restore, runSection } from "../lease/section.js"
+import { isSection, type Restore, runSection, sectionOf } from "../lease/section.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
@@ -157,9 +157,12 @@ export const acquire = (
     })
   )
 
+/** A section: a program, or a function of the permits it runs under that makes it. */
+type Section<A, E, R> = Effect.Effect<A, E, R> | ((permits: PermitsApi) => Effect.Effect<A, E, R>)
+
 const withPermitsSection = <A, E, R>(
   name: string,
-  section: Effect.Effect<A, E, R>,
+  section: Section<A, E, R>,
   options: SemaphoreOptions
 ): Effect.Effect<
   A,
@@ -170,7 +173,7 @@ const withPermitsSection = <A, E, R>(
     Effect.flatMap(
       acquireKept(name, options, restore, undefined),
       ({ entry, keeper }) =>
-        runSection(entry, restore(HeldLeases.enter(entry)(section)), "holder", restore).pipe(
+        runSection(entry, restore(HeldLeases.enter(entry)(sectionOf(section, keeper.lease))), "holder", restore).pipe(
           Effect.ensuring(keeper.release)
         )
     )
@@ -178,17 +181,18 @@ const withPermitsSection = <A, E, R>(
 
 /** @internal */
 export const withPermits: typeof Semaphore.withPermits = dual(
-  // Data-first when the second argument is the program: withPermits(name, self, options).
-  (args) => Effect.isEffect(args[1]),
+  // Data-first when the second argument is the section: withPermits(name, self, options), where `self` is a program
+  // or a function of the permits; pipeable when it is the options: withPermits(name, options).
+  (args) => isSection(args[1]),
   <A, E, R>(
-    first: string | Effect.Effect<A, E, R>,
-    second: Effect.Effect<A, E, R> | string,
+    first: string | Section<A, E, R>,
+    second: Section<A, E, R> | string,
     options: SemaphoreOptions
   ) =>
     // The name comes first in both forms, so `dual` hands the pipeable form's program over as the first argument.
-    Effect.isEffect(second)
-      ? withPermitsSection(first as string, second, options)
-      : withPermitsSection(second, first as Effect.Effect<A, E, R>, options)
+    typeof second === "string"
+      ? withPermitsSection(second, first as Section<A, E, R>, options)
+      : withPermitsSection(first as string, second, options)
 )
 
 /** @internal */
