@@ -219,7 +219,6 @@ export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A,
  * import { Lock, LockStore } from "@leasehold/lock"
  * import { Effect } from "effect"
  *
- * const rotateKeys = Effect.log("rotating the signing keys")
  * // A downstream write that refuses fences lower than the last one it accepted.
  * const writeLedger = (entry: { readonly account: string; readonly fence: number }) =>
  *   Effect.log(`ledger entry for ${entry.account}, fence ${entry.fence}`)
@@ -227,6 +226,7 @@ export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A,
  * // The section gets the lease it runs under, and passes its fence with every write.
  * const settle = Lock.withLock("ledger/acme", (lease) => writeLedger({ account: "acme", fence: lease.fence }))
  *
+ * const rotateKeys = Effect.log("rotating the signing keys")
  *
  * const program = rotateKeys.pipe(
  *   // One instance at a time; `wait` is zero by default, so a held lock fails at once.
@@ -252,11 +252,11 @@ export const withLock: {
     self: Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
   <A, E, R>(
-  <A, E, R>(
     name: string,
     section: (lease: Lease) => Effect.Effect<A, E, R>,
     options?: LockOptions
   ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+  <A, E, R>(
     name: string,
     self: Effect.Effect<A, E, R>,
     options?: LockOptions
