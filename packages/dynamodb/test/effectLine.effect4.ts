@@ -25,4 +25,6 @@ export const withConfig = (env: Record<string, string>) =>
 export const withLogger = (logger: Logger.Logger<unknown, unknown>) => Effect.provide(Logger.layer([logger]))
 export const spawn = (file: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
   ChildProcess.make(file, args, { env, extendEnv: true })
+/** `NodeRuntime.runMain`'s exit code for a program that SIGINT or SIGTERM interrupted (as a shell's after Ctrl-C). */
+export const signalExitCode = 130
 export const sigkill = (child: ChildProcessSpawner.ChildProcessHandle) => child.kill({ killSignal: "SIGKILL" })

@@ -25,4 +25,6 @@ export const withLogger = (logger: Logger.Logger<unknown, unknown>) =>
   Effect.provide(Logger.replace(Logger.defaultLogger, logger))
 export const spawn = (file: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
   Command.start(Command.env(Command.make(file, ...args), env))
+/** `NodeRuntime.runMain`'s exit code for a program that SIGINT or SIGTERM interrupted: an interruption is no failure. */
+export const signalExitCode = 0
 export const sigkill = (child: CommandExecutor.Process) => child.kill("SIGKILL")

@@ -13,6 +13,8 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type { Plugin } from "esbuild"
+import * as Path from "node:path"
 import * as EffectLine from "./internal/effectLine.js"
 import type { Codec } from "./internal/effectLine.js"
 import * as internal from "./internal/nodeProgram/child.js"
@@ -31,6 +33,22 @@ export class BundleError extends Data.TaggedError("BundleError")<{
 }
 
 /**
+ * Files of `folder` (not of a `node_modules` in it) take their bare imports from `directory`. The resolution it asks
+ * for has no importer, so it comes back to this hook as nobody's and goes on as usual.
+ */
+const resolveBareImportsFrom = (folder: string, directory: string): Plugin => ({
+  name: "resolve-bare-imports-from",
+  setup: (build) => {
+    build.onResolve({ filter: /^[^./]/ }, async ({ importer, kind, path }) => {
+      if (!importer.startsWith(folder + Path.sep) || importer.includes(`${Path.sep}node_modules${Path.sep}`)) return
+      const resolved = await build.resolve(path, { kind, resolveDir: directory })
+      if (resolved.errors.length > 0) return { errors: resolved.errors }
+      return { path: resolved.path, external: resolved.external, sideEffects: resolved.sideEffects }
+    })
+  }
+})
+
+/**
  * Bundles `entry` (resolved from `workingDirectory`) and everything it imports into `outfile`, for Node 20.
  *
  * @since 1.0.0
@@ -45,11 +63,23 @@ export const bundle = (options: {
    * TypeScript sources. Default: none, so installed packages resolve to their compiled files.
    */
   readonly conditions?: ReadonlyArray<string> | undefined
+  /**
+   * Bare imports (`effect`, `@leasehold/lock`) of the files in `entry`'s folder resolve from this directory instead of
+   * from beside them: a program written once for both Effect lines (such as the repository's examples) is bundled
+   * with the line whose packages are installed there. Default: beside each file, as Node resolves them.
+   */
+  readonly resolveFrom?: string | undefined
 }): Effect.Effect<string, BundleError> =>
   Effect.tryPromise({
     try: async () => {
       const esbuild = await import("esbuild")
       await esbuild.build({
+        ...(options.resolveFrom === undefined ? {} : {
+          plugins: [resolveBareImportsFrom(
+            Path.dirname(Path.resolve(options.workingDirectory, options.entry)),
+            options.resolveFrom
+          )]
+        }),
         entryPoints: [options.entry],
         absWorkingDir: options.workingDirectory,
         outfile: options.outfile,
