@@ -71,7 +71,7 @@ export class LineUnavailable extends Data.TaggedError("LineUnavailable")<{ reado
  * @since 1.0.0
  * @category models
  */
-export interface WorkerCommand {
+export interface WorkerProgram {
   readonly node: string
   readonly args: ReadonlyArray<string>
   readonly directory: string
@@ -118,9 +118,9 @@ const assembleEffect4 = Effect.suspend(() =>
  * @since 1.0.0
  * @category constructors
  */
-export const workerCommand = (
+export const workerProgram = (
   line: Options.Line
-): Effect.Effect<WorkerCommand, LineUnavailable, FileSystem.FileSystem | Scope.Scope> =>
+): Effect.Effect<WorkerProgram, LineUnavailable, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     const node = yield* nodeFor(line)
     if (line === "4") yield* assembleEffect4
@@ -141,8 +141,8 @@ export const workerCommand = (
     // tsx by URL: the Effect 4 project, where that line's worker starts, does not have it.
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
     return Option.match(bundled, {
-      onSome: (outfile): WorkerCommand => ({ node, args: [outfile], directory, bundled: true }),
-      onNone: (): WorkerCommand => ({
+      onSome: (outfile): WorkerProgram => ({ node, args: [outfile], directory, bundled: true }),
+      onNone: (): WorkerProgram => ({
         node,
         args: ["--conditions=@leasehold/source", "--import", tsx, workerSource],
         directory,
@@ -158,7 +158,7 @@ export const workerCommand = (
  * @category constructors
  */
 export const spawn = (
-  worker: WorkerCommand,
+  worker: WorkerProgram,
   settings: Protocol.WorkerSettings,
   onEvent: (event: Protocol.WorkerEvent) => Effect.Effect<void>
 ): Effect.Effect<Worker, unknown, CommandExecutor.CommandExecutor | Scope.Scope> =>

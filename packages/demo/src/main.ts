@@ -91,12 +91,12 @@ const run = (options: Options.Options) =>
     const state = yield* SubscriptionRef.make(
       State.initial(options.workers, started, options.durationMs, options.line)
     )
-    const command = yield* Pool.workerCommand(options.line)
-    yield* say(`starting ${options.workers} workers (${command.bundled ? "bundled with esbuild" : "tsx"})...`)
+    const program = yield* Pool.workerProgram(options.line)
+    yield* say(`starting ${options.workers} workers (${program.bundled ? "bundled with esbuild" : "tsx"})...`)
     const workers = yield* Effect.forEach(
       Array.from({ length: options.workers }, (_, worker) => worker),
       (worker) =>
-        Pool.spawn(command, {
+        Pool.spawn(program, {
           worker,
           clientConfig,
           tableName: options.tableName,
