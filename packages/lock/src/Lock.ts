@@ -198,8 +198,9 @@ export const acquire: (
  * @since 1.0.0
  * @category combinators
  */
-export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Scope.Scope>> =
-  internal.scoped
+export const scoped: <A, E, R>(
+  self: Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | LockLost, Exclude<R, Scope.Scope>> = internal.scoped
 
 /**
  * Runs a section while holding the lock `name`, and releases it as soon as the section ends. If the lease is lost, the

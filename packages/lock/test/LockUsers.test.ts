@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, LockStore, Semaphore } from "@leasehold/lock"
-import { Deferred, Effect, Fiber, Layer, Option, type Scope } from "effect"
+import { Lock, type LockError, LockStore, Semaphore } from "@leasehold/lock"
+import { Deferred, Effect, Exit, Fiber, Layer, Option, type Scope } from "effect"
 import {
   forkChild,
   forkDetach,
-  hasInterrupts,
   layerEffectDiscard,
   poll,
+  reasons,
   regionGuard,
   Service,
   TestClock,
@@ -25,47 +25,71 @@ const steps = () => {
 
 const Other = Service<number>("Other")
 
-type Run = readonly [string, (work: Effect.Effect<never>) => Effect.Effect<unknown, unknown, LockStore.LockStore>]
+/** How a run ends when its lease is lost: `Lock.scoped` fails with the `LockLost`; a plain scope ends interrupted. */
+type Ending = "LockLost" | "interrupted"
+
+type Run = readonly [
+  string,
+  (work: Effect.Effect<never>) => Effect.Effect<unknown, unknown, LockStore.LockStore>,
+  Ending
+]
 
 /**
  * The ways an acquire ends up in a fiber that is gone before the work that relies on it runs, inside a region that
  * names the fiber that goes on: `Lock.scoped`, or `Effect.scoped` where a join hook hands the lease on (Effect 3).
  */
 const wrappedIn = (
-  region: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Scope.Scope>>,
-  suffix: string
+  region: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, unknown, Exclude<R, Scope.Scope>>,
+  suffix: string,
+  ending: Ending
 ): ReadonlyArray<Run> => [
   [
     `Effect.timeout${suffix}`,
-    (work) => region(Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), work))
+    (work) => region(Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), work)),
+    ending
   ],
   [
     `Effect.race${suffix}`,
-    (work) => region(Effect.andThen(Effect.race(Lock.acquire("x", options), Effect.never), work))
+    (work) => region(Effect.andThen(Effect.race(Lock.acquire("x", options), Effect.never), work)),
+    ending
   ],
   [
     `a concurrent Effect.all${suffix}`,
-    (work) => region(Effect.andThen(Effect.all([Lock.acquire("x", options), Effect.void], { concurrency: 2 }), work))
+    (work) => region(Effect.andThen(Effect.all([Lock.acquire("x", options), Effect.void], { concurrency: 2 }), work)),
+    ending
   ],
   [
     `a merged layer${suffix}`,
     (work) =>
       region(
         work.pipe(Effect.provide(Layer.merge(layerEffectDiscard(Lock.acquire("x", options)), Layer.succeed(Other, 1))))
-      )
+      ),
+    ending
   ]
 ]
 
 /** The acquire unwrapped: the fiber that acquired is the one that relies on the lease. */
-const plain: Run = ["a plain scoped acquire", (work) => Effect.scoped(Effect.andThen(Lock.acquire("x", options), work))]
-
-const wrapped = [
-  ...wrappedIn(Lock.scoped, " in Lock.scoped"),
-  ...(regionGuard ? [] : wrappedIn(Effect.scoped, ""))
+const plain: Run = [
+  "a plain scoped acquire",
+  (work) => Effect.scoped(Effect.andThen(Lock.acquire("x", options), work)),
+  "interrupted"
 ]
 
+const wrapped = [
+  ...wrappedIn(Lock.scoped, " in Lock.scoped", "LockLost"),
+  ...(regionGuard ? [] : wrappedIn(Effect.scoped, "", "interrupted"))
+]
+
+/** Whether `exit` ended as `ending` says, for a loss of `reason`. */
+const endedAs = (exit: Exit.Exit<unknown, unknown>, ending: Ending, reason: string): boolean => {
+  if (Exit.isSuccess(exit)) return false
+  const parts = reasons(exit.cause)
+  if (ending === "interrupted") return parts.length > 0 && parts.every((part) => part._tag === "Interrupt")
+  return parts.length === 1 && parts[0]!._tag === "Fail" && (parts[0]!.error as LockError.LockLost).reason === reason
+}
+
 describe("Lock.acquire: a lost lease stops the code that relies on it, however the acquire was wrapped", () => {
-  for (const [label, run] of [plain, ...wrapped]) {
+  for (const [label, run, ending] of [plain, ...wrapped]) {
     it.effect(`${label}: stolen`, () =>
       Effect.gen(function*() {
         const backing = sharedMemory()
@@ -81,7 +105,7 @@ describe("Lock.acquire: a lost lease stops the code that relies on it, however t
         // The next renew (at 2 s) finds the new holder.
         yield* TestClock.adjust("600 millis")
         const exit = yield* Fiber.await(fiber)
-        expect(hasInterrupts(exit)).toBe(true)
+        expect(endedAs(exit, ending, "stolen")).toBe(true)
         const stepsAtLoss = section.count()
         expect(stepsAtLoss).toBeLessThanOrEqual(20)
         yield* TestClock.adjust("5 seconds")
@@ -99,7 +123,7 @@ describe("Lock.acquire: a lost lease stops the code that relies on it, however t
         expect(Option.isNone(yield* poll(fiber))).toBe(true)
         yield* TestClock.adjust("1 millis")
         const exit = yield* Fiber.await(fiber)
-        expect(hasInterrupts(exit)).toBe(true)
+        expect(endedAs(exit, ending, "expired")).toBe(true)
         const stepsAtLoss = section.count()
         yield* TestClock.adjust("10 seconds")
         expect(section.count()).toBe(stepsAtLoss)
@@ -195,7 +219,7 @@ describe("Lock.scoped: who relies on a lease whose acquiring fiber ended", () =>
       expect(result).toBe("went on")
     }))
 
-  it.effect("a taken-over permit is lost like a lock: the region is interrupted", () =>
+  it.effect("a taken-over permit is lost like a lock: the region fails with LockLost", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
       process.failing("renewPermits", true)
@@ -208,7 +232,8 @@ describe("Lock.scoped: who relies on a lease whose acquiring fiber ended", () =>
       yield* TestClock.adjust("2699 millis")
       expect(Option.isNone(yield* poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 millis")
-      expect(hasInterrupts(yield* Fiber.await(fiber))).toBe(true)
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error).toMatchObject({ _tag: "LockLost", name: "pool", reason: "expired", permits: 1 })
       const stepsAtLoss = section.count()
       yield* TestClock.adjust("10 seconds")
       expect(section.count()).toBe(stepsAtLoss)

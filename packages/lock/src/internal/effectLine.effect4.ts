@@ -52,6 +52,9 @@ export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>, options?: ForkO
   Effect.forkChild(self, options)
 export const forkDetach = <A, E, R>(self: Effect.Effect<A, E, R>, options?: ForkOptions) =>
   Effect.forkDetach(self, options)
+/** Runs `self`, then waits, interruptibly, for the fibers it forked that still run. */
+export const awaitingForks = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.interruptible(Effect.awaitAllChildren(self))
 /** What a root fiber keeps of the current fiber's context, where Effect 4 keeps services and fiber-local values. */
 const rootContext = Context.pick(
   Clock.Clock,

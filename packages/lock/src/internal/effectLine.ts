@@ -59,6 +59,12 @@ export const interruptFork: (fiber: AnyFiber) => Effect.Effect<void> = Fibers.in
 export type ForkOptions = { readonly startImmediately?: boolean }
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: ForkOptions) => Effect.fork(self)
 export const forkDetach = <A, E, R>(self: Effect.Effect<A, E, R>, _options?: ForkOptions) => Effect.forkDaemon(self)
+/** Runs `self`, then waits, interruptibly, for the fibers the current fiber forked that still run. */
+export const awaitingForks = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.interruptible(
+    Effect.tap(self, () =>
+      Effect.flatMap(Effect.withFiberRuntime<ReadonlyArray<AnyFiber>>(Fibers.children), Fibers.awaitAll))
+  )
 /** A fiber of its own, interruptible, with the current fiber's fiber-local values, but not its context or leases. */
 export const forkRoot = (self: Effect.Effect<void>, onEnd: () => Effect.Effect<void> | undefined) =>
   Effect.map(Effect.runtime<never>(), (current): Fiber<void> => {

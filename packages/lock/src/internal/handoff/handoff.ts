@@ -82,7 +82,7 @@ export const handOff = (
         yield* LeaseState.recordHoldTime(state)
         yield* state.status.set(handedOff)
         EffectLine.deferredDoneUnsafe(settled, Exit.succeed(true))
-        yield* LeaseUsers.interruptOnLoss(state.users)
+        yield* LeaseUsers.interruptOnLoss(state.users, notHeld(state, "handedOff"))
         yield* onEnd
         return {
           _tag: "LeaseHandoff",

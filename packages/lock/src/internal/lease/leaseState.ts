@@ -167,7 +167,7 @@ export const declareLost = (
       Metrics.increment(EffectLine.withAttributes(Metrics.losses, { reason })),
       recordHoldTime(state),
       Effect.logWarning(error.message).pipe(Effect.annotateLogs(annotations(state))),
-      LeaseUsers.interruptOnLoss(state.users)
+      LeaseUsers.interruptOnLoss(state.users, error)
     ], { discard: true })
   })
 

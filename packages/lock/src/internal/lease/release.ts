@@ -164,7 +164,7 @@ export const release = (
     if (state.handOff !== undefined && (yield* Deferred.await(state.handOff))) return
     state.releasing = true
     // Borrowers first, while the lease is still kept alive: none of them may run once the lock is given back.
-    yield* LeaseUsers.stopBorrowers(state.users)
+    yield* LeaseUsers.stopBorrowers(state.users, state)
     state.finished = true
     yield* Fiber.interrupt(keeper)
     const current = state.status.getUnsafe()

@@ -29,6 +29,7 @@ import * as LeaseUsers from "../process/leaseUsers.js"
 import * as LocalQueue from "../process/localQueue.js"
 import * as Metrics from "../process/metrics.js"
 import { queuesOf } from "../process/processLocal.js"
+import * as Region from "../process/region.js"
 
 /** A lock this call acquired (and must release), or the live lease of an outer acquisition it re-entered. */
 type Acquisition =
@@ -182,10 +183,13 @@ export const validateOptions = (options: LockOptions): Effect.Effect<void, LockC
   Effect.asVoid(Options.resolve({}, options, defaultHolder))
 
 /**
- * `Lock.scoped`: on Effect 3 `Effect.scoped`, whose join hook of the held-lease list already hands a lease over to the
- * fiber that goes on after a wrapped acquire; on Effect 4 `Effect.scoped` with the region's guard (`leaseGuard.ts`).
+ * `Lock.scoped`: the region's program in a fiber of its own, whose loss of a lease the region turns into `LockLost`
+ * (`region.ts`), in the line's scope: on Effect 3 `Effect.scoped`, whose join hook of the held-lease list already hands
+ * a lease over to the fiber that goes on after a wrapped acquire; on Effect 4 `Effect.scoped` with the region's guard
+ * (`leaseGuard.ts`).
  *
  * @internal
  */
-export const scoped: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Scope.Scope>> =
-  EffectLine.scoped
+export const scoped: <A, E, R>(
+  self: Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | LockLost, Exclude<R, Scope.Scope>> = Region.scoped

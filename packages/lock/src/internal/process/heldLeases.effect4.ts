@@ -70,3 +70,14 @@ export const adopt = (fiber: AnyFiber, entry: Entry, forks: boolean): void => {
 /** Takes `entries` out of `fiber`'s own list: a region that ended no longer re-enters what it took over. */
 export const forget = (fiber: AnyFiber, entries: ReadonlySet<Entry>): void =>
   setOwn(fiber, without(own.get(fiber), entries))
+
+/**
+ * Puts the current fiber inside the leases `parent` is inside: a `Lock.scoped` region's fiber (`region.ts`) relies on
+ * the leases its parent entered itself as its parent did, where a fork inherits only those the context still holds.
+ */
+export const carry = (parent: AnyFiber): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    const list = own.get(parent)
+    if (list !== undefined) own.set(fiber as AnyFiber, list)
+    return Effect.void
+  })

@@ -65,3 +65,6 @@ export const forget = (refs: FiberRefs.FiberRefs): FiberRefs.FiberRefs => FiberR
 /** Runs `self` inside `entry`. */
 export const enter = (entry: Entry) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.locallyWith(self, held, adding(entry))
+
+/** A `Lock.scoped` region's fiber (`region.ts`) inherits the leases its parent is inside when it is forked. */
+export const carry = (_parent: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<void> => Effect.void

@@ -8,13 +8,33 @@
  * - Borrowers: re-entered sections, which run under a lease another acquisition holds. They are interrupted when the
  *   lease is lost and, before the lock is given back, when it is released: a borrowed lease never outlives its owner.
  *
+ * Each fiber a lease stops keeps the `LockLost` it was stopped with, so that the region around it (`Lock.scoped`,
+ * `region.ts`) can fail with that error where the fiber itself can only end interrupted.
+ *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { LockLost } from "../../LockError.js"
 import * as EffectLine from "../effectLine.js"
 
-type Users = Set<EffectLine.Fiber<unknown, unknown>>
+type AnyFiber = EffectLine.Fiber<unknown, unknown>
+type Users = Set<AnyFiber>
+
+/** Why a lease stopped a fiber: the first lease to stop it; a fiber can not be un-interrupted, so it stays true. */
+const stoppedWith = new WeakMap<AnyFiber, LockLost>()
+
+const stop = (fiber: AnyFiber, by: AnyFiber, error: LockLost): void => {
+  if (!stoppedWith.has(fiber)) stoppedWith.set(fiber, error)
+  EffectLine.interruptUnsafe(fiber, by)
+}
+
+/**
+ * The `LockLost` a lease interrupted `fiber` with, if one did: the first, when two leases it relied on ended.
+ *
+ * @internal
+ */
+export const stoppedBy = (fiber: AnyFiber): LockLost | undefined => stoppedWith.get(fiber)
 
 /**
  * Borrowers are made on first use: few leases are ever re-entered, and an empty set costs more than the rest of this
@@ -35,31 +55,51 @@ export class LeaseUsers {
 export const make = (): LeaseUsers => new LeaseUsers()
 
 /**
- * Interrupts every holder and borrower without waiting for them: each one's own scope closing runs what follows.
+ * Interrupts every holder and borrower without waiting for them, for `error` (the loss, or the hand-off): each one's
+ * own scope closing runs what follows.
  *
  * @internal
  */
-export const interruptOnLoss = (users: LeaseUsers): Effect.Effect<void> =>
+export const interruptOnLoss = (users: LeaseUsers, error: LockLost): Effect.Effect<void> =>
   EffectLine.withFiber((current) => {
-    for (const fiber of users.holders) if (fiber !== current) EffectLine.interruptUnsafe(fiber, current)
+    for (const fiber of users.holders) if (fiber !== current) stop(fiber, current, error)
     if (users.lent !== undefined) {
-      for (const fiber of users.lent) if (fiber !== current) EffectLine.interruptUnsafe(fiber, current)
+      for (const fiber of users.lent) if (fiber !== current) stop(fiber, current, error)
     }
     return Effect.void
   })
 
+/** What a lease being released is, for the `LockLost` its borrowers are stopped with. */
+interface Released {
+  readonly name: string
+  readonly owner: string
+  readonly fence: number
+  readonly permits: number | undefined
+}
+
 /**
- * Interrupts the borrowers and waits until they have stopped, so that none runs once the lock is given back. The
- * fiber that releases is never waited for (it would wait for itself): it is interrupted once its finalizers are done.
+ * Interrupts the borrowers, with a `LockLost` of reason "released" for their regions, and waits until they have
+ * stopped, so that none runs once the lock is given back. The fiber that releases is never waited for (it would wait
+ * for itself): it is interrupted once its finalizers are done.
  *
  * @internal
  */
-export const stopBorrowers = (users: LeaseUsers): Effect.Effect<void> =>
+export const stopBorrowers = (users: LeaseUsers, lease: Released): Effect.Effect<void> =>
   EffectLine.withFiber((current) => {
     const borrowers = users.lent
     if (borrowers === undefined || borrowers.size === 0) return Effect.void
-    const others: Array<EffectLine.Fiber<unknown, unknown>> = []
+    const { fence, name, owner, permits } = lease
+    const released = new LockLost({
+      name,
+      owner,
+      fence,
+      reason: "released",
+      by: undefined,
+      ...(permits === undefined ? {} : { permits })
+    })
+    const others: Array<AnyFiber> = []
     for (const fiber of borrowers) {
+      if (!stoppedWith.has(fiber)) stoppedWith.set(fiber, released)
       if (fiber === current) EffectLine.interruptUnsafe(current, current)
       else others.push(fiber)
     }
