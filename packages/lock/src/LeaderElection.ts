@@ -64,7 +64,11 @@ export interface Term {
   readonly fence: number
   /** When the term began: epoch ms on this process's clock, when the acquiring write was sent. */
   readonly since: number
-  /** The held lock: its status, its changes, and `lost`, which fails once the term is lost. */
+  /**
+   * The held lock: its status, its changes, and `lost`, which fails once the term is lost. The leader's effect holds
+   * it: a `Lock.withLock(name, (lease) => ...)` or `Lock.acquire(name)` of the election's name inside the term
+   * re-enters it and gets this lease.
+   */
   readonly lease: Lease
 }
 
