@@ -16,6 +16,7 @@
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
+import type { Lease } from "@leasehold/lock/Lease"
 import * as Lock from "@leasehold/lock/Lock"
 import * as NodeProgram from "@leasehold/testing/NodeProgram"
 import * as Clock from "effect/Clock"
@@ -86,61 +87,61 @@ const program = Effect.gen(function*() {
   const inSection = yield* Ref.make(false)
   const committed = yield* Ref.make(0)
 
-  const section = Effect.gen(function*() {
-    yield* Ref.set(inSection, true)
-    // Re-entering the lock this fiber holds returns its lease, without a store call: the section learns its fence.
-    // Without the lock (--unsafe), fence 0 passes the ledger's condition every time.
-    const lease = settings.useLock ? yield* Effect.scoped(Lock.acquire(settings.lockName, lockOptions)) : undefined
-    const fence = lease?.fence ?? 0
-    const start = yield* now
-    yield* emit({ _tag: "Entered", worker, fence, at: start })
-    // Report "at risk" and recovery as they happen; the loss itself is reported from withLock's failure.
-    if (lease !== undefined) {
-      yield* lease.changes.pipe(
-        Stream.drop(1),
-        Stream.runForEach((status) =>
-          status._tag === "AtRisk" || status._tag === "Held"
-            ? Effect.flatMap(now, (at) =>
-              emit({
-                _tag: "Status",
-                worker,
-                fence,
-                status: status._tag === "AtRisk" ? "at-risk" : "held",
-                remainingMs: status._tag === "AtRisk" ? status.remainingMs : 0,
-                at
-              }))
-            : Effect.void
-        ),
-        Effect.forkScoped
+  // The section under `lease`, whose fence it writes with; without the lock (--unsafe), fence 0 passes the ledger's
+  // condition every time.
+  const section = (lease: Lease | undefined) =>
+    Effect.gen(function*() {
+      yield* Ref.set(inSection, true)
+      const fence = lease?.fence ?? 0
+      const start = yield* now
+      yield* emit({ _tag: "Entered", worker, fence, at: start })
+      // Report "at risk" and recovery as they happen; the loss itself is reported from withLock's failure.
+      if (lease !== undefined) {
+        yield* lease.changes.pipe(
+          Stream.drop(1),
+          Stream.runForEach((status) =>
+            status._tag === "AtRisk" || status._tag === "Held"
+              ? Effect.flatMap(now, (at) =>
+                emit({
+                  _tag: "Status",
+                  worker,
+                  fence,
+                  status: status._tag === "AtRisk" ? "at-risk" : "held",
+                  remainingMs: status._tag === "AtRisk" ? status.remainingMs : 0,
+                  at
+                }))
+              : Effect.void
+          ),
+          Effect.forkScoped
+        )
+      }
+      const read = yield* ledger.fencedRead(fence)
+      if (typeof read !== "number") {
+        yield* emit({ _tag: "WriteRejected", worker, fence, step: "read", at: yield* now })
+        return yield* new Fenced({ step: "read" })
+      }
+      yield* emit({ _tag: "Read", worker, fence, value: read, at: yield* now })
+      yield* Effect.sleep(Duration.millis(settings.holdMs))
+      const slow = yield* commands.takeSlowWrite
+      const writeSentAt = yield* now
+      yield* emit({ _tag: "Writing", worker, fence, value: read + 1, slow, at: writeSentAt })
+      // A request on the wire can not be called back: the write step, and the report of its outcome, finish even if the
+      // lease is lost meanwhile. The section is interrupted right after.
+      const written = yield* Effect.uninterruptible(
+        Effect.gen(function*() {
+          if (slow) yield* Effect.sleep(Duration.millis(settings.slowWriteMs))
+          const outcome = yield* ledger.write(fence, read + 1, worker)
+          if (outcome === "Accepted") {
+            yield* Ref.update(committed, (n) => n + 1)
+            yield* emit({ _tag: "Committed", worker, fence, start, writeSentAt, end: yield* now, read })
+          } else {
+            yield* emit({ _tag: "WriteRejected", worker, fence, step: "write", at: yield* now })
+          }
+          return outcome
+        })
       )
-    }
-    const read = yield* ledger.fencedRead(fence)
-    if (typeof read !== "number") {
-      yield* emit({ _tag: "WriteRejected", worker, fence, step: "read", at: yield* now })
-      return yield* new Fenced({ step: "read" })
-    }
-    yield* emit({ _tag: "Read", worker, fence, value: read, at: yield* now })
-    yield* Effect.sleep(Duration.millis(settings.holdMs))
-    const slow = yield* commands.takeSlowWrite
-    const writeSentAt = yield* now
-    yield* emit({ _tag: "Writing", worker, fence, value: read + 1, slow, at: writeSentAt })
-    // A request on the wire can not be called back: the write step, and the report of its outcome, finish even if the
-    // lease is lost meanwhile. The section is interrupted right after.
-    const written = yield* Effect.uninterruptible(
-      Effect.gen(function*() {
-        if (slow) yield* Effect.sleep(Duration.millis(settings.slowWriteMs))
-        const outcome = yield* ledger.write(fence, read + 1, worker)
-        if (outcome === "Accepted") {
-          yield* Ref.update(committed, (n) => n + 1)
-          yield* emit({ _tag: "Committed", worker, fence, start, writeSentAt, end: yield* now, read })
-        } else {
-          yield* emit({ _tag: "WriteRejected", worker, fence, step: "write", at: yield* now })
-        }
-        return outcome
-      })
-    )
-    if (written !== "Accepted") return yield* new Fenced({ step: "write" })
-  }).pipe(Effect.scoped, Effect.ensuring(Ref.set(inSection, false)))
+      if (written !== "Accepted") return yield* new Fenced({ step: "write" })
+    }).pipe(Effect.scoped, Effect.ensuring(Ref.set(inSection, false)))
 
   // "stop" interrupts a worker that is waiting for the lock, never one inside its section.
   const stopWhileWaiting = Effect.andThen(
@@ -152,7 +153,7 @@ const program = Effect.gen(function*() {
     yield* emit({ _tag: "Waiting", worker, at: yield* now })
     // The turn's failure, if it failed; undefined if it completed or was stopped while waiting.
     const failure = yield* Effect.raceFirst(
-      Effect.match(settings.useLock ? Lock.withLock(settings.lockName, section, lockOptions) : section, {
+      Effect.match(settings.useLock ? Lock.withLock(settings.lockName, section, lockOptions) : section(undefined), {
         onFailure: (error) => error,
         onSuccess: () => undefined
       }),
