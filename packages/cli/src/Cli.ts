@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as CliError from "./CliError.js"
+import * as Connection from "./Connection.js"
 import * as ExitCode from "./ExitCode.js"
 import * as Help from "./Help.js"
 import * as InspectCommand from "./InspectCommand.js"
@@ -50,7 +51,7 @@ export const command = Command.make(
   () =>
     CliError.usage("name a command: table create, table check, list, inspect, release, watch (see leasehold --help)")
 ).pipe(
-  Command.withDescription(Help.describe(rootDescription, rootExamples)),
+  Command.withDescription(rootDescription),
   Command.withSubcommands([
     TableCommand.command,
     ListCommand.command,
@@ -61,27 +62,35 @@ export const command = Command.make(
 )
 
 /**
+ * What each command's `--help` says, the parent `table` included.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const helps: ReadonlyArray<Help.CommandHelp> = [
+  TableCommand.help,
+  TableCommand.createHelp,
+  TableCommand.checkHelp,
+  ListCommand.help,
+  InspectCommand.help,
+  ReleaseCommand.help,
+  WatchCommand.help
+]
+
+/**
  * Every command, with what it does in one line: the root help's list.
  *
  * @since 1.0.0
  * @category constants
  */
-export const summaries: ReadonlyArray<readonly [command: string, summary: string]> = [
-  ["table create", "Create the lock table (on-demand billing, TTL on \"ttl\"); a no-op if it is right."],
-  ["table check", "Check the lock table: each problem on a line of its own, exit 1 if there is any."],
-  ["list", "List the locks and semaphores of a family, with their holders."],
-  ["inspect", "Show one lock or semaphore in full."],
-  ["release", "Force-release a stuck lock, or a dead holder's permits of a semaphore."],
-  ["watch", "Watch the locks and semaphores live, with their changes."]
-]
+export const summaries: ReadonlyArray<Help.Row> = helps.filter((help) => help.commands === undefined).map((help) => [
+  help.path,
+  help.summary
+])
 
-const cli = Command.run(command, { name: "leasehold", version, footer: Help.exitCodes })
+const cli = Command.run(command, { name: "leasehold", version })
 
-/**
- * The root's help, in the form @effect/cli gives every command, but with the commands listed one per line with what
- * they do: the library lists each command's full usage, padded to the longest, and no description where a command
- * has examples.
- */
+/** The root's help, in the form of every command's (see `Help`). */
 const rootHelp = Help.root({
   name: "leasehold",
   version,
@@ -90,11 +99,31 @@ const rootHelp = Help.root({
   examples: rootExamples
 })
 
-/** `leasehold --version` and `leasehold --help`, which the CLI answers itself (see `rootHelp`). */
+const isHelpFlag = (arg: string) => arg === "--help" || arg === "-h"
+
+/**
+ * The help `args` ask for, or undefined: `--help` (or `-h`) after a command's words shows that command's help, alone
+ * it shows the root's. Arguments after an unknown command are left to @effect/cli, which says what it expected.
+ *
+ * @since 1.0.0
+ * @category help
+ */
+export const helpFor = (args: ReadonlyArray<string>): string | undefined => {
+  if (!args.some(isHelpFlag)) return undefined
+  if (isHelpFlag(args[0] ?? "")) return rootHelp
+  const matching = helps.filter((help) => help.path.split(" ").every((word, i) => args[i] === word))
+  const help = matching.reduce<Help.CommandHelp | undefined>(
+    (longest, help) => longest === undefined || help.path.length > longest.path.length ? help : longest,
+    undefined
+  )
+  return help === undefined
+    ? undefined
+    : Help.command(help, { name: "leasehold", version, tableFlags: Connection.help })
+}
+
+/** `leasehold --version` and every `--help`, which the CLI answers itself (see `Help`). */
 const builtIn = (args: ReadonlyArray<string>): string | undefined =>
-  args.length !== 1 ? undefined : args[0] === "--version" ? version : args[0] === "--help" || args[0] === "-h"
-    ? rootHelp
-    : undefined
+  args.length === 1 && args[0] === "--version" ? version : helpFor(args)
 
 const report = (message: string) => message === "" ? Effect.void : Console.error(`leasehold: ${message}`)
 
@@ -104,16 +133,24 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 /**
  * Runs the CLI on `argv` (as `process.argv`: node, script, then arguments) and returns the exit code. Never fails:
  * every error has been printed by then, user errors as one line without a stack trace. Output is styled only where
- * colour is on: on a terminal, unless `NO_COLOR` is set; `FORCE_COLOR` decides when set. `--version` and `--help`
- * alone are answered here; everything else goes to @effect/cli.
+ * colour is on: on a terminal, unless `NO_COLOR` is set; `FORCE_COLOR` decides when set. `--version` and every
+ * `--help` are answered here; everything else goes to @effect/cli.
  *
  * @since 1.0.0
  * @category running
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, CliApp.CliApp.Environment> =>
   Effect.suspend(() => {
-    const answer = builtIn(argv.slice(2))
-    return answer === undefined ? cli(argv) : Console.log(answer)
+    const args = argv.slice(2)
+    const answer = builtIn(args)
+    if (answer !== undefined) return Console.log(answer)
+    // @effect/cli would answer `--help` after a word it does not know with the root's help in its own form.
+    return args.some(isHelpFlag)
+      ? CliError.usage(
+        (args[0]?.startsWith("-") ? "name the command before its flags" : `no command "${args[0]}"`) +
+          `: the commands are ${summaries.map(([command]) => command).join(", ")} (see leasehold --help)`
+      )
+      : cli(argv)
   }).pipe(
     Effect.as(ExitCode.ok),
     // @effect/cli has printed its own usage errors already.

@@ -7,7 +7,6 @@
  * @since 1.0.0
  */
 import type { DynamoDBClient, DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
-import * as Options from "@effect/cli/Options"
 import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Config from "effect/Config"
@@ -16,6 +15,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as CliError from "./CliError.js"
+import type * as Help from "./Help.js"
+import * as Flag from "./internal/flag.js"
 import * as LoadDynamo from "./internal/loadDynamo.js"
 import * as LocalServer from "./internal/localServer.js"
 
@@ -36,6 +37,40 @@ export const localTable = "leasehold-locks"
  */
 export const endpointRegion = "us-east-1"
 
+const tableFlag = Flag.text({
+  name: "table",
+  alias: "t",
+  value: "TABLE",
+  description: `The lock table's name. Default: $LEASEHOLD_TABLE (with --local: "${localTable}").`
+})
+
+const regionFlag = Flag.text({
+  name: "region",
+  value: "REGION",
+  description: "The AWS region of the table. Default: $AWS_REGION, then $AWS_DEFAULT_REGION, then the AWS profile's."
+})
+
+const endpointFlag = Flag.text({
+  name: "endpoint",
+  value: "URL",
+  description: "A DynamoDB endpoint URL (DynamoDB Local, dynalite, a VPC endpoint). On a loopback address the CLI " +
+    "signs with dummy keys unless AWS_PROFILE or AWS_ACCESS_KEY_ID is set. Default: $DYNAMODB_ENDPOINT."
+})
+
+const prefixFlag = Flag.text({
+  name: "prefix",
+  value: "PREFIX",
+  description: "The key prefix the applications' stores use (DynamoLockStore's `prefix`; in a table with a sort " +
+    `key, the partition key value of the family, by default "${StoreOptions.defaultFamily}"). ` +
+    "Default: $LEASEHOLD_PREFIX."
+})
+
+const localFlag = Flag.boolean({
+  name: "local",
+  description: "Start an embedded, empty, in-memory DynamoDB (dynalite) with a lock table, for trying the CLI out. " +
+    "It lives only as long as this command: useful with `watch --local`, which prints the endpoint for your programs."
+})
+
 /**
  * The connection flags, shared by every command.
  *
@@ -43,35 +78,26 @@ export const endpointRegion = "us-east-1"
  * @category options
  */
 export const options = {
-  table: Options.text("table").pipe(
-    Options.withAlias("t"),
-    Options.withDescription("The lock table. Default: $LEASEHOLD_TABLE (with --local: \"" + localTable + "\")."),
-    Options.optional
-  ),
-  region: Options.text("region").pipe(
-    Options.withDescription("The AWS region. Default: $AWS_REGION, then $AWS_DEFAULT_REGION, then the AWS profile."),
-    Options.optional
-  ),
-  endpoint: Options.text("endpoint").pipe(
-    Options.withDescription(
-      "A DynamoDB endpoint URL (DynamoDB Local, dynalite, a VPC endpoint). Default: $DYNAMODB_ENDPOINT."
-    ),
-    Options.optional
-  ),
-  prefix: Options.text("prefix").pipe(
-    Options.withDescription(
-      "The key prefix the applications' stores use (DynamoLockStore's `prefix`; in a table with a sort key, the " +
-        `partition key value of the family, by default "${StoreOptions.defaultFamily}"). Default: $LEASEHOLD_PREFIX.`
-    ),
-    Options.optional
-  ),
-  local: Options.boolean("local").pipe(
-    Options.withDescription(
-      "Start an embedded, empty, in-memory DynamoDB (dynalite) with a lock table, for trying the CLI out. It lives " +
-        "only as long as this command: useful with `watch --local`, which prints the endpoint for your programs."
-    )
-  )
+  table: tableFlag.options,
+  region: regionFlag.options,
+  endpoint: endpointFlag.options,
+  prefix: prefixFlag.options,
+  local: localFlag.options
 }
+
+/**
+ * The connection flags as `--help` lists them.
+ *
+ * @since 1.0.0
+ * @category options
+ */
+export const help: ReadonlyArray<Help.Row> = [
+  tableFlag.help,
+  regionFlag.help,
+  endpointFlag.help,
+  prefixFlag.help,
+  localFlag.help
+]
 
 /**
  * The connection flags as parsed.

@@ -6,15 +6,27 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Options from "@effect/cli/Options"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Connection from "./Connection.js"
-import * as Help from "./Help.js"
+import type * as Help from "./Help.js"
+import * as Flag from "./internal/flag.js"
 import * as Lookup from "./internal/lookup.js"
 import * as Run from "./internal/run.js"
+import * as SkewFlag from "./internal/skewFlag.js"
 import * as Render from "./Render.js"
+
+const nameDescription = "The lock's name (with --semaphore, the semaphore's), as the program gave it; " +
+  "`leasehold list` shows them."
+
+/**
+ * The positional name as `--help` lists it, shared with `release`.
+ *
+ * @since 1.0.0
+ * @category help
+ */
+export const nameHelp: Help.Row = ["NAME", nameDescription]
 
 /**
  * The positional lock name, shared with `release`.
@@ -23,7 +35,7 @@ import * as Render from "./Render.js"
  * @category args
  */
 export const nameArg = Args.text({ name: "NAME" }).pipe(
-  Args.withDescription("The lock name (with --semaphore, the semaphore name), as the program gave it."),
+  Args.withDescription(nameDescription),
   Args.mapEffect((name) =>
     name === ""
       ? Effect.fail(HelpDoc.p("the lock name must not be empty: `leasehold list` shows the names in the table"))
@@ -38,9 +50,17 @@ export const nameArg = Args.text({ name: "NAME" }).pipe(
  * @since 1.0.0
  * @category options
  */
-export const semaphoreOption = Options.boolean("semaphore").pipe(
-  Options.withDescription("NAME is a semaphore's (a semaphore and a lock of the same name are different records).")
-)
+export const semaphoreFlag = Flag.boolean({
+  name: "semaphore",
+  description: "NAME is a semaphore's (a semaphore and a lock of the same name are different records)."
+})
+
+const json = Flag.boolean({
+  name: "json",
+  description:
+    "Print the lock (or semaphore) as JSON, with each data payload decoded as `dataJson` when it is JSON, and each " +
+    "lease's state as held, expiring or expired."
+})
 
 /** Label and value lines, the labels padded to one width. */
 const fields = (lines: ReadonlyArray<readonly [string, string]>): string => {
@@ -48,19 +68,33 @@ const fields = (lines: ReadonlyArray<readonly [string, string]>): string => {
   return lines.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join("\n")
 }
 
-const describe = (lock: Render.LockView): string => {
-  const lines: Array<[string, string]> = [["name", lock.name]]
+/** What the state of a lock's lease means, for `inspect`. */
+const stateLine = (lock: Render.LockView, maxClockSkewMs: number): string => {
+  const ago = Render.duration(-(lock.leaseRemainingMs ?? 0))
+  switch (lock.state) {
+    case "free":
+      return "free"
+    case "held":
+      return "held"
+    case "expiring":
+      return `expiring: the lease ran out ${ago} ago (the holder stopped renewing, or its clock is behind); within ` +
+        `the clock-skew bound (${Render.duration(maxClockSkewMs)}) no acquirer takes it over until ${lock.takeoverAt}`
+    case "expired":
+      return `expired: the lease ran out ${ago} ago (the holder stopped renewing?); the next acquirer takes it over`
+  }
+}
+
+const describe = (lock: Render.LockView, maxClockSkewMs: number): string => {
+  const lines: Array<[string, string]> = [["name", lock.name], ["state", stateLine(lock, maxClockSkewMs)]]
   if (lock.held) {
-    lines.push(["state", lock.expired ? "held, but the lease ran out (the holder stopped renewing?)" : "held"])
     lines.push(["holder", lock.holder ?? "?"])
     lines.push(["owner", lock.owner ?? "?"])
     lines.push(["fence", String(lock.fence)])
-    lines.push(["lease", `${Render.duration(lock.leaseMs)}, until ${lock.leaseUntil} (${Render.remaining(lock)})`])
+    lines.push(["lease", `${Render.duration(lock.leaseMs)}, until ${lock.leaseUntil} (${Render.lease(lock)})`])
     if (lock.acquiredAt !== null && lock.ageMs !== null) {
       lines.push(["acquired", `${lock.acquiredAt} (${Render.duration(lock.ageMs)} ago)`])
     }
   } else {
-    lines.push(["state", "free"])
     lines.push(["fence", `${lock.fence} (the next holder gets a higher one)`])
   }
   const text = fields(lines)
@@ -68,7 +102,7 @@ const describe = (lock: Render.LockView): string => {
   return `${text}\ndata\n${Render.data(lock.data).replace(/^/gm, "  ")}`
 }
 
-const describeSemaphore = (semaphore: Render.SemaphoreView): string => {
+const describeSemaphore = (semaphore: Render.SemaphoreView, maxClockSkewMs: number): string => {
   const text = fields([
     ["semaphore", semaphore.name],
     ["permits", `${semaphore.used} of ${semaphore.limit} in use (${semaphore.available} free)`],
@@ -77,16 +111,51 @@ const describeSemaphore = (semaphore: Render.SemaphoreView): string => {
   ])
   if (semaphore.holders.length === 0) return text
   const table = Render.columns(Render.permitHolderHeader, semaphore.holders.map(Render.permitHolderRow))
-  const expired = semaphore.holders.some((holder) => holder.expired)
-    ? "\n\nexpired: the holder stopped renewing (or its clock is off); the next acquirer that needs its permits " +
-      "removes it"
-    : ""
+  const notes = [
+    ...(semaphore.holders.some((holder) => holder.state === "expiring")
+      ? [
+        `expiring: the holder's lease ran out less than the clock-skew bound (${Render.duration(maxClockSkewMs)}) ` +
+        "ago; its clock may be behind, and no acquirer removes it yet"
+      ]
+      : []),
+    ...(semaphore.holders.some((holder) => holder.state === "expired")
+      ? [
+        "expired: the holder stopped renewing (or its clock is off); the next acquirer that needs its permits " +
+        "removes it"
+      ]
+      : [])
+  ]
   const data = semaphore.holders.flatMap((holder) =>
     holder.data === null
       ? []
       : [`data of ${holder.holder} (fence ${holder.fence})\n${Render.data(holder.data).replace(/^/gm, "  ")}`]
   )
-  return `${text}\n\n${table}${expired}${data.length === 0 ? "" : `\n\n${data.join("\n")}`}`
+  return `${text}\n\n${table}${notes.length === 0 ? "" : `\n\n${notes.join("\n")}`}` +
+    (data.length === 0 ? "" : `\n\n${data.join("\n")}`)
+}
+
+/**
+ * What `leasehold inspect --help` says.
+ *
+ * @since 1.0.0
+ * @category help
+ */
+export const help: Help.CommandHelp = {
+  path: "inspect",
+  usage: "NAME [--semaphore] [--json] [flags]",
+  summary: "Show one lock or semaphore in full.",
+  description: "Show one lock in full: its state (free, held, expiring or expired: see --max-clock-skew), holder, " +
+    "owner, fence, lease and age, and its data payload (pretty-printed when it is JSON). With --semaphore, one " +
+    "semaphore: its limit, the permits in use, and each holder (holder, owner, permits, fence, lease until, where " +
+    "its lease stands, data). Exits 3 if the table has no lock (or semaphore) of that name.",
+  arguments: [nameHelp],
+  flags: [semaphoreFlag.help, json.help, SkewFlag.flag.help],
+  tableFlags: true,
+  examples: [
+    ["leasehold inspect orders/42 --table locks", "one lock"],
+    ["leasehold inspect nightly-report --json | jq .fence", "its fencing token, for a script"],
+    ["leasehold inspect --semaphore partner-api", "a semaphore and who holds its permits"]
+  ]
 }
 
 /**
@@ -98,19 +167,16 @@ export const command = Command.make(
   {
     connection: Connection.options,
     name: nameArg,
-    semaphore: semaphoreOption,
-    json: Options.boolean("json").pipe(
-      Options.withDescription(
-        "Print the lock (or semaphore) as JSON, with each data payload decoded as `dataJson` when it is JSON."
-      )
-    )
+    semaphore: semaphoreFlag.options,
+    json: json.options,
+    maxClockSkew: SkewFlag.flag.options
   },
-  ({ connection, json, name, semaphore }) =>
+  ({ connection, json, maxClockSkew, name, semaphore }) =>
     Run.withStore(connection, (store, table) =>
       Effect.gen(function*() {
         if (semaphore) {
           const record = yield* Lookup.semaphore(store, table, name)
-          const view = Render.semaphoreView(record, yield* Clock.currentTimeMillis)
+          const view = Render.semaphoreView(record, yield* Clock.currentTimeMillis, maxClockSkew)
           return yield* Console.log(
             json
               ? JSON.stringify(
@@ -121,23 +187,15 @@ export const command = Command.make(
                 null,
                 2
               )
-              : describeSemaphore(view)
+              : describeSemaphore(view, maxClockSkew)
           )
         }
         const record = yield* Lookup.lock(store, table, name)
-        const lock = Render.view(record, yield* Clock.currentTimeMillis)
+        const lock = Render.view(record, yield* Clock.currentTimeMillis, maxClockSkew)
         yield* Console.log(
-          json ? JSON.stringify({ ...lock, dataJson: Render.decodedData(lock.data) }, null, 2) : describe(lock)
+          json
+            ? JSON.stringify({ ...lock, dataJson: Render.decodedData(lock.data) }, null, 2)
+            : describe(lock, maxClockSkew)
         )
       }))
-).pipe(Command.withDescription(Help.describe(
-  "Show one lock in full: holder, owner, fence, lease and age, and its data payload (pretty-printed when it is " +
-    "JSON). With --semaphore, one semaphore: its limit, the permits in use, and each holder (holder, owner, " +
-    "permits, fence, lease until, whether it expired, data). Exits 3 if the table has no lock (or semaphore) of " +
-    "that name.",
-  [
-    ["leasehold inspect orders/42 --table locks", "one lock"],
-    ["leasehold inspect nightly-report --json | jq .fence", "its fencing token, for a script"],
-    ["leasehold inspect --semaphore partner-api", "a semaphore and who holds its permits"]
-  ]
-)))
+).pipe(Command.withDescription(help.summary))

@@ -5,8 +5,9 @@
  * @since 1.0.0
  */
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Prompt from "@effect/cli/Prompt"
+import type * as LockRecord from "@leasehold/core/record/LockRecord"
+import type * as SemaphoreRecord from "@leasehold/core/record/SemaphoreRecord"
 import type { LockStoreError } from "@leasehold/lock/LockError"
 import type * as LockStore from "@leasehold/lock/LockStore"
 import * as Clock from "effect/Clock"
@@ -16,18 +17,22 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
-import * as Help from "./Help.js"
+import type * as Help from "./Help.js"
 import * as InspectCommand from "./InspectCommand.js"
+import * as Flag from "./internal/flag.js"
 import * as Lookup from "./internal/lookup.js"
 import * as Run from "./internal/run.js"
+import * as SkewFlag from "./internal/skewFlag.js"
 import * as Render from "./Render.js"
 
 const who = (lease: {
   readonly holder: string | null
   readonly owner: string | null
   readonly fence: number
+  readonly state: Render.LeaseState
   readonly leaseRemainingMs: number | null
-}) => `${lease.holder ?? "?"} (owner ${lease.owner ?? "?"}, fence ${lease.fence}, lease ${Render.remaining(lease)})`
+  readonly takeoverInMs: number | null
+}) => `${lease.holder ?? "?"} (owner ${lease.owner ?? "?"}, fence ${lease.fence}, lease ${Render.lease(lease)})`
 
 const permits = (n: number) => `${n} permit${n === 1 ? "" : "s"}`
 
@@ -84,6 +89,53 @@ const confirm = (options: {
     if (!confirmed) return yield* CliError.cancelled(options.cancelled)
   })
 
+const owner = Flag.text({
+  name: "owner",
+  value: "OWNER",
+  description: "With --semaphore: the owner id of the holder whose permits to release (`inspect --semaphore` shows it)."
+})
+
+const force = Flag.boolean({
+  name: "force",
+  description: "Required: release the lock (or the holder's permits) whoever holds it (holders release their own)."
+})
+
+const yes = Flag.boolean({
+  name: "yes",
+  alias: "y",
+  description: "Do not ask for confirmation (required when stdin is not a terminal)."
+})
+
+const json = Flag.boolean({ name: "json", description: "Print the removed holder as JSON." })
+
+/**
+ * What `leasehold release --help` says.
+ *
+ * @since 1.0.0
+ * @category help
+ */
+export const help: Help.CommandHelp = {
+  path: "release",
+  usage: "NAME --force [--semaphore --owner OWNER] [--yes] [flags]",
+  summary: "Force-release a stuck lock, or a dead holder's permits of a semaphore.",
+  description: "Force-release a lock: clear the holder it shows (only that one: if the lock changed hands " +
+    "meanwhile, nothing is released), keeping the fence so the next holder gets a higher one. The holder finds out " +
+    "at its next renew (LockLost \"freed\") and its critical section is interrupted; until then it may still act, " +
+    "so downstream systems should check fencing tokens. With --semaphore and --owner: remove that one holder of the " +
+    "semaphore's permits (a dead process's, say), with a write conditional on its owner, fence and permits as " +
+    "shown; it finds out at its next renew too. Asks for confirmation unless --yes. Prints the holder it removed. " +
+    "Exits 3 if the lock is not held, or the holder is gone or changed; exits 5 if the release's answer was lost " +
+    "and whether it removed the holder can not be told (the message says where the lock stands now).",
+  arguments: [InspectCommand.nameHelp],
+  flags: [InspectCommand.semaphoreFlag.help, owner.help, force.help, yes.help, json.help, SkewFlag.flag.help],
+  tableFlags: true,
+  examples: [
+    ["leasehold release orders/42 --force", "asks, then releases"],
+    ["leasehold release orders/42 --force --yes --json", "no prompt, for a script"],
+    ["leasehold release partner-api --semaphore --owner 3f2a... --force", "free one holder's permits"]
+  ]
+}
+
 /**
  * @since 1.0.0
  * @category commands
@@ -93,25 +145,14 @@ export const command = Command.make(
   {
     connection: Connection.options,
     name: InspectCommand.nameArg,
-    semaphore: InspectCommand.semaphoreOption,
-    owner: Options.text("owner").pipe(
-      Options.withDescription(
-        "With --semaphore: the owner id of the holder whose permits to release (`inspect --semaphore` shows it)."
-      ),
-      Options.optional
-    ),
-    force: Options.boolean("force").pipe(
-      Options.withDescription(
-        "Required: release the lock (or the holder's permits) whoever holds it (holders release their own)."
-      )
-    ),
-    yes: Options.boolean("yes").pipe(
-      Options.withAlias("y"),
-      Options.withDescription("Do not ask for confirmation (required when stdin is not a terminal).")
-    ),
-    json: Options.boolean("json").pipe(Options.withDescription("Print the removed holder as JSON."))
+    semaphore: InspectCommand.semaphoreFlag.options,
+    owner: owner.options,
+    force: force.options,
+    yes: yes.options,
+    json: json.options,
+    maxClockSkew: SkewFlag.flag.options
   },
-  ({ connection, force, json, name, owner, semaphore, yes }) =>
+  ({ connection, force, json, maxClockSkew, name, owner, semaphore, yes }) =>
     Effect.gen(function*() {
       if (Option.isSome(owner) && !semaphore) {
         return yield* CliError.usage(
@@ -130,34 +171,20 @@ export const command = Command.make(
       }
       return yield* Run.withStore(connection, (store, table) =>
         semaphore
-          ? releasePermits(store, table, { name, owner: Option.getOrUndefined(owner), yes, json })
-          : releaseLock(store, table, { name, yes, json }))
+          ? releasePermits(store, table, { name, owner: Option.getOrUndefined(owner), yes, json, maxClockSkew })
+          : releaseLock(store, table, { name, yes, json, maxClockSkew }))
     })
-).pipe(Command.withDescription(Help.describe(
-  "Force-release a lock: clear the holder it shows (only that one: if the lock changed hands meanwhile, nothing is " +
-    "released), keeping the fence so the next holder gets a higher one. " +
-    "The holder finds out at its next renew (LockLost \"freed\") and its critical section is interrupted; until " +
-    "then it may still act, so downstream systems should check fencing tokens. With --semaphore and --owner: " +
-    "remove that one holder of the semaphore's permits (a dead process's, say), with a write conditional on its " +
-    "owner, fence and permits as shown; it finds out at its next renew too. Asks for confirmation unless --yes. " +
-    "Prints the holder it removed. Exits 3 if the lock is not held, or the holder is gone or changed; exits 5 if " +
-    "the release's answer was lost and whether it removed the holder can not be told (the message says where the " +
-    "lock stands now).",
-  [
-    ["leasehold release orders/42 --force", "asks, then releases"],
-    ["leasehold release orders/42 --force --yes --json", "no prompt, for a script"],
-    ["leasehold release partner-api --semaphore --owner 3f2a... --force", "free one holder's permits"]
-  ]
-)))
+).pipe(Command.withDescription(help.summary))
 
 const releaseLock = (
   store: LockStore.LockStore,
   table: Connection.Table,
-  options: { readonly name: string; readonly yes: boolean; readonly json: boolean }
+  options: { readonly name: string; readonly yes: boolean; readonly json: boolean; readonly maxClockSkew: number }
 ) =>
   Effect.gen(function*() {
-    const { json, name, yes } = options
-    const seen = Render.view(yield* Lookup.lock(store, table, name), yield* Clock.currentTimeMillis)
+    const { json, maxClockSkew, name, yes } = options
+    const view = (record: LockRecord.LockRecord, now: number) => Render.view(record, now, maxClockSkew)
+    const seen = view(yield* Lookup.lock(store, table, name), yield* Clock.currentTimeMillis)
     if (!seen.held) {
       return yield* CliError.notFound(`lock "${name}" is not held (fence ${seen.fence}): nothing to release`)
     }
@@ -174,7 +201,7 @@ const releaseLock = (
           what: `"${name}" (held by ${who(seen)})`,
           inspect: `leasehold inspect ${Lookup.shellWord(name)}`,
           error,
-          read: Effect.zipWith(Lookup.lock(store, table, name), Clock.currentTimeMillis, Render.view),
+          read: Effect.zipWith(Lookup.lock(store, table, name), Clock.currentTimeMillis, view),
           now: (now: Render.LockView) =>
             !now.held
               ? `the lock is free now (fence ${now.fence}): that holder is gone, removed by this release or ` +
@@ -186,7 +213,7 @@ const releaseLock = (
         }))
     )
     if (Option.isNone(removed)) {
-      const now = Render.view(yield* Lookup.lock(store, table, name), yield* Clock.currentTimeMillis)
+      const now = view(yield* Lookup.lock(store, table, name), yield* Clock.currentTimeMillis)
       return yield* CliError.notFound(
         now.held
           ? `lock "${name}" changed hands since the confirmation (was ${who(seen)}, now ${who(now)}): not released; ` +
@@ -194,7 +221,7 @@ const releaseLock = (
           : `lock "${name}" was released by its holder in the meantime: nothing to do`
       )
     }
-    const lock = Render.view(removed.value, yield* Clock.currentTimeMillis)
+    const lock = view(removed.value, yield* Clock.currentTimeMillis)
     yield* Console.log(
       json
         ? JSON.stringify({ released: true, removed: lock }, null, 2)
@@ -210,11 +237,14 @@ const releasePermits = (
     readonly owner: string | undefined
     readonly yes: boolean
     readonly json: boolean
+    readonly maxClockSkew: number
   }
 ) =>
   Effect.gen(function*() {
-    const { json, name, owner, yes } = options
-    const seen = Render.semaphoreView(yield* Lookup.semaphore(store, table, name), yield* Clock.currentTimeMillis)
+    const { json, maxClockSkew, name, owner, yes } = options
+    const view = (record: SemaphoreRecord.SemaphoreRecord, now: number) =>
+      Render.semaphoreView(record, now, maxClockSkew)
+    const seen = view(yield* Lookup.semaphore(store, table, name), yield* Clock.currentTimeMillis)
     const holders = seen.holders.map((holder) => `${who(holder)} with ${permits(holder.permits)}`).join("; ")
     if (seen.holders.length === 0) {
       return yield* CliError.notFound(`semaphore "${name}" has no holders (fence ${seen.fence}): nothing to release`)
@@ -245,7 +275,7 @@ const releasePermits = (
           what: `${what} (held by ${who(holder)})`,
           inspect: `leasehold inspect --semaphore ${Lookup.shellWord(name)}`,
           error,
-          read: Effect.zipWith(Lookup.semaphore(store, table, name), Clock.currentTimeMillis, Render.semaphoreView),
+          read: Effect.zipWith(Lookup.semaphore(store, table, name), Clock.currentTimeMillis, view),
           now: (now: Render.SemaphoreView) => {
             const still = now.holders.find((current) => current.owner === owner && current.fence === holder.fence)
             return still === undefined

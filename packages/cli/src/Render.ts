@@ -3,9 +3,24 @@
  *
  * @since 1.0.0
  */
+import * as LockRecord from "@leasehold/core/record/LockRecord"
+import * as SemaphoreRecord from "@leasehold/core/record/SemaphoreRecord"
 import type * as DynamoLockItems from "@leasehold/dynamodb/DynamoLockItems"
-import type { LockRecord } from "@leasehold/lock/LockRecord"
-import type { PermitHolder, SemaphoreRecord } from "@leasehold/lock/SemaphoreRecord"
+
+/**
+ * Where a lease stands at the CLI's `now`, judged as the library judges a takeover when clocks are trusted within
+ * `maxClockSkew`: "held" until `leaseUntil`; "expiring" once it has passed but not by the skew bound, when the holder
+ * may still be renewing on a clock that is behind and no acquirer takes it over yet; "expired" after that, when the
+ * next acquirer does (a store in observed mode waits instead until it has watched the lease go unrenewed for its
+ * length). A lock without a holder is "free".
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type LeaseState = "free" | "held" | "expiring" | "expired"
+
+const leaseState = (leaseUntil: number, now: number, available: boolean): Exclude<LeaseState, "free"> =>
+  leaseUntil >= now ? "held" : available ? "expired" : "expiring"
 
 /**
  * A lock as `--json` prints it: the stored record plus what an operator derives from it at `now`.
@@ -15,7 +30,10 @@ import type { PermitHolder, SemaphoreRecord } from "@leasehold/lock/SemaphoreRec
  */
 export interface LockView {
   readonly name: string
+  /** Whether the record has a holder, whether or not its lease has run out (`state` says which). */
   readonly held: boolean
+  /** Where the lease stands (see `LeaseState`). */
+  readonly state: LeaseState
   readonly holder: string | null
   readonly owner: string | null
   readonly fence: number
@@ -24,8 +42,12 @@ export interface LockView {
   readonly leaseMs: number
   /** `leaseUntil - now`: negative once the lease ran out without a renew. null when free. */
   readonly leaseRemainingMs: number | null
-  /** Whether the holder's lease ran out (it stopped renewing, or clocks disagree). */
+  /** Whether the holder's lease ran out (it stopped renewing, or clocks disagree): `state` is expiring or expired. */
   readonly expired: boolean
+  /** ISO time from which an acquirer may take the lock over (`leaseUntil` plus the skew bound); null when free. */
+  readonly takeoverAt: string | null
+  /** `takeoverAt - now`: how long until an acquirer may take the lock over, negative once it may. null when free. */
+  readonly takeoverInMs: number | null
   readonly acquiredAt: string | null
   /** How long the current owner has held the lock. null when free. */
   readonly ageMs: number | null
@@ -33,14 +55,17 @@ export interface LockView {
 }
 
 /**
+ * A lock at `now`, its lease judged with the skew bound `maxClockSkewMs`.
+ *
  * @since 1.0.0
  * @category constructors
  */
-export const view = (record: LockRecord, now: number): LockView => {
-  const held = record.owner !== undefined
+export const view = (record: LockRecord.LockRecord, now: number, maxClockSkewMs: number): LockView => {
+  const held = LockRecord.isHeld(record)
   return {
     name: record.name,
     held,
+    state: held ? leaseState(record.leaseUntil, now, LockRecord.isAvailableAt(record, now, maxClockSkewMs)) : "free",
     holder: record.holder ?? null,
     owner: record.owner ?? null,
     fence: record.fence,
@@ -48,6 +73,8 @@ export const view = (record: LockRecord, now: number): LockView => {
     leaseMs: record.leaseMs,
     leaseRemainingMs: held ? record.leaseUntil - now : null,
     expired: held && record.leaseUntil < now,
+    takeoverAt: held ? new Date(record.leaseUntil + maxClockSkewMs).toISOString() : null,
+    takeoverInMs: held ? record.leaseUntil + maxClockSkewMs - now : null,
     acquiredAt: held && record.acquiredAt !== undefined ? new Date(record.acquiredAt).toISOString() : null,
     ageMs: held && record.acquiredAt !== undefined ? now - record.acquiredAt : null,
     data: record.data ?? null
@@ -73,8 +100,8 @@ export const duration = (ms: number): string => {
 }
 
 /**
- * The lease remaining as a table cell: "-" when free, "expired 3.2s ago" once it ran out. For a lock's or a
- * semaphore holder's view.
+ * The lease remaining, for a lock's or a semaphore holder's view: "-" when free, "12.3s" while held, "ran out 3.2s
+ * ago" once it has run out.
  *
  * @since 1.0.0
  * @category formatting
@@ -83,8 +110,34 @@ export const remaining = (lock: { readonly leaseRemainingMs: number | null }): s
   lock.leaseRemainingMs === null
     ? "-"
     : lock.leaseRemainingMs < 0
-    ? `expired ${duration(-lock.leaseRemainingMs)} ago`
+    ? `ran out ${duration(-lock.leaseRemainingMs)} ago`
     : duration(lock.leaseRemainingMs)
+
+/**
+ * Where a lease stands, as a table cell: "-" when free, "12.3s left" while held, "expiring: ran out 3.2s ago, can be
+ * taken over in 6.8s" within the skew bound after it ran out, "expired 32.0s ago" after that (counted from the
+ * lease's end).
+ *
+ * @since 1.0.0
+ * @category formatting
+ */
+export const lease = (lease: {
+  readonly state: LeaseState
+  readonly leaseRemainingMs: number | null
+  readonly takeoverInMs: number | null
+}): string => {
+  const left = lease.leaseRemainingMs ?? 0
+  switch (lease.state) {
+    case "free":
+      return "-"
+    case "held":
+      return `${duration(left)} left`
+    case "expiring":
+      return `expiring: ran out ${duration(-left)} ago, can be taken over in ${duration(lease.takeoverInMs ?? 0)}`
+    case "expired":
+      return `expired ${duration(-left)} ago`
+  }
+}
 
 /**
  * The data payload for people: pretty JSON when it parses as JSON, the string as it is otherwise.
@@ -135,7 +188,7 @@ export const columns = (header: ReadonlyArray<string>, rows: ReadonlyArray<Reado
  * @since 1.0.0
  * @category formatting
  */
-export const lockHeader: ReadonlyArray<string> = ["NAME", "HOLDER", "FENCE", "REMAINING", "AGE"]
+export const lockHeader: ReadonlyArray<string> = ["NAME", "HOLDER", "FENCE", "LEASE", "AGE"]
 
 /**
  * One lock as a `list` / `watch` row.
@@ -147,7 +200,7 @@ export const lockRow = (lock: LockView): ReadonlyArray<string> => [
   lock.name,
   lock.holder ?? (lock.held ? "?" : "(free)"),
   String(lock.fence),
-  remaining(lock),
+  lease(lock),
   lock.ageMs === null ? "-" : duration(lock.ageMs)
 ]
 
@@ -160,7 +213,7 @@ export const lockRow = (lock: LockView): ReadonlyArray<string> => [
 export const lockLine = (lock: LockView): string =>
   lock.held
     ? `name=${JSON.stringify(lock.name)} holder=${JSON.stringify(lock.holder ?? "?")} fence=${lock.fence} ` +
-      `remaining=${remaining(lock).replace(/ /g, "_")}`
+      `remaining=${remaining(lock).replace(/ /g, "_")} state=${lock.state}`
     : `name=${JSON.stringify(lock.name)} free fence=${lock.fence}`
 
 /**
@@ -180,8 +233,14 @@ export interface PermitHolderView {
   readonly leaseMs: number
   /** `leaseUntil - now`: negative once the lease ran out without a renew. */
   readonly leaseRemainingMs: number
-  /** Whether the holder's lease ran out (it stopped renewing, or clocks disagree); the next acquirer removes it. */
+  /** Whether the holder's lease ran out (it stopped renewing, or clocks disagree): `state` is expiring or expired. */
   readonly expired: boolean
+  /** Where the lease stands (see `LeaseState`): once "expired", the next acquirer that needs its permits removes it. */
+  readonly state: Exclude<LeaseState, "free">
+  /** ISO time from which an acquirer may remove this holder (`leaseUntil` plus the skew bound). */
+  readonly takeoverAt: string
+  /** `takeoverAt - now`: negative once an acquirer may remove it. */
+  readonly takeoverInMs: number
   readonly acquiredAt: string
   /** How long this holder has had its permits. */
   readonly ageMs: number
@@ -206,10 +265,16 @@ export interface SemaphoreView {
 }
 
 /**
+ * A holder at `now`, its lease judged with the skew bound `maxClockSkewMs`.
+ *
  * @since 1.0.0
  * @category constructors
  */
-export const permitHolderView = (holder: PermitHolder, now: number): PermitHolderView => ({
+export const permitHolderView = (
+  holder: SemaphoreRecord.PermitHolder,
+  now: number,
+  maxClockSkewMs: number
+): PermitHolderView => ({
   holder: holder.holder,
   owner: holder.owner,
   permits: holder.permits,
@@ -218,26 +283,36 @@ export const permitHolderView = (holder: PermitHolder, now: number): PermitHolde
   leaseMs: holder.leaseMs,
   leaseRemainingMs: holder.leaseUntil - now,
   expired: holder.leaseUntil < now,
+  state: leaseState(holder.leaseUntil, now, SemaphoreRecord.isExpiredAt(holder, now, maxClockSkewMs)),
+  takeoverAt: new Date(holder.leaseUntil + maxClockSkewMs).toISOString(),
+  takeoverInMs: holder.leaseUntil + maxClockSkewMs - now,
   acquiredAt: new Date(holder.acquiredAt).toISOString(),
   ageMs: now - holder.acquiredAt,
   data: holder.data ?? null
 })
 
 /**
+ * A semaphore at `now`, its holders' leases judged with the skew bound `maxClockSkewMs`.
+ *
  * @since 1.0.0
  * @category constructors
  */
-export const semaphoreView = (record: SemaphoreRecord, now: number): SemaphoreView => ({
+export const semaphoreView = (
+  record: SemaphoreRecord.SemaphoreRecord,
+  now: number,
+  maxClockSkewMs: number
+): SemaphoreView => ({
   name: record.name,
   limit: record.limit,
   used: record.used,
   available: record.limit - record.used,
   fence: record.fence,
-  holders: record.holders.map((holder) => permitHolderView(holder, now))
+  holders: record.holders.map((holder) => permitHolderView(holder, now, maxClockSkewMs))
 })
 
 /**
- * A semaphore's holders in one cell: each holder's name and permits, "expired" where its lease ran out; "-" for none.
+ * A semaphore's holders in one cell: each holder's name and permits, and "expiring" or "expired" where its lease ran
+ * out (see `LeaseState`); "-" for none.
  *
  * @since 1.0.0
  * @category formatting
@@ -245,7 +320,9 @@ export const semaphoreView = (record: SemaphoreRecord, now: number): SemaphoreVi
 export const holders = (semaphore: SemaphoreView): string =>
   semaphore.holders.length === 0
     ? "-"
-    : semaphore.holders.map((holder) => `${holder.holder} (${holder.permits}${holder.expired ? ", expired" : ""})`)
+    : semaphore.holders.map((holder) =>
+      `${holder.holder} (${holder.permits}${holder.state === "held" ? "" : `, ${holder.state}`})`
+    )
       .join(", ")
 
 /**
@@ -291,7 +368,7 @@ export const permitHolderHeader: ReadonlyArray<string> = [
   "PERMITS",
   "FENCE",
   "LEASE UNTIL",
-  "REMAINING",
+  "LEASE",
   "AGE"
 ]
 
@@ -307,7 +384,7 @@ export const permitHolderRow = (holder: PermitHolderView): ReadonlyArray<string>
   String(holder.permits),
   String(holder.fence),
   holder.leaseUntil,
-  remaining(holder),
+  lease(holder),
   duration(holder.ageMs)
 ]
 
@@ -323,14 +400,41 @@ export interface Listing {
 }
 
 /**
- * The items of a page as views at `now`, locks and semaphores apart.
+ * The items of a page as views at `now`, locks and semaphores apart, leases judged with the skew bound
+ * `maxClockSkewMs`.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const listing = (items: ReadonlyArray<DynamoLockItems.Item>, now: number): Listing => ({
-  locks: items.flatMap((item) => item._tag === "Lock" ? [view(item.record, now)] : []),
-  semaphores: items.flatMap((item) => item._tag === "Semaphore" ? [semaphoreView(item.record, now)] : [])
+export const listing = (items: ReadonlyArray<DynamoLockItems.Item>, now: number, maxClockSkewMs: number): Listing => ({
+  locks: items.flatMap((item) => item._tag === "Lock" ? [view(item.record, now, maxClockSkewMs)] : []),
+  semaphores: items.flatMap((item) =>
+    item._tag === "Semaphore" ? [semaphoreView(item.record, now, maxClockSkewMs)] : []
+  )
+})
+
+/**
+ * The locks that have a holder, whether its lease runs or has run out (a dead holder's record stays until someone
+ * takes the lock over or releases it), and the semaphores with holders: what `list --held` shows.
+ *
+ * @since 1.0.0
+ * @category filters
+ */
+export const held = (listing: Listing): Listing => ({
+  locks: listing.locks.filter((lock) => lock.held),
+  semaphores: listing.semaphores.filter((semaphore) => semaphore.holders.length > 0)
+})
+
+/**
+ * The locks whose holder's lease has run out (expiring or expired), and the semaphores with such a holder: what
+ * `list --expired` shows, the records of holders that stopped renewing.
+ *
+ * @since 1.0.0
+ * @category filters
+ */
+export const expired = (listing: Listing): Listing => ({
+  locks: listing.locks.filter((lock) => lock.expired),
+  semaphores: listing.semaphores.filter((semaphore) => semaphore.holders.some((holder) => holder.expired))
 })
 
 /**

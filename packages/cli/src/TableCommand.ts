@@ -5,7 +5,6 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb"
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as StoreOptions from "@leasehold/core/dynamodb/StoreOptions"
 import * as TableDescription from "@leasehold/core/dynamodb/TableDescription"
 import type * as DynamoLockTable from "@leasehold/dynamodb/DynamoLockTable"
@@ -16,7 +15,8 @@ import * as Option from "effect/Option"
 import * as CliError from "./CliError.js"
 import * as Connection from "./Connection.js"
 import * as ExitCode from "./ExitCode.js"
-import * as Help from "./Help.js"
+import type * as Help from "./Help.js"
+import * as Flag from "./internal/flag.js"
 import * as LoadDynamo from "./internal/loadDynamo.js"
 import * as Run from "./internal/run.js"
 
@@ -52,23 +52,22 @@ const onTable = <A>(
 const withClient = (connection: Connection.Connection) =>
   Effect.map(Connection.makeClient(connection), (client) => ({ connection, client }))
 
+const partitionKey = Flag.text({
+  name: "partition-key",
+  value: "ATTRIBUTE",
+  description: "The partition key attribute (DynamoLockStore's `partitionKey`). " +
+    `Default: "${StoreOptions.defaultPartitionKey}".`
+})
+
+const sortKey = Flag.text({
+  name: "sort-key",
+  value: "ATTRIBUTE",
+  description: "A sort key attribute (DynamoLockStore's `sortKey`): each family of locks is then one partition, " +
+    "listed with a Query. Default: none."
+})
+
 /** `--partition-key` and `--sort-key`, shared by both table commands. */
-const keyOptions = {
-  partitionKey: Options.text("partition-key").pipe(
-    Options.withDescription(
-      "The partition key attribute (DynamoLockStore's `partitionKey`). " +
-        `Default: "${StoreOptions.defaultPartitionKey}".`
-    ),
-    Options.optional
-  ),
-  sortKey: Options.text("sort-key").pipe(
-    Options.withDescription(
-      "A sort key attribute (DynamoLockStore's `sortKey`): each family of locks is then one partition, listed with a " +
-        "Query. Default: none."
-    ),
-    Options.optional
-  )
-}
+const keyOptions = { partitionKey: partitionKey.options, sortKey: sortKey.options }
 
 const describeKeys = (keys: Keys): string =>
   keys.sortKey === undefined
@@ -97,6 +96,30 @@ const ttlNote = (ttl: DynamoLockTable.TtlStatus): string => {
 }
 
 /**
+ * What `leasehold table create --help` says.
+ *
+ * @since 1.0.0
+ * @category help
+ */
+export const createHelp: Help.CommandHelp = {
+  path: "table create",
+  usage: "[--partition-key ATTRIBUTE] [--sort-key ATTRIBUTE] [flags]",
+  summary: "Create the lock table (on-demand billing, TTL on \"ttl\"); a no-op if it is right.",
+  description: "Create the lock table with on-demand billing and TTL on the \"ttl\" attribute, and wait until it " +
+    "is ACTIVE. Does nothing (and exits 0) if the table exists with the expected key schema; exits 1 if the name is " +
+    "taken by a table keyed differently. --sort-key makes a table where each family of locks (--prefix) is one " +
+    "partition.",
+  flags: [partitionKey.help, sortKey.help],
+  tableFlags: true,
+  examples: [
+    ["leasehold table create --table locks --region eu-west-1", "create the table \"locks\" in eu-west-1"],
+    ["LEASEHOLD_TABLE=locks leasehold table create", "the same, with the table from the environment"],
+    ["leasehold table create --table locks --endpoint http://127.0.0.1:8000", "on DynamoDB Local"],
+    ["leasehold table create --table locks --sort-key name", "for stores with { sortKey: \"name\" }"]
+  ]
+}
+
+/**
  * `table create`: on-demand billing, TTL on `ttl`; a no-op on a table that is already right.
  *
  * @since 1.0.0
@@ -121,17 +144,7 @@ export const create = Command.make(
         )
         yield* Console.log(ttlNote(result.ttl))
       }), { createLocalTable: false })
-).pipe(Command.withDescription(Help.describe(
-  "Create the lock table with on-demand billing and TTL on the \"ttl\" attribute, and wait until it is ACTIVE. " +
-    "Does nothing (and exits 0) if the table exists with the expected key schema; exits 1 if the name is taken by " +
-    "a table keyed differently. --sort-key makes a table where each family of locks (--prefix) is one partition.",
-  [
-    ["leasehold table create --table locks --region eu-west-1", "create the table \"locks\" in eu-west-1"],
-    ["LEASEHOLD_TABLE=locks leasehold table create", "the same, with the table from the environment"],
-    ["leasehold table create --table locks --endpoint http://127.0.0.1:8000", "on DynamoDB Local"],
-    ["leasehold table create --table locks --sort-key name", "for stores with { sortKey: \"name\" }"]
-  ]
-)))
+).pipe(Command.withDescription(createHelp.summary))
 
 /** A condition worth knowing that is not a problem: it does not fail the check. */
 interface Warning {
@@ -161,6 +174,42 @@ const expectedKeys = (
       : { partitionKey: StoreOptions.defaultPartitionKey, sortKey: undefined } satisfies Keys
   })
 
+const checkJson = Flag.boolean({
+  name: "json",
+  description: "Print the result as JSON: {table, ok, keys, problems: [...], warnings: [...]}."
+})
+
+const ignoreTtl = Flag.boolean({
+  name: "ignore-ttl",
+  description:
+    "Do not count TTL being off as a problem (a server without TTL, such as dynalite, is only a warning anyway)."
+})
+
+/**
+ * What `leasehold table check --help` says.
+ *
+ * @since 1.0.0
+ * @category help
+ */
+export const checkHelp: Help.CommandHelp = {
+  path: "table check",
+  usage: "[--partition-key ATTRIBUTE] [--sort-key ATTRIBUTE] [--ignore-ttl] [--json] [flags]",
+  summary: "Check the lock table: each problem on a line of its own, exit 1 if there is any.",
+  description: "Check an existing lock table: that it exists and is ACTIVE, has a key schema a store can use (the " +
+    "one given by --partition-key and --sort-key, or else whichever it has: a String partition key and optionally " +
+    "a String sort key) and TTL on \"ttl\". Prints exactly what is wrong and exits 1 if anything is. A server " +
+    "without TTL (dynalite) is a warning, not a problem; a DynamoDB table with TTL off is a problem unless " +
+    "--ignore-ttl.",
+  flags: [partitionKey.help, sortKey.help, ignoreTtl.help, checkJson.help],
+  tableFlags: true,
+  examples: [
+    ["leasehold table check --table locks", "check the table \"locks\""],
+    ["leasehold table check --json | jq .problems", "the problems, for a script"],
+    ["leasehold table check --table locks --sort-key name", "check it is right for stores with { sortKey: \"name\" }"],
+    ["leasehold table check --ignore-ttl", "accept a table whose TTL is off"]
+  ]
+}
+
 /**
  * `table check`: every problem of an existing table, one per line; exit 1 if there is any.
  *
@@ -172,12 +221,8 @@ export const check = Command.make(
   {
     connection: Connection.options,
     ...keyOptions,
-    json: Options.boolean("json").pipe(Options.withDescription("Print the result as JSON.")),
-    ignoreTtl: Options.boolean("ignore-ttl").pipe(
-      Options.withDescription(
-        "Do not count TTL being off as a problem (a server without TTL, such as dynalite, is only a warning anyway)."
-      )
-    )
+    json: checkJson.options,
+    ignoreTtl: ignoreTtl.options
   },
   ({ connection, ignoreTtl, json, partitionKey, sortKey }) =>
     Run.withConnection(connection, (resolved) =>
@@ -222,18 +267,28 @@ export const check = Command.make(
           return yield* new CliError.CliError({ exitCode: ExitCode.storeProblem, message: "" })
         }
       }))
-).pipe(Command.withDescription(Help.describe(
-  "Check an existing lock table: that it exists and is ACTIVE, has a key schema a store can use (the one given by " +
-    "--partition-key and --sort-key, or else whichever it has: a String partition key and optionally a String sort " +
-    "key) and TTL on \"ttl\". Prints exactly what is wrong and exits 1 if anything is. A server without TTL " +
-    "(dynalite) is a warning, not a problem; a DynamoDB table with TTL off is a problem unless --ignore-ttl.",
-  [
-    ["leasehold table check --table locks", "check the table \"locks\""],
-    ["leasehold table check --json | jq .problems", "the problems, for a script"],
-    ["leasehold table check --table locks --sort-key name", "check it is right for stores with { sortKey: \"name\" }"],
-    ["leasehold table check --ignore-ttl", "accept a table whose TTL is off"]
+).pipe(Command.withDescription(checkHelp.summary))
+
+/**
+ * What `leasehold table --help` says.
+ *
+ * @since 1.0.0
+ * @category help
+ */
+export const help: Help.CommandHelp = {
+  path: "table",
+  usage: "<create | check> [flags]",
+  summary: "Create or check the lock table.",
+  description: "Create the lock table, or check one: `leasehold table create --help` and `leasehold table check " +
+    "--help` show their flags.",
+  commands: [["create", createHelp.summary], ["check", checkHelp.summary]],
+  flags: [],
+  tableFlags: false,
+  examples: [
+    ["leasehold table create --table locks --region eu-west-1", "create the table \"locks\" in eu-west-1"],
+    ["leasehold table check --table locks", "check it"]
   ]
-)))
+}
 
 /**
  * `table`: the parent of `create` and `check`.
@@ -246,6 +301,6 @@ export const command = Command.make(
   {},
   () => CliError.usage("name a table command: `leasehold table create` or `leasehold table check` (see --help)")
 ).pipe(
-  Command.withDescription("Create or check the lock table."),
+  Command.withDescription(help.summary),
   Command.withSubcommands([create, check])
 )

@@ -13,9 +13,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Connection from "./Connection.js"
-import * as Help from "./Help.js"
+import type * as Help from "./Help.js"
 import * as CountOption from "./internal/countOption.js"
+import * as DurationText from "./internal/durationText.js"
+import * as Flag from "./internal/flag.js"
 import * as Run from "./internal/run.js"
+import * as SkewFlag from "./internal/skewFlag.js"
 import * as LockEvents from "./LockEvents.js"
 import * as Render from "./Render.js"
 import * as SemaphoreEvents from "./SemaphoreEvents.js"
@@ -39,19 +42,19 @@ const recentEvents = 10
  * @category parsing
  */
 export const parseInterval = (input: string): Option.Option<Duration.Duration> => {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|millis|s|sec|seconds?|m|min|minutes?)?\s*$/i.exec(input)
-  if (match === null) return Option.none()
-  const value = Number(match[1])
-  const unit = (match[2] ?? "s").toLowerCase()
-  const ms = unit.startsWith("ms") || unit === "millis" ? value : unit.startsWith("m") ? value * 60_000 : value * 1000
-  return ms > 0 && Number.isFinite(ms) ? Option.some(Duration.millis(ms)) : Option.none()
+  const ms = DurationText.millis(input)
+  return ms !== undefined && ms > 0 ? Option.some(Duration.millis(ms)) : Option.none()
 }
 
-const interval = Options.text("interval").pipe(
-  Options.withDescription(`Time between refreshes, e.g. 500ms, 2s, 1m. Default: ${defaultInterval}.`),
-  Options.withDefault("2s"),
-  Options.mapEffect((text) =>
-    Option.match(parseInterval(text), {
+const interval = Flag.map(
+  Flag.text({
+    name: "interval",
+    value: "DURATION",
+    description: `Time between refreshes, e.g. 500ms, 2s, 1m. Default: ${defaultInterval}.`
+  }),
+  Options.mapEffect((given) => {
+    const text = Option.getOrElse(given, () => defaultInterval)
+    return Option.match(parseInterval(text), {
       onNone: () =>
         Effect.fail(
           ValidationError.invalidValue(
@@ -60,10 +63,15 @@ const interval = Options.text("interval").pipe(
         ),
       onSome: Effect.succeed
     })
-  )
+  })
 )
 
-const count = CountOption.make("count", "Stop after this many refreshes (default: run until Ctrl-C).")
+const count = CountOption.make("count", "Stop after N refreshes. Default: run until Ctrl-C.")
+
+const plain = Flag.boolean({
+  name: "plain",
+  description: "Print plain lines (a snapshot, then one line per change) even on a terminal."
+})
 
 const clearScreen = "\x1b[H\x1b[2J"
 
@@ -73,6 +81,32 @@ const byName = <A extends { readonly name: string }>(views: ReadonlyArray<A>): R
   new Map(views.map((view) => [view.name, view] as const))
 
 /**
+ * What `leasehold watch --help` says.
+ *
+ * @since 1.0.0
+ * @category help
+ */
+export const help: Help.CommandHelp = {
+  path: "watch",
+  usage: "[--interval DURATION] [--count N] [--plain] [flags]",
+  summary: "Watch the locks and semaphores live, with their changes.",
+  description: "Watch the locks and semaphores live: on a terminal, tables refreshed every --interval with the " +
+    "recent changes under them (acquisitions, releases, takeovers, hand-offs, leases running late or out; for a " +
+    "semaphore, per holder of its permits). When stdout is not a terminal (or with --plain): one snapshot line per " +
+    "lock and per semaphore, then one line per change. Runs until Ctrl-C, or --count refreshes.",
+  flags: [interval.help, count.help, plain.help, SkewFlag.flag.help],
+  tableFlags: true,
+  examples: [
+    ["leasehold watch --table locks", "the live view"],
+    ["leasehold watch --interval 500ms --count 20 > changes.log", "ten seconds of changes, as lines"],
+    [
+      "leasehold watch --local",
+      "try it out: starts an embedded server, prints its endpoint; run programs against it and watch them"
+    ]
+  ]
+}
+
+/**
  * @since 1.0.0
  * @category commands
  */
@@ -80,13 +114,12 @@ export const command = Command.make(
   "watch",
   {
     connection: Connection.options,
-    interval,
-    count,
-    plain: Options.boolean("plain").pipe(
-      Options.withDescription("Print plain lines (a snapshot, then one line per change) even on a terminal.")
-    )
+    interval: interval.options,
+    count: count.options,
+    plain: plain.options,
+    maxClockSkew: SkewFlag.flag.options
   },
-  ({ connection, count, interval, plain }) =>
+  ({ connection, count, interval, maxClockSkew, plain }) =>
     Run.withTable(connection, (table) =>
       Effect.gen(function*() {
         const terminal = !plain && process.stdout.isTTY === true
@@ -103,7 +136,7 @@ export const command = Command.make(
           if (refresh > 1) yield* Effect.sleep(interval)
           const { items } = yield* Run.readItems(table)
           const now = yield* Clock.currentTimeMillis
-          const { locks, semaphores } = Render.listing(items, now)
+          const { locks, semaphores } = Render.listing(items, now, maxClockSkew)
           const current: Render.Listing = {
             locks: [...locks].sort((a, b) => a.name.localeCompare(b.name)),
             semaphores: [...semaphores].sort((a, b) => a.name.localeCompare(b.name))
@@ -143,17 +176,4 @@ export const command = Command.make(
           previous = current
         }
       }))
-).pipe(Command.withDescription(Help.describe(
-  "Watch the locks and semaphores live: on a terminal, tables refreshed every --interval with the recent changes " +
-    "under them (acquisitions, releases, takeovers, hand-offs, leases running late or out; for a semaphore, per " +
-    "holder of its permits). When stdout is not a terminal (or with --plain): one snapshot line per lock and per " +
-    "semaphore, then one line per change. Runs until Ctrl-C, or --count refreshes.",
-  [
-    ["leasehold watch --table locks", "the live view"],
-    ["leasehold watch --interval 500ms --count 20 > changes.log", "ten seconds of changes, as lines"],
-    [
-      "leasehold watch --local",
-      "try it out: starts an embedded server, prints its endpoint; run programs against it and watch them"
-    ]
-  ]
-)))
+).pipe(Command.withDescription(help.summary))

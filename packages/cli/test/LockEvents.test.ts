@@ -23,7 +23,8 @@ const record = (name: string, fields: Partial<LockRecord> = {}): LockRecord => (
   ...fields
 })
 
-const snapshot = (...records: Array<LockRecord>) => new Map(records.map((r) => [r.name, Render.view(r, now)] as const))
+const snapshot = (...records: Array<LockRecord>) =>
+  new Map(records.map((r) => [r.name, Render.view(r, now, 10_000)] as const))
 
 const tags = (before: ReturnType<typeof snapshot>, after: ReturnType<typeof snapshot>) =>
   LockEvents.diff(before, after).map((event) => `${event._tag} ${event.name}`)

@@ -28,7 +28,7 @@ const semaphore = (name: string, holders: ReadonlyArray<PermitHolder>, limit = 4
 })
 
 const snapshot = (...records: Array<SemaphoreRecord>) =>
-  new Map(records.map((r) => [r.name, Render.semaphoreView(r, now)] as const))
+  new Map(records.map((r) => [r.name, Render.semaphoreView(r, now, 10_000)] as const))
 
 const tags = (before: ReturnType<typeof snapshot>, after: ReturnType<typeof snapshot>) =>
   SemaphoreEvents.diff(before, after).map((event) => `${event._tag} ${event.name} ${event.owner}`)

@@ -13,6 +13,7 @@ import * as DynamoServer from "@leasehold/testing/DynamoServer"
 import { Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import * as Cli from "../src/Cli.js"
+import * as Color from "../src/internal/color.js"
 import { CliBundleLive, hasScript, holdLock, run, runInTerminal, start, unique } from "./support.js"
 
 const TestLive = Layer.mergeAll(DynamoServer.layerDynalite, CliBundleLive)
@@ -56,22 +57,39 @@ const packageVersion = (JSON.parse(readFileSync(new URL("../package.json", impor
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold", (it) => {
-  it.effect("--help on every command shows examples, and the root shows the exit codes", () =>
-    Effect.gen(function*() {
-      const commands = [[], ["table"], ["table", "create"], ["table", "check"], ["list"], ["inspect"], ["release"], [
-        "watch"
-      ]]
-      const results = yield* Effect.forEach(commands, (command) => run([...command, "--help"]), { concurrency: 2 })
-      results.forEach((result, i) => {
-        expect(result.code, `leasehold ${commands[i]?.join(" ")} --help`).toBe(0)
-        expect(result.stdout).toContain("--table")
-        if ((commands[i]?.length ?? 0) > 0 && commands[i]?.join(" ") !== "table") {
-          expect(result.stdout).toContain("EXAMPLES")
-        }
-      })
-      expect(results[0]?.stdout).toContain("EXIT CODES")
-      expect(results[0]?.stdout).toMatch(/3[\s\S]*lock or semaphore not found/)
-    }), timeout)
+  it.effect(
+    "--help on every command prints the command's own help, as the CLI writes it, and exits 0",
+    () =>
+      Effect.gen(function*() {
+        const commands = [[], ["table"], ["table", "create"], ["table", "check"], ["list"], ["inspect"], ["release"], [
+          "watch"
+        ]]
+        const results = yield* Effect.forEach(commands, (command) => run([...command, "--help"]), { concurrency: 2 })
+        results.forEach((result, i) => {
+          const command = commands[i] ?? []
+          expect(result.code, `leasehold ${command.join(" ")} --help`).toBe(0)
+          expect(result.stdout).toBe(`${Color.strip(Cli.helpFor([...command, "--help"]) ?? "")}\n`)
+          expect(result.stdout.split("\n")[0]).toBe(
+            command.length === 0 ? `leasehold ${packageVersion}` : `leasehold ${command.join(" ")}`
+          )
+          expect(result.stdout).toContain("EXIT CODES")
+          expect(result.stdout).not.toContain("A user-defined piece of text")
+          if (command.length > 0) expect(result.stdout).toContain(`$ leasehold ${command.join(" ")} `)
+          if (command.length > 0 && command.join(" ") !== "table") {
+            expect(result.stdout).toMatch(/^ {2}-t, --table TABLE {2,}The lock table's name/m)
+          }
+        })
+        expect(results[0]?.stdout).toMatch(/^ {2}3 {2}lock or semaphore not found/m)
+        const [unknown, flagsFirst] = yield* Effect.all([run(["bogus", "--help"]), run(["--table", "x", "--help"])])
+        expect(unknown.code).toBe(2)
+        expect(unknown.stderr).toContain(
+          `leasehold: no command "bogus": the commands are table create, table check, list`
+        )
+        expect(flagsFirst.code).toBe(2)
+        expect(flagsFirst.stderr).toContain("leasehold: name the command before its flags")
+      }),
+    timeout
+  )
 
   it.effect(
     "--help lists every command with what it does in a line, and --version prints the version alone",
@@ -241,8 +259,8 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
           run(["list", ...flags, "--json", "--prefix", "other/"])
         ], { concurrency: 2 })
         expect(text.code).toBe(0)
-        expect(text.stdout).toMatch(/NAME\s+HOLDER\s+FENCE\s+REMAINING\s+AGE/)
-        expect(text.stdout).toMatch(/orders\/1\s+worker-a/)
+        expect(text.stdout).toMatch(/NAME\s+HOLDER\s+FENCE\s+LEASE\s+AGE/)
+        expect(text.stdout).toMatch(/orders\/1\s+worker-a\s+\d+\s+\d+\.\ds left/)
 
         expect(json.code).toBe(0)
         const listed = JSON.parse(json.stdout)
@@ -256,6 +274,7 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         ])
         expect(byName.get("orders/2")).toMatchObject({
           held: true,
+          state: "held",
           holder: "worker-b",
           leaseMs: 30_000,
           expired: false

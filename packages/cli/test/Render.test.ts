@@ -1,0 +1,148 @@
+/**
+ * Where a lease stands at the CLI's clock: held, expiring within the skew bound after it ran out (no acquirer takes
+ * it over yet), expired after that, on the boundary the library's takeover rule draws.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as LockRecord from "@leasehold/core/record/LockRecord"
+import * as SemaphoreRecord from "@leasehold/core/record/SemaphoreRecord"
+import * as Render from "../src/Render.js"
+
+const now = 1_800_000_000_000
+const skew = 10_000
+
+const lock = (fields: Partial<LockRecord.LockRecord> = {}): LockRecord.LockRecord => ({
+  name: "orders/42",
+  owner: "o1",
+  holder: "worker-a",
+  leaseUntil: now + 12_300,
+  leaseMs: 30_000,
+  fence: 7,
+  version: 3,
+  sequence: 2,
+  acquiredAt: now - 300_000,
+  data: undefined,
+  reservedBy: undefined,
+  reservedUntil: 0,
+  reservedSince: 0,
+  ...fields
+})
+
+const holder = (fields: Partial<SemaphoreRecord.PermitHolder> = {}): SemaphoreRecord.PermitHolder => ({
+  owner: "o1",
+  holder: "worker-a",
+  permits: 1,
+  fence: 1,
+  leaseUntil: now + 12_300,
+  leaseMs: 30_000,
+  version: 1,
+  sequence: 0,
+  acquiredAt: now - 5_000,
+  data: undefined,
+  ...fields
+})
+
+describe("Render: a lease's state", () => {
+  it("a holder that died 32 s after its lease's end is expired, and says how long ago", () => {
+    const view = Render.view(lock({ leaseUntil: now - 32_000 }), now, skew)
+    expect(view).toMatchObject({
+      held: true,
+      state: "expired",
+      expired: true,
+      leaseRemainingMs: -32_000,
+      takeoverAt: new Date(now - 22_000).toISOString(),
+      takeoverInMs: -22_000
+    })
+    expect(Render.lease(view)).toBe("expired 32.0s ago")
+    expect(Render.lockRow(view)).toEqual(["orders/42", "worker-a", "7", "expired 32.0s ago", "5m00s"])
+    expect(Render.lockLine(view)).toBe(
+      "name=\"orders/42\" holder=\"worker-a\" fence=7 remaining=ran_out_32.0s_ago state=expired"
+    )
+  })
+
+  it("within the skew bound after its end a lease is expiring: not yet free to take over, and says when it is", () => {
+    const view = Render.view(lock({ leaseUntil: now - 3_000 }), now, skew)
+    expect(view).toMatchObject({ state: "expiring", expired: true, takeoverInMs: 7_000 })
+    expect(Render.lease(view)).toBe("expiring: ran out 3.0s ago, can be taken over in 7.0s")
+  })
+
+  it("held, expiring and expired meet where the library's takeover rule says: after leaseUntil + maxClockSkew", () => {
+    const at = (leaseUntil: number, maxClockSkewMs = skew) =>
+      Render.view(lock({ leaseUntil }), now, maxClockSkewMs).state
+    expect(at(now)).toBe("held")
+    expect(at(now - 1)).toBe("expiring")
+    expect(at(now - skew)).toBe("expiring")
+    expect(at(now - skew - 1)).toBe("expired")
+    expect(at(now - 1, 0)).toBe("expired")
+    // The same rule as the library's, at each of those points.
+    for (const leaseUntil of [now, now - 1, now - skew, now - skew - 1]) {
+      expect(at(leaseUntil) === "expired").toBe(LockRecord.isAvailableAt(lock({ leaseUntil }), now, skew))
+    }
+  })
+
+  it("a running lease shows what is left; a free lock shows none", () => {
+    const held = Render.view(lock(), now, skew)
+    expect(held).toMatchObject({ state: "held", expired: false, leaseRemainingMs: 12_300 })
+    expect(Render.lease(held)).toBe("12.3s left")
+    const free = Render.view(
+      lock({ owner: undefined, holder: undefined, leaseUntil: 0, acquiredAt: undefined }),
+      now,
+      skew
+    )
+    expect(free).toMatchObject({ held: false, state: "free", expired: false, takeoverAt: null, takeoverInMs: null })
+    expect(Render.lease(free)).toBe("-")
+    expect(Render.lockRow(free)).toEqual(["orders/42", "(free)", "7", "-", "-"])
+  })
+
+  it("a semaphore's holders are judged by the same rule, each in its own state", () => {
+    const record: SemaphoreRecord.SemaphoreRecord = {
+      name: "partner-api",
+      limit: 4,
+      used: 3,
+      fence: 3,
+      holders: [
+        holder({ owner: "o1", holder: "live" }),
+        holder({ owner: "o2", holder: "late", leaseUntil: now - 4_000, fence: 2 }),
+        holder({ owner: "o3", holder: "dead", leaseUntil: now - 32_000, fence: 3 })
+      ]
+    }
+    const view = Render.semaphoreView(record, now, skew)
+    expect(view.holders.map((h) => [h.holder, h.state, h.expired])).toEqual([
+      ["live", "held", false],
+      ["late", "expiring", true],
+      ["dead", "expired", true]
+    ])
+    for (const h of record.holders) {
+      const shown = view.holders.find((v) => v.owner === h.owner)
+      expect(shown?.state === "expired").toBe(SemaphoreRecord.isExpiredAt(h, now, skew))
+    }
+    expect(Render.holders(view)).toBe("live (1), late (1, expiring), dead (1, expired)")
+    expect(view.holders.map(Render.lease)).toEqual([
+      "12.3s left",
+      "expiring: ran out 4.0s ago, can be taken over in 6.0s",
+      "expired 32.0s ago"
+    ])
+  })
+
+  it("--held keeps every lock with a holder, expired ones too; --expired only those whose lease ran out", () => {
+    const listing: Render.Listing = {
+      locks: [
+        Render.view(lock({ name: "live" }), now, skew),
+        Render.view(lock({ name: "late", leaseUntil: now - 3_000 }), now, skew),
+        Render.view(lock({ name: "dead", leaseUntil: now - 32_000 }), now, skew),
+        Render.view(lock({ name: "free", owner: undefined, holder: undefined, leaseUntil: 0 }), now, skew)
+      ],
+      semaphores: [
+        Render.semaphoreView({ name: "ok", limit: 2, used: 1, fence: 1, holders: [holder()] }, now, skew),
+        Render.semaphoreView(
+          { name: "stale", limit: 2, used: 1, fence: 1, holders: [holder({ leaseUntil: now - 32_000 })] },
+          now,
+          skew
+        ),
+        Render.semaphoreView({ name: "empty", limit: 2, used: 0, fence: 1, holders: [] }, now, skew)
+      ]
+    }
+    const names = (shown: Render.Listing) => [shown.locks.map((l) => l.name), shown.semaphores.map((s) => s.name)]
+    expect(names(Render.held(listing))).toEqual([["live", "late", "dead"], ["ok", "stale"]])
+    expect(names(Render.expired(listing))).toEqual([["late", "dead"], ["stale"]])
+  })
+})
