@@ -10,9 +10,10 @@
  *   lease's `LockLost`, the first one if two stopped it. The region's fiber is the one that acquires in the region,
  *   the one that takes a wrapped acquire's lease over (Effect 3's join hook, Effect 4's guard: it is the guard's
  *   fiber), and the one that re-enters a lease held outside the region.
- * - The program had already ended when the lease stopped the fiber (while the region's scope closed): its own result.
+ * - The program had already ended when the lease stopped the fiber (while the region's scope closed): its own result,
+ *   without the interruption.
  * - Interrupted otherwise, or the caller interrupted (its own interrupt, a timeout around the region): interrupted.
- * - Anything else: as it ended.
+ * - Anything else, a finalizer's failure beside the interruption too: as it ended.
  *
  * The caller's fiber is never one of the region's leases' users, so a loss never interrupts it. The fibers the program
  * forks outlive the program as they would have outlived it in the caller's fiber: the region's fiber waits for them
@@ -61,10 +62,11 @@ export const scoped = <A, E, R>(
         restore(Deferred.await(closed)).pipe(
           Effect.onInterrupt(() => Fiber.interrupt(fiber)),
           Effect.flatMap((exit): Effect.Effect<A, E | LockLost> => {
-            if (!interruptedOnly(exit)) return exit
+            if (Exit.isSuccess(exit) || !EffectLine.hasInterrupts(exit.cause)) return exit
             const lost = LeaseUsers.stoppedBy(fiber)
             if (lost === undefined) return exit
-            return ended !== undefined && !interruptedOnly(ended) ? ended : Effect.fail(lost)
+            if (ended !== undefined && !interruptedOnly(ended)) return ended
+            return interruptedOnly(exit) ? Effect.fail(lost) : exit
           })
         ))
     })
