@@ -26,6 +26,7 @@ const guide: Array<DefaultTheme.SidebarItem> = [
     text: "Start",
     items: [
       { text: "Getting started", link: "/guide/getting-started" },
+      { text: "What to pick when", link: "/guide/choosing" },
       { text: "The demo", link: "/guide/demo" },
       { text: "Options", link: "/guide/options" },
       { text: "Semantics and guarantees", link: "/guide/semantics" },
