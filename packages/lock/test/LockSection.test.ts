@@ -33,6 +33,17 @@ describe("Lock.withLock with a function of the lease", () => {
       expect(seen).toEqual({ name: "orders/42", fence: first.fence + 1, ownedInStore: true, held: true })
       // Released when the section ended.
       expect((yield* recordOf(store, "orders/42")).owner).toBeUndefined()
+      // Not held: the function is never called.
+      let called = 0
+      const refused = yield* Effect.scoped(Effect.gen(function*() {
+        yield* Lock.acquire("orders/42")
+        return yield* Effect.flip(
+          Lock.withLock("orders/42", () => Effect.sync(() => called++)).pipe(
+            Effect.provide(LockStore.layerProcess(store))
+          )
+        )
+      })).pipe(Effect.provide(layer))
+      expect([refused._tag, called]).toEqual(["LockNotAcquired", 0])
     }))
 
   it.effect("the lease handed in is the one a nested acquire re-enters, and a nested withLock hands on", () =>
