@@ -1,6 +1,8 @@
 /**
- * A plain static file server for the built site, on a loopback port: what any web server does with `site/dist`, no
- * rewrites, no network. The browser test loads the site through it.
+ * A plain static file server for the built site, on a loopback port, as a web server set up for a VitePress site
+ * serves `site/dist`: a folder's path serves its `index.html`, a path typed without `.html`
+ * (`/guide/getting-started`) serves that page, and a path the site does not have gets the site's 404 page with
+ * status 404. No network. The browser test and `npm run site:preview` load the site through it.
  */
 import * as Fs from "node:fs"
 import * as Http from "node:http"
@@ -18,6 +20,17 @@ const types: Record<string, string> = {
   ".txt": "text/plain; charset=utf-8"
 }
 
+const isFile = (path: string) => Fs.existsSync(path) && Fs.statSync(path).isFile()
+
+/** The file a request's path names in `root`: itself, its folder's `index.html`, or its page (`path.html`). */
+export const resolvePath = (root: string, path: string): string | undefined => {
+  const file = Path.join(root, path)
+  if (file !== root && !file.startsWith(root + Path.sep)) return undefined
+  const candidates = [file, Path.join(file, "index.html")]
+  if (Path.extname(file) === "" && !path.endsWith("/")) candidates.push(`${file}.html`)
+  return candidates.find(isFile)
+}
+
 /** A running server: its origin, the paths it could not serve, and how to stop it. */
 export interface StaticServer {
   readonly origin: string
@@ -25,17 +38,25 @@ export interface StaticServer {
   readonly close: () => Promise<void>
 }
 
-/** Serves `root` on 127.0.0.1 at `port` (0: a free one); a folder's path serves its `index.html`. */
+/** Serves `root` on 127.0.0.1 at `port` (0: a free one). */
 export const serve = async (root: string, port = 0): Promise<StaticServer> => {
   const missing: Array<string> = []
+  const notFound = Path.join(root, "404.html")
   const server = Http.createServer((request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname)
-    let file = Path.join(root, path)
-    if (!file.startsWith(root)) file = root
-    if (Fs.existsSync(file) && Fs.statSync(file).isDirectory()) file = Path.join(file, "index.html")
-    if (!Fs.existsSync(file)) {
+    let path: string
+    try {
+      path = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname)
+    } catch {
+      response.writeHead(400, { "content-type": "text/plain" }).end("bad request")
+      return
+    }
+    const file = resolvePath(root, path)
+    if (file === undefined) {
       missing.push(path)
-      response.writeHead(404, { "content-type": "text/plain" }).end(`not found: ${path}`)
+      if (isFile(notFound)) {
+        response.writeHead(404, { "content-type": types[".html"] })
+        Fs.createReadStream(notFound).pipe(response)
+      } else response.writeHead(404, { "content-type": "text/plain" }).end(`not found: ${path}`)
       return
     }
     response.writeHead(200, { "content-type": types[Path.extname(file)] ?? "application/octet-stream" })
