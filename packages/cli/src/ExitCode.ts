@@ -22,7 +22,8 @@ export const ok = 0
 export const storeProblem = 1
 
 /**
- * A usage error: an unknown or malformed flag, a missing table name or region, an invalid lock name.
+ * A usage error: an unknown or malformed flag, a missing table name or region, no AWS credentials found, an invalid
+ * lock name.
  *
  * @since 1.0.0
  * @category constants
@@ -67,7 +68,7 @@ export const table: readonly [
 ] = [
   [ok, "ok"],
   [storeProblem, "lock or store problem (table check failed, table missing, DynamoDB unreachable)"],
-  [usage, "usage error (bad flag or value, no table or region given)"],
+  [usage, "usage error (bad flag or value, no table, region or credentials given)"],
   [notFound, "lock or semaphore not found (inspect), or not held (release)"],
   [cancelled, "cancelled at the confirmation prompt"],
   [unknown, "outcome unknown (release): its answer was lost, and the table can not tell whether it applied"]

@@ -205,6 +205,30 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
   )
 
   it.effect(
+    "no credentials: the message says what a CLI user sets (AWS_PROFILE, access keys, a local endpoint), no code option",
+    () =>
+      Effect.gen(function*() {
+        // A profile that does not exist, no credential files, and no instance metadata: the SDK's chain finds nothing
+        // and sends nothing (the endpoint is the local test server in any case).
+        const result = yield* run(["list", ...yield* endpoint, "--table", yield* makeTable], {
+          AWS_PROFILE: "leasehold-test-no-such-profile",
+          AWS_CONFIG_FILE: "/nonexistent/leasehold-test/config",
+          AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/leasehold-test/credentials",
+          AWS_EC2_METADATA_DISABLED: "true"
+        })
+        expect(result.code, result.stderr).toBe(2)
+        expect(result.stderr).toMatch(/^leasehold: no AWS credentials found \(/)
+        expect(result.stderr).toContain("set AWS_PROFILE to a profile of ~/.aws/config")
+        expect(result.stderr).toContain("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+        expect(result.stderr).toContain("pass --endpoint http://127.0.0.1:PORT with neither AWS_PROFILE nor")
+        expect(result.stderr).toContain("or try --local")
+        expect(result.stderr).not.toContain("clientConfig")
+        expect(result.stderr.trim().split("\n")).toHaveLength(1)
+      }),
+    timeout
+  )
+
+  it.effect(
     "usage errors exit 2 with a message: unknown flag, bad interval/limit/cursor, no table, release without --force",
     () =>
       Effect.gen(function*() {

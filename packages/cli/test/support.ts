@@ -49,6 +49,9 @@ const cliEnvironment = [
   "AWS_REGION",
   "AWS_DEFAULT_REGION",
   "AWS_PROFILE",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
   "NO_COLOR",
   "FORCE_COLOR"
 ]

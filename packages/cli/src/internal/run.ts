@@ -13,11 +13,35 @@ import * as CliError from "../CliError.js"
 import * as Connection from "../Connection.js"
 import * as LoadDynamo from "./loadDynamo.js"
 
-/** @internal */
+/** Whether the SDK found no credentials anywhere in its default chain (the store's message is for code: not here). */
+const noCredentials = (error: LockStoreError): boolean =>
+  typeof error.cause === "object" && error.cause !== null &&
+  (error.cause as { readonly name?: unknown }).name === "CredentialsProviderError"
+
+/** What the SDK said, without the store's advice to code. */
+const sdkMessage = (error: LockStoreError): string =>
+  typeof error.cause === "object" && error.cause !== null && "message" in error.cause
+    ? String(error.cause.message)
+    : error.message
+
+/**
+ * A store error as an operator message. The store's own messages name options of code (`clientConfig`); where one
+ * does, the CLI says what its user can do instead.
+ *
+ * @internal
+ */
 export const storeError = (error: LockStoreError): CliError.CliError =>
   // The SDK only finds out at the first request that it has no region; that is a usage error, not a store problem.
   /Region is missing/.test(error.message)
     ? CliError.usage("no region: pass --region REGION, set AWS_REGION, or set a region in your AWS profile")
+    : noCredentials(error)
+    ? CliError.usage(
+      `no AWS credentials found (${sdkMessage(error)}): set AWS_PROFILE to a profile of ~/.aws/config (run ` +
+        "`aws sso login --profile NAME` first for an SSO profile), or set AWS_ACCESS_KEY_ID and " +
+        "AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys); for DynamoDB Local or dynalite, pass " +
+        "--endpoint http://127.0.0.1:PORT with neither AWS_PROFILE nor AWS_ACCESS_KEY_ID set (the CLI then signs " +
+        "with dummy keys), or try --local"
+    )
     : CliError.store(error.message)
 
 /** Store errors and option errors of the table helpers, as operator messages. */
