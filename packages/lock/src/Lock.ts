@@ -125,13 +125,16 @@ export const layerDefaultsConfig: ReferenceLayer<LockDefaults, ConfigError | Loc
  *
  * If the lease is lost, the code that relies on it is interrupted: the fiber that acquired it and, when that fiber
  * ended while the scope stays open (`Effect.timeout`, `Effect.race` or a concurrent `Effect.all` around the acquire,
- * a layer built from it), the fiber that took its result over. Their scope then closes. `lease.status` and
- * `lease.lost` say why; use `withLock` to get a `LockLost` failure instead.
+ * a layer built from it), the fiber that took its result over. Their scope then closes. An interrupted fiber can only
+ * end interrupted, so the loss is a failure only where a boundary around that code can say so: open the scope with
+ * `Lock.scoped` rather than `Effect.scoped`, and the region fails with the `LockLost` (its reason, and the new holder
+ * when known); under `Effect.scoped` the program ends interrupted, and `lease.status` and `lease.lost` say why.
+ * `withLock` fails with `LockLost` too.
  *
- * On Effect 4 only the region can say which fiber took the result over: open the scope with `Lock.scoped` rather than
- * `Effect.scoped`, and that fiber is interrupted on loss. There, outside `Lock.scoped` a wrapped acquire is refused: a
- * warning when its fiber ends with the lease held, and the scope fails with a defect as it closes, after the lock is
- * released, since a loss could have stopped nothing. On Effect 3 `Effect.scoped` does as `Lock.scoped` does.
+ * On Effect 4 only the region can say which fiber took a wrapped acquire's result over: there, outside `Lock.scoped`
+ * a wrapped acquire is refused: a warning when its fiber ends with the lease held, and the scope fails with a defect
+ * as it closes, after the lock is released, since a loss could have stopped nothing. On Effect 3 `Effect.scoped` stops
+ * the same code as `Lock.scoped` does, and ends interrupted.
  *
  * Acquiring a name that the current fiber is already inside a live lease of (its own, or one held by the fiber it
  * was forked from) re-enters: the same lease is returned, no store call is made, and the outer acquisition still
@@ -170,16 +173,24 @@ export const acquire: (
   internal.acquire
 
 /**
- * `Effect.scoped` for code that relies on leases: runs `self` in a scope, and any lease acquired inside whose acquiring
- * fiber ends while the lease is held and `self` still runs (an acquire inside `Effect.timeout`, `Effect.race`, a
- * concurrent `Effect.all` or a layer build) is taken over by the fiber that runs `Lock.scoped`. That fiber is then
- * interrupted if the lease is lost, as the acquiring fiber would have been, and re-enters the lease on a nested
- * acquire of its name, as do the fibers it forks afterwards; fibers it forked before never do.
+ * `Effect.scoped` for code that relies on leases: runs `self` in a scope, in a fiber of its own (the region's), and
+ * fails with `LockLost` when a lease stops it, where `Effect.scoped` would end interrupted.
  *
- * With `withLock`, or an acquire whose own fiber goes on under the lease, `Effect.scoped` is enough. On Effect 3 this
- * is `Effect.scoped`, which already does all this (the fiber that takes a child's result over takes its leases over
- * too); Effect 4 has no such hook and needs `Lock.scoped` for it, so code written with `Lock.scoped` is stopped by a
- * loss the same way on both lines.
+ * The region's fiber relies on the leases acquired in it: those it acquires, any whose acquiring fiber ends while the
+ * lease is held and `self` still runs (an acquire inside `Effect.timeout`, `Effect.race`, a concurrent `Effect.all` or
+ * a layer build), which it takes over and re-enters on a nested acquire of its name, as do the fibers it forks
+ * afterwards (fibers it forked before never do), and a lease held outside the region that it re-enters. When one of
+ * them is lost, handed off by another fiber, or (re-entered) released by its outer acquisition, the region's fiber is
+ * interrupted and the region fails with that lease's `LockLost`, the first one if two end at once. What else happens
+ * stays as it is: the caller's interrupt (or a timeout around the region) and the program's own interrupt are
+ * interruptions, and a program that had already succeeded or failed when a loss came as the scope closed keeps its
+ * result. The fibers `self` forks stop with the region's fiber on a loss; otherwise they run on after it, as after
+ * `Effect.scoped`, until the caller's fiber ends. Fiber-local values that `self` sets stay inside the region.
+ *
+ * With `withLock`, or an acquire whose own fiber goes on under the lease, `Effect.scoped` stops the code as well, but
+ * ends interrupted. On Effect 3 `Effect.scoped` also hands a wrapped acquire's lease over (the fiber that takes a
+ * child's result over takes its leases over too); Effect 4 has no such hook and needs `Lock.scoped` for it. Code
+ * written with `Lock.scoped` is stopped by a loss, and fails with it, the same way on both lines.
  *
  * @example
  * ```ts
@@ -187,12 +198,15 @@ export const acquire: (
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   // Give up on the lock after five seconds; if it is taken, a loss interrupts this fiber.
+ *   // Give up on the lock after five seconds; if it is taken, a loss stops this code and fails the region.
  *   const lease = yield* Effect.timeout(Lock.acquire("reports/daily", { wait: "1 minute" }), "5 seconds")
  *   yield* Effect.log(`writing the report under fence ${lease.fence}`)
  * }).pipe(Lock.scoped)
  *
- * Effect.runPromise(program.pipe(Effect.provide(LockStore.layerMemory)))
+ * // A loss is a failure like any other: here it is logged, and the program goes on.
+ * const report = program.pipe(Effect.catchTag("LockLost", (lost) => Effect.log(`report stopped: ${lost.reason}`)))
+ *
+ * Effect.runPromise(report.pipe(Effect.provide(LockStore.layerMemory)))
  * ```
  *
  * @since 1.0.0

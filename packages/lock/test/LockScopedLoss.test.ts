@@ -199,6 +199,20 @@ describe("Lock.scoped: what stays an interruption, and what keeps its own result
       expect(process.calls.release).toBe(1)
     }))
 
+  it.effect("a forked fiber's loss seen through its join stays an interruption: that fiber was stopped, not the region", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      process.failing("renew", true)
+      const region = yield* forkChild(
+        Lock.scoped(Effect.gen(function*() {
+          const worker = yield* forkChild(Effect.scoped(Effect.andThen(Lock.acquire("x", options), Effect.never)))
+          return yield* Fiber.join(worker)
+        })).pipe(Effect.provide(process.layer))
+      )
+      yield* TestClock.adjust(expiresAfter)
+      expect(endingOf(yield* Fiber.await(region))).toEqual({ _tag: "Interrupted" })
+    }))
+
   it.effect("the program's own interrupt stays an interruption", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
