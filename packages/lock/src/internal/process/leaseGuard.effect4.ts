@@ -8,7 +8,8 @@
  * reference's join hook. Effect 4 has no such hook and forks the children of `race` and `timeout` detached, so nothing
  * leads from the fiber that ended to the fiber that goes on.
  *
- * So the region names that fiber instead. `Lock.scoped` is `Effect.scoped` that also puts a guard in a reference: the
+ * So the region names that fiber instead. `Lock.scoped` runs its code in a fiber of its own (`region.ts`, which turns
+ * that fiber's interruption by a loss into `LockLost`), in `Effect.scoped` that also puts a guard in a reference: the
  * region's fiber and scope, and whether the region still runs. Every fiber forked inside inherits the reference, so
  * the guard says only where a fiber was forked, never which code it runs; who may use a lease the guard takes over is
  * therefore decided by the guard alone:
