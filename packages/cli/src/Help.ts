@@ -142,7 +142,7 @@ export const root = (options: {
         ["--version", "The version."]
       ])
     ),
-    ...section("EXAMPLES", twoColumns(options.examples)),
+    ...section("EXAMPLES", examples(options.examples)),
     ...exitCodes
   ])
 
