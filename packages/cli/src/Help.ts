@@ -139,7 +139,12 @@ export const root = (options: {
       "FLAGS",
       twoColumns([
         ["-h, --help", `This help; \`${options.name} <command> --help\` shows a command's flags and examples.`],
-        ["--version", "The version."]
+        ["--version", "The version."],
+        [
+          "--completions SHELL",
+          "Print a completion script for bash, zsh, fish or sh, e.g. `source <(leasehold " +
+          "--completions bash)`."
+        ]
       ])
     ),
     ...section("EXAMPLES", examples(options.examples)),

@@ -125,6 +125,18 @@ describe("leasehold <command> --help", () => {
     )
   })
 
+  it("the root: its own flags, each described, and every command with its summary", () => {
+    const text = Color.strip(Cli.helpFor(["--help"]) ?? "")
+    expect(section(text, "USAGE")).toEqual(["  $ leasehold <command> [flags]"])
+    expect(section(text, "FLAGS")).toEqual([
+      "  -h, --help           This help; `leasehold <command> --help` shows a command's flags and examples.",
+      "  --version            The version.",
+      "  --completions SHELL  Print a completion script for bash, zsh, fish or sh, e.g. `source <(leasehold",
+      "                       --completions bash)`."
+    ])
+    expect(section(text, "COMMANDS")).toHaveLength(Cli.summaries.length)
+  })
+
   it("table: its commands, and no table flags of its own", () => {
     const text = help("table")
     expect(section(text, "COMMANDS")).toEqual([
