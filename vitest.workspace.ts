@@ -7,5 +7,6 @@ export default [
   "packages/dynamodb",
   "packages/cli",
   "packages/demo",
-  "packages/bench"
+  "packages/bench",
+  "site"
 ]

@@ -51,8 +51,8 @@ const tables: Record<string, { readonly heading: string; readonly index: number 
 /** The syntax of a reference in a page. */
 export const reference = /\{bench:([^{}]+)\}/g
 
-/** The measured part of BENCHMARKS.md: everything before the hand-written reading of the numbers. */
-const measuredPart = (markdown: string): string => {
+/** The measured part of BENCHMARKS.md: everything before the hand-written reading of the numbers (FINDINGS.md). */
+export const measuredPart = (markdown: string): string => {
   const end = markdown.search(/^## Reading the numbers/m)
   return end < 0 ? markdown : markdown.slice(0, end)
 }

@@ -7,18 +7,27 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { build } from "vitepress"
 import { writeApiPages } from "./apiPages.js"
+import { measuredPart } from "./benchValues.js"
 import { writeCharts } from "./charts.js"
 import { checkPages } from "./measurementCheck.js"
-import { distRoot, repositoryRoot, sourceRoot } from "./paths.js"
+import { distRoot, repositoryRoot, repositoryUrl, sourceRoot } from "./paths.js"
 
-/** BENCHMARKS.md as a page of the site, as `npm run bench` wrote it. */
+/**
+ * BENCHMARKS.md as a page of the site, as `npm run bench` wrote it: the tables of the run. The hand-written reading
+ * that the bench appends (packages/bench/FINDINGS.md) quotes numbers of this and earlier runs by hand, so it is linked,
+ * not shown: every number on the site is the run's.
+ */
 const writeBenchmarksPage = (): void => {
-  const markdown = Fs.readFileSync(Path.join(repositoryRoot, "BENCHMARKS.md"), "utf8")
+  const markdown = measuredPart(Fs.readFileSync(Path.join(repositoryRoot, "BENCHMARKS.md"), "utf8"))
   const note = "This page is BENCHMARKS.md as `npm run bench` wrote it; the [performance guide](/guide/performance) " +
     "draws its charts from these tables.\n"
+  const findings = "\n## Reading the numbers\n\nWhat the numbers mean, where the targets are missed and what was " +
+    `tried is written by hand in [packages/bench/FINDINGS.md](${repositoryUrl}/blob/main/packages/bench/FINDINGS.md), ` +
+    "which BENCHMARKS.md ends with. It quotes runs by hand, so it is not on this site, whose numbers all come from " +
+    "the run above.\n"
   Fs.writeFileSync(
     Path.join(sourceRoot, "benchmarks.md"),
-    markdown.replace(/^(# .*\n)/, `$1\n${note}`).replace(/\{\{/g, "&#123;&#123;")
+    markdown.trimEnd().replace(/^(# .*\n)/, `$1\n${note}`).replace(/\{\{/g, "&#123;&#123;") + "\n" + findings
   )
 }
 
