@@ -91,7 +91,7 @@ export const diff = (
         events.push({
           _tag: "Expiring",
           name,
-          text: `lease of "${name}" expiring: ${Render.remaining(now)} left, ${holderOf(now)} is late renewing`
+          text: `lease of "${name}" running late: ${Render.remaining(now)} left, ${holderOf(now)} is late renewing`
         })
       } else if (was.expired && !now.expired) {
         events.push({ _tag: "Renewed", name, text: `"${name}" renewed again by ${holderOf(now)} after running out` })

@@ -71,7 +71,8 @@ const holderChanges = (
         _tag: "Expiring",
         name,
         owner,
-        text: `lease of ${holderOf(holder)} on semaphore "${name}" expiring: ${Render.remaining(holder)} left, it ` +
+        text:
+          `lease of ${holderOf(holder)} on semaphore "${name}" running late: ${Render.remaining(holder)} left, it ` +
           `is late renewing`
       })
     } else if (previous.expired && !holder.expired) {

@@ -73,6 +73,9 @@ describe("LockEvents.diff", () => {
     const late = snapshot(record("a", { leaseUntil: now + 5_000 }))
     const out = snapshot(record("a", { leaseUntil: now - 1 }))
     expect(tags(fresh, late)).toEqual(["Expiring a"])
+    expect(LockEvents.diff(fresh, late)[0]?.text).toBe(
+      "lease of \"a\" running late: 5.0s left, h1 (fence 1) is late renewing"
+    )
     expect(tags(late, late)).toEqual([])
     expect(tags(late, out)).toEqual(["Expired a"])
     expect(tags(out, fresh)).toEqual(["Renewed a"])
