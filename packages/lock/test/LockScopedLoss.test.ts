@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, Semaphore, TypedLock } from "@leasehold/lock"
 import { Effect, Exit, Fiber, Option, Schema } from "effect"
-import { forkChild, forkDetach, poll, reasons, TestClock } from "./effectLine.js"
+import { forkChild, forkDetach, poll, reasons, regionGuard, TestClock } from "./effectLine.js"
 import { probe, settle, sharedMemory } from "./support.js"
 
 const options = { lease: "3 seconds", heartbeat: "1 second" } as const
@@ -211,6 +211,22 @@ describe("Lock.scoped: what stays an interruption, and what keeps its own result
       )
       yield* TestClock.adjust(expiresAfter)
       expect(endingOf(yield* Fiber.await(region))).toEqual({ _tag: "Interrupted" })
+    }))
+
+  it.effect("a job of a concurrent Effect.all that acquired in a wrapper: the fiber that joined the wrapper is stopped", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      process.failing("renew", true)
+      const job = Effect.andThen(Effect.timeout(Lock.acquire("x", options), "5 seconds"), Effect.never)
+      const region = yield* forkChild(
+        Lock.scoped(Effect.all([job, Effect.never], { concurrency: 2 })).pipe(Effect.provide(process.layer))
+      )
+      yield* TestClock.adjust(expiresAfter)
+      const ending = endingOf(yield* Fiber.await(region))
+      // Effect 3: the job joined the wrapper and holds the lease; its interruption reaches the region through the
+      // Effect.all. Effect 4: the region's guard takes the lease over for the region's fiber.
+      if (regionGuard) expect(ending).toMatchObject({ _tag: "Failed", failures: [{ _tag: "LockLost" }], others: 0 })
+      else expect(ending).toEqual({ _tag: "Interrupted" })
     }))
 
   it.effect("the program's own interrupt stays an interruption", () =>
