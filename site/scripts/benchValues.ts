@@ -154,7 +154,12 @@ export const fromMarkdown = (whole: string): BenchValues => {
     }
     return formatCell(cell(id, rowName, column), form)
   }
-  const render = (page: string): string => page.replace(reference, (_all, inner: string) => value(inner))
+  // Code shows a reference as it is written (a page may explain the syntax); everything else gets the value.
+  const render = (page: string): string =>
+    page.replace(
+      /^(\s*)(```|~~~)[\s\S]*?^\1\2|`[^`\n]*`|\{bench:([^{}]+)\}/gm,
+      (all, _indent, _fence, inner: string | undefined) => inner === undefined ? all : value(inner)
+    )
   return {
     value,
     render: (page, where) => {

@@ -68,6 +68,14 @@ const inspect = `(() => {
   const blocks = [...document.querySelectorAll('.vp-doc div[class*="language-"] pre')]
   const content = document.querySelector(".VPContent")
   const text = content ? content.innerText : ""
+  // A page may show a bench reference in code, to explain it; outside code it would be a number not put in.
+  let prose = ""
+  if (content) {
+    const walker = document.createTreeWalker(content, NodeFilter.SHOW_TEXT)
+    while (walker.nextNode()) {
+      if (!walker.currentNode.parentElement.closest("code, pre")) prose += walker.currentNode.textContent
+    }
+  }
   return {
     heading: heading ? heading.textContent.trim() : "",
     tables: [...document.querySelectorAll(".vp-doc table")].map((table) => ({
@@ -78,7 +86,7 @@ const inspect = `(() => {
     })),
     columnRight: document.querySelector(".vp-doc") ? document.querySelector(".vp-doc").getBoundingClientRect().right : 0,
     viewport: window.innerWidth,
-    raw: ["{@link", "{bench:"].filter((template) => text.includes(template)),
+    raw: [...(text.includes("{@link") ? ["{@link"] : []), ...(prose.includes("{bench:") ? ["{bench:"] : [])],
     codeBlocks: blocks.length,
     emptyCodeBlocks: blocks.filter((pre) => pre.textContent.trim() === "").length,
     brokenImages: [...document.querySelectorAll("img")]

@@ -1,6 +1,7 @@
 /**
- * `npm run site:preview`: serves the built site on the loopback interface (port 4173, or `PORT`), as any static web
- * server would, until Ctrl-C.
+ * `npm run site:preview`: serves the built site on the loopback interface (port 4173, or `PORT`), as a web server set
+ * up for it would (`/guide/options` is the page `/guide/options.html`; a missing path gets the 404 page, which lists
+ * the guide), until Ctrl-C.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"

@@ -92,6 +92,13 @@ describe("fromMarkdown", () => {
       .toBe("p99 12,345.6 ms, Some CPU, 2 cores, 8 GiB.")
     expect(() => values.render("{bench:1; Nobody; cycles/s}", "guide/a.md")).toThrow(/^guide\/a\.md: /)
   })
+
+  it("leaves references in code as they are written", () => {
+    const page = "Write `{bench:machine}` for {bench:machine}:\n\n```md\n{bench:machine}\n```\n"
+    expect(values.render(page, "a.md")).toBe(
+      "Write `{bench:machine}` for Some CPU, 2 cores, 8 GiB:\n\n```md\n{bench:machine}\n```\n"
+    )
+  })
 })
 
 describe("the repository's BENCHMARKS.md", () => {
