@@ -24,6 +24,9 @@ import type * as Schedule from "../simulation/Schedule.js"
  *   borrowed its parent's lease may instead be cut off when the parent releases it (`LockLost`, reason "released").
  * - `bystandersRun`: a fiber that relies on no lease is never interrupted by one: the outer region's fiber around a
  *   detached worker runs its own code to its end (or to the horizon), whatever the worker's lease does.
+ * - `regionsFailWithLoss`: a use run in a `Lock.scoped` region whose lease was lost while it ran ends with `LockLost`,
+ *   not interrupted. A sibling job of a concurrent `Effect.all` is left out: on Effect 3 that job holds the lease it
+ *   waited for, and its interruption reaches the region through the `Effect.all`.
  * - `badOptionsRefused`: a use with an invalid option fails with `LockConfigError` and runs nothing; a use with valid
  *   options is never refused.
  * - `reservationBound`: a reservation keeps a free lock from others no longer than its length plus `maxClockSkew`
@@ -49,6 +52,7 @@ export type Invariant =
   | "stopsWhenLost"
   | "reentryProgress"
   | "bystandersRun"
+  | "regionsFailWithLoss"
   | "badOptionsRefused"
   | "reservationBound"
   | "permitLimit"
@@ -69,6 +73,7 @@ export const invariants: ReadonlyArray<Invariant> = [
   "stopsWhenLost",
   "reentryProgress",
   "bystandersRun",
+  "regionsFailWithLoss",
   "badOptionsRefused",
   "reservationBound",
   "permitLimit",
@@ -93,6 +98,7 @@ const unconditional: ReadonlyArray<Invariant> = [
   "stopsWhenLost",
   "reentryProgress",
   "bystandersRun",
+  "regionsFailWithLoss",
   "badOptionsRefused",
   "permitFences"
 ]

@@ -10,7 +10,14 @@ import { isPermitSection } from "./CriticalSection.js"
 import * as Invariant from "./Invariant.js"
 import { fencedWrites, orderAndExclusion, reservationBound } from "./LockInvariants.js"
 import { permitFences, permitLimit } from "./PermitInvariants.js"
-import { badOptionsRefused, bystandersRun, noDefects, reentryProgress, stopsWhenLost } from "./UseInvariants.js"
+import {
+  badOptionsRefused,
+  bystandersRun,
+  noDefects,
+  reentryProgress,
+  regionsFailWithLoss,
+  stopsWhenLost
+} from "./UseInvariants.js"
 
 /**
  * A checked history. `violations` break invariants the schedule's assumptions promise; `anomalies` break invariants
@@ -50,6 +57,7 @@ export const check = (history: History.History): Report => {
     ...stopsWhenLost(history),
     ...reentryProgress(history),
     ...bystandersRun(history),
+    ...regionsFailWithLoss(history),
     ...badOptionsRefused(history),
     ...reservationBound(history)
   ]

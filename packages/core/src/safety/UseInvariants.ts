@@ -6,6 +6,7 @@
  */
 import * as BadOption from "../simulation/BadOption.js"
 import type * as History from "../simulation/History.js"
+import * as Schedule from "../simulation/Schedule.js"
 import * as SectionRecord from "../simulation/SectionRecord.js"
 import type * as WriteRecord from "../simulation/WriteRecord.js"
 import { isPermitSection, label } from "./CriticalSection.js"
@@ -118,6 +119,30 @@ export const bystandersRun = (history: History.History): Array<Invariant.Finding
       } relied on no lease, but ended ${s.outcome} at ${at}${
         s.detail === undefined ? "" : `: ${s.detail.split("\n")[0]}`
       }`
+    })
+  }
+  return findings
+}
+
+/**
+ * Uses run in a `Lock.scoped` region (a wrapped acquire's, on a lock) that ended interrupted before the horizon though
+ * their lease was lost while they ran: the region fails with the loss's `LockLost`. A sibling job of a concurrent
+ * `Effect.all` is left out: on Effect 3 it holds the lease it waited for itself, and the region sees its interruption.
+ *
+ * @since 1.0.0
+ * @category invariants
+ */
+export const regionsFailWithLoss = (history: History.History): Array<Invariant.Finding> => {
+  const findings: Array<Invariant.Finding> = []
+  for (const s of history.sections) {
+    if (s.parent !== undefined || s.lostAt === undefined || s.outcome !== "interrupted") continue
+    const spec = history.schedule.sections[s.index]
+    if (spec === undefined || spec.semaphore !== undefined || !Schedule.wrappedApis.includes(spec.api)) continue
+    if (spec.region?.kind === "sibling" || (s.finishedAt ?? Infinity) >= history.schedule.horizonMs) continue
+    findings.push({
+      invariant: "regionsFailWithLoss",
+      message: `"${s.name}": ${label(s)} ran in Lock.scoped and its lease was lost at ${s.lostAt} ` +
+        `(${s.leaseStatus}), but it ended interrupted at ${s.finishedAt}, not with LockLost`
     })
   }
   return findings

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import * as UseInvariants from "../../src/safety/UseInvariants.js"
+import type * as Schedule from "../../src/simulation/Schedule.js"
 import * as SectionRecord from "../../src/simulation/SectionRecord.js"
 import { history, schedule, section, write } from "./fixtures.js"
 
@@ -75,6 +76,43 @@ describe("UseInvariants", () => {
         message: `"a": the region around p4's detached worker #0 relied on no lease, but ended interrupted at 2500: ` +
           "All fibers interrupted"
       }])
+  })
+
+  it("a use in a Lock.scoped region whose lease was lost ends with LockLost, not interrupted", () => {
+    const spec = (region?: Schedule.RegionSpec) => ({
+      process: "p1",
+      name: "a",
+      at: 0,
+      steps: 1,
+      stepMs: 10,
+      wait: "forever" as const,
+      api: "acquireInTimeout" as const,
+      ...(region === undefined ? {} : { region })
+    })
+    const interrupted = section(0, {
+      fence: 1,
+      lostAt: 2_700,
+      leaseStatus: "Lost(expired)",
+      outcome: "interrupted",
+      finishedAt: 2_700
+    })
+    const inRegion = history({ schedule: schedule({ sections: [spec()] }), sections: [interrupted] })
+    expect(UseInvariants.regionsFailWithLoss(inRegion)).toEqual([{
+      invariant: "regionsFailWithLoss",
+      message: `"a": p1#0 (fence 1) ran in Lock.scoped and its lease was lost at 2700 (Lost(expired)), but it ended ` +
+        "interrupted at 2700, not with LockLost"
+    }])
+    const failed = { ...interrupted, outcome: "lost" as const }
+    expect(UseInvariants.regionsFailWithLoss(history({ schedule: inRegion.schedule, sections: [failed] }))).toEqual([])
+    const atHorizon = { ...interrupted, finishedAt: 15_000 }
+    expect(UseInvariants.regionsFailWithLoss(history({ schedule: inRegion.schedule, sections: [atHorizon] })))
+      .toEqual([])
+    const sibling = schedule({
+      sections: [spec({ kind: "sibling", afterMs: 0, waitMs: 0, steps: 1, stepMs: 10 })]
+    })
+    expect(UseInvariants.regionsFailWithLoss(history({ schedule: sibling, sections: [interrupted] }))).toEqual([])
+    const plain = schedule({ sections: [{ ...spec(), api: "acquire" as const }] })
+    expect(UseInvariants.regionsFailWithLoss(history({ schedule: plain, sections: [interrupted] }))).toEqual([])
   })
 
   it("a bad option must be refused with a config error, and good options never", () => {
