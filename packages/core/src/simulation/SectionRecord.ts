@@ -14,8 +14,8 @@ import type * as Schedule from "./Schedule.js"
  */
 export type Outcome =
   | "completed"
-  | "lost" // withLock or withPermits failed with LockLost
-  | "interrupted" // scoped acquire: the fiber was interrupted (by the loss signal or at the horizon)
+  | "lost" // withLock, withPermits or a Lock.scoped region failed with LockLost
+  | "interrupted" // scoped acquire in Effect.scoped: the fiber was interrupted (by the loss signal or at the horizon)
   | "notAcquired" // LockNotAcquired, or the Effect.timeout of acquireInTimeout
   | "configError"
   | "storeError"
