@@ -327,6 +327,18 @@ describe("Lock.scoped: nested regions, re-entry and hand-off", () => {
       expect(borrowed.count()).toBe(stepsAtRelease)
     }))
 
+  it.effect("a region re-enters a lease its caller acquired inside a wrapper that put the context back", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const fences = yield* Effect.scoped(Effect.gen(function*() {
+        const lease = yield* Effect.withSpan(Lock.acquire("x", options), "acquire")
+        const nested = yield* Lock.scoped(Effect.map(Lock.acquire("x", options), (inner) => inner.fence))
+        return [lease.fence, nested]
+      })).pipe(Effect.provide(process.layer))
+      expect(fences[1]).toBe(fences[0])
+      expect(process.calls.tryAcquire).toBe(1)
+    }))
+
   it.effect("a lease handed off by another fiber of the region fails it with reason handedOff", () =>
     Effect.gen(function*() {
       const process = yield* probe(sharedMemory())
