@@ -1,3 +1,6 @@
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
 import { checkPages, findMeasurements } from "../scripts/measurementCheck.js"
 import { sourceRoot } from "../scripts/paths.js"
@@ -47,6 +50,26 @@ describe("findMeasurements", () => {
       "<!-- measured p99 237 ms -->"
     ].join("\n")
     expect(findMeasurements(page)).toEqual([])
+  })
+})
+
+describe("checkPages", () => {
+  it("fails with each page and line that states a measurement, and skips the generated ones", () => {
+    const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "site-pages-"))
+    try {
+      Fs.mkdirSync(Path.join(root, "guide"))
+      Fs.mkdirSync(Path.join(root, "api"))
+      Fs.writeFileSync(Path.join(root, "guide", "a.md"), "# A\n\nThe bench measured 158 cycles/s.\n")
+      Fs.writeFileSync(Path.join(root, "guide", "b.md"), "# B\n\nThe lease defaults to 30 s.\n")
+      Fs.writeFileSync(Path.join(root, "api", "c.md"), "# C\n\nThe bench measured 158 cycles/s.\n")
+      expect(() => checkPages(root, ["api"])).toThrow(
+        /1 sentences .*\nguide\/a\.md:3: The bench measured 158 cycles\/s\.$/s
+      )
+      Fs.rmSync(Path.join(root, "guide", "a.md"))
+      expect(checkPages(root, ["api"])).toBe(1)
+    } finally {
+      Fs.rmSync(root, { recursive: true, force: true })
+    }
   })
 })
 
