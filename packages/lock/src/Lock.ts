@@ -185,7 +185,9 @@ export const acquire: (
  * stays as it is: the caller's interrupt (or a timeout around the region) and the program's own interrupt are
  * interruptions, and a program that had already succeeded or failed when a loss came as the scope closed keeps its
  * result. The fibers `self` forks stop with the region's fiber on a loss; otherwise they run on after it, as after
- * `Effect.scoped`, until the caller's fiber ends. Fiber-local values that `self` sets stay inside the region.
+ * `Effect.scoped`, until the caller's fiber ends. On Effect 3 the caller then takes over, as after `Effect.scoped`, the
+ * fiber-local values `self` set and a lease it acquired into a scope that outlives the region (its loss interrupts the
+ * caller); on Effect 4 such a lease is refused, as any lease that outlives the region.
  *
  * With `withLock`, or an acquire whose own fiber goes on under the lease, `Effect.scoped` stops the code as well, but
  * ends interrupted. On Effect 3 `Effect.scoped` also hands a wrapped acquire's lease over (the fiber that takes a

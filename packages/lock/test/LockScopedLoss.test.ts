@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Lock, Semaphore, TypedLock } from "@leasehold/lock"
-import { Effect, Exit, Fiber, Option, Schema } from "effect"
-import { forkChild, forkDetach, poll, reasons, regionGuard, TestClock } from "./effectLine.js"
+import { Cause, Effect, Exit, Fiber, Option, Schema, Scope } from "effect"
+import { forkChild, forkDetach, poll, reasons, regionGuard, TestClock, warningLogger } from "./effectLine.js"
 import { probe, settle, sharedMemory } from "./support.js"
 
 const options = { lease: "3 seconds", heartbeat: "1 second" } as const
@@ -337,6 +337,32 @@ describe("Lock.scoped: nested regions, re-entry and hand-off", () => {
       })).pipe(Effect.provide(process.layer))
       expect(fences[1]).toBe(fences[0])
       expect(process.calls.tryAcquire).toBe(1)
+    }))
+
+  it.effect("a lease the region acquired into its caller's scope: the caller relies on it after the region", () =>
+    Effect.gen(function*() {
+      const process = yield* probe(sharedMemory())
+      const logged: Array<unknown> = []
+      process.failing("renew", true)
+      const caller = yield* forkChild(
+        Effect.scoped(Effect.gen(function*() {
+          const scope = yield* Effect.scope
+          yield* Lock.scoped(Effect.provideService(Lock.acquire("x", options), Scope.Scope, scope))
+          return yield* Effect.never
+        })).pipe(Effect.provide([process.layer, warningLogger((message) => logged.push(message))]))
+      )
+      yield* TestClock.adjust(expiresAfter)
+      if (regionGuard) {
+        // Effect 4 passes nothing back from the region's fiber: the lease is refused as that fiber ends, and the scope
+        // it was acquired into fails as it closes.
+        expect(logged.length).toBeGreaterThan(0)
+        expect(Option.isNone(yield* poll(caller))).toBe(true)
+        const exit = yield* Fiber.interrupt(caller).pipe(Effect.andThen(Fiber.await(caller)))
+        expect(reasons(Exit.isFailure(exit) ? exit.cause : Cause.empty).some((part) => part._tag === "Die")).toBe(true)
+      } else {
+        // Effect 3: the caller took the lease over from the region's fiber, as a joiner does, and its loss stops it.
+        expect(endingOf(yield* Fiber.await(caller))).toEqual({ _tag: "Interrupted" })
+      }
     }))
 
   it.effect("a lease handed off by another fiber of the region fails it with reason handedOff", () =>

@@ -72,6 +72,12 @@ export const forget = (fiber: AnyFiber, entries: ReadonlySet<Entry>): void =>
   setOwn(fiber, without(own.get(fiber), entries))
 
 /**
+ * Nothing: Effect 4 passes nothing back from a fiber, and a lease that a `Lock.scoped` region's fiber (`region.ts`)
+ * acquired into a scope that outlives the region is refused by the region's guard as that fiber ends.
+ */
+export const takeOver = (_region: AnyFiber): Effect.Effect<void> => Effect.void
+
+/**
  * Puts the current fiber inside the leases `parent` is inside: a `Lock.scoped` region's fiber (`region.ts`) relies on
  * the leases its parent entered itself as its parent did, where a fork inherits only those the context still holds.
  */

@@ -68,3 +68,10 @@ export const enter = (entry: Entry) => <A, E, R>(self: Effect.Effect<A, E, R>): 
 
 /** A `Lock.scoped` region's fiber (`region.ts`) inherits the leases its parent is inside when it is forked. */
 export const carry = (_parent: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<void> => Effect.void
+
+/**
+ * The current fiber takes over what a `Lock.scoped` region's fiber (`region.ts`) leaves once its scope has closed, as
+ * a fiber that joins it would: its fiber-local values, and with the join hook above the leases it acquired into a
+ * scope that outlives the region, whose loss then interrupts the current fiber.
+ */
+export const takeOver = (region: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<void> => Fiber.inheritAll(region)

@@ -15,10 +15,13 @@
  * - Interrupted otherwise, or the caller interrupted (its own interrupt, a timeout around the region): interrupted.
  * - Anything else, a finalizer's failure beside the interruption too: as it ended.
  *
- * The caller's fiber is never one of the region's leases' users, so a loss never interrupts it. The fibers the program
- * forks outlive the program as they would have outlived it in the caller's fiber: the region's fiber waits for them
- * (while the caller goes on) and ends with the caller, which interrupts them; a lease that stops the region's fiber
- * stops them too, as it stopped the program.
+ * The caller's fiber is never one of the region's leases' users while the region runs, so a loss never interrupts it
+ * then. Once the region's scope has closed, the caller takes over what the region's fiber leaves, as a fiber that joins
+ * it would (`HeldLeases.takeOver`): on Effect 3 its fiber-local values, and a lease it acquired into a scope that
+ * outlives the region, which the caller then relies on; Effect 4 passes nothing back, and its guard refuses such a
+ * lease. The fibers the program forks outlive the program as they would have outlived it in the caller's fiber: the
+ * region's fiber waits for them (while the caller goes on) and ends with the caller, which interrupts them; a lease
+ * that stops the region's fiber stops them too, as it stopped the program.
  *
  * @internal
  */
@@ -61,6 +64,7 @@ export const scoped = <A, E, R>(
       return Effect.flatMap(EffectLine.forkChild(region, startAtOnce), (fiber) =>
         restore(Deferred.await(closed)).pipe(
           Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+          Effect.tap(() => HeldLeases.takeOver(fiber)),
           Effect.flatMap((exit): Effect.Effect<A, E | LockLost> => {
             if (Exit.isSuccess(exit) || !EffectLine.hasInterrupts(exit.cause)) return exit
             const lost = LeaseUsers.stoppedBy(fiber)
