@@ -6,7 +6,7 @@
  * In build order: the core (once: both lines depend on the same version), the Effect 3 line, the Effect 4 line, the
  * CLI. It prints each tarball's file name. Both lines publish the same names, and npm names a tarball after the name
  * and version only, so the two lines' tarballs sit side by side as long as their versions differ (the Effect 3 line
- * is 0.x and 1.x, the Effect 4 line 2.x); two packages that would write one file stop it before it packs anything.
+ * is 1.x, the Effect 4 line 2.x); two packages that would write one file stop it before it packs anything.
  * A `private` package of the line's is packed (packing is not publishing), and the list marks it.
  */
 import * as Path from "node:path"

@@ -12,6 +12,12 @@ export const publicPackages = ["core", "lock", "dynamodb", "testing", "cli"] as 
 
 export const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
+/**
+ * Where the documentation is read: the site's guides (`site/src/guide`), as GitHub shows them, until the site has an
+ * address of its own. Each public package's `homepage` is one of them, and its README links to one near its top.
+ */
+export const docsHome = "https://github.com/leasehold/leasehold/blob/main/site/src/guide/"
+
 /** The Effect 4 line's npm project, with its own TypeScript and effect. */
 export const effect4Project = Path.join(root, "effect4")
 

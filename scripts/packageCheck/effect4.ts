@@ -13,6 +13,8 @@
  * - Every ```ts block of the line's packages' READMEs in a strict TypeScript app (`nodenext` and `bundler`), checked
  *   by the Effect 4 project's TypeScript (with the DOM library, which effect 4's declarations need, see `appLib`); a
  *   README's Install program, if it has one, with plain node.
+ * - The docs' install commands for the line, in that app after its first install (on the effect npm picked), and in
+ *   a fresh app for any other effect 4 version the line's range admits.
  * - Mixing the majors fails at the install, with npm's peer-dependency error (ERESOLVE) and nothing installed:
  *   effect 3 with the Effect 4 line's `@leasehold/lock`, and effect 4 with the Effect 3 line's.
  */
@@ -30,6 +32,12 @@ import {
   type Store,
   typeCheck
 } from "./apps.js"
+import {
+  checkInstallCommandsAlone,
+  commandsByEffect,
+  type InstallCommand,
+  runInstallCommands
+} from "./installCommands.js"
 import type { Packed } from "./packing.js"
 import { check, npm, npmFailing, run, step, writeJson } from "./run.js"
 import { installProgram, type Snippet, snippets } from "./snippets.js"
@@ -68,10 +76,14 @@ export interface Effect4Options {
   readonly otherNodes: ReadonlyArray<string>
   /** The effect 3 version the peer conflict installs. */
   readonly effect3Version: string
+  /** The docs' install commands for the line. */
+  readonly commands: ReadonlyArray<InstallCommand>
 }
 
 export interface Effect4Report {
   readonly summary: ReadonlyArray<string>
+  /** Where the docs' install commands ran, and how many. */
+  readonly installs: ReadonlyArray<string>
 }
 
 /**
@@ -110,14 +122,14 @@ const checkPeerConflict = (scratch: string, core: Packed, lock: Packed, effectVe
 }
 
 export const checkEffect4 = (options: Effect4Options): Effect4Report => {
-  const { effect3Version, otherNodes, packed, scratch, thisNode } = options
+  const { commands, effect3Version, otherNodes, packed, scratch, thisNode } = options
   const line = packed.filter((p) => p.package.line === "effect4")
   const core = packed.find((p) => p.package.line === "shared" && p.package.folder === "core")!
   const lock = line.find((p) => p.package.folder === "lock")
   if (lock === undefined) {
     const note = "Effect 4: the line has no @leasehold/lock to check"
     step(note)
-    return { summary: [note] }
+    return { summary: [note], installs: [] }
   }
   const summary: Array<string> = []
   const app = Path.join(scratch, "app-effect4")
@@ -128,6 +140,14 @@ export const checkEffect4 = (options: Effect4Options): Effect4Report => {
   check(major(effect) === 4, `npm i effect @leasehold/lock (Effect 4) installed effect ${effect}`)
   npm(["ls", "--all"], app, "Effect 4: npm ls after npm i effect @leasehold/lock")
   summary.push(`Effect 4: \`npm i effect @leasehold/lock\` installed effect ${effect}`)
+
+  // The docs' install commands: in this app for the effect it is on, in one of their own for another the line admits.
+  const byEffect = commandsByEffect(commands, lock.manifest.peerDependencies!.effect!, scratch)
+  const installs = [runInstallCommands(app, byEffect.get(effect) ?? [], effect, packed)]
+  for (const [version, onIt] of byEffect) {
+    if (version === effect) continue
+    installs.push(checkInstallCommandsAlone(Path.join(scratch, `docs-effect-${version}`), onIt, version, packed))
+  }
 
   const rest = line.filter((p) => p !== lock)
   const peers = [...new Set(line.flatMap((p) => requiredPeers(p.manifest)))].filter((name) => name !== "effect")
@@ -201,5 +221,5 @@ export const checkEffect4 = (options: Effect4Options): Effect4Report => {
   const effect3Lock = packed.find((p) => p.package.line === "effect3" && p.package.folder === "lock")!
   summary.push(`  peer conflicts: ${checkPeerConflict(scratch, core, lock, effect3Version)}`)
   summary.push(`  peer conflicts: ${checkPeerConflict(scratch, core, effect3Lock, projectVersion("effect"))}`)
-  return { summary }
+  return { summary, installs }
 }

@@ -7,6 +7,9 @@
  * It packs every public package of both Effect lines into one folder (their tarballs share names but not versions),
  * installs the tarballs into fresh apps in a scratch directory, and checks there:
  *
+ * - every install command of the docs (`installCommands.ts`), verbatim but for the tarballs in place of the Leasehold
+ *   packages, in a fresh app on the oldest and on the newest Effect it is for: the apps below start with them;
+ *
  * - the Effect 3 line: plain-`node` ESM and CommonJS programs that take locks on the memory store and on an embedded
  *   dynalite (under this machine's Node and under Node 22 and 24, from the registry's `node-<platform>-<arch>`
  *   packages); a strict TypeScript app with the README's snippets under `nodenext` and `bundler` resolution; the
@@ -15,6 +18,8 @@
  * - the Effect 4 line (`effect4.ts`): the same in an app on effect 4, with its packages' READMEs; and that npm refuses
  *   to mix the lines with Effect's other major, with its peer-dependency error.
  * - `npm publish --dry-run` for each package, and for a `private` one that npm would refuse to publish it.
+ * - the versions' story (`scripts/versionStory.ts`): the lines' versions, the dependencies on them and every `@since`
+ *   tag, before it packs anything.
  *
  * The CLI, a bundle with no dependencies, is checked on its own too: installed alone (its footprint), beside an app
  * on the oldest Effect, globally and through `npx`, its start-up time against a bare `node`, and what `--help` and
@@ -25,7 +30,9 @@ import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { allPackages, root } from "../publicPackages.js"
+import { storyProblems } from "../versionStory.js"
 import {
+  addToApp,
   checkOneCopy,
   copySmokePrograms,
   installedCopies,
@@ -36,6 +43,16 @@ import {
   typeCheck
 } from "./apps.js"
 import { checkEffect4, type Effect4Report } from "./effect4.js"
+import {
+  checkInstallCommandsAlone,
+  commandsByEffect,
+  distinct,
+  type InstallCommand,
+  installCommands,
+  installCommandsMillis,
+  makePinnedApp,
+  runInstallCommands
+} from "./installCommands.js"
 import { pack, type Packed } from "./packing.js"
 import { check, CheckFailed, npm, npmFailing, run, step } from "./run.js"
 import { installProgram, type Snippet, snippets } from "./snippets.js"
@@ -141,22 +158,32 @@ const checkCli = (app: string): void => {
 
 interface AppReport {
   readonly set: string
+  readonly installs: string
   readonly versions: string
   readonly smokes: ReadonlyArray<string>
 }
 
-/** An app on the Effect 3 line: the core's, the line's and the CLI's tarballs with one of the version sets. */
+/**
+ * An app on the Effect 3 line: started on the set's effect with the docs' install commands for it, then the core's,
+ * the line's and the CLI's tarballs with the rest of the version set.
+ */
 const checkApp = (
   scratch: string,
   set: keyof typeof versionSets,
   packed: ReadonlyArray<Packed>,
   nodes: ReadonlyArray<string>,
   list: ReadonlyArray<Snippet>,
-  first: Snippet | undefined
+  first: Snippet | undefined,
+  commands: ReadonlyArray<InstallCommand>,
+  all: ReadonlyArray<Packed>
 ): AppReport => {
   const app = Path.join(scratch, `app-${set}`)
+  const effect = versionSets[set].effect
+  step(`an app on effect ${effect}, with the docs' install commands for it`)
+  makePinnedApp(app, effect)
+  const installs = runInstallCommands(app, commands, effect, all)
   step(`installing the tarballs with the ${set} supported versions`)
-  makeApp(app, { ...tarballSpecs(packed), ...versionSets[set] })
+  addToApp(app, { ...tarballSpecs(packed), ...versionSets[set] })
   checkOneCopy(app, ["effect", "@effect/platform", "@aws-sdk/client-dynamodb"], set)
   npm(["ls", "--all"], app, `${set}: npm ls (every peer dependency satisfied)`)
   copySmokePrograms(app)
@@ -181,7 +208,7 @@ const checkApp = (
   checkCli(app)
   const versions = ["effect", "@effect/platform", "@effect/platform-node", "@aws-sdk/client-dynamodb"]
     .map((name) => `${name} ${installedVersion(app, name)}`).join(", ")
-  return { set, versions, smokes }
+  return { set, installs, versions, smokes }
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -341,6 +368,9 @@ const main = () => {
     const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
     const list = snippets(readme)
     const first = installProgram(readme)
+    const story = storyProblems()
+    check(story.length === 0, `the versions' story (scripts/versionStory.ts) does not hold:\n${story.join("\n")}`)
+    const commands = distinct(installCommands())
     const packages = allPackages()
     step(`packing ${packages.length} packages into ${scratch}`)
     const tarballs = Path.join(scratch, "tarballs")
@@ -348,18 +378,31 @@ const main = () => {
     const privateNotes = timed(times, "publish dry runs", () => packed.map((p) => checkPublish(p, scratch)))
     const nodes = timed(times, "fetching Node", () => nodeBinaries(scratch))
     const effect3 = packed.filter((p) => p.package.line !== "effect4")
-    const apps = timed(
-      times,
-      "the Effect 3 apps",
-      () => (["oldest", "newest"] as const).map((set) => checkApp(scratch, set, effect3, nodes, list, first))
+    const effect3Lock = effect3.find((p) => p.package.folder === "lock")!
+    const effect3Commands = commandsByEffect(
+      commands.filter((command) => command.line === "effect3"),
+      effect3Lock.manifest.peerDependencies!.effect!,
+      scratch
     )
+    const installs: Array<string> = []
+    const apps = timed(times, "the Effect 3 apps", () => {
+      const reports = (["oldest", "newest"] as const).map((set) =>
+        checkApp(scratch, set, effect3, nodes, list, first, effect3Commands.get(versionSets[set].effect) ?? [], packed)
+      )
+      for (const [effect, onIt] of effect3Commands) {
+        if (effect === versionSets.oldest.effect || effect === versionSets.newest.effect) continue
+        installs.push(checkInstallCommandsAlone(Path.join(scratch, `docs-effect-${effect}`), onIt, effect, packed))
+      }
+      return reports
+    })
     const effect4: Effect4Report = timed(times, "the Effect 4 apps", () =>
       checkEffect4({
         scratch,
         packed,
         thisNode: process.execPath,
         otherNodes: nodes,
-        effect3Version: versionSets.newest.effect
+        effect3Version: versionSets.newest.effect,
+        commands: commands.filter((command) => command.line === "effect4")
       }))
     const packedCli = packed.find((p) => p.package.folder === "cli")!
     for (const file of ["bin/leasehold.js", "dist/leasehold.js", "dist/THIRD_PARTY_LICENSES.md"]) {
@@ -369,6 +412,8 @@ const main = () => {
       const report = checkCliAlone(scratch, packedCli)
       checkCliBesideOldEffect(scratch, packedCli)
       checkCliGlobalAndNpx(scratch, packedCli)
+      const cliCommands = commands.filter((command) => command.line === "cli")
+      installs.push(checkInstallCommandsAlone(Path.join(scratch, "docs-cli"), cliCommands, undefined, packed))
       return report
     })
 
@@ -383,6 +428,11 @@ const main = () => {
     console.log(`tarballs: ${packed.map((p) => Path.basename(p.tarball)).join(", ")}`)
     for (const note of privateNotes) if (note !== undefined) console.log(note)
     for (const app of apps) console.log(`\n${app.set}: ${app.versions}\n  ran: ${app.smokes.join("; ")}`)
+    console.log(
+      `\ninstall commands of the docs: ${commands.length} distinct, run on ` +
+        [...apps.map((app) => app.installs), ...effect4.installs, ...installs].join("; ") +
+        ` (${(installCommandsMillis() / 1000).toFixed(0)} s)`
+    )
     console.log(`\n${effect4.summary.join("\n")}`)
     console.log(
       `\nCLI alone: ${cli.packages} packages, ${mib(cli.bytes)} in node_modules; \`leasehold --version\` ` +

@@ -7,7 +7,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { type Manifest, type PublicPackage, readManifest, root } from "../publicPackages.js"
+import { docsHome, type Manifest, type PublicPackage, readManifest, root } from "../publicPackages.js"
 import { check, npm } from "./run.js"
 
 export interface Packed {
@@ -40,6 +40,9 @@ const exportedFiles = (packageDirectory: string): ReadonlyArray<string> => {
   })
 }
 
+/** How many lines of a README are its top, where a reader on npm looks for the link to the docs. */
+const readmeTop = 5
+
 const packOne = (p: PublicPackage, destination: string): Packed => {
   check(
     Fs.existsSync(Path.join(p.directory, "dist")),
@@ -64,6 +67,11 @@ const packOne = (p: PublicPackage, destination: string): Packed => {
     const missing = sources.filter((file) => !files.includes(file))
     check(missing.length === 0, `${p.label}'s tarball lacks sources: ${missing.join(", ")}`)
   }
+  // From npm to the docs: the package's homepage and a link near the top of its README.
+  const homepage = (readManifest(p.directory) as { homepage?: string }).homepage ?? ""
+  check(homepage.startsWith(docsHome), `${p.label}'s homepage is ${homepage || "missing"}, not a page of ${docsHome}`)
+  const top = Fs.readFileSync(Path.join(p.directory, "README.md"), "utf8").split("\n").slice(0, readmeTop).join("\n")
+  check(top.includes(`](${docsHome}`), `${p.label}'s README links to no page of ${docsHome} in its first lines`)
   const stray = files.filter((file) => /^(test|build)\/|tsconfig|vitest|\.effect4\.ts$/.test(file))
   check(stray.length === 0, `${p.label}'s tarball ships what users do not need: ${stray.join(", ")}`)
   check(

@@ -4,9 +4,7 @@
  * the Install section is a program for plain `node`.
  */
 
-/**
- * @since 0.1.0
- */
+/** A block of the README as a file of its own. */
 export interface Snippet {
   readonly file: string
   readonly code: string
