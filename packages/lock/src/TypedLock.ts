@@ -181,7 +181,14 @@ export interface TypedLock<A, I = A, R = never> {
    * `section.pipe(withLock(name, data, options?))`.
    */
   readonly withLock: {
-    (name: string, data: A, options?: TypedLockOptions): <S extends Section<A, R, unknown, unknown, unknown>>(
+    // As `Lock.withLock`'s: tried first, and the options also name a function of the typed lease that returns no
+    // program, so that a section's parameter is typed at this first try (an `Effect.fn(function*(lease) {...})` would
+    // keep `any` otherwise).
+    (
+      name: string,
+      data: A,
+      options?: TypedLockOptions | ((lease: TypedLease<A, R>) => never)
+    ): <S extends Section<A, R, unknown, unknown, unknown>>(
       section: S
     ) => WithLock<S, R>
     <S extends Section<A, R, unknown, unknown, unknown>>(

@@ -1,5 +1,5 @@
 // TypedLock: a lock's data as a value of an Effect Schema, stored as the JSON of its encoded form.
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Lock, LockStore, TypedLock } from "@leasehold/lock"
 import { Deferred, Effect, Fiber, Option, Schema } from "effect"
 import { forkChild, isSchemaError, positiveNumber, TestClock } from "./effectLine.js"
@@ -246,5 +246,18 @@ describe("TypedLock", () => {
       expect(steps).toEqual([["n-42", 1], ["n-42", 2], ["n-42", 3]])
       expect(seen).toEqual([Option.some(1), Option.some(2), Option.some(3)])
       expect(yield* Jobs.holder("jobs/nightly").pipe(Effect.provide(other))).toEqual(Option.none())
+    }))
+
+  it.effect("an Effect.fn section gets the typed lease's type, and runs with it", () =>
+    Effect.gen(function*() {
+      const section = Jobs.withLock(
+        "jobs/typed-fn",
+        { jobId: "fn", step: 1 },
+        Effect.fn(function*(lease) {
+          expectTypeOf(lease).toEqualTypeOf<TypedLock.TypedLease<typeof Job.Type, never>>()
+          return [lease.data.jobId, lease.fence] as const
+        })
+      )
+      expect(yield* section.pipe(Effect.provide(LockStore.layerMemory))).toEqual(["fn", 1])
     }))
 })
