@@ -163,7 +163,7 @@ describe("Lock.scoped: a worker forked in the region that acquires on its own", 
         const workerExit = yield* Fiber.join(fiber)
         if (regionGuard) {
           // The guard ended with its region: the worker's wrapped acquire was refused as it ended.
-          expect(defectOf(workerExit)).toContain("outside Lock.scoped")
+          expect(defectOf(workerExit)).toContain("after the Lock.scoped region it was forked in had ended")
           expect(logged.messages.some((message) => message.includes(`the fiber that acquired "x" ended`))).toBe(true)
         } else {
           // The worker, which waited for the acquire, holds the lease: its loss stops it.

@@ -136,8 +136,10 @@ const takeOver = (guard: Guard, handover: Handover): void => {
   HeldLeases.adopt(guard.fiber, entry, goesOn)
 }
 
-const unguarded = (name: string): string =>
-  `the fiber that acquired "${name}" ended while the lease is held, outside Lock.scoped: a loss can not stop the ` +
+const unguarded = (name: string, guard: Guard | undefined): string =>
+  `the fiber that acquired "${name}" ended while the lease is held, ` +
+  (guard === undefined ? "outside Lock.scoped" : "after the Lock.scoped region it was forked in had ended") +
+  ": a loss can not stop the " +
   "code that goes on under the lease (Effect.timeout, Effect.race, a concurrent Effect.all or a layer build around " +
   "the acquire). Run that code in Lock.scoped instead of Effect.scoped, or use Lock.withLock"
 
@@ -148,7 +150,7 @@ const ended = (guard: Guard | undefined, handover: Handover, log: (message: stri
   guard?.pending.delete(handover)
   if (!handover.entry.isLive()) return
   if (guard !== undefined && guard.open && guard.fiber !== handover.acquirer) return takeOver(guard, handover)
-  handover.refused = unguarded(handover.entry.name)
+  handover.refused = unguarded(handover.entry.name, guard)
   log(handover.refused)
 }
 
