@@ -9,6 +9,7 @@ import * as ContentionLoop from "./ContentionLoop.js"
 import * as Drivers from "./Drivers.js"
 import * as Lines from "./Lines.js"
 import type { Acquisition, ClientConfig, ContentionRun, LoopOptions } from "./Protocol.js"
+import type * as RequestUnits from "./RequestUnits.js"
 import type { ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
 import type { Message } from "./worker.js"
@@ -19,6 +20,8 @@ export interface Result {
   readonly seconds: number
   readonly waitsPerContender: ReadonlyArray<ReadonlyArray<number>>
   readonly counts: Record<string, number>
+  /** Request units of every request of the run (`RequestUnits.ts`). */
+  readonly units: RequestUnits.Units
   /** Acquisitions whose lease ran out inside the section. */
   readonly lost: number
 }
@@ -59,6 +62,7 @@ export const inProcess = async (server: ServerProcess, fibers: number, options: 
     seconds,
     waitsPerContender: perFiber.map(waits),
     counts: await server.requests(),
+    units: await server.units(),
     lost: lostIn(perFiber)
   }
 }
@@ -70,6 +74,7 @@ export interface Run {
   readonly seconds: number
   readonly workers: ReadonlyArray<ContentionRun>
   readonly counts: Record<string, number>
+  readonly units: RequestUnits.Units
 }
 
 /**
@@ -133,7 +138,8 @@ export const runWorkers = async (
     throw error
   })
   const seconds = (Date.now() - startAt) / 1000
-  return { key, startAt, seconds, workers: runs, counts: await server.requests() }
+  const counts = await server.requests()
+  return { key, startAt, seconds, workers: runs, counts, units: await server.units() }
 }
 
 /** `workers` processes of one contender on one key; with a `line`, Leasehold's lock on that line, under its Node. */
@@ -153,6 +159,7 @@ export const processes = async (
     seconds: run.seconds,
     waitsPerContender: run.workers.map((w) => waits(w.acquisitions)),
     counts: run.counts,
+    units: run.units,
     lost: lostIn(run.workers.map((w) => w.acquisitions))
   }
 }
@@ -167,6 +174,8 @@ export interface Summary {
   readonly callsPerAcquisition: number
   readonly writesPerAcquisition: number
   readonly readsPerAcquisition: number
+  readonly writeUnitsPerAcquisition: number
+  readonly readUnitsPerAcquisition: number
   /** Most acquisitions of one contender / fewest. */
   readonly share: number
 }
@@ -187,6 +196,8 @@ export const summarize = (r: Result): Summary => {
     callsPerAcquisition: calls / n,
     writesPerAcquisition: writes / n,
     readsPerAcquisition: reads / n,
+    writeUnitsPerAcquisition: r.units.write / n,
+    readUnitsPerAcquisition: r.units.read / n,
     share: Math.max(...shares) / Math.max(1, Math.min(...shares))
   }
 }
@@ -203,6 +214,8 @@ export const render = (results: ReadonlyArray<Result>): string =>
       "store calls/acquisition",
       "writes",
       "reads",
+      "write units",
+      "read units",
       "share max/min"
     ],
     results.map((r) => {
@@ -217,6 +230,8 @@ export const render = (results: ReadonlyArray<Result>): string =>
         fixed(s.callsPerAcquisition, 2),
         fixed(s.writesPerAcquisition, 2),
         fixed(s.readsPerAcquisition, 2),
+        fixed(s.writeUnitsPerAcquisition, 2),
+        fixed(s.readUnitsPerAcquisition, 2),
         fixed(s.share, 2)
       ]
     })

@@ -1,9 +1,10 @@
 /**
- * A DynamoDB server in a child process, the server-side request counts of its proxy, and its write log.
+ * A DynamoDB server in a child process, the request counts and request units of its meter, and its write log.
  */
 import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import type { ClientConfig } from "./Protocol.js"
+import type * as RequestUnits from "./RequestUnits.js"
 import type * as WriteLog from "./WriteLog.js"
 
 export type Engine = "dynalite" | "dynamodb-local"
@@ -14,6 +15,8 @@ export interface ServerProcess {
   /** Requests the server received since the last reset, by DynamoDB operation. */
   readonly requests: () => Promise<Record<string, number>>
   readonly reset: () => Promise<void>
+  /** Request units of the requests answered since the last reset (NaN where an operation is not priced). */
+  readonly units: () => Promise<RequestUnits.Units>
   /** Puts a fresh `WriteLog` in front of the server (one hop, like the counting proxy); resolves to its endpoint. */
   readonly writeLog: () => Promise<string>
   /** What the write log has seen since `writeLog`. */
@@ -24,6 +27,7 @@ export interface ServerProcess {
 interface Reply {
   readonly id: number
   readonly counts?: Record<string, number>
+  readonly units?: RequestUnits.Units
   readonly clientConfig?: ClientConfig
   readonly url?: string
   readonly snapshot?: WriteLog.Snapshot
@@ -52,6 +56,12 @@ export const start = (engine: Engine): Promise<ServerProcess> =>
           clientConfig: message.clientConfig,
           requests: () => call("requests").then((reply) => reply.counts ?? {}),
           reset: () => call("reset").then(() => undefined),
+          // IPC carries NaN as null.
+          units: () =>
+            call("units").then((reply) => ({
+              read: reply.units?.read ?? Number.NaN,
+              write: reply.units?.write ?? Number.NaN
+            })),
           writeLog: () => call("writeLog").then((reply) => reply.url!),
           writes: () => call("writes").then((reply) => reply.snapshot!),
           stop: () => {

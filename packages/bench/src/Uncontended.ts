@@ -14,6 +14,9 @@ export interface RoundResult {
   readonly cpuMsPerCycle: number
   readonly writesPerCycle: number
   readonly readsPerCycle: number
+  /** Request units per cycle, as DynamoDB would charge them (`RequestUnits.ts`). */
+  readonly writeUnitsPerCycle: number
+  readonly readUnitsPerCycle: number
 }
 
 export const writeOperations: ReadonlySet<string> = new Set([
@@ -60,6 +63,7 @@ export const run = async (
       const seconds = measured?.seconds ?? (performance.now() - started) / 1000
       const cpuMs = measured?.cpuMs ?? (cpu.user + cpu.system) / 1000
       const counts = await server.requests()
+      const units = await server.units()
       const s = sorted(latencies)
       const n = latencies.length
       const result: RoundResult = {
@@ -69,7 +73,9 @@ export const run = async (
         p99: percentile(s, 99),
         cpuMsPerCycle: cpuMs / n,
         writesPerCycle: count(counts, writeOperations) / n,
-        readsPerCycle: count(counts, readOperations) / n
+        readsPerCycle: count(counts, readOperations) / n,
+        writeUnitsPerCycle: units.write / n,
+        readUnitsPerCycle: units.read / n
       }
       results.get(contender.name)!.push(result)
       log(`  round ${round + 1}/${options.rounds} ${contender.name}: ${fixed(n / seconds, 0)} cycles/s`)
@@ -80,7 +86,17 @@ export const run = async (
 
 export const render = (results: Map<string, Array<RoundResult>>): string =>
   table(
-    ["contender", "cycles/s", "p50 ms", "p99 ms", "client CPU ms/cycle", "writes/cycle", "reads/cycle"],
+    [
+      "contender",
+      "cycles/s",
+      "p50 ms",
+      "p99 ms",
+      "client CPU ms/cycle",
+      "writes/cycle",
+      "reads/cycle",
+      "write units/cycle",
+      "read units/cycle"
+    ],
     [...results].map(([name, rounds]) => [
       name,
       spread(rounds.map((r) => r.cycles / r.seconds), 0),
@@ -88,7 +104,9 @@ export const render = (results: Map<string, Array<RoundResult>>): string =>
       spread(rounds.map((r) => r.p99), 2),
       spread(rounds.map((r) => r.cpuMsPerCycle), 3),
       fixed(median(rounds.map((r) => r.writesPerCycle)), 2),
-      fixed(median(rounds.map((r) => r.readsPerCycle)), 2)
+      fixed(median(rounds.map((r) => r.readsPerCycle)), 2),
+      fixed(median(rounds.map((r) => r.writeUnitsPerCycle)), 2),
+      fixed(median(rounds.map((r) => r.readUnitsPerCycle)), 2)
     ])
   )
 

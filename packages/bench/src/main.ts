@@ -28,6 +28,7 @@ import * as Latency from "./Latency.js"
 import * as LineProcess from "./LineProcess.js"
 import * as Lines from "./Lines.js"
 import * as MemoryCycle from "./MemoryCycle.js"
+import * as RequestUnits from "./RequestUnits.js"
 import * as Scale from "./Scale.js"
 import * as ServerProcess from "./ServerProcess.js"
 import { fixed, median } from "./Stats.js"
@@ -236,7 +237,7 @@ const uncontendedSection = ({ calls, rounds }: UncontendedRun): string => {
     `${settings.rounds} rounds of ${settings.roundMs} ms per contender, interleaved; median (min–max) over rounds. ` +
     `Each cycle acquires and releases one key; lease 30 s, heartbeat on (lease / 3) where the library has one. ` +
     `Writes and reads are counted by the proxy in front of the server. CPU is the bench process's ` +
-    `(\`process.cpuUsage\`), which holds only the clients.\n\n` +
+    `(\`process.cpuUsage\`), which holds only the clients. ${RequestUnits.method}\n\n` +
     Uncontended.render(rounds) +
     `\n\nLeasehold / raw floor: ${fixed(leasehold / floor, 2)}x (target >= 0.9x). ` +
     `Leasehold / best peer: ${fixed(leasehold / bestPeer, 2)}x (target >= 1.5x).\n\n` +
@@ -311,7 +312,8 @@ const main = async () => {
         `${contention.leaseMs} ms, wait: "forever" })\`; Leasehold Semaphore: \`withPermits(key, sleep ` +
         `${contention.holdMs} ms, { limit: processes / 2, lease: ${contention.leaseMs} ms, wait: "forever" })\`). ` +
         `Wait = from asking to entering the section. Store calls are counted at the server. Share = most ` +
-        `acquisitions of one contender / fewest. Waiting settings (lease ${contention.leaseMs} ms for all):\n\n` +
+        `acquisitions of one contender / fewest. ${RequestUnits.method} Waiting settings (lease ` +
+        `${contention.leaseMs} ms for all):\n\n` +
         await Contention.settings() + "\n\n" + Contention.render(contended) + Contention.lostNote(contended) +
         "\n\n" + linesNote(Lines.dynamoUnavailable())
     )
