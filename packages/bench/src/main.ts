@@ -2,9 +2,10 @@
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
- * contention, takeover, latency, scale, local, memory) and writes nothing unless `--out` is given.
+ * contention, takeover, latency, scale, local, memory, shape) and writes nothing unless `--out` is given;
+ * `--cell-ms <ms>` sets how long each run of the shape section contends (a shorter smoke of that section alone).
  *
- * Tables 1, 2, 4 and 5 also have a row for each of Leasehold's lines, Effect 3 and Effect 4, both run in worker
+ * Tables 1, 2, 4, 5 and 8 also have a row for each of Leasehold's lines, Effect 3 and Effect 4, both run in worker
  * processes under the Effect 4 project's Node 22 (`Lines.ts`): the bench's own rows run under the bench's Node.
  */
 import { execSync } from "node:child_process"
@@ -31,6 +32,7 @@ import * as MemoryCycle from "./MemoryCycle.js"
 import * as RequestUnits from "./RequestUnits.js"
 import * as Scale from "./Scale.js"
 import * as ServerProcess from "./ServerProcess.js"
+import * as Shape from "./Shape.js"
 import { fixed, median } from "./Stats.js"
 import * as Takeover from "./Takeover.js"
 import * as Uncontended from "./Uncontended.js"
@@ -88,6 +90,16 @@ const latencyOptions: Latency.Options = {
   holdMs: contention.holdMs,
   leaseMs: contention.leaseMs,
   contentionMs: smoke ? settings.contentionMs : 6_000
+}
+
+// Each run a few seconds, so that the whole grid, with each run's workers to start, stays a section of minutes.
+const cellMs = value("cell-ms")
+const shapeOptions: Shape.Options = {
+  processes: smoke ? [2] : [2, 4, 16],
+  holdsMs: smoke ? [5] : [1, 5, 50],
+  delaysMs: smoke ? [5] : [0, 5],
+  cellMs: cellMs === undefined ? (smoke ? settings.contentionMs : 4_000) : Number(cellMs),
+  leaseMs: contention.leaseMs
 }
 
 const log = (line: string) => process.stderr.write(line + "\n")
@@ -247,7 +259,18 @@ const uncontendedSection = ({ calls, rounds }: UncontendedRun): string => {
     semaphoreCycles(calls)
 }
 
-/** The uncontended, contention, takeover and latency runs on one dynalite server, as far as `--only` asks. */
+/**
+ * The shape section's rows: Leasehold on each line (or, where the lines can not run, under the bench's Node) and the
+ * peer with the best contention in table 2, effect-distributed-lock.
+ */
+const shapeContenders: ReadonlyArray<Shape.Contender> = [
+  ...(dynamoLines.length === 0
+    ? [{ id: "leasehold" as const }]
+    : dynamoLines.map((line) => ({ id: "leasehold" as const, line }))),
+  { id: "effect-distributed-lock" }
+]
+
+/** The uncontended, contention, takeover, latency and shape runs on one dynalite server, as far as `--only` asks. */
 const onDynalite = () =>
   withServer("dynalite", async (server) => {
     const dynalite = runs("uncontended")
@@ -268,7 +291,8 @@ const onDynalite = () =>
       ? await Takeover.run(server, Drivers.ids, settings.takeoverTrials, settings.takeoverLeaseMs, smoke)
       : undefined
     const latency = runs("latency") ? await Latency.run(server, latencyOptions, log) : undefined
-    return { dynalite, contended, takeover, latency }
+    const shape = runs("shape") ? await Shape.run(server, shapeContenders, shapeOptions, log) : undefined
+    return { dynalite, contended, takeover, latency, shape }
   })
 
 /** The uncontended and contention tables for Leasehold on DynamoDB Local; undefined if it did not run. */
@@ -301,7 +325,7 @@ const localSection = async (): Promise<string | undefined> => {
 const main = async () => {
   const sections: Array<string> = []
 
-  const { contended, dynalite, takeover, latency } = await onDynalite()
+  const { contended, dynalite, latency, shape, takeover } = await onDynalite()
   if (dynalite !== undefined) sections.push(uncontendedSection(dynalite))
 
   if (contended.length > 0) {
@@ -384,6 +408,10 @@ const main = async () => {
   }
 
   if (latency !== undefined) sections.push(Latency.section(latency, latencyOptions))
+
+  if (shape !== undefined) {
+    sections.push(Shape.section(shape, shapeOptions, RequestUnits.method, linesNote(Lines.dynamoUnavailable())))
+  }
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
     `effect-distributed-lock ships a Redis backing only; it runs here on a minimal DynamoDB backing written for ` +
