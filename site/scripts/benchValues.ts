@@ -45,7 +45,10 @@ const tables: Record<string, { readonly heading: string; readonly index: number 
   "6 calls": { heading: "6. Uncontended acquire + release on AWS DynamoDB Local", index: 1 },
   "6 contention": { heading: "6. Uncontended acquire + release on AWS DynamoDB Local", index: 2 },
   "7 none": { heading: "No delay", index: 0 },
-  "7 none contention": { heading: "No delay", index: 1 }
+  "7 none contention": { heading: "No delay", index: 1 },
+  // The contention shape's grid: with no delay, then with the delay each way.
+  "8": { heading: "8. Contention shape", index: 0 },
+  "8 delay": { heading: "8. Contention shape", index: 1 }
 }
 
 /** The syntax of a reference in a page. */
