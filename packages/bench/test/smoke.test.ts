@@ -55,6 +55,10 @@ describe("bench --smoke", () => {
     expect(stdout).toContain("| raw SDK floor |")
     expect(stdout).toContain("## 4. Scale")
     expect(stdout).toContain("## 7. Network latency")
+    expect(stdout).toContain("## 8. Contention shape")
+    // Request units beside the store calls, for every contender.
+    expect(stdout).toContain("| write units/cycle | read units/cycle |")
+    expect(stdout).toContain("| write units | read units |")
     // Each line's rows in tables 1, 2 and 4 (on DynamoDB) and 5 (memory store), or why they did not run.
     const unavailable = Lines.unavailable()
     const dynamoUnavailable = Lines.dynamoUnavailable()
