@@ -94,6 +94,7 @@ const latencyOptions: Latency.Options = {
 
 // Each run a few seconds, so that the whole grid, with each run's workers to start, stays a section of minutes.
 const cellMs = value("cell-ms")
+if (cellMs !== undefined && !(Number(cellMs) > 0)) throw new Error(`--cell-ms takes a number of ms, not "${cellMs}"`)
 const shapeOptions: Shape.Options = {
   processes: smoke ? [2] : [2, 4, 16],
   holdsMs: smoke ? [5] : [1, 5, 50],
