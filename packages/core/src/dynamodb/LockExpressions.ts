@@ -7,11 +7,67 @@
  */
 import * as Item from "./LockItem.js"
 
-const a = Item.attributes
+/**
+ * The placeholder of each attribute in the expressions: every attribute goes through one (owner, ttl, data and limit
+ * are reserved words). One letter each, since every request carries them; the item's attribute names stay the same.
+ */
+const a = {
+  owner: "#o",
+  holder: "#h",
+  leaseUntil: "#u",
+  leaseMs: "#m",
+  fence: "#f",
+  version: "#v",
+  sequence: "#s",
+  acquiredAt: "#a",
+  data: "#d",
+  reservedBy: "#b",
+  reservedUntil: "#r",
+  reservedSince: "#w",
+  ttl: "#t",
+  limit: "#l"
+} as const satisfies Record<Item.Attribute | "limit", `#${string}`>
 
-/** `#owner` for `owner`: every attribute goes through a placeholder (owner and ttl are reserved words). */
-const names = (...attributes: ReadonlyArray<string>): Readonly<Record<string, string>> =>
-  Object.freeze(Object.fromEntries(attributes.map((attribute) => [`#${attribute}`, attribute])))
+type Placeholder = typeof a[keyof typeof a]
+
+const attributeOf = Object.fromEntries([
+  ...Object.entries(Item.attributes).map(([attribute, name]) => [a[attribute as Item.Attribute], name]),
+  [a.limit, Item.semaphoreAttribute]
+]) as Readonly<Record<Placeholder, string>>
+
+/** The `ExpressionAttributeNames` of the placeholders an expression uses (DynamoDB refuses one that none uses). */
+const names = (...placeholders: ReadonlyArray<Placeholder>): Readonly<Record<string, string>> =>
+  Object.freeze(Object.fromEntries(placeholders.map((placeholder) => [placeholder, attributeOf[placeholder]])))
+
+/**
+ * The placeholders of the values a lock's requests carry (`ExpressionAttributeValues`), one or two letters each for
+ * the same reason.
+ *
+ * @since 1.0.0
+ * @category expressions
+ */
+export const values = {
+  owner: ":o",
+  holder: ":h",
+  leaseUntil: ":u",
+  leaseMs: ":m",
+  now: ":n",
+  ttl: ":t",
+  zero: ":z",
+  one: ":i",
+  data: ":d",
+  fence: ":f",
+  sequence: ":s",
+  newOwner: ":no",
+  cutoff: ":c",
+  staleOwner: ":so",
+  staleFence: ":sf",
+  staleVersion: ":sv",
+  reservedUntil: ":r",
+  waitingSince: ":w"
+} as const
+
+const v = values
 
 /**
  * DynamoDB TTL wants epoch seconds; rounding up keeps the row at least the full retention.
@@ -22,28 +78,28 @@ const names = (...attributes: ReadonlyArray<string>): Readonly<Record<string, st
 export const ttlAt = (epochMs: number, retentionMs: number): number => Math.ceil((epochMs + retentionMs) / 1000)
 
 /** Every write changes the version, whatever the clocks say: observed takeover watches it. */
-const nextVersion = `#${a.version} = if_not_exists(#${a.version}, :zero) + :one`
+const nextVersion = `${a.version} = if_not_exists(${a.version}, ${v.zero}) + ${v.one}`
 
-const acquireSet = `SET #${a.owner} = :owner, #${a.holder} = :holder, #${a.leaseUntil} = :leaseUntil, ` +
-  `#${a.leaseMs} = :leaseMs, #${a.acquiredAt} = :now, #${a.ttl} = :ttl, ${nextVersion}, ` +
+const acquireSet = `SET ${a.owner} = ${v.owner}, ${a.holder} = ${v.holder}, ${a.leaseUntil} = ${v.leaseUntil}, ` +
+  `${a.leaseMs} = ${v.leaseMs}, ${a.acquiredAt} = ${v.now}, ${a.ttl} = ${v.ttl}, ${nextVersion}, ` +
   // A new name, or a row deleted by TTL, restarts its fence from the writer's clock, as the memory store does: above
   // every earlier token as long as TTL retention is far longer than clock skew.
-  `#${a.fence} = if_not_exists(#${a.fence}, :now) + :one`
+  `${a.fence} = if_not_exists(${a.fence}, ${v.now}) + ${v.one}`
 
 /** The acquiring write clears the reservation: whoever reserved is in, or its reservation had lapsed. */
-const clearReservation = `#${a.reservedBy}, #${a.reservedUntil}, #${a.reservedSince}`
+const clearReservation = `${a.reservedBy}, ${a.reservedUntil}, ${a.reservedSince}`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const acquireUpdateWithData = `${acquireSet}, #${a.data} = :data REMOVE #${a.sequence}, ${clearReservation}`
+export const acquireUpdateWithData = `${acquireSet}, ${a.data} = ${v.data} REMOVE ${a.sequence}, ${clearReservation}`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const acquireUpdateWithoutData = `${acquireSet} REMOVE #${a.data}, #${a.sequence}, ${clearReservation}`
+export const acquireUpdateWithoutData = `${acquireSet} REMOVE ${a.data}, ${a.sequence}, ${clearReservation}`
 
 /**
  * @since 1.0.0
@@ -63,42 +119,42 @@ export const acquireNames = names(
   a.reservedBy,
   a.reservedUntil,
   a.reservedSince,
-  Item.semaphoreAttribute
+  a.limit
 )
 
 /**
  * No one else's live reservation: none, the caller's own, or one that lapsed before now on the caller's clock.
- * `:owner` is the caller, `:now` the request time.
+ * `values.owner` is the caller, `values.now` the request time.
  */
-const notReservedForOther = `(attribute_not_exists(#${a.reservedBy}) OR #${a.reservedBy} = :owner OR ` +
-  `#${a.reservedUntil} < :now)`
+const notReservedForOther = `(attribute_not_exists(${a.reservedBy}) OR ${a.reservedBy} = ${v.owner} OR ` +
+  `${a.reservedUntil} < ${v.now})`
 
 /**
  * Not a semaphore's item: in sort-key mode the lock `#x` has the key of the semaphore `x` (see `SemaphoreKeys`),
  * and a lock write must not turn that item into both.
  */
-const notSemaphore = `attribute_not_exists(#${Item.semaphoreAttribute})`
+const notSemaphore = `attribute_not_exists(${a.limit})`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const freeOnlyExpression = `attribute_not_exists(#${a.owner}) AND ${notReservedForOther} AND ${notSemaphore}`
+export const freeOnlyExpression = `attribute_not_exists(${a.owner}) AND ${notReservedForOther} AND ${notSemaphore}`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const freeOrExpiredExpression = `(attribute_not_exists(#${a.owner}) OR #${a.leaseUntil} < :cutoff) AND ` +
+export const freeOrExpiredExpression = `(attribute_not_exists(${a.owner}) OR ${a.leaseUntil} < ${v.cutoff}) AND ` +
   `${notReservedForOther} AND ${notSemaphore}`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
-  `(#${a.owner} = :staleOwner AND #${a.fence} = :staleFence AND ` +
-  `(#${a.version} = :staleVersion OR (attribute_not_exists(#${a.version}) AND :staleVersion = :zero)))) AND ` +
+export const freeOrStaleExpression = `(attribute_not_exists(${a.owner}) OR ` +
+  `(${a.owner} = ${v.staleOwner} AND ${a.fence} = ${v.staleFence} AND ` +
+  `(${a.version} = ${v.staleVersion} OR (attribute_not_exists(${a.version}) AND ${v.staleVersion} = ${v.zero})))) AND ` +
   `${notReservedForOther} AND ${notSemaphore}`
 
 /**
@@ -108,7 +164,7 @@ export const freeOrStaleExpression = `(attribute_not_exists(#${a.owner}) OR ` +
  * @category expressions
  */
 export const reserveUpdate =
-  `SET #${a.reservedBy} = :owner, #${a.reservedUntil} = :reservedUntil, #${a.reservedSince} = :waitingSince`
+  `SET ${a.reservedBy} = ${v.owner}, ${a.reservedUntil} = ${v.reservedUntil}, ${a.reservedSince} = ${v.waitingSince}`
 
 /**
  * A lock's row (every row has a fence: it stays when the lock is freed; a semaphore's has one too, and a `limit`), and
@@ -117,22 +173,23 @@ export const reserveUpdate =
  * @since 1.0.0
  * @category expressions
  */
-export const reserveCondition = `attribute_exists(#${a.fence}) AND ${notSemaphore} AND ` +
-  `(${notReservedForOther} OR #${a.reservedSince} > :waitingSince)`
+export const reserveCondition = `attribute_exists(${a.fence}) AND ${notSemaphore} AND ` +
+  `(${notReservedForOther} OR ${a.reservedSince} > ${v.waitingSince})`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, Item.semaphoreAttribute)
+export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, a.limit)
 
-const renewSet = `SET #${a.leaseUntil} = :leaseUntil, #${a.leaseMs} = :leaseMs, #${a.ttl} = :ttl, ${nextVersion}`
+const renewSet =
+  `SET ${a.leaseUntil} = ${v.leaseUntil}, ${a.leaseMs} = ${v.leaseMs}, ${a.ttl} = ${v.ttl}, ${nextVersion}`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const renewUpdate = `${renewSet}, #${a.sequence} = :sequence`
+export const renewUpdate = `${renewSet}, ${a.sequence} = ${v.sequence}`
 
 /** A renew without a write sequence (from a caller that never gives up on one) leaves the record's as it is. */
 const unorderedRenewUpdate = renewSet
@@ -141,7 +198,7 @@ const unorderedRenewUpdate = renewSet
  * @since 1.0.0
  * @category expressions
  */
-export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
+export const renewCondition = `${a.owner} = ${v.owner} AND ${a.fence} = ${v.fence}`
 
 /**
  * A renew applies only above the lease's write sequence: one delivered after a newer one changes nothing.
@@ -150,7 +207,7 @@ export const renewCondition = `#${a.owner} = :owner AND #${a.fence} = :fence`
  * @category expressions
  */
 export const orderedRenewCondition =
-  `${renewCondition} AND (attribute_not_exists(#${a.sequence}) OR #${a.sequence} < :sequence)`
+  `${renewCondition} AND (attribute_not_exists(${a.sequence}) OR ${a.sequence} < ${v.sequence})`
 
 const renewAttributes = [a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version]
 
@@ -172,7 +229,7 @@ export const renewNames = {
  * A renew that also moves the lease to a new owner (`newOwner`: a hand-off's resume), keeping the fence: the new
  * owner's write sequence starts at this write's.
  */
-const renewUpdateMovingOwner = `${renewUpdate}, #${a.owner} = :newOwner`
+const renewUpdateMovingOwner = `${renewUpdate}, ${a.owner} = ${v.newOwner}`
 
 /**
  * The update expression of a renew: the heartbeat's as built once, or with the owner moved, and with `data` set or
@@ -188,7 +245,7 @@ export const renewUpdateFor = (
 ): string => {
   const renew = movesOwner ? renewUpdateMovingOwner : ordered ? renewUpdate : unorderedRenewUpdate
   if (setData === undefined) return renew
-  return setData.data === undefined ? `${renew} REMOVE #${a.data}` : `${renew}, #${a.data} = :data`
+  return setData.data === undefined ? `${renew} REMOVE ${a.data}` : `${renew}, ${a.data} = ${v.data}`
 }
 
 /** What a release clears or sets, and with it a force release (which also drops the reservation). */
@@ -201,8 +258,8 @@ const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil,
  * @since 1.0.0
  * @category expressions
  */
-export const clearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
-  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}`
+export const clearUpdate = `SET ${a.leaseUntil} = ${v.zero}, ${a.ttl} = ${v.ttl}, ${nextVersion} ` +
+  `REMOVE ${a.owner}, ${a.holder}, ${a.acquiredAt}, ${a.data}, ${a.sequence}`
 
 /**
  * @since 1.0.0
@@ -216,8 +273,8 @@ export const clearNames = names(...clearAttributes)
  * @since 1.0.0
  * @category expressions
  */
-export const forceClearUpdate = `SET #${a.leaseUntil} = :zero, #${a.ttl} = :ttl, ${nextVersion} ` +
-  `REMOVE #${a.owner}, #${a.holder}, #${a.acquiredAt}, #${a.data}, #${a.sequence}, ${clearReservation}`
+export const forceClearUpdate = `SET ${a.leaseUntil} = ${v.zero}, ${a.ttl} = ${v.ttl}, ${nextVersion} ` +
+  `REMOVE ${a.owner}, ${a.holder}, ${a.acquiredAt}, ${a.data}, ${a.sequence}, ${clearReservation}`
 
 /**
  * @since 1.0.0
@@ -235,19 +292,19 @@ export const clearNamesWithFence = names(...clearAttributes, a.fence)
  * @since 1.0.0
  * @category expressions
  */
-export const releaseByOwner = `#${a.owner} = :owner`
+export const releaseByOwner = `${a.owner} = ${v.owner}`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const releaseByOwnerAndFence = `#${a.owner} = :owner AND #${a.fence} = :fence`
+export const releaseByOwnerAndFence = `${a.owner} = ${v.owner} AND ${a.fence} = ${v.fence}`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
-export const forceReleaseCondition = `attribute_exists(#${a.owner})`
+export const forceReleaseCondition = `attribute_exists(${a.owner})`
 
 /**
  * An operator's release of the holder it saw: no other, whenever it lands.

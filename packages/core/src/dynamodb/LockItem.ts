@@ -9,8 +9,8 @@ import { describeType, type ItemMap } from "./AttributeValue.js"
 import type { KeyLayout } from "./Keys.js"
 
 /**
- * The item's attribute names. Every expression refers to them through `ExpressionAttributeNames` placeholders of
- * the same name (`#owner`), because several (owner, ttl, data) are or may become DynamoDB reserved words.
+ * The item's attribute names. Every expression refers to them through `ExpressionAttributeNames` placeholders
+ * (`LockExpressions`), because several (owner, ttl, data) are or may become DynamoDB reserved words.
  *
  * @since 1.0.0
  * @category constants

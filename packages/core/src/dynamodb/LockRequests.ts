@@ -10,6 +10,8 @@ import type * as LockProtocol from "../store/LockProtocol.js"
 import { type ItemMap, num, one, str, zero } from "./AttributeValue.js"
 import * as Expressions from "./LockExpressions.js"
 
+const v = Expressions.values
+
 /**
  * The parts of one conditional `UpdateItem` that depend on the operation and its request.
  *
@@ -59,26 +61,26 @@ const acquireValues = (
 ): ItemMap => {
   const leaseUntil = now + request.leaseMs
   const values: ItemMap = {
-    ":owner": str(request.owner),
-    ":holder": str(request.holder),
-    ":leaseUntil": num(leaseUntil),
-    ":leaseMs": num(request.leaseMs),
-    ":now": num(now),
-    ":ttl": num(Expressions.ttlAt(leaseUntil, ttlRetentionMs)),
-    ":zero": zero,
-    ":one": one
+    [v.owner]: str(request.owner),
+    [v.holder]: str(request.holder),
+    [v.leaseUntil]: num(leaseUntil),
+    [v.leaseMs]: num(request.leaseMs),
+    [v.now]: num(now),
+    [v.ttl]: num(Expressions.ttlAt(leaseUntil, ttlRetentionMs)),
+    [v.zero]: zero,
+    [v.one]: one
   }
-  if (request.data !== undefined) values[":data"] = str(request.data)
+  if (request.data !== undefined) values[v.data] = str(request.data)
   switch (condition._tag) {
     case "FreeOnly":
       break
     case "FreeOrExpired":
-      values[":cutoff"] = num(condition.cutoff)
+      values[v.cutoff] = num(condition.cutoff)
       break
     case "FreeOrStale":
-      values[":staleOwner"] = str(condition.stale.owner)
-      values[":staleFence"] = num(condition.stale.fence)
-      values[":staleVersion"] = num(condition.stale.version)
+      values[v.staleOwner] = str(condition.stale.owner)
+      values[v.staleFence] = num(condition.stale.fence)
+      values[v.staleVersion] = num(condition.stale.version)
       break
   }
   return values
@@ -186,17 +188,17 @@ export const renew = (request: LockProtocol.RenewRequest, now: number, ttlRetent
   const sequenced = movesOwner || ordered
   const leaseUntil = now + request.leaseMs
   const values: ItemMap = {
-    ":leaseUntil": num(leaseUntil),
-    ":leaseMs": num(request.leaseMs),
-    ":ttl": num(Expressions.ttlAt(leaseUntil, ttlRetentionMs)),
-    ":owner": str(request.owner),
-    ":fence": num(request.fence),
-    ":zero": zero,
-    ":one": one
+    [v.leaseUntil]: num(leaseUntil),
+    [v.leaseMs]: num(request.leaseMs),
+    [v.ttl]: num(Expressions.ttlAt(leaseUntil, ttlRetentionMs)),
+    [v.owner]: str(request.owner),
+    [v.fence]: num(request.fence),
+    [v.zero]: zero,
+    [v.one]: one
   }
-  if (setData?.data !== undefined) values[":data"] = str(setData.data)
-  if (request.newOwner !== undefined) values[":newOwner"] = str(request.newOwner)
-  if (sequenced) values[":sequence"] = num(request.sequence ?? 0)
+  if (setData?.data !== undefined) values[v.data] = str(setData.data)
+  if (request.newOwner !== undefined) values[v.newOwner] = str(request.newOwner)
+  if (sequenced) values[v.sequence] = num(request.sequence ?? 0)
   return {
     UpdateExpression: Expressions.renewUpdateFor(setData, movesOwner, sequenced),
     ConditionExpression: ordered ? Expressions.orderedRenewCondition : Expressions.renewCondition,
@@ -230,12 +232,12 @@ export const renewConflict = (
  */
 export const release = (request: LockProtocol.ReleaseRequest, now: number, ttlRetentionMs: number): Request => {
   const values: ItemMap = {
-    ":zero": zero,
-    ":one": one,
-    ":ttl": num(Expressions.ttlAt(now, ttlRetentionMs)),
-    ":owner": str(request.owner)
+    [v.zero]: zero,
+    [v.one]: one,
+    [v.ttl]: num(Expressions.ttlAt(now, ttlRetentionMs)),
+    [v.owner]: str(request.owner)
   }
-  if (request.fence !== undefined) values[":fence"] = num(request.fence)
+  if (request.fence !== undefined) values[v.fence] = num(request.fence)
   return {
     UpdateExpression: Expressions.clearUpdate,
     ConditionExpression: request.fence === undefined
@@ -278,13 +280,13 @@ export const forceRelease = (
   ttlRetentionMs: number
 ): Request => {
   const values: ItemMap = {
-    ":zero": zero,
-    ":one": one,
-    ":ttl": num(Expressions.ttlAt(now, ttlRetentionMs))
+    [v.zero]: zero,
+    [v.one]: one,
+    [v.ttl]: num(Expressions.ttlAt(now, ttlRetentionMs))
   }
   if (holder !== undefined) {
-    values[":owner"] = str(holder.owner)
-    values[":fence"] = num(holder.fence)
+    values[v.owner] = str(holder.owner)
+    values[v.fence] = num(holder.fence)
   }
   return {
     UpdateExpression: Expressions.forceClearUpdate,
@@ -378,9 +380,9 @@ export const reserve = (request: LockProtocol.ReserveRequest, now: number): Requ
   ConditionExpression: Expressions.reserveCondition,
   ExpressionAttributeNames: Expressions.reserveNames,
   ExpressionAttributeValues: {
-    ":owner": str(request.owner),
-    ":now": num(now),
-    ":reservedUntil": num(now + request.reserveMs),
-    ":waitingSince": num(request.waitingSince)
+    [v.owner]: str(request.owner),
+    [v.now]: num(now),
+    [v.reservedUntil]: num(now + request.reserveMs),
+    [v.waitingSince]: num(request.waitingSince)
   }
 })

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest"
 import * as LockExpressions from "../../src/dynamodb/LockExpressions.js"
+import * as LockItem from "../../src/dynamodb/LockItem.js"
 import * as LockRequests from "../../src/dynamodb/LockRequests.js"
 import * as SemaphoreExpressions from "../../src/dynamodb/SemaphoreExpressions.js"
 import * as SemaphoreWrites from "../../src/dynamodb/SemaphoreWrites.js"
 import type { LockRecord } from "../../src/record/LockRecord.js"
 import type { SemaphoreRecord } from "../../src/record/SemaphoreRecord.js"
+
+const v = LockExpressions.values
 
 const acquire = {
   name: "n",
@@ -43,22 +46,22 @@ describe("LockRequests", () => {
     expect(free.ConditionExpression).toBe(LockExpressions.freeOnlyExpression)
     expect(free.UpdateExpression).toBe(LockExpressions.acquireUpdateWithoutData)
     expect(Object.keys(free.ExpressionAttributeValues)).toEqual([
-      ":owner",
-      ":holder",
-      ":leaseUntil",
-      ":leaseMs",
-      ":now",
-      ":ttl",
-      ":zero",
-      ":one"
+      v.owner,
+      v.holder,
+      v.leaseUntil,
+      v.leaseMs,
+      v.now,
+      v.ttl,
+      v.zero,
+      v.one
     ])
-    expect(free.ExpressionAttributeValues[":leaseUntil"]).toEqual({ N: "6000" })
-    expect(free.ExpressionAttributeValues[":ttl"]).toEqual({ N: "66" })
+    expect(free.ExpressionAttributeValues[v.leaseUntil]).toEqual({ N: "6000" })
+    expect(free.ExpressionAttributeValues[v.ttl]).toEqual({ N: "66" })
 
     const expired = LockRequests.acquire({ ...acquire, data: "d" }, 5_000, { _tag: "FreeOrExpired", cutoff: 4_000 }, 0)
     expect(expired.UpdateExpression).toBe(LockExpressions.acquireUpdateWithData)
-    expect(expired.ExpressionAttributeValues[":data"]).toEqual({ S: "d" })
-    expect(expired.ExpressionAttributeValues[":cutoff"]).toEqual({ N: "4000" })
+    expect(expired.ExpressionAttributeValues[v.data]).toEqual({ S: "d" })
+    expect(expired.ExpressionAttributeValues[v.cutoff]).toEqual({ N: "4000" })
 
     const stale = LockRequests.acquire(
       acquire,
@@ -67,7 +70,7 @@ describe("LockRequests", () => {
       0
     )
     expect(stale.ConditionExpression).toBe(LockExpressions.freeOrStaleExpression)
-    expect(stale.ExpressionAttributeValues[":staleVersion"]).toEqual({ N: "9" })
+    expect(stale.ExpressionAttributeValues[v.staleVersion]).toEqual({ N: "9" })
     expect(LockRequests.observedCondition(undefined)).toBe(LockRequests.freeOnly)
   })
 
@@ -91,17 +94,17 @@ describe("LockRequests", () => {
     const unordered = LockRequests.renew(base, 1_000, 0)
     expect(unordered.ConditionExpression).toBe(LockExpressions.renewCondition)
     expect(unordered.ExpressionAttributeNames).toBe(LockExpressions.renewNames.unordered)
-    expect(unordered.ExpressionAttributeValues[":sequence"]).toBeUndefined()
+    expect(unordered.ExpressionAttributeValues[v.sequence]).toBeUndefined()
 
     const ordered = LockRequests.renew({ ...base, sequence: 4, setData: { data: undefined } }, 1_000, 0)
     expect(ordered.ConditionExpression).toBe(LockExpressions.orderedRenewCondition)
-    expect(ordered.UpdateExpression).toBe(`${LockExpressions.renewUpdate} REMOVE #data`)
+    expect(ordered.UpdateExpression).toBe(`${LockExpressions.renewUpdate} REMOVE #d`)
     expect(ordered.ExpressionAttributeNames).toBe(LockExpressions.renewNames.sequencedWithData)
 
     const resume = LockRequests.renew({ ...base, sequence: 2, newOwner: "o2" }, 1_000, 0)
     expect(resume.ConditionExpression).toBe(LockExpressions.renewCondition)
-    expect(resume.UpdateExpression).toContain("#owner = :newOwner")
-    expect(resume.ExpressionAttributeValues[":newOwner"]).toEqual({ S: "o2" })
+    expect(resume.UpdateExpression).toContain(`#o = ${v.newOwner}`)
+    expect(resume.ExpressionAttributeValues[v.newOwner]).toEqual({ S: "o2" })
     expect(LockRequests.renewProblem({ ...base, sequence: -1 })).toBeDefined()
   })
 
@@ -160,18 +163,51 @@ describe("LockRequests", () => {
     expect(LockRequests.release({ name: "n", owner: "o", fence: undefined }, 0, 0).ConditionExpression).toBe(
       LockExpressions.releaseByOwner
     )
-    expect(LockRequests.release({ name: "n", owner: "o", fence: 3 }, 0, 0).ExpressionAttributeValues[":fence"])
+    expect(LockRequests.release({ name: "n", owner: "o", fence: 3 }, 0, 0).ExpressionAttributeValues[v.fence])
       .toEqual({ N: "3" })
-    expect(LockRequests.forceRelease(undefined, 0, 0).ConditionExpression).toBe("attribute_exists(#owner)")
+    expect(LockRequests.forceRelease(undefined, 0, 0).ConditionExpression).toBe("attribute_exists(#o)")
     expect(
       LockRequests.reserve({ name: "n", owner: "o", reserveMs: 50, waitingSince: 9 }, 100).ExpressionAttributeValues
     )
       .toEqual({
-        ":owner": { S: "o" },
-        ":now": { N: "100" },
-        ":reservedUntil": { N: "150" },
-        ":waitingSince": { N: "9" }
+        [v.owner]: { S: "o" },
+        [v.now]: { N: "100" },
+        [v.reservedUntil]: { N: "150" },
+        [v.waitingSince]: { N: "9" }
       })
+  })
+
+  it("declares exactly the placeholders each request's expressions use, naming the item's own attributes", () => {
+    const requests: ReadonlyArray<LockRequests.Request> = [
+      LockRequests.acquire(acquire, 5_000, LockRequests.freeOnly, 0),
+      LockRequests.acquire({ ...acquire, data: "d" }, 5_000, { _tag: "FreeOrExpired", cutoff: 4_000 }, 0),
+      LockRequests.acquire(acquire, 5_000, LockRequests.observedCondition({ owner: "o0", fence: 3, version: 9 }), 0),
+      LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100 }, 1_000, 0),
+      LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, sequence: 4 }, 1_000, 0),
+      LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, setData: { data: "x" } }, 1_000, 0),
+      LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, setData: { data: undefined } }, 1_000, 0),
+      LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, sequence: 2, newOwner: "o2" }, 1_000, 0),
+      LockRequests.release({ name: "n", owner: "o1", fence: undefined }, 0, 0),
+      LockRequests.release({ name: "n", owner: "o1", fence: 7 }, 0, 0),
+      LockRequests.forceRelease(undefined, 0, 0),
+      LockRequests.forceRelease({ owner: "o1", fence: 7 }, 0, 0),
+      LockRequests.reserve({ name: "n", owner: "o", reserveMs: 50, waitingSince: 9 }, 100)
+    ]
+    const used = (request: LockRequests.Request, sigil: string) =>
+      [
+        ...new Set(
+          `${request.UpdateExpression} ${request.ConditionExpression}`.match(new RegExp(`${sigil}[A-Za-z0-9]+`, "g"))
+        )
+      ].sort()
+    const attributes = new Set([...LockItem.attributeNames, LockItem.semaphoreAttribute])
+    for (const request of requests) {
+      expect(Object.keys(request.ExpressionAttributeNames).sort()).toEqual(used(request, "#"))
+      expect(Object.keys(request.ExpressionAttributeValues).sort()).toEqual(used(request, ":"))
+      for (const attribute of Object.values(request.ExpressionAttributeNames)) expect(attributes).toContain(attribute)
+    }
+    // One placeholder per attribute: no two stand for different attributes.
+    const all = requests.flatMap((request) => Object.entries(request.ExpressionAttributeNames))
+    expect(new Set(all.map(([placeholder]) => placeholder)).size).toBe(new Set(all.map(([, name]) => name)).size)
   })
 })
 
