@@ -96,6 +96,28 @@ describe("Lock options", () => {
       expect(overridden.holder).toBe("app")
     }).pipe(withFixedRandom([0])))
 
+  it.effect("per-call options take their values at each call, whether the object is new or reused and changed", () =>
+    Effect.gen(function*() {
+      const leaseOf = (options: Lock.LockOptions) =>
+        Effect.map(Effect.scoped(Lock.acquire("per-call", options)), (lease) => lease.record.leaseMs)
+      expect(yield* leaseOf({ lease: "7 seconds" })).toBe(7000)
+      expect(yield* leaseOf({ lease: "7 seconds" })).toBe(7000)
+      const reused: { lease: Lock.LockOptions["lease"]; holder?: string } = { lease: "7 seconds" }
+      expect(yield* leaseOf(reused)).toBe(7000)
+      reused.lease = "8 seconds"
+      expect(yield* leaseOf(reused)).toBe(8000)
+      reused.holder = "changed"
+      const lease = yield* Effect.scoped(Lock.acquire("per-call", reused))
+      expect(lease.holder).toBe("changed")
+      // A duration of a mutable form is read at each call too.
+      const tuple: [number, number] = [9, 0]
+      expect(yield* leaseOf({ lease: tuple })).toBe(9000)
+      tuple[0] = 10
+      expect(yield* leaseOf({ lease: tuple })).toBe(10_000)
+      const refused = yield* Effect.flip(leaseOf({ lease: "10 seconds", heartbeat: "10 seconds" }))
+      expect(refused._tag).toBe("LockConfigError")
+    }).pipe(Effect.provide(LockStore.layerMemory)))
+
   it.effect("app-wide defaults from Config", () =>
     Effect.gen(function*() {
       const provider = fromEnvRecord({

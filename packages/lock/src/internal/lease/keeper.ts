@@ -133,8 +133,11 @@ class Kept<Handle> implements Keeper<Handle> {
 export const handOff = (lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> | undefined =>
   Lease.keeperOf(lease)?.handOff(lease)
 
-/** A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. */
-const flat = (text: string): string => text.split("").join("")
+/**
+ * A copy of `text` in one piece: ids built by appending are chains of small strings until something flattens them. A
+ * slice of a longer string is copied from it in one piece, with no array of single characters on the way.
+ */
+const flat = (text: string): string => `${text} `.slice(0, -1)
 
 /**
  * The span the renews of a lease are children of, as its ids alone: holding the acquire's span itself (its
