@@ -32,9 +32,10 @@ const kindOf = (operation: string, body: string): Kind => {
   if (operation !== "UpdateItem") return "other"
   // Leasehold's four writes: acquire sets the fence, a reservation sets only its own fields, release removes the
   // owner, renew does none of these.
-  if (body.includes("if_not_exists(#fence")) return "acquire"
-  if (body.includes("SET #reservedBy")) return "reserve"
-  if (body.includes("REMOVE #owner")) return "release"
+  // (`#f` is the fence's placeholder, `#b` the reserver's, `#o` the owner's: packages/core LockExpressions.)
+  if (body.includes("if_not_exists(#f,")) return "acquire"
+  if (body.includes("SET #b = ")) return "reserve"
+  if (body.includes("REMOVE #o,")) return "release"
   return "renew"
 }
 
