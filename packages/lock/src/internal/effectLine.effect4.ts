@@ -82,6 +82,15 @@ export const forkRoot = (self: Effect.Effect<void>, onEnd: () => Effect.Effect<v
     })
     return Effect.succeed(fiber)
   })
+/** Effect 4's own `ensuring`, `onError` and `onInterrupt` are one primitive each, with no mask to set and take off. */
+export const ensuringMasked = <A, E, R, R2>(self: Effect.Effect<A, E, R>, finalizer: Effect.Effect<void, never, R2>) =>
+  Effect.ensuring(self, finalizer)
+export const onErrorMasked = <A, E, R, R2>(self: Effect.Effect<A, E, R>, cleanup: Effect.Effect<void, never, R2>) =>
+  Effect.onError(self, () => cleanup)
+export const onInterruptMasked = <A, E, R, R2>(
+  self: Effect.Effect<A, E, R>,
+  cleanup: Effect.Effect<void, never, R2>
+) => Effect.onInterrupt(self, () => cleanup)
 export const deferredMakeUnsafe = <A, E = never>() => Deferred.makeUnsafe<A, E>()
 export const deferredDoneUnsafe: <A, E>(self: Deferred.Deferred<A, E>, effect: Effect.Effect<A, E>) => unknown =
   Deferred.doneUnsafe

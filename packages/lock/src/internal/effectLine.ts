@@ -79,6 +79,33 @@ export const forkRoot = (self: Effect.Effect<void>, onEnd: () => Effect.Effect<v
     })
     return fiber
   })
+/** Fails with `first`, or with both causes if `cleanup` failed too, as Effect's own combinators do. */
+const failAfter = <E, R2>(cleanup: Effect.Effect<void, never, R2>, first: Cause.Cause<E>) =>
+  Effect.matchCauseEffect(cleanup, {
+    onFailure: (second) => Effect.failCause(Cause.sequential(first, second)),
+    onSuccess: () => Effect.failCause(first)
+  })
+/**
+ * `Effect.ensuring`, `onError` and `onInterrupt` for code that already runs uninterruptibly (an acquire, or a section
+ * between its acquire and its release): nothing can interrupt it between the end of `self` and what follows. Effect 3's
+ * own set a mask around the two and take it off again, an operation each way on every acquire; `self` is still
+ * interruptible wherever the caller restored the mask inside it.
+ */
+export const ensuringMasked = <A, E, R, R2>(self: Effect.Effect<A, E, R>, finalizer: Effect.Effect<void, never, R2>) =>
+  Effect.matchCauseEffect(self, {
+    onFailure: (cause) => failAfter(finalizer, cause),
+    onSuccess: (value) => Effect.as(finalizer, value)
+  })
+export const onErrorMasked = <A, E, R, R2>(self: Effect.Effect<A, E, R>, cleanup: Effect.Effect<void, never, R2>) =>
+  Effect.matchCauseEffect(self, { onFailure: (cause) => failAfter(cleanup, cause), onSuccess: Effect.succeed })
+export const onInterruptMasked = <A, E, R, R2>(
+  self: Effect.Effect<A, E, R>,
+  cleanup: Effect.Effect<void, never, R2>
+) =>
+  Effect.matchCauseEffect(self, {
+    onFailure: (cause) => Cause.isInterrupted(cause) ? failAfter(cleanup, cause) : Effect.failCause(cause),
+    onSuccess: Effect.succeed
+  })
 export const deferredMakeUnsafe = <A, E = never>() => Deferred.unsafeMake<A, E>(FiberId.none)
 export const deferredDoneUnsafe: <A, E>(self: Deferred.Deferred<A, E>, effect: Effect.Effect<A, E>) => unknown =
   Deferred.unsafeDone

@@ -25,6 +25,8 @@ export interface Acquired {
   readonly record: LockRecord
   /** Monotonic ms just before the write that set the current lease was sent (or an equally safe estimate). */
   readonly sentAt: number
+  /** Monotonic ms when its answer arrived: when the lease began to be held. */
+  readonly answeredAt: number
 }
 
 /**
@@ -128,7 +130,7 @@ export const run = <Result, Other extends OwnAnswer, E>(
       } else {
         AcquireOwner.answered(owner)
         const answer = loop.judge(result.success, owner, sentAt, now)
-        if (answer._tag === "Acquired") return { record: answer.record, sentAt: answer.sentAt }
+        if (answer._tag === "Acquired") return { record: answer.record, sentAt: answer.sentAt, answeredAt: now }
         if (answer._tag === "TooLate") {
           step = AcquireStep.afterTooLate(answer.answeredAfterMs, now, waitUntil)
         } else {

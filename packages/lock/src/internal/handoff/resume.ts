@@ -198,8 +198,9 @@ const withResumedSection = <A, E, R>(
     Effect.flatMap(
       resumeKept(handoff, options, restore, undefined),
       ({ entry, keeper }) =>
-        runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore).pipe(
-          Effect.ensuring(keeper.release)
+        EffectLine.ensuringMasked(
+          runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore),
+          keeper.release
         )
     )
   )

@@ -187,6 +187,8 @@ interface KeepArgs<Handle> {
   readonly record: LockRecord
   readonly options: Options.Resolved
   readonly sentAt: number
+  /** Monotonic ms when the lease began to be held, if the caller has read it: else now. */
+  readonly keptSince?: number | undefined
   readonly users: LeaseUsers.LeaseUsers
   readonly onEnd: Effect.Effect<void>
   readonly handle: (state: LeaseState.LeaseState) => Handle
@@ -199,7 +201,7 @@ const keepKept = <Handle>(args: KeepArgs<Handle>): Effect.Effect<Kept<Handle>> =
       record,
       users: args.users,
       deadline: LeaseDeadline.fromSend(options, args.sentAt),
-      keptSince: yield* monotonicMillis,
+      keptSince: args.keptSince ?? (yield* monotonicMillis),
       permits: args.permits
     })
     const parent = yield* renewParent
@@ -219,6 +221,7 @@ export const start = (args: {
   readonly record: LockRecord
   readonly options: Options.Resolved
   readonly sentAt: number
+  readonly keptSince?: number | undefined
   readonly users: LeaseUsers.LeaseUsers
   readonly onEnd: Effect.Effect<void>
 }): Effect.Effect<Keeper> => {

@@ -54,7 +54,8 @@ const endedUnder = (lease: SectionLease, reason: LostReason) =>
 /**
  * Runs a section in a fiber of its own, which the end of the lease interrupts: a fiber can not be un-interrupted, so
  * only a child's interruption can be turned into a `LockLost` failure of this effect. A holder's section is stopped
- * by a loss or a hand-off; a borrower's (a re-entered section) also by the outer acquisition's release.
+ * by a loss or a hand-off; a borrower's (a re-entered section) also by the outer acquisition's release. Must run
+ * uninterruptibly, with `restore` the caller's mask.
  *
  * @internal
  */
@@ -71,7 +72,7 @@ export const runSection = <A, E, R>(
     fibers.add(fiber)
     // Ended before the section existed to be interrupted: stop it before it does anything.
     if (!entry.isLive()) yield* EffectLine.interruptFork(fiber)
-    const exit = yield* restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+    const exit = yield* EffectLine.onInterruptMasked(restore(Fiber.await(fiber)), Fiber.interrupt(fiber))
     // The release stops borrowers by taking them out of the set before the lease's status says "Released".
     const cutOff = !fibers.has(fiber)
     fibers.delete(fiber)

@@ -78,9 +78,10 @@ const acquireKept = (
         waitedMs: now - startedAt
       })
     }
-    const acquired = yield* restore(
-      AcquireLoop.run({ store, name: validName, options: resolved, startedAt })
-    ).pipe(Effect.onError(() => LocalQueue.leave(queues, validName)))
+    const acquired = yield* EffectLine.onErrorMasked(
+      restore(AcquireLoop.run({ store, name: validName, options: resolved, startedAt })),
+      LocalQueue.leave(queues, validName)
+    )
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
     yield* LocalQueue.setHolding(queues, validName, acquired.record)
     const users = LeaseUsers.make()
@@ -90,13 +91,14 @@ const acquireKept = (
       record: acquired.record,
       options: resolved,
       sentAt: acquired.sentAt,
+      // The answer is when the lease began to be held: what follows it up to here waits for nothing.
+      keptSince: acquired.answeredAt,
       users,
       onEnd: LocalQueue.leave(queues, validName)
     })
 
-    const now = yield* monotonicMillis
     yield* Metrics.increment(Metrics.acquisitions)
-    yield* Metric.update(Metrics.waitTime, now - startedAt)
+    yield* Metric.update(Metrics.waitTime, acquired.answeredAt - startedAt)
     yield* Effect.annotateCurrentSpan("lock.fence", keeper.lease.fence)
     const entry: HeldLeases.Entry = { store, name: validName, users, isLive: keeper.isLive, lease: keeper.lease }
     return { _tag: "Acquired", keeper, entry } as const
@@ -113,8 +115,9 @@ export const acquire = (
     Effect.gen(function*() {
       const self = yield* currentFiber
       const watch = yield* EffectLine.watchEnd
-      const acquisition = yield* acquireKept(name, options, restore, self).pipe(
-        Effect.onError(() => Effect.sync(watch.stop))
+      const acquisition = yield* EffectLine.onErrorMasked(
+        acquireKept(name, options, restore, self),
+        Effect.sync(watch.stop)
       )
       const { entry } = acquisition
       if (acquisition._tag === "Reentered") {
@@ -144,8 +147,9 @@ const withLockSection = <A, E, R>(
       const self = sectionOf(section, acquisition.entry.lease as Lease)
       if (acquisition._tag === "Reentered") return runSection(acquisition.entry, restore(self), "borrower", restore)
       const { entry, keeper } = acquisition
-      return runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore).pipe(
-        Effect.ensuring(keeper.release)
+      return EffectLine.ensuringMasked(
+        runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore),
+        keeper.release
       )
     })
   )

@@ -62,9 +62,13 @@ export const enterScoped = (entry: Entry): Effect.Effect<void, never, Scope.Scop
 /** `refs` without the leases: for a fiber that never enters one and should not keep the list alive. */
 export const forget = (refs: FiberRefs.FiberRefs): FiberRefs.FiberRefs => FiberRefs.delete(refs, held)
 
-/** Runs `self` inside `entry`. */
+/**
+ * Runs `self` inside `entry`: a section, the whole of a fiber of its own (see `section.ts`), which nothing joins. The
+ * list is set for the rest of that fiber and not put back: `Effect.locallyWith` would put it back in a fiber about to
+ * end, a mask and a handful of operations on every acquire for nothing.
+ */
 export const enter = (entry: Entry) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.locallyWith(self, held, adding(entry))
+  Effect.zipRight(FiberRef.update(held, adding(entry)), self)
 
 /** A `Lock.scoped` region's fiber (`region.ts`) inherits the leases its parent is inside when it is forked. */
 export const carry = (_parent: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<void> => Effect.void

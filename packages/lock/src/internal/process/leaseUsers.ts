@@ -85,7 +85,8 @@ interface Released {
  * @internal
  */
 export const stopBorrowers = (users: LeaseUsers, lease: Released): Effect.Effect<void> =>
-  EffectLine.withFiber((current) => {
+  // Most leases are never re-entered: their release asks nothing of the fiber.
+  users.lent === undefined || users.lent.size === 0 ? Effect.void : EffectLine.withFiber((current) => {
     const borrowers = users.lent
     if (borrowers === undefined || borrowers.size === 0) return Effect.void
     const { fence, name, owner, permits } = lease

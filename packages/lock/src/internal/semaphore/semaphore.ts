@@ -173,8 +173,9 @@ const withPermitsSection = <A, E, R>(
     Effect.flatMap(
       acquireKept(name, options, restore, undefined),
       ({ entry, keeper }) =>
-        runSection(entry, restore(HeldLeases.enter(entry)(sectionOf(section, keeper.lease))), "holder", restore).pipe(
-          Effect.ensuring(keeper.release)
+        EffectLine.ensuringMasked(
+          runSection(entry, restore(HeldLeases.enter(entry)(sectionOf(section, keeper.lease))), "holder", restore),
+          keeper.release
         )
     )
   )
