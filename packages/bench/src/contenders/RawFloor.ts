@@ -1,6 +1,7 @@
 /**
  * The floor: the AWS SDK alone, sending the very `UpdateItem`s Leasehold's DynamoDB store sends for an uncontended
- * acquire (conditional, fence incremented in the same write) and release (conditional on owner and fence).
+ * acquire (conditional, fence incremented in the same write) and release (conditional on owner and fence), with
+ * the same short placeholders: the floor sends requests of the same size.
  */
 import { DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb"
 import { randomBytes } from "node:crypto"
@@ -15,16 +16,16 @@ const ttlAt = (epochMs: number) => String(Math.ceil((epochMs + ttlRetentionMs) /
 export const make = (config: ClientConfig): Contender => {
   const client = new DynamoDBClient(clientConfig(config))
   const names = {
-    "#owner": "owner",
-    "#holder": "holder",
-    "#leaseUntil": "leaseUntil",
-    "#leaseMs": "leaseMs",
-    "#acquiredAt": "acquiredAt",
-    "#ttl": "ttl",
-    "#fence": "fence",
-    "#data": "data"
+    "#o": "owner",
+    "#h": "holder",
+    "#u": "leaseUntil",
+    "#m": "leaseMs",
+    "#a": "acquiredAt",
+    "#t": "ttl",
+    "#f": "fence",
+    "#d": "data"
   }
-  const { "#leaseMs": _leaseMs, ...releaseNames } = names
+  const { "#m": _leaseMs, ...releaseNames } = names
   const cycle = async (key: string) => {
     const owner = randomBytes(16).toString("hex")
     const now = Date.now()
@@ -32,19 +33,19 @@ export const make = (config: ClientConfig): Contender => {
       new UpdateItemCommand({
         TableName: tables.leasehold,
         Key: { key: { S: key } },
-        UpdateExpression: "SET #owner = :owner, #holder = :holder, #leaseUntil = :leaseUntil, #leaseMs = :leaseMs, " +
-          "#acquiredAt = :now, #ttl = :ttl, #fence = if_not_exists(#fence, :now) + :one REMOVE #data",
-        ConditionExpression: "attribute_not_exists(#owner) OR #leaseUntil < :cutoff",
+        UpdateExpression: "SET #o = :o, #h = :h, #u = :u, #m = :m, " +
+          "#a = :n, #t = :t, #f = if_not_exists(#f, :n) + :i REMOVE #d",
+        ConditionExpression: "attribute_not_exists(#o) OR #u < :c",
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: {
-          ":owner": { S: owner },
-          ":holder": { S: `pid ${process.pid}` },
-          ":leaseUntil": { N: String(now + leaseMs) },
-          ":leaseMs": { N: String(leaseMs) },
-          ":now": { N: String(now) },
-          ":ttl": { N: ttlAt(now + leaseMs) },
-          ":one": { N: "1" },
-          ":cutoff": { N: String(now - maxClockSkewMs) }
+          ":o": { S: owner },
+          ":h": { S: `pid ${process.pid}` },
+          ":u": { N: String(now + leaseMs) },
+          ":m": { N: String(leaseMs) },
+          ":n": { N: String(now) },
+          ":t": { N: ttlAt(now + leaseMs) },
+          ":i": { N: "1" },
+          ":c": { N: String(now - maxClockSkewMs) }
         },
         ReturnValues: "ALL_NEW",
         ReturnValuesOnConditionCheckFailure: "ALL_OLD"
@@ -56,14 +57,14 @@ export const make = (config: ClientConfig): Contender => {
       new UpdateItemCommand({
         TableName: tables.leasehold,
         Key: { key: { S: key } },
-        UpdateExpression: "SET #leaseUntil = :zero, #ttl = :ttl REMOVE #owner, #holder, #acquiredAt, #data",
-        ConditionExpression: "#owner = :owner AND #fence = :fence",
+        UpdateExpression: "SET #u = :z, #t = :t REMOVE #o, #h, #a, #d",
+        ConditionExpression: "#o = :o AND #f = :f",
         ExpressionAttributeNames: releaseNames,
         ExpressionAttributeValues: {
-          ":zero": { N: "0" },
-          ":ttl": { N: ttlAt(Date.now()) },
-          ":owner": { S: owner },
-          ":fence": { N: fence }
+          ":z": { N: "0" },
+          ":t": { N: ttlAt(Date.now()) },
+          ":o": { S: owner },
+          ":f": { N: fence }
         },
         ReturnValuesOnConditionCheckFailure: "ALL_OLD"
       })
