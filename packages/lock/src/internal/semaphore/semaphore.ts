@@ -104,13 +104,14 @@ const acquireKept = (
       record: acquired.record,
       options: resolved.lease,
       sentAt: acquired.sentAt,
+      // The answer is when the permits began to be held: what follows it up to here waits for nothing.
+      keptSince: acquired.answeredAt,
       users,
       onEnd: Effect.void,
       handle: (state) => new Permits(state, acquired.record, resolved)
     })
-    const now = yield* monotonicMillis
     yield* Metrics.increment(Metrics.acquisitions)
-    yield* Metric.update(Metrics.waitTime, now - startedAt)
+    yield* Metric.update(Metrics.waitTime, acquired.answeredAt - startedAt)
     yield* Effect.annotateCurrentSpan("semaphore.fence", keeper.lease.fence)
     // Keyed by the keeper, which no lock shares: the entry stops whoever takes the permits over on loss, and a lock
     // of the same name is never taken for a re-entry of it.
