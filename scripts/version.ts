@@ -22,20 +22,11 @@ import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { releasedVersions, storyProblems } from "./versionStory.js"
+import { type Manifest, releasedVersions, storyProblems } from "./versionStory.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const effect4 = Path.join(root, "effect4")
 const changeset = Path.join(root, "node_modules", "@changesets", "cli", "bin.js")
-
-interface Manifest {
-  readonly name: string
-  version: string
-  readonly private?: boolean
-  dependencies?: Record<string, string>
-  devDependencies?: Record<string, string>
-  releasedWithEffect3?: Record<string, string>
-}
 
 const readManifest = (file: string): Manifest => JSON.parse(Fs.readFileSync(file, "utf8")) as Manifest
 const writeManifest = (file: string, manifest: Manifest) =>

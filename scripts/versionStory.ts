@@ -35,7 +35,8 @@ const effect4Versioned = ["lock", "dynamodb", "testing"] as const
 /** Each line's major: its versions are `<major>.x.y`. */
 export const lineMajors = { effect3: 1, effect4: 2 } as const
 
-interface Manifest {
+/** What the version scripts read and write of a package.json. */
+export interface Manifest {
   readonly name: string
   version: string
   readonly private?: boolean
