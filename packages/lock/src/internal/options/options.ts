@@ -130,56 +130,13 @@ export const validateName = (
 /** The defaults objects already resolved on their own, with the holder name they were resolved with. */
 const resolvedDefaults = new WeakMap<Input, { readonly holder: string; readonly resolved: Resolved }>()
 
-/** The fields the core's `resolve` reads: all that a resolution depends on, with the holder name. */
-const fields = [
-  "lease",
-  "heartbeat",
-  "wait",
-  "maxClockSkew",
-  "warnAt",
-  "safetyMargin",
-  "pollInterval",
-  "takeover",
-  "holder",
-  "data"
-] as const
-
-/** The last options given over a defaults object, as the fields they came to, and what they resolved to. */
-interface LastGiven {
-  readonly holder: string
-  readonly values: ReadonlyArray<unknown>
-  readonly resolved: Resolved
-}
-
-const lastGiven = new WeakMap<Input, LastGiven>()
-
-/**
- * The fields of `input` if each is a value that can not change (a primitive or a `Duration`), so that equal fields
- * resolve alike; `undefined` if any could (an hrtime tuple, an object of units).
- */
-const immutableFields = (input: Input): Array<unknown> | undefined => {
-  const values: Array<unknown> = []
-  for (const field of fields) {
-    const value = input[field]
-    if (typeof value === "object" && value !== null && !Duration.isDuration(value)) return undefined
-    values.push(value)
-  }
-  return values
-}
-
-const sameFields = (left: ReadonlyArray<unknown>, right: ReadonlyArray<unknown>): boolean => {
-  for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return false
-  return true
-}
-
 const resolveInput = (input: Input, defaultHolder: string): OptionCheck.OptionCheck<Resolved> =>
   CoreOptions.resolve(input, defaultHolder, readMillis)
 
 /**
  * Validates `options` over `defaults` (field by field) and fills in the built-in defaults. Either that is not a record
- * (`null` included) is refused first: its fields would read as none given. Given options are read afresh on every
- * call (an options object may be reused with different values), and resolved again unless their fields come to the
- * same values as those last given over the same defaults. Defaults alone (a call without options) are resolved
+ * (`null` included) is refused first: its fields would read as none given. Given options are resolved afresh on every
+ * call: an options object may be reused with different values. Defaults alone (a call without options) are resolved
  * once per defaults object: they come from a layer, which hands the same object to every acquisition, and resolving
  * them again on each one would cost every uncontended acquire for nothing.
  *
@@ -192,23 +149,7 @@ export const resolveCheck = (
 ): OptionCheck.OptionCheck<Resolved> => {
   const problem = recordsProblem(defaults, options)
   if (problem !== undefined) return notRecords(problem)
-  if (options !== undefined) {
-    // Read afresh on every call, and resolved again unless the fields are those of the last options given over the
-    // same defaults: a call site usually passes the same values each time, often in a new object.
-    const merged = CoreOptions.overlay(defaults, options)
-    const values = immutableFields(merged)
-    const last = lastGiven.get(defaults)
-    if (
-      values !== undefined && last !== undefined && last.holder === defaultHolder && sameFields(values, last.values)
-    ) {
-      return { _tag: "Ok", value: last.resolved }
-    }
-    const resolved = resolveInput(merged, defaultHolder)
-    if (values !== undefined && resolved._tag === "Ok") {
-      lastGiven.set(defaults, { holder: defaultHolder, values, resolved: resolved.value })
-    }
-    return resolved
-  }
+  if (options !== undefined) return resolveInput(CoreOptions.overlay(defaults, options), defaultHolder)
   const cached = resolvedDefaults.get(defaults)
   if (cached !== undefined && cached.holder === defaultHolder) return { _tag: "Ok", value: cached.resolved }
   const resolved = resolveInput(defaults, defaultHolder)
