@@ -20,6 +20,7 @@ const record = (name: string, fields: Partial<LockRecord> = {}): LockRecord => (
   reservedBy: undefined,
   reservedUntil: 0,
   reservedSince: 0,
+  reservedFrom: 0,
   ...fields
 })
 

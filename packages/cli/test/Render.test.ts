@@ -24,6 +24,7 @@ const lock = (fields: Partial<LockRecord.LockRecord> = {}): LockRecord.LockRecor
   reservedBy: undefined,
   reservedUntil: 0,
   reservedSince: 0,
+  reservedFrom: 0,
   ...fields
 })
 

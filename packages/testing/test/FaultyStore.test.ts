@@ -280,7 +280,7 @@ describe("FaultyStore: late delivery", () => {
         tryAcquire: { ...request("x"), ...extra },
         renew: { ...lock, fence: 1, leaseMs: 10_000, ...extra },
         release: { ...lock, fence: undefined, ...extra },
-        reserve: { ...lock, reserveMs: 100, waitingSince: 0, ...extra },
+        reserve: { ...lock, reserveMs: 100, graceMs: 0, waitingSince: 0, ...extra },
         tryAcquirePermits: {
           ...semaphore,
           holder: "x",

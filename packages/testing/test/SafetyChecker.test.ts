@@ -17,7 +17,8 @@ const newClasses: ReadonlyArray<Simulation.Mode> = [
   "clockStep",
   "badOptions",
   "handOff",
-  "semaphore"
+  "semaphore",
+  "contended"
 ]
 
 const record = (index: number, fields: Partial<Simulation.SectionRecord>): Simulation.SectionRecord => ({
@@ -644,6 +645,29 @@ describe("SafetyChecker", () => {
       const text = SafetyChecker.formatHistory(Simulation.run(Simulation.generate(2, { mode: "handOff" })))
       expect(text).toContain("hands off after")
       expect(text).toContain("resumes the lease of")
+    }))
+
+  it.effect("contended: processes ask again as they release; waiters reserve, reservations refuse others, nobody overlaps", () =>
+    Effect.sync(() => {
+      let reserved = 0
+      let refused = 0
+      let completed = 0
+      const polls = new Set<number>()
+      for (let seed = 1; seed <= 20; seed++) {
+        const schedule = Simulation.generate(seed, { mode: "contended" })
+        polls.add(schedule.timings.pollIntervalMs)
+        const history = Simulation.run(schedule)
+        expect(SafetyChecker.checkSchedule(schedule).violations).toEqual([])
+        for (const r of history.reservations ?? []) {
+          if (r.kind === "reserved") reserved++
+          else refused++
+        }
+        completed += history.sections.filter((s) => s.outcome === "completed").length
+      }
+      expect(polls.size).toBeGreaterThan(2)
+      expect(reserved).toBeGreaterThan(10)
+      expect(refused).toBeGreaterThan(0)
+      expect(completed).toBeGreaterThan(100)
     }))
 
   it.effect("schedules of the newer classes replay exactly", () =>

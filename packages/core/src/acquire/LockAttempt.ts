@@ -10,6 +10,7 @@
 import * as LeaseDeadline from "../lease/LeaseDeadline.js"
 import type { LockRecord } from "../record/LockRecord.js"
 import type * as LockProtocol from "../store/LockProtocol.js"
+import * as LockTransitions from "../store/LockTransitions.js"
 import * as AcquireBound from "./AcquireBound.js"
 import * as AcquireOwner from "./AcquireOwner.js"
 import * as Reservation from "./Reservation.js"
@@ -78,6 +79,28 @@ export const takeover = (
   const seen = observation
   return { _tag: "Observed", stale: seen !== undefined && now - seen.seenAt >= seen.leaseMs ? seen : undefined }
 }
+
+/**
+ * Whether a look at `record` (read at `now`, `wallNow` on the wall clock) finds the lock worth a write: the write
+ * would take it as the store judges it, by our clocks. An attempt after a sleep looks first (a read), and writes only
+ * then: most polls of a contended lock find it still held, and a read costs less than a conditional write that fails
+ * (one call where a store that does not return the holder with a failed condition needs two, and a read unit where
+ * DynamoDB bills the failed write a write unit). A record that names our own owner is ours already, and is not
+ * written again.
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const worthWriting = (
+  options: AttemptOptions,
+  owner: string,
+  observation: Observation | undefined,
+  record: LockRecord | undefined,
+  now: number,
+  wallNow: number
+): boolean =>
+  record?.owner !== owner &&
+  LockTransitions.admits(record, owner, takeover(options, observe(observation, record, now), now), wallNow)
 
 /**
  * Whether the time until `record`'s takeover is judged on the wall clock: a held record under absolute takeover.
@@ -182,8 +205,8 @@ export const judge = (args: {
  * What follows a conflict on `holder`, the record it showed.
  *
  * - `GiveUp`: the wait is over: give up with `LockNotAcquired`, naming `holder` (the lock's holder, if it has one).
- * - `Reserve`: reserve the lock for `reserveMs` (see `Reservation`), then sleep as the record the reservation answers
- *   says (`current`, the conflict's, if the store fails).
+ * - `Reserve`: reserve the lock for `reserveMs`, keeping others out after `graceMs` (see `Reservation`), then sleep
+ *   as the record the reservation answers says (`current`, the conflict's, if the store fails).
  * - `Sleep`: sleep as the conflict's record says.
  *
  * How long the sleep is, once the record is known and the poll drawn, is `sleepMs`'s.
@@ -193,7 +216,12 @@ export const judge = (args: {
  */
 export type AfterConflict =
   | { readonly _tag: "GiveUp"; readonly holder: LockRecord | undefined }
-  | { readonly _tag: "Reserve"; readonly current: LockRecord; readonly reserveMs: number }
+  | {
+    readonly _tag: "Reserve"
+    readonly current: LockRecord
+    readonly reserveMs: number
+    readonly graceMs: number
+  }
   | { readonly _tag: "Sleep" }
 
 /**
@@ -215,7 +243,8 @@ export const afterConflict = (args: {
   const { holder, now, options, waitUntil } = args
   if (AcquireBound.isWaitOver(now, waitUntil)) return { _tag: "GiveUp", holder: heldOnly(holder) }
   if (holder !== undefined && Reservation.shouldReserve(options, args.owner, holder, args.waitingSince, args.wallNow)) {
-    return { _tag: "Reserve", current: holder, reserveMs: Reservation.reserveMs(options, now, waitUntil) }
+    const reserveMs = Reservation.reserveMs(options, now, waitUntil)
+    return { _tag: "Reserve", current: holder, reserveMs, graceMs: Reservation.graceMs(options, holder, args.wallNow) }
   }
   return { _tag: "Sleep" }
 }

@@ -1,10 +1,14 @@
 /**
- * Fair handover across processes: what a waiter does about reservations after a lost poll. Once it has waited a poll
- * interval, a waiter reserves the lock (one conditional write, refreshed only as it nears its end), so that the
- * reserved waiter is the next holder (if the lock was freed meanwhile, it acquires at once), and a waiter that began
- * to wait earlier takes the reservation over: the longest waiter goes next. The reserver follows the hold closely; a
- * waiter behind someone else's reservation polls slower. Reservations only make waits fairer: a failed one never
- * fails the acquire, and mutual exclusion never depends on them.
+ * Fair handover across processes: what a waiter does about reservations after a lost poll. Go's `sync.Mutex` is the
+ * model: whoever asks for a free lock may take it (a holder that asks again at once keeps it: the cheapest handover
+ * is none) until a waiter has waited a poll interval. That waiter reserves the lock (one conditional write, refreshed
+ * only as it nears its end), and the reservation keeps others out a turn later (`turnMs`): the holder's process may go
+ * on taking the lock for that long, and then the reserver is the next holder (if the lock was freed meanwhile, it
+ * acquires at once). A waiter that began to wait earlier takes the reservation over, keeping its start: the longest
+ * waiter goes next, and no turn is made longer. The reserver follows the hold closely once its reservation keeps
+ * others out; a waiter behind someone else's reservation sleeps until that reservation should have served its
+ * reserver. Reservations only make waits fairer: a failed one never fails the acquire, and mutual exclusion never
+ * depends on them.
  *
  * @since 1.0.0
  */
@@ -28,14 +32,45 @@ export interface ReservationOptions {
  */
 const reservationPolls = 4
 
+/**
+ * The share of a poll that a waiter behind someone else's reservation sleeps past the time it keeps others out: by
+ * then its reserver is usually in, and the next reservation starts the next turn.
+ */
+const behindReservedShare = 4
+
 /** The reserver's shortest sleep, as a share of the poll interval: it follows short holds without spinning. */
 const reserverPollShare = 8
 
 /**
- * How many poll intervals a waiter sleeps behind someone else's live reservation (no longer than it lasts): it can
- * not be next, so it polls slower, yet soon enough to reserve during the reserver's hold.
+ * How many poll intervals a waiter sleeps behind someone else's live reservation at most (no longer than it lasts):
+ * it can not be next, so it polls slower, yet soon enough to reserve during the reserver's hold.
  */
 const behindReservationPolls = 2
+
+/**
+ * How long a turn lasts: the time from a reservation until it keeps others out, in ms. One poll interval: the
+ * longest a waiter that does not reserve may take to see a freed lock anyway, so the holder's process keeps the lock
+ * no longer than polling would lose. A shorter turn hands over more often, and every handover costs the waiters'
+ * reads and a reservation: fewer acquisitions per second, and no shorter waits.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const turnMs = (options: ReservationOptions): number => Math.max(1, options.pollIntervalMs)
+
+/**
+ * How long after a reservation made at `wallNow` on `record` it should begin to keep others out: at once on a free
+ * lock (there is no turn to finish), a turn later on a held one, and never later than the start of the live
+ * reservation it refreshes or takes over, so that taking a reservation over never makes a turn longer.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const graceMs = (options: ReservationOptions, record: LockRecord, wallNow: number): number => {
+  const turn = record.owner === undefined ? 0 : turnMs(options)
+  const live = record.reservedBy !== undefined && record.reservedUntil >= wallNow
+  return live ? Math.max(0, Math.min(turn, record.reservedFrom - wallNow)) : turn
+}
 
 /**
  * How long a reservation of this acquisition lasts, in ms.
@@ -88,9 +123,12 @@ export const shouldReserve = (
 /**
  * How long to sleep after a conflict on `record`: at most a poll or until the takeover time, as always. Two cases
  * sleep otherwise. Holding the reservation of a held lock, sleep as long as the holder has held it so far (on the wall
- * clocks), no less than a share of a poll: a short hold is followed closely, and a long one is caught at most its own
- * length after it ends, with ever fewer polls. Nothing is learned across holds, so a slow handover never makes the
- * next one slower. Behind someone else's live reservation, poll slower, but no longer than the reservation lasts.
+ * clocks), no less than a share of a poll, and not before the reservation keeps others out: a short hold is followed
+ * closely from the moment the holder's process can no longer take the lock again, and a long one is caught at most
+ * its own length after it ends, with ever fewer polls. Nothing is learned
+ * across holds, so a slow handover never makes the next one slower. Behind someone else's live reservation, sleep
+ * until it keeps others out and half a poll more (when its reserver should be in, and the next reservation is due),
+ * no longer than two polls, and no longer than the reservation lasts.
  *
  * @since 1.0.0
  * @category constructors
@@ -106,13 +144,20 @@ export const sleepMs = (args: {
   const { options, owner, pollMs, record, untilTakeoverMs, wallNow } = args
   const usual = Math.min(pollMs, untilTakeoverMs)
   if (record === undefined) return usual
+  const untilKeptOut = record.reservedFrom - wallNow
   if (record.owner !== undefined && record.reservedBy === owner && record.reservedUntil >= wallNow) {
     const floor = Math.max(1, options.pollIntervalMs / reserverPollShare)
     const heldFor = record.acquiredAt === undefined ? floor : wallNow - record.acquiredAt
-    return Math.min(usual, Math.max(floor, heldFor))
+    return Math.min(usual, Math.max(untilKeptOut, floor, heldFor))
   }
   if (!isReservedForOtherAt(record, owner, wallNow)) return usual
   const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))
+  const untilServed = Math.max(0, untilKeptOut) + pollMs / behindReservedShare
   // A takeover time already past would not let us in before the reservation lapses: waking for it would spin.
-  return Math.min(pollMs * behindReservationPolls, untilLapse, untilTakeoverMs > 0 ? untilTakeoverMs : Infinity)
+  return Math.min(
+    pollMs * behindReservationPolls,
+    untilServed,
+    untilLapse,
+    untilTakeoverMs > 0 ? untilTakeoverMs : Infinity
+  )
 }

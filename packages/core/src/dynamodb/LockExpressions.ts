@@ -24,6 +24,7 @@ const a = {
   reservedBy: "#b",
   reservedUntil: "#r",
   reservedSince: "#w",
+  reservedFrom: "#g",
   ttl: "#t",
   limit: "#l"
 } as const satisfies Record<Item.Attribute | "limit", `#${string}`>
@@ -64,6 +65,7 @@ export const values = {
   staleFence: ":sf",
   staleVersion: ":sv",
   reservedUntil: ":r",
+  reservedFrom: ":g",
   waitingSince: ":w"
 } as const
 
@@ -86,26 +88,27 @@ const acquireSet = `SET ${a.owner} = ${v.owner}, ${a.holder} = ${v.holder}, ${a.
   // every earlier token as long as TTL retention is far longer than clock skew.
   `${a.fence} = if_not_exists(${a.fence}, ${v.now}) + ${v.one}`
 
-/** The acquiring write clears the reservation: whoever reserved is in, or its reservation had lapsed. */
-const clearReservation = `${a.reservedBy}, ${a.reservedUntil}, ${a.reservedSince}`
+/** What clears a reservation: the reserver's acquiring write (it is in), and an operator's release. */
+const clearReservation = `${a.reservedBy}, ${a.reservedUntil}, ${a.reservedSince}, ${a.reservedFrom}`
 
 /**
+ * The update of an acquiring write, with or without `data`, and clearing the reservation (the reserver's write) or
+ * keeping it (anyone else's, taking the lock before the reservation keeps others out: the reserver is still next).
+ *
  * @since 1.0.0
  * @category expressions
  */
-export const acquireUpdateWithData = `${acquireSet}, ${a.data} = ${v.data} REMOVE ${a.sequence}, ${clearReservation}`
+export const acquireUpdate = (withData: boolean, clearsReservation: boolean): string =>
+  acquireUpdates[`${withData}/${clearsReservation}`]
 
-/**
- * @since 1.0.0
- * @category expressions
- */
-export const acquireUpdateWithoutData = `${acquireSet} REMOVE ${a.data}, ${a.sequence}, ${clearReservation}`
+const acquireUpdates: Readonly<Record<`${boolean}/${boolean}`, string>> = Object.freeze({
+  "true/true": `${acquireSet}, ${a.data} = ${v.data} REMOVE ${a.sequence}, ${clearReservation}`,
+  "true/false": `${acquireSet}, ${a.data} = ${v.data} REMOVE ${a.sequence}`,
+  "false/true": `${acquireSet} REMOVE ${a.data}, ${a.sequence}, ${clearReservation}`,
+  "false/false": `${acquireSet} REMOVE ${a.data}, ${a.sequence}`
+})
 
-/**
- * @since 1.0.0
- * @category expressions
- */
-export const acquireNames = names(
+const acquireAttributes = [
   a.sequence,
   a.owner,
   a.holder,
@@ -118,9 +121,22 @@ export const acquireNames = names(
   a.version,
   a.reservedBy,
   a.reservedUntil,
-  a.reservedSince,
+  a.reservedFrom,
   a.limit
-)
+] as const
+
+/**
+ * The names of an acquiring write: its conditions read the reservation; only the reserver's write also clears when
+ * the reserver began to wait.
+ *
+ * @since 1.0.0
+ * @category expressions
+ */
+export const acquireNames = (clearsReservation: boolean): Readonly<Record<string, string>> =>
+  clearsReservation ? acquireNamesClearing : acquireNamesKeeping
+
+const acquireNamesClearing = names(...acquireAttributes, a.reservedSince)
+const acquireNamesKeeping = names(...acquireAttributes)
 
 /**
  * No one else's live reservation: none, the caller's own, or one that lapsed before now on the caller's clock.
@@ -128,6 +144,12 @@ export const acquireNames = names(
  */
 const notReservedForOther = `(attribute_not_exists(${a.reservedBy}) OR ${a.reservedBy} = ${v.owner} OR ` +
   `${a.reservedUntil} < ${v.now})`
+
+/**
+ * No one else's reservation keeps the caller out: none is live (`notReservedForOther`), or the live one has not begun
+ * to (its start is after now on the caller's clock; a reservation written without a start keeps others out at once).
+ */
+const notKeptOut = `(${notReservedForOther} OR ${a.reservedFrom} > ${v.now})`
 
 /**
  * Not a semaphore's item: in sort-key mode the lock `#x` has the key of the semaphore `x` (see `SemaphoreKeys`),
@@ -139,14 +161,14 @@ const notSemaphore = `attribute_not_exists(${a.limit})`
  * @since 1.0.0
  * @category expressions
  */
-export const freeOnlyExpression = `attribute_not_exists(${a.owner}) AND ${notReservedForOther} AND ${notSemaphore}`
+export const freeOnlyExpression = `attribute_not_exists(${a.owner}) AND ${notKeptOut} AND ${notSemaphore}`
 
 /**
  * @since 1.0.0
  * @category expressions
  */
 export const freeOrExpiredExpression = `(attribute_not_exists(${a.owner}) OR ${a.leaseUntil} < ${v.cutoff}) AND ` +
-  `${notReservedForOther} AND ${notSemaphore}`
+  `${notKeptOut} AND ${notSemaphore}`
 
 /**
  * @since 1.0.0
@@ -155,7 +177,7 @@ export const freeOrExpiredExpression = `(attribute_not_exists(${a.owner}) OR ${a
 export const freeOrStaleExpression = `(attribute_not_exists(${a.owner}) OR ` +
   `(${a.owner} = ${v.staleOwner} AND ${a.fence} = ${v.staleFence} AND ` +
   `(${a.version} = ${v.staleVersion} OR (attribute_not_exists(${a.version}) AND ${v.staleVersion} = ${v.zero})))) AND ` +
-  `${notReservedForOther} AND ${notSemaphore}`
+  `${notKeptOut} AND ${notSemaphore}`
 
 /**
  * A reservation changes neither the version nor the holder fields: observed takeover watches them.
@@ -163,8 +185,8 @@ export const freeOrStaleExpression = `(attribute_not_exists(${a.owner}) OR ` +
  * @since 1.0.0
  * @category expressions
  */
-export const reserveUpdate =
-  `SET ${a.reservedBy} = ${v.owner}, ${a.reservedUntil} = ${v.reservedUntil}, ${a.reservedSince} = ${v.waitingSince}`
+export const reserveUpdate = `SET ${a.reservedBy} = ${v.owner}, ${a.reservedUntil} = ${v.reservedUntil}, ` +
+  `${a.reservedSince} = ${v.waitingSince}, ${a.reservedFrom} = ${v.reservedFrom}`
 
 /**
  * A lock's row (every row has a fence: it stays when the lock is freed; a semaphore's has one too, and a `limit`), and
@@ -180,7 +202,7 @@ export const reserveCondition = `attribute_exists(${a.fence}) AND ${notSemaphore
  * @since 1.0.0
  * @category expressions
  */
-export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, a.limit)
+export const reserveNames = names(a.fence, a.reservedBy, a.reservedUntil, a.reservedSince, a.reservedFrom, a.limit)
 
 const renewSet =
   `SET ${a.leaseUntil} = ${v.leaseUntil}, ${a.leaseMs} = ${v.leaseMs}, ${a.ttl} = ${v.ttl}, ${nextVersion}`
@@ -250,7 +272,7 @@ export const renewUpdateFor = (
 
 /** What a release clears or sets, and with it a force release (which also drops the reservation). */
 const clearAttributes = [a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version, a.sequence]
-const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil, a.reservedSince]
+const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil, a.reservedSince, a.reservedFrom]
 
 /**
  * The row stays on release (its fence must keep increasing); TTL removes it once idle for the retention.

@@ -28,6 +28,7 @@ export const attributes = {
   reservedBy: "reservedBy",
   reservedUntil: "reservedUntil",
   reservedSince: "reservedSince",
+  reservedFrom: "reservedFrom",
   ttl: "ttl"
 } as const
 
@@ -181,7 +182,9 @@ export const decode = (layout: KeyLayout, item: ItemMap): Decoded<LockRecord> =>
     // Rows written before reservations existed read as unreserved.
     reservedBy: string(attributes.reservedBy, false),
     reservedUntil: number(attributes.reservedUntil, false) ?? 0,
-    reservedSince: number(attributes.reservedSince, false) ?? 0
+    reservedSince: number(attributes.reservedSince, false) ?? 0,
+    // A reservation written before reservations had a start keeps others out at once, as its writer meant.
+    reservedFrom: number(attributes.reservedFrom, false) ?? 0
   }
   return failure === undefined
     ? { _tag: "Ok", value: record }

@@ -104,11 +104,9 @@ export const acquire = (
   condition: AcquireCondition,
   ttlRetentionMs: number
 ): Request => ({
-  UpdateExpression: request.data === undefined
-    ? Expressions.acquireUpdateWithoutData
-    : Expressions.acquireUpdateWithData,
+  UpdateExpression: Expressions.acquireUpdate(request.data !== undefined, request.reserved === true),
   ConditionExpression: conditionExpressions[condition._tag],
-  ExpressionAttributeNames: Expressions.acquireNames,
+  ExpressionAttributeNames: Expressions.acquireNames(request.reserved === true),
   ExpressionAttributeValues: acquireValues(request, now, condition, ttlRetentionMs)
 })
 
@@ -370,7 +368,8 @@ export const forceReleaseRetried = (
 }
 
 /**
- * A reservation's write at `now`: the caller named as the next holder until `now + reserveMs`.
+ * A reservation's write at `now`: the caller named as the next holder until `now + reserveMs`, keeping others out
+ * from `now + graceMs`.
  *
  * @since 1.0.0
  * @category requests
@@ -383,6 +382,7 @@ export const reserve = (request: LockProtocol.ReserveRequest, now: number): Requ
     [v.owner]: str(request.owner),
     [v.now]: num(now),
     [v.reservedUntil]: num(now + request.reserveMs),
+    [v.reservedFrom]: num(now + Math.min(request.graceMs, request.reserveMs)),
     [v.waitingSince]: num(request.waitingSince)
   }
 })

@@ -46,10 +46,16 @@ export interface LockRecord {
    */
   readonly reservedBy: string | undefined
   /**
-   * Epoch ms on the reserver's clock when its reservation lapses; 0 when there is none. Until then only the reserver
-   * may acquire; from then on anyone may, as if there were no reservation.
+   * Epoch ms on the reserver's clock when its reservation lapses; 0 when there is none. From `reservedFrom` until then
+   * only the reserver may acquire; from then on anyone may, as if there were no reservation.
    */
   readonly reservedUntil: number
+  /**
+   * Epoch ms on the reserver's clock from which its reservation keeps others out; 0 when there is none, and on rows
+   * whose reservation was written without one (it keeps others out at once). Before it, whoever asks may still take
+   * a free lock: the current holder's turn goes on for a bounded time, and the reserver is next.
+   */
+  readonly reservedFrom: number
   /**
    * Epoch ms on the reserver's clock when it began to wait; 0 when there is no reservation. A waiter that began
    * earlier may take the reservation over, so the longest waiter is the next holder.
@@ -77,13 +83,23 @@ export const isAvailableAt = (record: LockRecord, now: number, maxClockSkewMs: n
 
 /**
  * Whether the record carries a reservation by someone other than `owner` that has not lapsed at `now` (epoch ms, the
- * caller's clock): such a reservation keeps `owner` from acquiring the lock, and from reserving it.
+ * caller's clock): such a reservation keeps `owner` from reserving the lock, unless `owner` began to wait earlier.
  *
  * @since 1.0.0
  * @category predicates
  */
 export const isReservedForOtherAt = (record: LockRecord, owner: string, now: number): boolean =>
   record.reservedBy !== undefined && record.reservedBy !== owner && record.reservedUntil >= now
+
+/**
+ * Whether someone else's reservation keeps `owner` from acquiring the record at `now` (epoch ms, the caller's clock):
+ * it is live (`isReservedForOtherAt`) and has begun to keep others out (`reservedFrom`).
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const isKeptOutAt = (record: LockRecord, owner: string, now: number): boolean =>
+  isReservedForOtherAt(record, owner, now) && record.reservedFrom <= now
 
 /**
  * Whether `owner`, waiting since `waitingSince` (epoch ms, its clock), may reserve the record at `now` (held or free):

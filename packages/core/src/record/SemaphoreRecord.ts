@@ -134,7 +134,8 @@ export const permitRecord = (name: string, holder: PermitHolder): LockRecord => 
   data: holder.data,
   reservedBy: undefined,
   reservedUntil: 0,
-  reservedSince: 0
+  reservedSince: 0,
+  reservedFrom: 0
 })
 
 /**

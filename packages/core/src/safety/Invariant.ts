@@ -125,6 +125,7 @@ export const expected = (schedule: Schedule.Schedule): ReadonlyArray<Invariant> 
     case "handOff":
     case "semaphore":
     case "late":
+    case "contended":
       return invariants
     case "skew":
     case "clockStep":

@@ -5,6 +5,7 @@
  * @since 1.0.0
  */
 import * as BadOption from "./BadOption.js"
+import * as ContendedSchedule from "./ContendedSchedule.js"
 import * as Draws from "./Draws.js"
 import type * as Fault from "./Fault.js"
 import * as LateSchedule from "./LateSchedule.js"
@@ -20,7 +21,8 @@ const storeOperations: ReadonlyArray<Fault.Operation> = ["tryAcquire", "renew", 
  * `safe` and comes right after it, so that every other seed keeps its class.
  */
 const modeShares: ReadonlyArray<readonly [Schedule.Mode, number]> = [
-  ["safe", 0.24],
+  ["safe", 0.17],
+  ["contended", 0.07],
   ["late", 0.07],
   ["skew", 0.1],
   ["longPause", 0.1],
@@ -260,5 +262,7 @@ const extend = (schedule: Schedule.Schedule, next: () => number): Schedule.Sched
       }
     case "late":
       return LateSchedule.withLateDelivery(schedule, next)
+    case "contended":
+      return ContendedSchedule.withContention(schedule, next)
   }
 }

@@ -42,8 +42,14 @@ const heldMsOf = (leaseMs: number, next: () => number): number => {
   return next() < 0.5 ? int(1, leaseMs / 2) : int(leaseMs / 2, 3 * leaseMs)
 }
 
-/** A held write of `kind`, drawn from `next` for lease `leaseMs`. */
-const heldFault = (kind: Fault.FaultKind, leaseMs: number, next: () => number): Fault.Fault => {
+/**
+ * A held write of `kind`, drawn from `next` for lease `leaseMs`: the network keeps it past its sender's give-up (a
+ * request timeout, or most of a lease) and delivers it later.
+ *
+ * @since 1.0.0
+ * @category generators
+ */
+export const heldFault = (kind: Fault.FaultKind, leaseMs: number, next: () => number): Fault.Fault => {
   const { int } = Draws.make(next)
   const heldMs = heldMsOf(leaseMs, next)
   if (kind === "lateHang") return { kind, ms: heldMs }

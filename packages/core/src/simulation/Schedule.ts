@@ -33,6 +33,9 @@ import type * as Fault from "./Fault.js"
  *   retry, an interruption) and delivers them later, out of order with the sender's later writes (the late kinds of
  *   `Fault.FaultKind`), on locks and semaphores; some sections update their data under `Effect.timeout`
  *   (`SectionSpec.updates`), hand their lease off, or wait a finite time.
+ * - `contended`: every process asks for one name again and again, each section asking about when its last one would
+ *   release, with a poll interval (and so a turn and a reservation length) drawn per schedule, mostly absolute
+ *   takeover, and faults (some of them held writes delivered late) on the acquire, its looks and its reservations.
  *
  * @since 1.0.0
  * @category models
@@ -49,6 +52,7 @@ export type Mode =
   | "handOff"
   | "semaphore"
   | "late"
+  | "contended"
 
 /**
  * Every class, in the order summaries print them.
@@ -67,7 +71,8 @@ export const modes: ReadonlyArray<Mode> = [
   "badOptions",
   "handOff",
   "semaphore",
-  "late"
+  "late",
+  "contended"
 ]
 
 /**

@@ -50,6 +50,11 @@ export interface AcquireRequest {
   readonly leaseMs: number
   readonly data: string | undefined
   readonly takeover: Takeover
+  /**
+   * Whether this acquisition reserved the lock (`reserve`): its acquiring write clears the reservation. Any other
+   * keeps it: it could only get in before the reservation began to keep others out, and the reserver is still next.
+   */
+  readonly reserved?: boolean | undefined
 }
 
 /**
@@ -133,7 +138,9 @@ export type ReleaseResult =
 
 /**
  * A waiting acquisition's claim to be next: `owner` is the acquisition's own owner id (the one its acquire attempts
- * send), and the reservation lasts `reserveMs` from the start of the request, on the caller's clock.
+ * send), and the reservation lasts `reserveMs` from the start of the request, on the caller's clock. It keeps others
+ * out from `graceMs` after the start of the request (`LockRecord.reservedFrom`); until then whoever asks may still
+ * take a free lock.
  *
  * @since 1.0.0
  * @category models
@@ -142,6 +149,8 @@ export interface ReserveRequest {
   readonly name: string
   readonly owner: string
   readonly reserveMs: number
+  /** Ms from the start of the request until the reservation keeps others out; at most `reserveMs`. */
+  readonly graceMs: number
   /** Epoch ms on the caller's clock when the acquisition began to wait: the earliest waiter may take a reservation. */
   readonly waitingSince: number
 }

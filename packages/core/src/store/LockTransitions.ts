@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { isRenewSuperseded, isReservableAt, isReservedForOtherAt, type LockRecord } from "../record/LockRecord.js"
+import { isKeptOutAt, isRenewSuperseded, isReservableAt, type LockRecord } from "../record/LockRecord.js"
 import type * as LockProtocol from "./LockProtocol.js"
 import * as Transition from "./Transition.js"
 
@@ -31,6 +31,19 @@ export const mayTakeOver = (record: LockRecord, takeover: LockProtocol.Takeover,
   }
 }
 
+/** No reservation: what the reserver's acquire and an operator's release leave. */
+const noReservation = { reservedBy: undefined, reservedUntil: 0, reservedSince: 0, reservedFrom: 0 } as const
+
+/** A record's reservation, as an acquire by anyone but the reserver keeps it. */
+const reservationOf = (
+  record: LockRecord
+): Pick<LockRecord, "reservedBy" | "reservedUntil" | "reservedSince" | "reservedFrom"> => ({
+  reservedBy: record.reservedBy,
+  reservedUntil: record.reservedUntil,
+  reservedSince: record.reservedSince,
+  reservedFrom: record.reservedFrom
+})
+
 /**
  * The record an acquire at `now` writes over `current`. A name never seen starts its fence from the clock, as a
  * DynamoDB row deleted by TTL does, so that a fence never repeats across the record's lives.
@@ -50,9 +63,7 @@ const acquired = (
   sequence: 0,
   acquiredAt: now,
   data: request.data,
-  reservedBy: undefined,
-  reservedUntil: 0,
-  reservedSince: 0
+  ...(request.reserved === true || current === undefined ? noReservation : reservationOf(current))
 })
 
 /** A released record keeps its fence (the next holder's must be higher) and its reservation (the reserver is next). */
@@ -68,20 +79,29 @@ const released = (record: LockRecord): LockRecord => ({
 })
 
 /** What `forceRelease` leaves: nobody holds the lock, and nobody waits to be next. */
-const forceReleased = (record: LockRecord): LockRecord => ({
-  ...released(record),
-  reservedBy: undefined,
-  reservedUntil: 0,
-  reservedSince: 0
-})
+const forceReleased = (record: LockRecord): LockRecord => ({ ...released(record), ...noReservation })
 
 /** A record as a refusal carries it: only while someone holds it, so that a caller tells "stolen" from "freed". */
 const heldOnly = (record: LockRecord | undefined): LockRecord | undefined =>
   record?.owner === undefined ? undefined : record
 
 /**
- * `tryAcquire` at `now`: the lock is the caller's if it may take it over (`mayTakeOver`) and no one else's
- * reservation is live; the write increments the fence and clears the reservation. Else a conflict with the record.
+ * Whether an acquire by `owner` under `takeover` at `now` would take `current`: there is no record, or the caller may
+ * take it over (`mayTakeOver`) and no one else's reservation keeps it out (`LockRecord.isKeptOutAt`).
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const admits = (
+  current: LockRecord | undefined,
+  owner: string,
+  takeover: LockProtocol.Takeover,
+  now: number
+): boolean => current === undefined || (mayTakeOver(current, takeover, now) && !isKeptOutAt(current, owner, now))
+
+/**
+ * `tryAcquire` at `now`: the lock is the caller's if the record admits it (`admits`); the write increments the fence
+ * and, if the caller reserved, clears the reservation (`AcquireRequest.reserved`). Else a conflict with the record.
  *
  * @since 1.0.0
  * @category transitions
@@ -91,10 +111,7 @@ export const tryAcquire = (
   request: LockProtocol.AcquireRequest,
   now: number
 ): Transition.Transition<LockProtocol.AcquireResult, LockRecord> => {
-  if (
-    current !== undefined &&
-    (!mayTakeOver(current, request.takeover, now) || isReservedForOtherAt(current, request.owner, now))
-  ) {
+  if (current !== undefined && !admits(current, request.owner, request.takeover, now)) {
     return Transition.unchanged({ _tag: "Conflict", current })
   }
   const record = acquired(request, current, now)
@@ -170,7 +187,8 @@ export const reserve = (
     ...current,
     reservedBy: request.owner,
     reservedUntil: now + request.reserveMs,
-    reservedSince: request.waitingSince
+    reservedSince: request.waitingSince,
+    reservedFrom: now + Math.min(request.graceMs, request.reserveMs)
   }
   return Transition.written({ _tag: "Reserved", record }, record)
 }

@@ -118,12 +118,12 @@ describe("LockAttempt", () => {
         .toEqual({ _tag: "GiveUp", holder: undefined })
     })
 
-    it("reserves once a poll interval has been waited, for no longer than the wait has left", () => {
+    it("reserves once a poll interval has been waited, for no longer than the wait has left, a turn ahead", () => {
       const held = lockRecord()
       expect(LockAttempt.afterConflict({ ...base, holder: held, wallNow: 1_100 }))
-        .toEqual({ _tag: "Reserve", current: held, reserveMs: 400 })
+        .toEqual({ _tag: "Reserve", current: held, reserveMs: 400, graceMs: 100 })
       expect(LockAttempt.afterConflict({ ...base, holder: held, wallNow: 1_100, waitUntil: 5_150 }))
-        .toEqual({ _tag: "Reserve", current: held, reserveMs: 150 })
+        .toEqual({ _tag: "Reserve", current: held, reserveMs: 150, graceMs: 100 })
     })
 
     it("sleeps without reserving before a poll interval has been waited, or with no record to reserve", () => {

@@ -17,6 +17,22 @@ describe("Reservation", () => {
     expect(Reservation.reserveMs(options, 1_000, 1_000)).toBe(1)
   })
 
+  it("keeps others out a turn (a poll interval) after a reservation of a held lock, at once on a free one", () => {
+    expect(Reservation.turnMs(options)).toBe(100)
+    expect(Reservation.graceMs(options, lockRecord(), 1_000)).toBe(100)
+    expect(Reservation.graceMs(options, freeRecord(), 1_000)).toBe(0)
+  })
+
+  it("never makes a turn longer when it refreshes or takes over a live reservation: it keeps that one's start", () => {
+    const live = { reservedBy: "other", reservedUntil: 1_400, reservedSince: 500 }
+    expect(Reservation.graceMs(options, lockRecord({ ...live, reservedFrom: 1_030 }), 1_000)).toBe(30)
+    expect(Reservation.graceMs(options, lockRecord({ ...live, reservedFrom: 900 }), 1_000)).toBe(0)
+    // A lapsed one does not count: a fresh turn.
+    expect(Reservation.graceMs(options, lockRecord({ ...live, reservedUntil: 999, reservedFrom: 900 }), 1_000)).toBe(
+      100
+    )
+  })
+
   it("dates the wait on the wall clock from the monotonic time waited", () => {
     expect(Reservation.waitingSince(50_000, 1_300, 1_000)).toBe(49_700)
   })
@@ -71,17 +87,36 @@ describe("Reservation", () => {
       expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, acquiredAt: undefined }) })).toBe(12.5)
     })
 
+    it("as the reserver, follows the hold no sooner than its reservation keeps others out, nor later than a poll", () => {
+      const reserved = { reservedBy: "me", reservedUntil: 8_300, reservedSince: 1_000, acquiredAt: 7_990 }
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, reservedFrom: 8_050 }) })).toBe(50)
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, reservedFrom: 8_200 }) })).toBe(80)
+      // From then on, it follows the hold.
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, reservedFrom: 8_000 }) })).toBe(12.5)
+      // A hold longer than the time left before it keeps others out: as long as the hold has lasted.
+      const long = { ...reserved, acquiredAt: 7_940, reservedFrom: 8_030 }
+      expect(Reservation.sleepMs({ ...base, record: lockRecord(long) })).toBe(60)
+    })
+
     it("polls slower behind someone else's live reservation, no longer than it lasts", () => {
       const behind = { reservedBy: "third", reservedSince: 1_000 }
-      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 9_000 }) })).toBe(160)
-      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 8_050 }) })).toBe(51)
+      // Until the reservation keeps others out, and a quarter of a poll more: when its reserver should be in.
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 9_000 }) })).toBe(20)
+      const later = { ...behind, reservedUntil: 9_000, reservedFrom: 8_100 }
+      expect(Reservation.sleepMs({ ...base, record: lockRecord(later) })).toBe(120)
+      // No longer than two polls.
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...later, reservedFrom: 8_500 }) })).toBe(160)
       expect(
-        Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 9_000 }), untilTakeoverMs: 40 })
+        Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 8_050, reservedFrom: 8_040 }) })
+      )
+        .toBe(51)
+      expect(
+        Reservation.sleepMs({ ...base, record: lockRecord(later), untilTakeoverMs: 40 })
       )
         .toBe(40)
       // A takeover time already past does not make it spin.
       expect(
-        Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 9_000 }), untilTakeoverMs: -5 })
+        Reservation.sleepMs({ ...base, record: lockRecord({ ...later, reservedFrom: 8_500 }), untilTakeoverMs: -5 })
       )
         .toBe(160)
     })

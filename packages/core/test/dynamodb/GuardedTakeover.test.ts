@@ -23,7 +23,8 @@ const holder: LockRecord = {
   data: undefined,
   reservedBy: undefined,
   reservedUntil: 0,
-  reservedSince: 0
+  reservedSince: 0,
+  reservedFrom: 0
 }
 
 /** A monitor that has seen `estimate` (none: nothing measured yet), read on a clock that stands at `now`. */

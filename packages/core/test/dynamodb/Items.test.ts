@@ -36,7 +36,8 @@ describe("LockItem.decode", () => {
         data: undefined,
         reservedBy: undefined,
         reservedUntil: 0,
-        reservedSince: 0
+        reservedSince: 0,
+        reservedFrom: 0
       }
     })
   })

@@ -32,6 +32,7 @@ const record = (patch: Partial<LockRecord>): LockRecord => ({
   reservedBy: undefined,
   reservedUntil: 0,
   reservedSince: 0,
+  reservedFrom: 0,
   ...patch
 })
 
@@ -44,7 +45,10 @@ describe("LockRequests", () => {
   it("builds an acquire for each condition, with only the values its expressions use", () => {
     const free = LockRequests.acquire(acquire, 5_000, LockRequests.freeOnly, 60_000)
     expect(free.ConditionExpression).toBe(LockExpressions.freeOnlyExpression)
-    expect(free.UpdateExpression).toBe(LockExpressions.acquireUpdateWithoutData)
+    expect(free.UpdateExpression).toBe(LockExpressions.acquireUpdate(false, false))
+    expect(free.UpdateExpression).not.toContain("#b")
+    expect(LockRequests.acquire({ ...acquire, reserved: true }, 5_000, LockRequests.freeOnly, 0).UpdateExpression)
+      .toBe(LockExpressions.acquireUpdate(false, true))
     expect(Object.keys(free.ExpressionAttributeValues)).toEqual([
       v.owner,
       v.holder,
@@ -59,7 +63,7 @@ describe("LockRequests", () => {
     expect(free.ExpressionAttributeValues[v.ttl]).toEqual({ N: "66" })
 
     const expired = LockRequests.acquire({ ...acquire, data: "d" }, 5_000, { _tag: "FreeOrExpired", cutoff: 4_000 }, 0)
-    expect(expired.UpdateExpression).toBe(LockExpressions.acquireUpdateWithData)
+    expect(expired.UpdateExpression).toBe(LockExpressions.acquireUpdate(true, false))
     expect(expired.ExpressionAttributeValues[v.data]).toEqual({ S: "d" })
     expect(expired.ExpressionAttributeValues[v.cutoff]).toEqual({ N: "4000" })
 
@@ -167,12 +171,14 @@ describe("LockRequests", () => {
       .toEqual({ N: "3" })
     expect(LockRequests.forceRelease(undefined, 0, 0).ConditionExpression).toBe("attribute_exists(#o)")
     expect(
-      LockRequests.reserve({ name: "n", owner: "o", reserveMs: 50, waitingSince: 9 }, 100).ExpressionAttributeValues
+      LockRequests.reserve({ name: "n", owner: "o", reserveMs: 50, graceMs: 20, waitingSince: 9 }, 100)
+        .ExpressionAttributeValues
     )
       .toEqual({
         [v.owner]: { S: "o" },
         [v.now]: { N: "100" },
         [v.reservedUntil]: { N: "150" },
+        [v.reservedFrom]: { N: "120" },
         [v.waitingSince]: { N: "9" }
       })
   })
@@ -181,6 +187,8 @@ describe("LockRequests", () => {
     const requests: ReadonlyArray<LockRequests.Request> = [
       LockRequests.acquire(acquire, 5_000, LockRequests.freeOnly, 0),
       LockRequests.acquire({ ...acquire, data: "d" }, 5_000, { _tag: "FreeOrExpired", cutoff: 4_000 }, 0),
+      LockRequests.acquire({ ...acquire, reserved: true }, 5_000, { _tag: "FreeOrExpired", cutoff: 4_000 }, 0),
+      LockRequests.acquire({ ...acquire, data: "d", reserved: true }, 5_000, LockRequests.freeOnly, 0),
       LockRequests.acquire(acquire, 5_000, LockRequests.observedCondition({ owner: "o0", fence: 3, version: 9 }), 0),
       LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100 }, 1_000, 0),
       LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, sequence: 4 }, 1_000, 0),
@@ -191,7 +199,7 @@ describe("LockRequests", () => {
       LockRequests.release({ name: "n", owner: "o1", fence: 7 }, 0, 0),
       LockRequests.forceRelease(undefined, 0, 0),
       LockRequests.forceRelease({ owner: "o1", fence: 7 }, 0, 0),
-      LockRequests.reserve({ name: "n", owner: "o", reserveMs: 50, waitingSince: 9 }, 100)
+      LockRequests.reserve({ name: "n", owner: "o", reserveMs: 50, graceMs: 20, waitingSince: 9 }, 100)
     ]
     const used = (request: LockRequests.Request, sigil: string) =>
       [

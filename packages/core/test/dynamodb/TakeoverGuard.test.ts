@@ -37,7 +37,8 @@ const holder: LockRecord = {
   data: undefined,
   reservedBy: undefined,
   reservedUntil: 0,
-  reservedSince: 0
+  reservedSince: 0,
+  reservedFrom: 0
 }
 
 describe("TakeoverGuard", () => {

@@ -33,7 +33,8 @@ describe("SemaphoreRecord: holders", () => {
       data: "payload",
       reservedBy: undefined,
       reservedUntil: 0,
-      reservedSince: 0
+      reservedSince: 0,
+      reservedFrom: 0
     })
   })
 })

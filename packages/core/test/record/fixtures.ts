@@ -16,6 +16,7 @@ export const lockRecord = (overrides: Partial<LockRecord> = {}): LockRecord => (
   reservedBy: undefined,
   reservedUntil: 0,
   reservedSince: 0,
+  reservedFrom: 0,
   ...overrides
 })
 

@@ -30,7 +30,8 @@ const lockRecord: LockRecord.LockRecord = {
   data: undefined,
   reservedBy: undefined,
   reservedUntil: 0,
-  reservedSince: 0
+  reservedSince: 0,
+  reservedFrom: 0
 }
 const semaphore: SemaphoreRecord.SemaphoreRecord = { name: "pool", limit: 5, fence: 12, used: 2, holders: [] }
 

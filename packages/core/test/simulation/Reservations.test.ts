@@ -16,12 +16,13 @@ const record = (fields: Partial<LockRecord.LockRecord>): LockRecord.LockRecord =
   reservedBy: undefined,
   reservedUntil: 0,
   reservedSince: 0,
+  reservedFrom: 0,
   ...fields
 })
 
 describe("Reservations", () => {
   it("records a reservation the store made, lasting as the request asked, and nothing it did not make", () => {
-    const request = { name: "orders", owner: "w1", reserveMs: 400, waitingSince: 1_000 }
+    const request = { name: "orders", owner: "w1", reserveMs: 400, graceMs: 0, waitingSince: 1_000 }
     const made = { _tag: "Reserved" as const, record: record({ reservedBy: "w1", reservedUntil: 1_700 }) }
     expect(Reservations.reserved(1_300, "p2", request, made)).toEqual({
       kind: "reserved",

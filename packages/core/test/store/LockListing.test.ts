@@ -15,7 +15,8 @@ const recordOf = (name: string): LockRecord => ({
   data: undefined,
   reservedBy: undefined,
   reservedUntil: 0,
-  reservedSince: 0
+  reservedSince: 0,
+  reservedFrom: 0
 })
 
 // Kept in an order that is not the names' order, as a map fills.

@@ -16,7 +16,8 @@ const held: LockRecord = {
   data: "payload",
   reservedBy: undefined,
   reservedUntil: 0,
-  reservedSince: 0
+  reservedSince: 0,
+  reservedFrom: 0
 }
 
 const free: LockRecord = { ...held, owner: undefined, holder: undefined, leaseUntil: 0, acquiredAt: undefined }
@@ -55,7 +56,8 @@ describe("LockTransitions.tryAcquire", () => {
       data: "d",
       reservedBy: undefined,
       reservedUntil: 0,
-      reservedSince: 0
+      reservedSince: 0,
+      reservedFrom: 0
     })
   })
 
@@ -92,8 +94,21 @@ describe("LockTransitions.tryAcquire", () => {
     expect(LockTransitions.tryAcquire(reserved, acquire(), 2_000).result._tag).toBe("Conflict")
     const lapsed = LockTransitions.tryAcquire(reserved, acquire(), 2_001)
     expect(lapsed.result._tag).toBe("Acquired")
-    const own = LockTransitions.tryAcquire(reserved, acquire({ owner: "owner-c" }), 0)
+    const own = LockTransitions.tryAcquire(reserved, acquire({ owner: "owner-c", reserved: true }), 0)
     expect(own.next).toMatchObject({ owner: "owner-c", reservedBy: undefined, reservedUntil: 0, reservedSince: 0 })
+    // Anyone else's acquire keeps the reservation: a lapsed one keeps nobody out.
+    expect(lapsed.next).toMatchObject({ owner: "owner-b", reservedBy: "owner-c", reservedUntil: 2_000 })
+  })
+
+  it("lets anyone take a free lock before a reservation keeps others out, keeping the reservation", () => {
+    const reserved = { ...reservedBy("owner-c", 2_000, 100), owner: undefined, reservedFrom: 1_500 }
+    const before = LockTransitions.tryAcquire(reserved, acquire(), 1_499)
+    expect(before.next).toMatchObject({ owner: "owner-b", reservedBy: "owner-c", reservedFrom: 1_500 })
+    expect(LockTransitions.tryAcquire(reserved, acquire(), 1_500).result._tag).toBe("Conflict")
+    expect(LockTransitions.tryAcquire(reserved, acquire({ owner: "owner-c", reserved: true }), 1_500).result._tag)
+      .toBe("Acquired")
+    expect(LockTransitions.admits(reserved, "owner-a", { _tag: "Absolute", maxClockSkewMs: 0 }, 1_499)).toBe(true)
+    expect(LockTransitions.admits(reserved, "owner-a", { _tag: "Absolute", maxClockSkewMs: 0 }, 1_500)).toBe(false)
   })
 })
 
@@ -197,13 +212,25 @@ describe("LockTransitions.reserve", () => {
     name: "orders",
     owner,
     reserveMs: 3_000,
+    graceMs: 0,
     waitingSince
   })
 
   it("names the caller next without changing the version or the holder", () => {
     const { next, result } = LockTransitions.reserve(held, reserve("owner-b", 900), 1_000)
     expect(result).toEqual({ _tag: "Reserved", record: next })
-    expect(next).toEqual({ ...held, reservedBy: "owner-b", reservedUntil: 4_000, reservedSince: 900 })
+    expect(next).toEqual({
+      ...held,
+      reservedBy: "owner-b",
+      reservedUntil: 4_000,
+      reservedSince: 900,
+      reservedFrom: 1_000
+    })
+    const later = LockTransitions.reserve(held, { ...reserve("owner-b", 900), graceMs: 500 }, 1_000).next
+    expect(later?.reservedFrom).toBe(1_500)
+    // No later than it lapses.
+    expect(LockTransitions.reserve(held, { ...reserve("owner-b", 900), graceMs: 9_000 }, 1_000).next?.reservedFrom)
+      .toBe(4_000)
   })
 
   it("reserves a free record, but no name without one", () => {

@@ -15,6 +15,7 @@ import * as ReservationCore from "@leasehold/core/acquire/Reservation"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { LockNotAcquired, LockStoreError } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
 import { giveBack } from "../lease/giveBack.js"
@@ -45,6 +46,8 @@ interface Attempts {
   lastHolder: LockRecord | undefined
   /** Epoch ms on our wall clock when the caller began to ask, set at the first conflict: a reservation's priority. */
   waitingSince: number | undefined
+  /** Whether the attempts read the record before they write (`LockAttempt.worthWriting`): after the first conflict. */
+  looks: boolean
 }
 
 const giveUp = (args: Args, holder: LockRecord | undefined, now: number, late?: AcquireBound.Late) =>
@@ -71,7 +74,7 @@ const cleanup = ({ name, store }: Args, owner: string) =>
 export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockStoreError> => {
   const { name, options, store } = args
   const waitUntil = AcquireBoundCore.waitUntil(args.startedAt, options.waitMs)
-  const attempts: Attempts = { observation: undefined, lastHolder: undefined, waitingSince: undefined }
+  const attempts: Attempts = { observation: undefined, lastHolder: undefined, waitingSince: undefined, looks: false }
 
   /** After a conflict on `holder` at `now`: give up, or (having reserved, if the core says so) sleep. */
   const conflict = (
@@ -81,12 +84,13 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
   ): Effect.Effect<AcquireStep.Sleep, LockNotAcquired> =>
     Effect.gen(function*() {
       attempts.observation = LockAttempt.observe(attempts.observation, holder, now)
+      attempts.looks = true
       const wallNow = yield* Clock.currentTimeMillis
       const waitingSince = attempts.waitingSince ??= ReservationCore.waitingSince(wallNow, now, args.startedAt)
       const next = LockAttempt.afterConflict({ options, owner, holder, waitingSince, now, wallNow, waitUntil })
       if (next._tag === "GiveUp") return yield* giveUp(args, next.holder, now)
       const record = next._tag === "Reserve"
-        ? yield* Reservation.reserve(store, { name, owner, reserveMs: next.reserveMs, waitingSince }, next.current)
+        ? yield* Reservation.reserve(store, { name, owner, ...next, waitingSince }, next.current)
         : holder
       // The wall clock is read again after the reservation's round trip, and only when the takeover time is on it.
       const takeoverWallNow = LockAttempt.judgedByWallClock(options, record) ? yield* Clock.currentTimeMillis : wallNow
@@ -98,21 +102,35 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
       }
     })
 
+  /** The acquiring write; `reserved` when the record last seen carries our reservation, which the write clears. */
+  const write = (owner: string, sentAt: number, reserved: boolean) =>
+    store.tryAcquire({
+      name,
+      owner,
+      holder: options.holder,
+      leaseMs: options.leaseMs,
+      data: options.data,
+      takeover: LockAttempt.takeover(options, attempts.observation, sentAt),
+      reserved
+    })
+
+  /** Reads the record, and writes only if the write would take it; else answers the conflict the write would have. */
+  const lookThenWrite = (owner: string, sentAt: number): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
+    Effect.flatMap(store.inspect(name), (found) =>
+      Effect.flatMap(Clock.currentTimeMillis, (wallNow) => {
+        const record = Option.getOrUndefined(found)
+        return LockAttempt.worthWriting(options, owner, attempts.observation, record, sentAt, wallNow)
+          ? write(owner, sentAt, record?.reservedBy === owner)
+          : Effect.succeed({ _tag: "Conflict", current: record })
+      }))
+
   return AttemptLoop.run({
     ownerAttribute: "lock.owner",
     tooLateWarning: `an acquire of "${name}" was answered too late to use; retrying`,
     waitUntil,
     pollIntervalMs: options.pollIntervalMs,
     answersAtOnce: MemoryStore.answersAtOnce(store),
-    send: (owner, sentAt) =>
-      store.tryAcquire({
-        name,
-        owner,
-        holder: options.holder,
-        leaseMs: options.leaseMs,
-        data: options.data,
-        takeover: LockAttempt.takeover(options, attempts.observation, sentAt)
-      }),
+    send: (owner, sentAt) => attempts.looks ? lookThenWrite(owner, sentAt) : write(owner, sentAt, false),
     judge: (result, owner, sentAt, now) => {
       attempts.lastHolder = LockAttempt.lastHolder(attempts.lastHolder, result)
       return LockAttempt.judge({ options, owner, result, sentAt, now })

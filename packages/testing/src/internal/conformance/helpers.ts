@@ -28,7 +28,8 @@ export const fields = (record: LockRecord.LockRecord): LockRecord.LockRecord => 
   data: record.data,
   reservedBy: record.reservedBy,
   reservedUntil: record.reservedUntil,
-  reservedSince: record.reservedSince
+  reservedSince: record.reservedSince,
+  reservedFrom: record.reservedFrom
 })
 
 /**

@@ -17,12 +17,17 @@ import { acquireNew, attempt, expectTag, fields, inspectSome, releaseOf, renewOf
 /** Short against the lease, so a test can let a reservation lapse while the holder still holds. */
 const reserveMs = 2_000
 
-/** A reservation by `owner`, which began to wait `waitedMs` ago. */
-const reserveFor = (store: LockStore.LockStore, lockName: string, owner: string, waitedMs = 0) =>
+/** A reservation by `owner`, which began to wait `waitedMs` ago, keeping others out `graceMs` from now. */
+const reserveFor = (store: LockStore.LockStore, lockName: string, owner: string, waitedMs = 0, graceMs = 0) =>
   Effect.flatMap(
     Clock.currentTimeMillis,
-    (now) => store.reserve({ name: lockName, owner, reserveMs, waitingSince: now - waitedMs })
+    (now) => store.reserve({ name: lockName, owner, reserveMs, graceMs, waitingSince: now - waitedMs })
   )
+
+/** The reservation fields of a record, in one list. */
+const reservationOf = (
+  record: LockRecord.LockRecord
+) => [record.reservedBy, record.reservedUntil, record.reservedSince, record.reservedFrom]
 
 /** A held lock and a live reservation on it by a fresh waiter. */
 const heldAndReserved = (store: LockStore.LockStore, lockName: string) =>
@@ -58,7 +63,9 @@ const reserving = (test: Test): void => {
       expect(reserved.reservedBy).toBe(waiter)
       expect(reserved.reservedUntil).toBe(now + reserveMs)
       expect(reserved.reservedSince).toBe(now)
-      expect({ ...fields(reserved), reservedBy: undefined, reservedUntil: 0, reservedSince: 0 }).toEqual(fields(held))
+      expect(reserved.reservedFrom).toBe(now)
+      expect({ ...fields(reserved), reservedBy: undefined, reservedUntil: 0, reservedSince: 0, reservedFrom: 0 })
+        .toEqual(fields(held))
       expect(fields(yield* inspectSome(store, name("held")))).toEqual(fields(reserved))
     }))
 
@@ -71,8 +78,37 @@ const reserving = (test: Test): void => {
       expect([reserved.owner, reserved.reservedBy, reserved.fence]).toEqual([undefined, waiter, held.fence])
       const releaser = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: held.owner! }), "Conflict")
       expectReservedBy(releaser.current, waiter)
-      const got = expectTag(yield* attempt(store, name("freed"), absolute(), { owner: waiter }), "Acquired").record
+      const got =
+        expectTag(yield* attempt(store, name("freed"), absolute(), { owner: waiter, reserved: true }), "Acquired")
+          .record
       expect(got.fence).toBe(held.fence + 1)
+    }))
+
+  test("keeps others out from now + graceMs (no later than it lapses): until then the reservation is a place in line", ({ name, store }) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const held = yield* acquireNew(store, name("turn"))
+      const waiter = makeOwner()
+      const reserved = expectTag(yield* reserveFor(store, name("turn"), waiter, 0, 50), "Reserved").record
+      expect(reservationOf(reserved)).toEqual([waiter, now + reserveMs, now, now + 50])
+      // Before its start, a freed lock goes to whoever asks, and the reservation stays for the reserver.
+      expectTag(yield* releaseOf(store, held), "Released")
+      const barged = expectTag(yield* attempt(store, name("turn"), absolute()), "Acquired").record
+      expect(barged.fence).toBe(held.fence + 1)
+      expect(reservationOf(barged)).toEqual(reservationOf(reserved))
+      expectTag(yield* releaseOf(store, barged), "Released")
+      // From its start, only the reserver gets in; its acquire clears the reservation.
+      yield* TestClock.adjust(50)
+      const other = expectTag(yield* attempt(store, name("turn"), absolute()), "Conflict")
+      expectReservedBy(other.current, waiter)
+      const got =
+        expectTag(yield* attempt(store, name("turn"), absolute(), { owner: waiter, reserved: true }), "Acquired")
+          .record
+      expect(reservationOf(got)).toEqual([undefined, 0, 0, 0])
+      // A start asked for after the reservation would lapse is its end.
+      const late = makeOwner()
+      const capped = expectTag(yield* reserveFor(store, name("turn"), late, 0, reserveMs * 2), "Reserved").record
+      expect(capped.reservedFrom).toBe(capped.reservedUntil)
     }))
 
   test("on a name never acquired is NotReserved and writes nothing", ({ name, store }) =>
@@ -141,10 +177,12 @@ const admission = (test: Test): void => {
       expectReservedBy(other.current, waiter)
       const otherObserved = expectTag(yield* attempt(store, name("next"), observed()), "Conflict")
       expectReservedBy(otherObserved.current, waiter)
-      const got = expectTag(yield* attempt(store, name("next"), absolute(), { owner: waiter }), "Acquired").record
+      const got =
+        expectTag(yield* attempt(store, name("next"), absolute(), { owner: waiter, reserved: true }), "Acquired")
+          .record
       expect(got.owner).toBe(waiter)
       expect(got.fence).toBe(held.fence + 1)
-      expect([got.reservedBy, got.reservedUntil, got.reservedSince]).toEqual([undefined, 0, 0])
+      expect(reservationOf(got)).toEqual([undefined, 0, 0, 0])
       expect(fields(yield* inspectSome(store, name("next")))).toEqual(fields(got))
     }))
 
@@ -153,13 +191,14 @@ const admission = (test: Test): void => {
       const held = yield* acquireNew(store, name("takeover"))
       yield* TestClock.adjust(leaseMs + maxClockSkewMs + 1 - reserveMs)
       const waiter = makeOwner()
-      expectTag(yield* reserveFor(store, name("takeover"), waiter), "Reserved")
+      const reserved = expectTag(yield* reserveFor(store, name("takeover"), waiter), "Reserved").record
       yield* TestClock.adjust(reserveMs - 1)
       expectTag(yield* attempt(store, name("takeover"), absolute()), "Conflict")
       yield* TestClock.adjust(2)
       const got = expectTag(yield* attempt(store, name("takeover"), absolute()), "Acquired").record
       expect(got.fence).toBe(held.fence + 1)
-      expect(got.reservedBy).toBeUndefined()
+      // Only the reserver's acquire clears a reservation; a lapsed one stays, and keeps nobody out.
+      expect(reservationOf(got)).toEqual(reservationOf(reserved))
     }))
 
   test("once a reservation lapses anyone may acquire the free lock", ({ name, store }) =>
@@ -171,6 +210,8 @@ const admission = (test: Test): void => {
       expectTag(yield* attempt(store, name("anyone"), absolute()), "Conflict")
       yield* TestClock.adjust(1)
       const got = expectTag(yield* attempt(store, name("anyone"), observed()), "Acquired").record
-      expect([got.reservedBy, got.reservedUntil]).toEqual([undefined, 0])
+      expect(got.reservedUntil).toBeLessThan(yield* Clock.currentTimeMillis)
+      expectTag(yield* releaseOf(store, got), "Released")
+      expectTag(yield* attempt(store, name("anyone"), absolute()), "Acquired")
     }))
 }

@@ -65,7 +65,8 @@ const acquiring = (test: Test): void => {
         data: "d",
         reservedBy: undefined,
         reservedUntil: 0,
-        reservedSince: 0
+        reservedSince: 0,
+        reservedFrom: 0
       })
       expectFence(record.fence)
       // A new semaphore's fence starts from the clock, as a new lock's.
