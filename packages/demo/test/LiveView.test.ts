@@ -16,7 +16,8 @@ const record: LockRecord = {
   data: undefined,
   reservedBy: undefined,
   reservedUntil: 0,
-  reservedSince: 0
+  reservedSince: 0,
+  reservedFrom: 0
 }
 
 describe("LiveView", () => {

@@ -179,7 +179,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       acquired(yield* store.tryAcquire(acquireRequest(name)))
       const before = (yield* getRaw(tableName, { key: { S: name } })).Item
       const waiter = unique("waiter")
-      const request = { name, owner: waiter, reserveMs: 800, waitingSince: now - 50 }
+      const request = { name, owner: waiter, reserveMs: 800, graceMs: 300, waitingSince: now - 50 }
       const { requests: calls, result } = yield* counted(store.reserve(request))
       expect(result._tag).toBe("Reserved")
       expect(calls).toEqual({ UpdateItem: 1 })
@@ -188,7 +188,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         ...before,
         reservedBy: { S: waiter },
         reservedUntil: { N: String(now + 800) },
-        reservedSince: { N: String(now - 50) }
+        reservedSince: { N: String(now - 50) },
+        reservedFrom: { N: String(now + 300) }
       })
     }).pipe(Effect.scoped))
 

@@ -202,7 +202,7 @@ const apart = (it: It) => {
       const semaphoreItem = `belongs to a semaphore: in sort-key mode the semaphore "x" has the key of the lock "#x"`
       refused(yield* Effect.flip(store.tryAcquire(acquireRequest("#x"))), "tryAcquire", semaphoreItem)
       refused(yield* Effect.flip(store.inspect("#x")), "inspect", semaphoreItem)
-      const reserve = { name: "#x", owner: unique("owner"), reserveMs: 1_000, waitingSince: 0 }
+      const reserve = { name: "#x", owner: unique("owner"), reserveMs: 1_000, graceMs: 0, waitingSince: 0 }
       refused(yield* Effect.flip(store.reserve(reserve)), "reserve", semaphoreItem)
       expect((yield* getRaw(tableName, key("#x"))).Item).toEqual(before)
 
