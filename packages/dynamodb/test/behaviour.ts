@@ -140,7 +140,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         data: "payload",
         reservedBy: undefined,
         reservedUntil: 0,
-        reservedSince: 0
+        reservedSince: 0,
+        reservedFrom: 0
       })
       expect(calls).toEqual({ UpdateItem: 1 })
       const raw = yield* getRaw(tableName, { key: { S: request.name } })
@@ -224,7 +225,8 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         data: undefined,
         reservedBy: undefined,
         reservedUntil: 0,
-        reservedSince: 0
+        reservedSince: 0,
+        reservedFrom: 0
       }))
 
       const second = acquired(yield* store.tryAcquire(acquireRequest(name, { holder: "worker-b" })))
