@@ -168,7 +168,12 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         const record = acquired(yield* store.tryAcquire(request))
         return yield* store.release({ name: request.name, owner: request.owner, fence: record.fence })
       }))
-      expect(result).toEqual({ _tag: "Released" })
+      // The release answers the record it left, in the same call: free, with the acquire's fence.
+      expect(result._tag).toBe("Released")
+      expect(result._tag === "Released" ? [result.record?.owner, result.record?.fence] : []).toEqual([
+        undefined,
+        (yield* store.inspect(request.name)).pipe(Option.getOrThrow).fence
+      ])
       expect(calls).toEqual({ UpdateItem: 2 })
     }).pipe(Effect.scoped))
 
@@ -201,7 +206,9 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
       const name = unique("fence")
       const first = acquired(yield* store.tryAcquire(acquireRequest(name, { data: "x" })))
       yield* TestClock.adjust("2 seconds")
-      expect(yield* store.release({ name, owner: first.owner!, fence: first.fence })).toEqual({ _tag: "Released" })
+      expect(yield* store.release({ name, owner: first.owner!, fence: first.fence })).toMatchObject({
+        _tag: "Released"
+      })
 
       const raw = yield* getRaw(tableName, { key: { S: name } })
       expect(raw.Item).toEqual({
@@ -374,7 +381,7 @@ export const storeBehaviour = (it: Vitest.MethodsNonLive<DynamoServer.DynamoServ
         _tag: "NotHeld",
         current: held
       })
-      expect(yield* store.release({ name, owner: held.owner!, fence: undefined })).toEqual({ _tag: "Released" })
+      expect(yield* store.release({ name, owner: held.owner!, fence: undefined })).toMatchObject({ _tag: "Released" })
       expect(yield* store.release({ name, owner: held.owner!, fence: held.fence })).toEqual({
         _tag: "NotHeld",
         current: undefined

@@ -92,6 +92,39 @@ describe("reservations across processes", () => {
       expect(waited).toBeLessThanOrEqual(2 * pollMs + turnMs + 10 + pollMs / 8)
     }))
 
+  it.effect("a process that releases a lock someone's reservation keeps it out of asks again without a refused write", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const releaser = yield* probe(shared)
+      const order: Array<string> = []
+      const gate = yield* Deferred.make<void>()
+      const first = yield* forkChild(holdUntil(releaser.service, "job", gate, order))
+      yield* settle
+      const waiter = yield* forkChild(
+        Lock.withLock("job", Effect.sync(() => order.push("waiter")), options).pipe(
+          Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
+        )
+      )
+      // The waiter reserves, and its turn passes: its reservation keeps others out.
+      yield* advance(2 * pollMs + turnMs)
+      expect((yield* recordOf(shared, "job")).reservedBy).toBeDefined()
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(first)
+      const writes = releaser.calls.tryAcquire
+      const again = yield* forkChild(
+        Lock.withLock("job", Effect.sync(() => order.push("releaser")), options).pipe(
+          Effect.provide(releaser.layer)
+        )
+      )
+      yield* settle
+      // What its release left says the write would be refused: it waits, and looks before it writes.
+      expect(releaser.calls.tryAcquire).toBe(writes)
+      yield* advance(1_000)
+      yield* Fiber.join(waiter)
+      yield* Fiber.join(again)
+      expect(order).toEqual(["held", "waiter", "releaser"])
+    }))
+
   it.effect("a reservation that lands after the release still makes its waiter next once the turn is over", () =>
     Effect.gen(function*() {
       const shared = sharedMemory()

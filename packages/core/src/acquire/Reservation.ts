@@ -36,7 +36,7 @@ const reservationPolls = 4
  * The share of a poll that a waiter behind someone else's reservation sleeps past the time it keeps others out: by
  * then its reserver is usually in, and the next reservation starts the next turn.
  */
-const behindReservedShare = 4
+const behindReservedShare = 2
 
 /** The reserver's shortest sleep, as a share of the poll interval: it follows short holds without spinning. */
 const reserverPollShare = 8
@@ -123,9 +123,9 @@ export const shouldReserve = (
 /**
  * How long to sleep after a conflict on `record`: at most a poll or until the takeover time, as always. Two cases
  * sleep otherwise. Holding the reservation of a held lock, sleep as long as the holder has held it so far (on the wall
- * clocks), no less than a share of a poll, and not before the reservation keeps others out: a short hold is followed
- * closely from the moment the holder's process can no longer take the lock again, and a long one is caught at most
- * its own length after it ends, with ever fewer polls. Nothing is learned
+ * clocks), no less than a share of a poll nor more than a poll, and until the reservation keeps others out (at most a
+ * poll interval): a short hold is followed closely from the moment the holder's process can no longer take the lock
+ * again, and a long one is caught at most its own length after it ends, with ever fewer polls. Nothing is learned
  * across holds, so a slow handover never makes the next one slower. Behind someone else's live reservation, sleep
  * until it keeps others out and half a poll more (when its reserver should be in, and the next reservation is due),
  * no longer than two polls, and no longer than the reservation lasts.
@@ -148,7 +148,10 @@ export const sleepMs = (args: {
   if (record.owner !== undefined && record.reservedBy === owner && record.reservedUntil >= wallNow) {
     const floor = Math.max(1, options.pollIntervalMs / reserverPollShare)
     const heldFor = record.acquiredAt === undefined ? floor : wallNow - record.acquiredAt
-    return Math.min(usual, Math.max(untilKeptOut, floor, heldFor))
+    const follow = Math.min(pollMs, Math.max(floor, heldFor))
+    // Before the reservation keeps others out, a look would find the holder's process taking the lock again: sleep
+    // until then, no longer than a poll interval.
+    return Math.min(untilTakeoverMs, Math.max(Math.min(untilKeptOut, options.pollIntervalMs), follow))
   }
   if (!isReservedForOtherAt(record, owner, wallNow)) return usual
   const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))

@@ -129,11 +129,15 @@ export interface ReleaseRequest {
 }
 
 /**
+ * `Released` carries, for a lock, the record as the release left it (free, with its fence and any reservation), so
+ * that the process that released knows whether a reservation keeps it out when it asks again; a permit release, and
+ * a store that does not answer it, leave it out. `NotHeld` carries the current record when the store could tell.
+ *
  * @since 1.0.0
  * @category models
  */
 export type ReleaseResult =
-  | { readonly _tag: "Released" }
+  | { readonly _tag: "Released"; readonly record?: LockRecord | undefined }
   | { readonly _tag: "NotHeld"; readonly current: LockRecord | undefined }
 
 /**

@@ -164,7 +164,8 @@ export const release = (
   ) {
     return Transition.unchanged({ _tag: "NotHeld", current: heldOnly(current) })
   }
-  return Transition.written({ _tag: "Released" }, released(current))
+  const record = released(current)
+  return Transition.written({ _tag: "Released", record }, record)
 }
 
 /**

@@ -90,7 +90,9 @@ describe("Reservation", () => {
     it("as the reserver, follows the hold no sooner than its reservation keeps others out, nor later than a poll", () => {
       const reserved = { reservedBy: "me", reservedUntil: 8_300, reservedSince: 1_000, acquiredAt: 7_990 }
       expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, reservedFrom: 8_050 }) })).toBe(50)
-      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, reservedFrom: 8_200 }) })).toBe(80)
+      // Until it keeps others out, though the poll drawn is sooner; no longer than a poll interval.
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, reservedFrom: 8_090 }) })).toBe(90)
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, reservedFrom: 8_200 }) })).toBe(100)
       // From then on, it follows the hold.
       expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...reserved, reservedFrom: 8_000 }) })).toBe(12.5)
       // A hold longer than the time left before it keeps others out: as long as the hold has lasted.
@@ -100,10 +102,10 @@ describe("Reservation", () => {
 
     it("polls slower behind someone else's live reservation, no longer than it lasts", () => {
       const behind = { reservedBy: "third", reservedSince: 1_000 }
-      // Until the reservation keeps others out, and a quarter of a poll more: when its reserver should be in.
-      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 9_000 }) })).toBe(20)
+      // Until the reservation keeps others out, and half a poll more: when its reserver should be in.
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 9_000 }) })).toBe(40)
       const later = { ...behind, reservedUntil: 9_000, reservedFrom: 8_100 }
-      expect(Reservation.sleepMs({ ...base, record: lockRecord(later) })).toBe(120)
+      expect(Reservation.sleepMs({ ...base, record: lockRecord(later) })).toBe(140)
       // No longer than two polls.
       expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...later, reservedFrom: 8_500 }) })).toBe(160)
       expect(

@@ -177,7 +177,7 @@ describe("LockTransitions.release", () => {
   it("frees the holder's lock, keeping the fence and the reservation", () => {
     const reserved = reservedBy("owner-c", 50_000, 100)
     const { next, result } = LockTransitions.release(reserved, { name: "orders", owner: "owner-a", fence: 41 })
-    expect(result).toEqual({ _tag: "Released" })
+    expect(result).toEqual({ _tag: "Released", record: next })
     expect(next).toEqual({
       ...reserved,
       owner: undefined,

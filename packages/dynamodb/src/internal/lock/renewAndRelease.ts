@@ -17,8 +17,6 @@ import * as Option from "effect/Option"
 import * as EffectLine from "../effectLine.js"
 import * as StoreContext from "../store/storeContext.js"
 
-const released = Effect.succeed(LockRequests.released)
-
 /**
  * A failed read of what a force release came to leaves the release's own outcome open, whatever the read's error says
  * of the read.
@@ -74,13 +72,20 @@ export const make = (
           TableName: tableName,
           Key: key,
           ...LockRequests.release(request, EffectLine.currentTimeMillisUnsafe(clock), ttlRetentionMs),
+          ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),
         (response): Effect.Effect<LockStore.ReleaseResult, LockStoreError> =>
-          response._tag === "Ok" ? released : Effect.map(
-            context.conflicting("release", key, response.item, true, clock),
-            (current) => LockRequests.releaseConflict(response.attempts, current)
-          )
+          response._tag === "Ok"
+            // The lock is free either way: a record that does not decode only leaves the answer without it.
+            ? context.decode("release", response.output.Attributes ?? {}).pipe(
+              Effect.map((record): LockStore.ReleaseResult => ({ _tag: "Released", record })),
+              Effect.orElseSucceed(() => LockRequests.released)
+            )
+            : Effect.map(
+              context.conflicting("release", key, response.item, true, clock),
+              (current) => LockRequests.releaseConflict(response.attempts, current)
+            )
       ))
 
   const forceRelease = (

@@ -21,6 +21,7 @@ import type * as LockStore from "../../LockStore.js"
 import { giveBack } from "../lease/giveBack.js"
 import * as LeaseStore from "../lease/leaseStore.js"
 import type * as Options from "../options/options.js"
+import * as LastRelease from "../process/lastRelease.js"
 import * as MemoryStore from "../store/memoryStore.js"
 import * as AcquireBound from "./acquireBound.js"
 import * as AttemptLoop from "./attemptLoop.js"
@@ -114,15 +115,27 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
       reserved
     })
 
-  /** Reads the record, and writes only if the write would take it; else answers the conflict the write would have. */
-  const lookThenWrite = (owner: string, sentAt: number): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
-    Effect.flatMap(store.inspect(name), (found) =>
-      Effect.flatMap(Clock.currentTimeMillis, (wallNow) => {
-        const record = Option.getOrUndefined(found)
-        return LockAttempt.worthWriting(options, owner, attempts.observation, record, sentAt, wallNow)
+  /** Writes if `record` (just read) says the write would take the lock; else answers the conflict it would have. */
+  const writeIfWorth = (owner: string, sentAt: number, record: LockRecord | undefined) =>
+    Effect.flatMap(
+      Clock.currentTimeMillis,
+      (wallNow) =>
+        LockAttempt.worthWriting(options, owner, attempts.observation, record, sentAt, wallNow)
           ? write(owner, sentAt, record?.reservedBy === owner)
-          : Effect.succeed({ _tag: "Conflict", current: record })
-      }))
+          : Effect.succeed<LockStore.AcquireResult>({ _tag: "Conflict", current: record })
+    )
+
+  /** Reads the record, and writes only if the write would take it. */
+  const lookThenWrite = (owner: string, sentAt: number): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
+    Effect.flatMap(store.inspect(name), (found) => writeIfWorth(owner, sentAt, Option.getOrUndefined(found)))
+
+  // What this process's own release of the name left, if someone had reserved it: the first attempt judges it as
+  // it judges a look, so a reservation that keeps this process out costs no refused write.
+  const released = LastRelease.take(store, name)
+
+  /** The first attempt: a write, unless what the last release here left shows it would be refused. */
+  const first = (owner: string, sentAt: number): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
+    released === undefined ? write(owner, sentAt, false) : writeIfWorth(owner, sentAt, released)
 
   return AttemptLoop.run({
     ownerAttribute: "lock.owner",
@@ -130,7 +143,7 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
     waitUntil,
     pollIntervalMs: options.pollIntervalMs,
     answersAtOnce: MemoryStore.answersAtOnce(store),
-    send: (owner, sentAt) => attempts.looks ? lookThenWrite(owner, sentAt) : write(owner, sentAt, false),
+    send: (owner, sentAt) => attempts.looks ? lookThenWrite(owner, sentAt) : first(owner, sentAt),
     judge: (result, owner, sentAt, now) => {
       attempts.lastHolder = LockAttempt.lastHolder(attempts.lastHolder, result)
       return LockAttempt.judge({ options, owner, result, sentAt, now })

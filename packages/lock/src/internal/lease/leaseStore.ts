@@ -6,9 +6,10 @@
  *
  * @internal
  */
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type { LockStoreError } from "../../LockError.js"
 import type * as LockStore from "../../LockStore.js"
+import * as LastRelease from "../process/lastRelease.js"
 import * as MemoryStore from "../store/memoryStore.js"
 
 /** @internal */
@@ -50,7 +51,14 @@ export const ofLock = (store: LockStore.LockStore): LeaseStore => {
       spans: lockSpans,
       answersAtOnce: MemoryStore.answersAtOnce(store),
       renew: (request) => store.renew(request),
-      release: (request) => store.release(request)
+      release: (request) =>
+        Effect.tap(
+          store.release(request),
+          (result) =>
+            Effect.sync(() =>
+              LastRelease.note(store, request.name, result._tag === "Released" ? result.record : undefined)
+            )
+        )
     }
     lockViews.set(store, view)
   }
