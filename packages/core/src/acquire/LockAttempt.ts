@@ -268,6 +268,7 @@ export const sleepMs = (args: {
   readonly wallNow: number
   readonly takeoverWallNow: number
   readonly pollMs: number
+  readonly waitingSince: number
 }): number => {
   const { now, observation, options, record } = args
   const untilTakeover = untilTakeoverMs(options, observation, record, now, args.takeoverWallNow)
@@ -277,6 +278,7 @@ export const sleepMs = (args: {
     record,
     untilTakeoverMs: untilTakeover,
     pollMs: args.pollMs,
-    wallNow: args.wallNow
+    wallNow: args.wallNow,
+    waitingSince: args.waitingSince
   })
 }

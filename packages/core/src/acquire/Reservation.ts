@@ -42,12 +42,6 @@ const behindReservedShare = 2
 const reserverPollShare = 8
 
 /**
- * How many poll intervals a waiter sleeps behind someone else's live reservation at most (no longer than it lasts):
- * it can not be next, so it polls slower, yet soon enough to reserve during the reserver's hold.
- */
-const behindReservationPolls = 2
-
-/**
  * How long a turn lasts: the time from a reservation until it keeps others out, in ms. One poll interval: the
  * longest a waiter that does not reserve may take to see a freed lock anyway, so the holder's process keeps the lock
  * no longer than polling would lose. A shorter turn hands over more often, and every handover costs the waiters'
@@ -128,7 +122,8 @@ export const shouldReserve = (
  * again, and a long one is caught at most its own length after it ends, with ever fewer polls. Nothing is learned
  * across holds, so a slow handover never makes the next one slower. Behind someone else's live reservation, sleep
  * until it keeps others out and half a poll more (when its reserver should be in, and the next reservation is due),
- * no longer than two polls, and no longer than the reservation lasts.
+ * or half of how much later than its reserver we began to wait, if that is longer (further back in the line), and no
+ * longer than the reservation lasts.
  *
  * @since 1.0.0
  * @category constructors
@@ -140,6 +135,8 @@ export const sleepMs = (args: {
   readonly untilTakeoverMs: number
   readonly pollMs: number
   readonly wallNow: number
+  /** Epoch ms on our wall clock when the caller began to ask (`waitingSince`). */
+  readonly waitingSince: number
 }): number => {
   const { options, owner, pollMs, record, untilTakeoverMs, wallNow } = args
   const usual = Math.min(pollMs, untilTakeoverMs)
@@ -156,10 +153,12 @@ export const sleepMs = (args: {
   if (!isReservedForOtherAt(record, owner, wallNow)) return usual
   const untilLapse = Math.min(record.reservedUntil + 1 - wallNow, reservationMs(options))
   const untilServed = Math.max(0, untilKeptOut) + pollMs / behindReservedShare
+  // Further back in the line, a waiter that began to wait well after the reserver sleeps about half its lead on it:
+  // a long line does not look once a turn each, and whoever is next still looks within half a turn or so.
+  const furtherBack = Math.max(0, args.waitingSince - record.reservedSince) / 2
   // A takeover time already past would not let us in before the reservation lapses: waking for it would spin.
   return Math.min(
-    pollMs * behindReservationPolls,
-    untilServed,
+    Math.max(untilServed, furtherBack),
     untilLapse,
     untilTakeoverMs > 0 ? untilTakeoverMs : Infinity
   )

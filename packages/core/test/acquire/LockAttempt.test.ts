@@ -134,7 +134,7 @@ describe("LockAttempt", () => {
 
   describe("sleepMs", () => {
     const options = { ...absolute, pollIntervalMs: 100 }
-    const base = { options, owner: "me", observation: undefined, now: 5_000, pollMs: 80 }
+    const base = { options, owner: "me", observation: undefined, now: 5_000, pollMs: 80, waitingSince: 0 }
 
     it("sleeps a poll, or until the takeover on the clock it is judged by, whichever is sooner", () => {
       const record = lockRecord({ leaseUntil: 10_000 })

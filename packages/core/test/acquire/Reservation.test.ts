@@ -68,7 +68,7 @@ describe("Reservation", () => {
   })
 
   describe("sleepMs", () => {
-    const base = { options, owner: "me", untilTakeoverMs: 10_000, pollMs: 80, wallNow: 8_000 }
+    const base = { options, owner: "me", untilTakeoverMs: 10_000, pollMs: 80, wallNow: 8_000, waitingSince: 1_000 }
 
     it("sleeps a poll or until the takeover, whichever is sooner, in the usual case", () => {
       expect(Reservation.sleepMs({ ...base, record: undefined })).toBe(80)
@@ -106,8 +106,8 @@ describe("Reservation", () => {
       expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 9_000 }) })).toBe(40)
       const later = { ...behind, reservedUntil: 9_000, reservedFrom: 8_100 }
       expect(Reservation.sleepMs({ ...base, record: lockRecord(later) })).toBe(140)
-      // No longer than two polls.
-      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...later, reservedFrom: 8_500 }) })).toBe(160)
+      // No longer than a reservation lasts (four poll intervals).
+      expect(Reservation.sleepMs({ ...base, record: lockRecord({ ...later, reservedFrom: 8_500 }) })).toBe(400)
       expect(
         Reservation.sleepMs({ ...base, record: lockRecord({ ...behind, reservedUntil: 8_050, reservedFrom: 8_040 }) })
       )
@@ -116,11 +116,21 @@ describe("Reservation", () => {
         Reservation.sleepMs({ ...base, record: lockRecord(later), untilTakeoverMs: 40 })
       )
         .toBe(40)
+      // Further back in the line (began to wait 300 ms after the reserver): half that lead.
+      expect(
+        Reservation.sleepMs({ ...base, waitingSince: 1_300, record: lockRecord({ ...behind, reservedUntil: 9_000 }) })
+      )
+        .toBe(150)
+      // No longer than the reservation lasts.
+      expect(
+        Reservation.sleepMs({ ...base, waitingSince: 2_000, record: lockRecord({ ...behind, reservedUntil: 9_000 }) })
+      )
+        .toBe(400)
       // A takeover time already past does not make it spin.
       expect(
         Reservation.sleepMs({ ...base, record: lockRecord({ ...later, reservedFrom: 8_500 }), untilTakeoverMs: -5 })
       )
-        .toBe(160)
+        .toBe(400)
     })
   })
 })

@@ -99,7 +99,17 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
       const { observation } = attempts
       return {
         _tag: "Sleep",
-        sleepMs: LockAttempt.sleepMs({ options, owner, observation, record, now, wallNow, takeoverWallNow, pollMs })
+        sleepMs: LockAttempt.sleepMs({
+          options,
+          owner,
+          observation,
+          record,
+          now,
+          wallNow,
+          takeoverWallNow,
+          pollMs,
+          waitingSince
+        })
       }
     })
 
