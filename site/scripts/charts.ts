@@ -164,7 +164,8 @@ const waitChart = (markdown: string, run: string): string => {
     ...body,
     ...footer(bottom + 38, [
       "Circle: median wait; thick bar: median to p99; thin line: p99 to the longest wait. Each process loops: acquire,",
-      "hold 5 ms, release; lease 300 ms. Leasehold waits in a fair order; the peers let whoever asks first win.",
+      "hold 5 ms, release; lease 300 ms. Leasehold: whoever asks first wins until a waiter reserves, and the reserver",
+      "is next a turn later; the peers let whoever asks first win.",
       "* effect-distributed-lock on the bench's minimal DynamoDB backing.",
       `Source: BENCHMARKS.md, table 2 (${run}).`
     ])
@@ -220,7 +221,7 @@ const callsChart = (markdown: string, run: string): string => {
     `<rect x="150" y="${y - 22}" width="12" height="12" fill="${colors.peer}"/>`,
     text(168, y - 12, "writes (peers)", ""),
     `<rect x="270" y="${y - 22}" width="12" height="12" fill="${colors.reads}"/>`,
-    text(288, y - 12, "reads (dynalite answers a conflict with no item: a read)", ""),
+    text(288, y - 12, "reads (a waiter's look before it writes; dynalite's read after a refused write)", ""),
     ...footer(y + 8, [
       "* effect-distributed-lock on the bench's minimal DynamoDB backing.",
       `Source: BENCHMARKS.md, tables 1 and 2 (${run}).`
