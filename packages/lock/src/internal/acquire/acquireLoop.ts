@@ -1,7 +1,8 @@
 /**
- * The acquire loop of the fiber at the head of a name's local queue: one conditional write per attempt; on conflict,
- * sleep until the holder's lease could be over or a jittered poll interval, whichever is sooner, until `wait` runs
- * out, reserving the lock to be next as `reservation.ts` says. The loop is `attemptLoop.ts`'s, with a lock's request,
+ * The acquire loop of the fiber at the head of a name's local queue: one conditional write per attempt (after the
+ * first conflict, a read first, and the write only when it would take the lock); on conflict, sleep until the
+ * holder's lease could be over or a jittered poll interval, whichever is sooner, until `wait` runs out, reserving the
+ * lock to be next as `reservation.ts` says. The loop is `attemptLoop.ts`'s, with a lock's request,
  * judge and conflict handling; what each answer leads to is decided in `@leasehold/core/acquire/LockAttempt` (and
  * `AcquireStep`). A store call still unanswered then gets `waitSlackMs` more, and is abandoned after that: `wait`
  * bounds the acquire whatever the store does.
