@@ -61,7 +61,7 @@ export const withContention = (schedule: Schedule.Schedule, next: () => number):
       nth: int(0, 10),
       fault: Fault.isLate(kind)
         ? LateSchedule.heldFault(kind, timings.leaseMs, next)
-        : kind === "retryable" || kind === "fatal" || kind === "lostResponse"
+        : Fault.isInstant(kind)
         ? { kind }
         : { kind, ms: kind === "latency" ? int(1, 100) : int(50, timings.leaseMs) }
     })

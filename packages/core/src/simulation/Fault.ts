@@ -97,6 +97,15 @@ export const kinds: ReadonlyArray<FaultKind> = [
 export const isLate = (kind: FaultKind): boolean => lateKinds.includes(kind)
 
 /**
+ * Whether a fault of `kind` takes no `ms`: it fails or loses the call at once.
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const isInstant = (kind: FaultKind): boolean =>
+  kind === "retryable" || kind === "fatal" || kind === "lostResponse"
+
+/**
  * @since 1.0.0
  * @category models
  */

@@ -7,7 +7,7 @@
 import * as BadOption from "./BadOption.js"
 import * as ContendedSchedule from "./ContendedSchedule.js"
 import * as Draws from "./Draws.js"
-import type * as Fault from "./Fault.js"
+import * as Fault from "./Fault.js"
 import * as LateSchedule from "./LateSchedule.js"
 import * as PermitSchedule from "./PermitSchedule.js"
 import * as Prng from "./Prng.js"
@@ -110,7 +110,7 @@ export const generate = (
       process: pick(processes).id,
       operation,
       nth: int(0, operation === "renew" ? 15 : 6),
-      fault: kind === "retryable" || kind === "fatal" || kind === "lostResponse" ? { kind } : { kind, ms }
+      fault: Fault.isInstant(kind) ? { kind } : { kind, ms }
     })
   }
   // Faults on reservations come from a stream of their own, so that they never shift the draws above.

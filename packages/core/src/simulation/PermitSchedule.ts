@@ -5,7 +5,7 @@
  * @since 1.0.0
  */
 import * as Draws from "./Draws.js"
-import type * as Fault from "./Fault.js"
+import * as Fault from "./Fault.js"
 import type * as Schedule from "./Schedule.js"
 
 /** The largest limit drawn: small, so that semaphores fill and holders wait, are removed and are taken over. */
@@ -68,7 +68,7 @@ export const withSemaphores = (
       process: pick(schedule.processes).id,
       operation,
       nth: int(0, operation === "renewPermits" ? 15 : 6),
-      fault: kind === "retryable" || kind === "fatal" || kind === "lostResponse" ? { kind } : { kind, ms }
+      fault: Fault.isInstant(kind) ? { kind } : { kind, ms }
     })
   }
   // Holders the others must wait out and remove: every attempt of a release fails (the lease is left to expire),
