@@ -2,8 +2,10 @@
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
- * contention, takeover, latency, scale, local, memory, shape) and writes nothing unless `--out` is given;
+ * contention, takeover, latency, scale, local, memory, shape, coldstart) and writes nothing unless `--out` is given;
  * `--cell-ms <ms>` sets how long each run of the shape section contends (a shorter smoke of that section alone).
+ * The cold start section packs and installs both lines before it runs, so `--smoke` runs it only when `--only` names
+ * it, with fewer processes.
  *
  * Tables 1, 2, 4, 5 and 8 also have a row for each of Leasehold's lines, Effect 3 and Effect 4, both run in worker
  * processes under the Effect 4 project's Node 22 (`Lines.ts`): the bench's own rows run under the bench's Node.
@@ -13,6 +15,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
+import * as ColdStart from "./ColdStart.js"
 import type { Contender } from "./Contender.js"
 import { createTables } from "./Contender.js"
 import * as Deliveryhero from "./contenders/Deliveryhero.js"
@@ -102,6 +105,9 @@ const shapeOptions: Shape.Options = {
   cellMs: cellMs === undefined ? (smoke ? settings.contentionMs : 4_000) : Number(cellMs),
   leaseMs: contention.leaseMs
 }
+
+// Enough fresh processes for a median that a slow start or two does not move.
+const coldStartOptions: ColdStart.Options = { processes: smoke ? 2 : 10 }
 
 const log = (line: string) => process.stderr.write(line + "\n")
 
@@ -323,6 +329,15 @@ const localSection = async (): Promise<string | undefined> => {
     `read per conflict:\n\n` + Contention.render(local.contended) + Contention.lostNote(local.contended)
 }
 
+/** The cold start table, on a dynalite server of its own; undefined if packing or installing the lines failed. */
+const coldStartSection = async (): Promise<string | undefined> => {
+  const result = await ColdStart.withApps(
+    log,
+    (apps, skipped) => withServer("dynalite", (server) => ColdStart.run(server, apps, skipped, coldStartOptions, log))
+  )
+  return result === undefined ? undefined : ColdStart.section(result, coldStartOptions)
+}
+
 const main = async () => {
   const sections: Array<string> = []
 
@@ -412,6 +427,11 @@ const main = async () => {
 
   if (shape !== undefined) {
     sections.push(Shape.section(shape, shapeOptions, RequestUnits.method, linesNote(Lines.dynamoUnavailable())))
+  }
+
+  if (runs("coldstart") && (!smoke || only !== undefined)) {
+    const coldStart = await coldStartSection()
+    if (coldStart !== undefined) sections.push(coldStart)
   }
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
