@@ -81,7 +81,7 @@ describe("Lock: loss and release", () => {
       expect(Option.getOrThrow(yield* backing.inspect("forced")).owner).toBeUndefined()
     }).pipe(withFixedRandom([0])))
 
-  it.effect("a lease lost by expiry is released while the store's lease lasts, and not once it is over", () =>
+  it.effect("a lease lost by expiry is released while the store's lease lasts, and once it is over too", () =>
     Effect.gen(function*() {
       const backing = sharedMemory()
       // The section can not be stopped for `holdMs`: its scope closes, and the release runs, only then.
@@ -103,11 +103,13 @@ describe("Lock: loss and release", () => {
           yield* settle
           return process.calls.release
         })
-      // Lost at 2.7 s (the local deadline); the store's lease ends at 3 s.
+      // Lost at 2.7 s (the local deadline); the store's lease ends at 3 s. A process that gets to its release only
+      // after that (paused, starved of CPU) still releases: nobody takes the lock over before leaseUntil + skew (13 s
+      // here), and the release, conditioned on owner and fence, frees it for the next holder at once.
       expect(yield* releasesAfter("in-time", 2_900)).toBe(1)
-      expect(yield* releasesAfter("behind", 3_100)).toBe(0)
+      expect(yield* releasesAfter("behind", 3_100)).toBe(1)
       expect(Option.getOrThrow(yield* backing.inspect("in-time")).owner).toBeUndefined()
-      expect(Option.getOrThrow(yield* backing.inspect("behind")).owner).toBeDefined()
+      expect(Option.getOrThrow(yield* backing.inspect("behind")).owner).toBeUndefined()
     }))
 
   it.effect("a failed release is logged as one line with its reason, without the cause's stack", () =>

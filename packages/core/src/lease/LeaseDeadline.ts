@@ -82,20 +82,17 @@ export const isStoreLeaseOver = (deadline: number, safetyMarginMs: number, now: 
   now >= deadline + safetyMarginMs
 
 /**
- * Whether to release a lease found lost at its release, at `now`. A lock another owner took (`stolen`, `freed`) has
- * nothing to release; one that expired locally may still be ours in the store, and releasing it lets the next holder
- * in before leaseUntil + skew. Once the store's lease has run out too, the process is behind (its release comes after
- * the lease it would end): another write would only add to the load.
+ * Whether to release a lease found lost at its release. A lock another owner took (`stolen`, `freed`) has nothing to
+ * release; one that expired locally may still be ours in the store, however late this process is (paused, or starved
+ * of CPU past its whole lease): nobody takes it over before leaseUntil + skew, so releasing it lets the next holder
+ * in at once instead. The release is conditioned on owner and fence: once someone else has the lock, it changes
+ * nothing, however late it lands. One write saves every waiter the skew bound's wait, and the polls it would cost.
  *
  * @since 1.0.0
  * @category predicates
  */
-export const releasesAfterLoss = (
-  reason: "expired" | "stolen" | "freed" | "released" | "handedOff",
-  deadline: number,
-  safetyMarginMs: number,
-  now: number
-): boolean => reason === "expired" && !isStoreLeaseOver(deadline, safetyMarginMs, now)
+export const releasesAfterLoss = (reason: "expired" | "stolen" | "freed" | "released" | "handedOff"): boolean =>
+  reason === "expired"
 
 /**
  * When the lease runs out as last renewed (the deadline plus the safety margin) on the wall clock that reads `wallNow`

@@ -37,10 +37,9 @@ describe("LeaseDeadline", () => {
   it("releases a lost lease only if it expired here while the store may still hold it", () => {
     expect(LeaseDeadline.isStoreLeaseOver(3_700, 300, 3_999)).toBe(false)
     expect(LeaseDeadline.isStoreLeaseOver(3_700, 300, 4_000)).toBe(true)
-    expect(LeaseDeadline.releasesAfterLoss("expired", 3_700, 300, 3_999)).toBe(true)
-    expect(LeaseDeadline.releasesAfterLoss("expired", 3_700, 300, 4_000)).toBe(false)
-    expect(LeaseDeadline.releasesAfterLoss("stolen", 3_700, 300, 3_800)).toBe(false)
-    expect(LeaseDeadline.releasesAfterLoss("freed", 3_700, 300, 3_800)).toBe(false)
+    expect(LeaseDeadline.releasesAfterLoss("expired")).toBe(true)
+    expect(LeaseDeadline.releasesAfterLoss("stolen")).toBe(false)
+    expect(LeaseDeadline.releasesAfterLoss("freed")).toBe(false)
   })
 
   it("puts the end of the lease on the wall clock as it reads now", () => {

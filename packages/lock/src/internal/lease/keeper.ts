@@ -116,7 +116,7 @@ class Kept<Handle> implements Keeper<Handle> {
 
   /** Built when the scope closes, not for every lease up front. */
   get release(): Effect.Effect<void> {
-    return Release.release(this.#state, this.#store, this.#fiber, this.#safetyMarginMs, this.#onEnd)
+    return Release.release(this.#state, this.#store, this.#fiber, this.#onEnd)
   }
 
   /** See `handoff.ts`; `lease` is this keeper's. */

@@ -22,7 +22,6 @@ import * as Fiber from "effect/Fiber"
 import type { LockStoreError } from "../../LockError.js"
 import * as EffectLine from "../effectLine.js"
 import * as Background from "../process/background.js"
-import { monotonicMillis } from "../process/clock.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
 import * as Metrics from "../process/metrics.js"
 import { failureReason } from "./failureReason.js"
@@ -145,9 +144,8 @@ const releaseInStore = (
 }
 
 /**
- * Ends the lease: stops its borrowers and its keeper's fiber, gives the lock back unless another owner took it or
- * the store's lease (the local deadline + `safetyMarginMs`) is over, and runs `onEnd`. Never fails; must run
- * exactly once.
+ * Ends the lease: stops its borrowers and its keeper's fiber, gives the lock back unless another owner took it, and
+ * runs `onEnd`. Never fails; must run exactly once.
  *
  * @internal
  */
@@ -155,7 +153,6 @@ export const release = (
   state: LeaseState.LeaseState,
   store: LeaseStore.LeaseStore,
   keeper: EffectLine.Fiber<void>,
-  safetyMarginMs: number,
   onEnd: Effect.Effect<void>
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
@@ -168,12 +165,9 @@ export const release = (
     state.finished = true
     yield* Fiber.interrupt(keeper)
     const current = state.status.getUnsafe()
-    // A lost lease is released only while it may still be ours in the store (see `LeaseDeadline.releasesAfterLoss`).
+    // A lost lease is released when it may still be ours in the store (see `LeaseDeadline.releasesAfterLoss`).
     if (current._tag === "Lost") {
-      const now = yield* monotonicMillis
-      if (LeaseDeadline.releasesAfterLoss(current.error.reason, state.deadline, safetyMarginMs, now)) {
-        yield* releaseInStore(state, store, true)
-      }
+      if (LeaseDeadline.releasesAfterLoss(current.error.reason)) yield* releaseInStore(state, store, true)
     } else {
       yield* releaseInStore(state, store, false)
     }
