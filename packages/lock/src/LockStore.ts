@@ -51,6 +51,14 @@ export type StaleObservation = LockProtocol.StaleObservation
 export type AcquireRequest = LockProtocol.AcquireRequest
 
 /**
+ * A lock's holder under a lease session that the caller judged dead: its owner and fence, as it read them. An acquire
+ * that names it (`AcquireRequest.orphan`) takes the lock from exactly that holder, or a free lock.
+ * @since 1.0.0
+ * @category models
+ */
+export type Orphan = LockProtocol.Orphan
+
+/**
  * The outcome of an acquire attempt. `Acquired` carries the new record (with the incremented fence); `Conflict`
  * carries the current holder when the store could tell.
  *
@@ -172,13 +180,17 @@ export interface LockStore extends SemaphoreOperations {
    * write, never a blind retry of a conflict. A conflict carries the record, reservation included, when it is held
    * or reserved. A store does not retry a write whose outcome it does not know (a timeout, a dropped connection)
    * behind the caller's back: it fails with `LockStoreError` (`mayHaveApplied`), so that the caller knows the write
-   * may still land and dates any lease that bears its owner from it.
+   * may still land and dates any lease that bears its owner from it. Under a lease session (`session`) the record
+   * names it and keeps fixed lease fields that no lease-based takeover passes; only an acquire naming that holder as
+   * an `orphan` takes such a lock over.
    */
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
   /**
    * Sets `leaseUntil` to now + lease, `sequence` to the request's, and changes `version` if owner and fence still match
    * and the request's `sequence` is above the record's; idempotent. Keeps the reservation, and `data` and `owner` unless
    * the request carries `setData` or `newOwner` (then sets them too). So no renew delivered late moves a lease back.
+   * With `session`, the lock stays (or is put) under that lease session instead of getting a lease of its own; a renew
+   * that moves the owner without one takes the lock out of any session.
    */
   readonly renew: (request: RenewRequest) => Effect.Effect<RenewResult, LockStoreError>
   /**

@@ -25,6 +25,7 @@ const a = {
   reservedUntil: "#r",
   reservedSince: "#w",
   reservedFrom: "#g",
+  session: "#x",
   ttl: "#t",
   limit: "#l"
 } as const satisfies Record<Item.Attribute | "limit", `#${string}`>
@@ -66,7 +67,11 @@ export const values = {
   staleVersion: ":sv",
   reservedUntil: ":r",
   reservedFrom: ":g",
-  waitingSince: ":w"
+  waitingSince: ":w",
+  session: ":x",
+  orphanOwner: ":po",
+  orphanFence: ":pf",
+  heldUntil: ":hu"
 } as const
 
 const v = values
@@ -92,21 +97,41 @@ const acquireSet = `SET ${a.owner} = ${v.owner}, ${a.holder} = ${v.holder}, ${a.
 const clearReservation = `${a.reservedBy}, ${a.reservedUntil}, ${a.reservedSince}, ${a.reservedFrom}`
 
 /**
- * The update of an acquiring write, with or without `data`, and clearing the reservation (the reserver's write) or
- * keeping it (anyone else's, taking the lock before the reservation keeps others out: the reserver is still next).
+ * The update of an acquiring write, with or without `data`, clearing the reservation (the reserver's write) or
+ * keeping it (anyone else's, taking the lock before the reservation keeps others out: the reserver is still next), and
+ * naming the lease session it is held under or none.
  *
  * @since 1.0.0
  * @category expressions
  */
-export const acquireUpdate = (withData: boolean, clearsReservation: boolean): string =>
-  acquireUpdates[`${withData}/${clearsReservation}`]
+export const acquireUpdate = (withData: boolean, clearsReservation: boolean, underSession = false): string =>
+  acquireUpdates[`${withData}/${clearsReservation}/${underSession}`]
 
-const acquireUpdates: Readonly<Record<`${boolean}/${boolean}`, string>> = Object.freeze({
-  "true/true": `${acquireSet}, ${a.data} = ${v.data} REMOVE ${a.sequence}, ${clearReservation}`,
-  "true/false": `${acquireSet}, ${a.data} = ${v.data} REMOVE ${a.sequence}`,
-  "false/true": `${acquireSet} REMOVE ${a.data}, ${a.sequence}, ${clearReservation}`,
-  "false/false": `${acquireSet} REMOVE ${a.data}, ${a.sequence}`
-})
+const acquireUpdateOf = (withData: boolean, clearsReservation: boolean, underSession: boolean): string => {
+  const set = [acquireSet, ...(withData ? [`${a.data} = ${v.data}`] : []), ...(underSession ? [sessionSet] : [])]
+  const remove = [
+    ...(withData ? [] : [a.data]),
+    a.sequence,
+    ...(clearsReservation ? [clearReservation] : []),
+    ...(underSession ? [] : [a.session])
+  ]
+  return `${set.join(", ")} REMOVE ${remove.join(", ")}`
+}
+
+const sessionSet = `${a.session} = ${v.session}`
+
+const acquireUpdates = Object.freeze(
+  Object.fromEntries(
+    [true, false].flatMap((withData) =>
+      [true, false].flatMap((clears) =>
+        [true, false].map((underSession) => [
+          `${withData}/${clears}/${underSession}`,
+          acquireUpdateOf(withData, clears, underSession)
+        ])
+      )
+    )
+  )
+) as Readonly<Record<`${boolean}/${boolean}/${boolean}`, string>>
 
 const acquireAttributes = [
   a.sequence,
@@ -122,6 +147,7 @@ const acquireAttributes = [
   a.reservedBy,
   a.reservedUntil,
   a.reservedFrom,
+  a.session,
   a.limit
 ] as const
 
@@ -180,6 +206,17 @@ export const freeOrStaleExpression = `(attribute_not_exists(${a.owner}) OR ` +
   `${notKeptOut} AND ${notSemaphore}`
 
 /**
+ * Free, or still held under a lease session by the holder the caller judged to be under a dead one (its owner and
+ * fence, and the lease fields only a lock under a session has; see `LeaseSession.sessionOf`).
+ *
+ * @since 1.0.0
+ * @category expressions
+ */
+export const freeOrOrphanExpression = `(attribute_not_exists(${a.owner}) OR ` +
+  `(${a.owner} = ${v.orphanOwner} AND ${a.fence} = ${v.orphanFence} AND ${a.leaseUntil} = ${v.heldUntil} AND ` +
+  `attribute_exists(${a.session}))) AND ${notKeptOut} AND ${notSemaphore}`
+
+/**
  * A reservation changes neither the version nor the holder fields: observed takeover watches them.
  *
  * @since 1.0.0
@@ -234,18 +271,35 @@ export const orderedRenewCondition =
 const renewAttributes = [a.leaseUntil, a.leaseMs, a.ttl, a.owner, a.fence, a.version]
 
 /**
- * The attribute names of a renew, by whether it sets or checks the write sequence and whether it sets `data`: DynamoDB
- * refuses a name that no expression uses.
+ * The attribute names of a renew, by whether it sets or checks the write sequence, whether it sets `data`, and whether
+ * it sets or removes the lease session: DynamoDB refuses a name that no expression uses.
  *
  * @since 1.0.0
  * @category expressions
  */
-export const renewNames = {
-  sequenced: names(...renewAttributes, a.sequence),
-  sequencedWithData: names(...renewAttributes, a.sequence, a.data),
-  unordered: names(...renewAttributes),
-  unorderedWithData: names(...renewAttributes, a.data)
-} as const
+export const renewNames = (
+  sequenced: boolean,
+  withData: boolean,
+  touchesSession: boolean
+): Readonly<Record<string, string>> => renewNamesTable[`${sequenced}/${withData}/${touchesSession}`]
+
+const renewNamesTable = Object.freeze(
+  Object.fromEntries(
+    [true, false].flatMap((sequenced) =>
+      [true, false].flatMap((withData) =>
+        [true, false].map((touchesSession) => [
+          `${sequenced}/${withData}/${touchesSession}`,
+          names(
+            ...renewAttributes,
+            ...(sequenced ? [a.sequence] : []),
+            ...(withData ? [a.data] : []),
+            ...(touchesSession ? [a.session] : [])
+          )
+        ])
+      )
+    )
+  )
+) as Readonly<Record<`${boolean}/${boolean}/${boolean}`, Readonly<Record<string, string>>>>
 
 /**
  * A renew that also moves the lease to a new owner (`newOwner`: a hand-off's resume), keeping the fence: the new
@@ -254,8 +308,18 @@ export const renewNames = {
 const renewUpdateMovingOwner = `${renewUpdate}, ${a.owner} = ${v.newOwner}`
 
 /**
- * The update expression of a renew: the heartbeat's as built once, or with the owner moved, and with `data` set or
- * removed in the same write (a data update, which is rare, builds its string).
+ * What a renew does to the record's lease session: leaves it (a heartbeat), names the request's (a renew under a
+ * session), or removes it (a resume onto a lease of its own).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type RenewSession = "keep" | "set" | "remove"
+
+/**
+ * The update expression of a renew: the heartbeat's as built once, or with the owner moved, with `data` set or
+ * removed, and with the lease session set or removed in the same write (a data update, a resume and a renew under a
+ * session, which are rare, build their strings).
  *
  * @since 1.0.0
  * @category expressions
@@ -263,15 +327,35 @@ const renewUpdateMovingOwner = `${renewUpdate}, ${a.owner} = ${v.newOwner}`
 export const renewUpdateFor = (
   setData: { readonly data: string | undefined } | undefined,
   movesOwner: boolean,
-  ordered: boolean
+  ordered: boolean,
+  session: RenewSession = "keep"
 ): string => {
   const renew = movesOwner ? renewUpdateMovingOwner : ordered ? renewUpdate : unorderedRenewUpdate
-  if (setData === undefined) return renew
-  return setData.data === undefined ? `${renew} REMOVE ${a.data}` : `${renew}, ${a.data} = ${v.data}`
+  if (setData === undefined && session === "keep") return renew
+  const set = [
+    renew,
+    ...(setData?.data !== undefined ? [`${a.data} = ${v.data}`] : []),
+    ...(session === "set" ? [sessionSet] : [])
+  ]
+  const remove = [
+    ...(setData !== undefined && setData.data === undefined ? [a.data] : []),
+    ...(session === "remove" ? [a.session] : [])
+  ]
+  return remove.length === 0 ? set.join(", ") : `${set.join(", ")} REMOVE ${remove.join(", ")}`
 }
 
 /** What a release clears or sets, and with it a force release (which also drops the reservation). */
-const clearAttributes = [a.leaseUntil, a.ttl, a.owner, a.holder, a.acquiredAt, a.data, a.version, a.sequence]
+const clearAttributes = [
+  a.leaseUntil,
+  a.ttl,
+  a.owner,
+  a.holder,
+  a.acquiredAt,
+  a.data,
+  a.version,
+  a.sequence,
+  a.session
+]
 const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil, a.reservedSince, a.reservedFrom]
 
 /**
@@ -281,7 +365,7 @@ const forceClearAttributes = [...clearAttributes, a.reservedBy, a.reservedUntil,
  * @category expressions
  */
 export const clearUpdate = `SET ${a.leaseUntil} = ${v.zero}, ${a.ttl} = ${v.ttl}, ${nextVersion} ` +
-  `REMOVE ${a.owner}, ${a.holder}, ${a.acquiredAt}, ${a.data}, ${a.sequence}`
+  `REMOVE ${a.owner}, ${a.holder}, ${a.acquiredAt}, ${a.data}, ${a.sequence}, ${a.session}`
 
 /**
  * @since 1.0.0
@@ -296,7 +380,7 @@ export const clearNames = names(...clearAttributes)
  * @category expressions
  */
 export const forceClearUpdate = `SET ${a.leaseUntil} = ${v.zero}, ${a.ttl} = ${v.ttl}, ${nextVersion} ` +
-  `REMOVE ${a.owner}, ${a.holder}, ${a.acquiredAt}, ${a.data}, ${a.sequence}, ${clearReservation}`
+  `REMOVE ${a.owner}, ${a.holder}, ${a.acquiredAt}, ${a.data}, ${a.sequence}, ${a.session}, ${clearReservation}`
 
 /**
  * @since 1.0.0

@@ -29,6 +29,7 @@ export const attributes = {
   reservedUntil: "reservedUntil",
   reservedSince: "reservedSince",
   reservedFrom: "reservedFrom",
+  session: "leaseSession",
   ttl: "ttl"
 } as const
 
@@ -184,7 +185,9 @@ export const decode = (layout: KeyLayout, item: ItemMap): Decoded<LockRecord> =>
     reservedUntil: number(attributes.reservedUntil, false) ?? 0,
     reservedSince: number(attributes.reservedSince, false) ?? 0,
     // A reservation written before reservations had a start keeps others out at once, as its writer meant.
-    reservedFrom: number(attributes.reservedFrom, false) ?? 0
+    reservedFrom: number(attributes.reservedFrom, false) ?? 0,
+    // Rows written before sessions existed are held on leases of their own.
+    session: string(attributes.session, false)
   }
   return failure === undefined
     ? { _tag: "Ok", value: record }

@@ -6,6 +6,7 @@
  */
 import type { LockRecord } from "../record/LockRecord.js"
 import { dataProblem, isRenewSuperseded, sequenceProblem } from "../record/LockRecord.js"
+import * as LeaseSession from "../session/LeaseSession.js"
 import type * as LockProtocol from "../store/LockProtocol.js"
 import { type ItemMap, num, one, str, zero } from "./AttributeValue.js"
 import * as Expressions from "./LockExpressions.js"
@@ -27,7 +28,8 @@ export interface Request {
 
 /**
  * How an acquire may treat a held record: take only a free lock, also an expired one (absolute takeover: its lease
- * ended before `cutoff`), or also the stale one the caller observed (observed takeover).
+ * ended before `cutoff`), also the stale one the caller observed (observed takeover), or also the holder under a
+ * lease session that the caller judged dead (`LockProtocol.AcquireRequest.orphan`, whichever the takeover).
  *
  * @since 1.0.0
  * @category models
@@ -36,6 +38,7 @@ export type AcquireCondition =
   | { readonly _tag: "FreeOnly" }
   | { readonly _tag: "FreeOrExpired"; readonly cutoff: number }
   | { readonly _tag: "FreeOrStale"; readonly stale: LockProtocol.StaleObservation }
+  | { readonly _tag: "FreeOrOrphan"; readonly orphan: LockProtocol.Orphan }
 
 /**
  * @since 1.0.0
@@ -59,18 +62,20 @@ const acquireValues = (
   condition: AcquireCondition,
   ttlRetentionMs: number
 ): ItemMap => {
-  const leaseUntil = now + request.leaseMs
+  const underSession = request.session !== undefined
+  const leaseUntil = underSession ? LeaseSession.heldUntil : now + request.leaseMs
   const values: ItemMap = {
     [v.owner]: str(request.owner),
     [v.holder]: str(request.holder),
     [v.leaseUntil]: num(leaseUntil),
-    [v.leaseMs]: num(request.leaseMs),
+    [v.leaseMs]: num(underSession ? LeaseSession.heldUntil : request.leaseMs),
     [v.now]: num(now),
     [v.ttl]: num(Expressions.ttlAt(leaseUntil, ttlRetentionMs)),
     [v.zero]: zero,
     [v.one]: one
   }
   if (request.data !== undefined) values[v.data] = str(request.data)
+  if (request.session !== undefined) values[v.session] = str(request.session)
   switch (condition._tag) {
     case "FreeOnly":
       break
@@ -82,6 +87,11 @@ const acquireValues = (
       values[v.staleFence] = num(condition.stale.fence)
       values[v.staleVersion] = num(condition.stale.version)
       break
+    case "FreeOrOrphan":
+      values[v.orphanOwner] = str(condition.orphan.owner)
+      values[v.orphanFence] = num(condition.orphan.fence)
+      values[v.heldUntil] = num(LeaseSession.heldUntil)
+      break
   }
   return values
 }
@@ -89,7 +99,8 @@ const acquireValues = (
 const conditionExpressions: Record<AcquireCondition["_tag"], string> = {
   FreeOnly: Expressions.freeOnlyExpression,
   FreeOrExpired: Expressions.freeOrExpiredExpression,
-  FreeOrStale: Expressions.freeOrStaleExpression
+  FreeOrStale: Expressions.freeOrStaleExpression,
+  FreeOrOrphan: Expressions.freeOrOrphanExpression
 }
 
 /**
@@ -104,7 +115,11 @@ export const acquire = (
   condition: AcquireCondition,
   ttlRetentionMs: number
 ): Request => ({
-  UpdateExpression: Expressions.acquireUpdate(request.data !== undefined, request.reserved === true),
+  UpdateExpression: Expressions.acquireUpdate(
+    request.data !== undefined,
+    request.reserved === true,
+    request.session !== undefined
+  ),
   ConditionExpression: conditionExpressions[condition._tag],
   ExpressionAttributeNames: Expressions.acquireNames(request.reserved === true),
   ExpressionAttributeValues: acquireValues(request, now, condition, ttlRetentionMs)
@@ -164,13 +179,6 @@ export const acquireConflict = (owner: string, attempts: number, current: LockRe
 export const renewProblem = (request: LockProtocol.RenewRequest): string | undefined =>
   sequenceProblem(request.sequence) ?? (request.setData === undefined ? undefined : dataProblem(request.setData.data))
 
-const renewNamesFor = (sequenced: boolean, withData: boolean) =>
-  sequenced
-    ? withData ? Expressions.renewNames.sequencedWithData : Expressions.renewNames.sequenced
-    : withData
-    ? Expressions.renewNames.unorderedWithData
-    : Expressions.renewNames.unordered
-
 /**
  * A renew's write at `now`: a heartbeat sends the plain renew; a data update the same write with `data` set or
  * removed; a resume the same write with the owner moved.
@@ -184,10 +192,12 @@ export const renew = (request: LockProtocol.RenewRequest, now: number, ttlRetent
   // A resume starts the new owner's sequence at its own number; a renew is ordered when it carries one.
   const ordered = !movesOwner && request.sequence !== undefined
   const sequenced = movesOwner || ordered
-  const leaseUntil = now + request.leaseMs
+  // Under a session the lock keeps its fixed lease fields; a resume onto a lease of its own leaves any session.
+  const session: Expressions.RenewSession = request.session !== undefined ? "set" : movesOwner ? "remove" : "keep"
+  const leaseUntil = request.session !== undefined ? LeaseSession.heldUntil : now + request.leaseMs
   const values: ItemMap = {
     [v.leaseUntil]: num(leaseUntil),
-    [v.leaseMs]: num(request.leaseMs),
+    [v.leaseMs]: num(request.session !== undefined ? LeaseSession.heldUntil : request.leaseMs),
     [v.ttl]: num(Expressions.ttlAt(leaseUntil, ttlRetentionMs)),
     [v.owner]: str(request.owner),
     [v.fence]: num(request.fence),
@@ -197,10 +207,11 @@ export const renew = (request: LockProtocol.RenewRequest, now: number, ttlRetent
   if (setData?.data !== undefined) values[v.data] = str(setData.data)
   if (request.newOwner !== undefined) values[v.newOwner] = str(request.newOwner)
   if (sequenced) values[v.sequence] = num(request.sequence ?? 0)
+  if (request.session !== undefined) values[v.session] = str(request.session)
   return {
-    UpdateExpression: Expressions.renewUpdateFor(setData, movesOwner, sequenced),
+    UpdateExpression: Expressions.renewUpdateFor(setData, movesOwner, sequenced, session),
     ConditionExpression: ordered ? Expressions.orderedRenewCondition : Expressions.renewCondition,
-    ExpressionAttributeNames: renewNamesFor(sequenced, setData !== undefined),
+    ExpressionAttributeNames: Expressions.renewNames(sequenced, setData !== undefined, session !== "keep"),
     ExpressionAttributeValues: values
   }
 }

@@ -61,6 +61,12 @@ export interface LockRecord {
    * earlier may take the reservation over, so the longest waiter is the next holder.
    */
   readonly reservedSince: number
+  /**
+   * The id of the lease session the lock is held under (see `LeaseSession`), or `undefined`: held on a lease of its
+   * own, or free. A lock under a session is not renewed by itself: the session's record is, and its own lease fields
+   * stay at `LeaseSession.heldUntil`, so that a process that knows nothing of sessions never takes it over.
+   */
+  readonly session?: string | undefined
 }
 
 /**

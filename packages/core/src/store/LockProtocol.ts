@@ -55,6 +55,28 @@ export interface AcquireRequest {
    * keeps it: it could only get in before the reservation began to keep others out, and the reserver is still next.
    */
   readonly reserved?: boolean | undefined
+  /**
+   * The id of the lease session to hold the lock under (`LeaseSession`): the record names it, and its lease fields are
+   * `LeaseSession.heldUntil`, so that only a judgement of the session, never the lock's own lease, lets anyone take
+   * it over. Absent: the lock is held on its own lease, `leaseMs` from now, and the record names no session.
+   */
+  readonly session?: string | undefined
+  /**
+   * The holder the caller judged to be held under a dead session (`SessionVerdict`): the acquire takes the lock if it
+   * is free or still held under a session by exactly this owner and fence, and in no other case (`takeover` does not
+   * apply). Reservations apply as to any acquire.
+   */
+  readonly orphan?: Orphan | undefined
+}
+
+/**
+ * A lock's holder under a lease session that the caller judged dead: its owner and fence, as it read them.
+ * @since 1.0.0
+ * @category models
+ */
+export interface Orphan {
+  readonly owner: string
+  readonly fence: number
 }
 
 /**
@@ -102,6 +124,12 @@ export interface RenewRequest {
    * with the new owner as `current`.
    */
   readonly newOwner?: string | undefined
+  /**
+   * Present: the lock is held under this lease session, and the renew keeps it there (its lease fields stay at
+   * `LeaseSession.heldUntil`): a data update, or a resume into a session. Absent: the renew sets a lease of its own,
+   * `leaseMs` from now, and a renew that moves the owner takes the lock out of any session.
+   */
+  readonly session?: string | undefined
 }
 
 /**

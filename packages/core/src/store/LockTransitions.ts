@@ -7,19 +7,31 @@
  * @since 1.0.0
  */
 import { isKeptOutAt, isRenewSuperseded, isReservableAt, type LockRecord } from "../record/LockRecord.js"
+import * as LeaseSession from "../session/LeaseSession.js"
 import type * as LockProtocol from "./LockProtocol.js"
 import * as Transition from "./Transition.js"
 
 /**
  * Whether an acquire under `takeover` may take `record` at `now`: it is free, or its holder's lease is over (on the
  * caller's clock, less the skew bound, under absolute takeover; the record is still the one the caller watched go
- * stale, under observed takeover).
+ * stale, under observed takeover). With `orphan` (a holder the caller judged to be under a dead session), it may take
+ * a free lock or that holder's, still under a session, and nothing else. The lease fields of a lock under a session
+ * (`LeaseSession.heldUntil`) never let its lease be over.
  *
  * @since 1.0.0
  * @category predicates
  */
-export const mayTakeOver = (record: LockRecord, takeover: LockProtocol.Takeover, now: number): boolean => {
+export const mayTakeOver = (
+  record: LockRecord,
+  takeover: LockProtocol.Takeover,
+  now: number,
+  orphan?: LockProtocol.Orphan | undefined
+): boolean => {
   if (record.owner === undefined) return true
+  if (orphan !== undefined) {
+    return LeaseSession.sessionOf(record) !== undefined && record.owner === orphan.owner &&
+      record.fence === orphan.fence
+  }
   switch (takeover._tag) {
     case "Absolute":
       return record.leaseUntil + takeover.maxClockSkewMs < now
@@ -56,8 +68,7 @@ const acquired = (
   name: request.name,
   owner: request.owner,
   holder: request.holder,
-  leaseUntil: now + request.leaseMs,
-  leaseMs: request.leaseMs,
+  ...leaseFields(request, now),
   fence: (current?.fence ?? now) + 1,
   version: (current?.version ?? 0) + 1,
   sequence: 0,
@@ -65,6 +76,15 @@ const acquired = (
   data: request.data,
   ...(request.reserved === true || current === undefined ? noReservation : reservationOf(current))
 })
+
+/** A lease of its own from `now`, or the fixed fields of a lock under a session (see `LeaseSession`). */
+const leaseFields = (
+  request: { readonly leaseMs: number; readonly session?: string | undefined },
+  now: number
+): Pick<LockRecord, "leaseUntil" | "leaseMs" | "session"> =>
+  request.session === undefined
+    ? { leaseUntil: now + request.leaseMs, leaseMs: request.leaseMs, session: undefined }
+    : { leaseUntil: LeaseSession.heldUntil, leaseMs: LeaseSession.heldUntil, session: request.session }
 
 /** A released record keeps its fence (the next holder's must be higher) and its reservation (the reserver is next). */
 const released = (record: LockRecord): LockRecord => ({
@@ -75,7 +95,8 @@ const released = (record: LockRecord): LockRecord => ({
   version: record.version + 1,
   sequence: 0,
   acquiredAt: undefined,
-  data: undefined
+  data: undefined,
+  session: undefined
 })
 
 /** What `forceRelease` leaves: nobody holds the lock, and nobody waits to be next. */
@@ -86,8 +107,9 @@ const heldOnly = (record: LockRecord | undefined): LockRecord | undefined =>
   record?.owner === undefined ? undefined : record
 
 /**
- * Whether an acquire by `owner` under `takeover` at `now` would take `current`: there is no record, or the caller may
- * take it over (`mayTakeOver`) and no one else's reservation keeps it out (`LockRecord.isKeptOutAt`).
+ * Whether an acquire by `owner` under `takeover` at `now` (and judging `orphan`'s session dead, if given) would take
+ * `current`: there is no record, or the caller may take it over (`mayTakeOver`) and no one else's reservation keeps it
+ * out (`LockRecord.isKeptOutAt`).
  *
  * @since 1.0.0
  * @category predicates
@@ -96,8 +118,10 @@ export const admits = (
   current: LockRecord | undefined,
   owner: string,
   takeover: LockProtocol.Takeover,
-  now: number
-): boolean => current === undefined || (mayTakeOver(current, takeover, now) && !isKeptOutAt(current, owner, now))
+  now: number,
+  orphan?: LockProtocol.Orphan | undefined
+): boolean =>
+  current === undefined || (mayTakeOver(current, takeover, now, orphan) && !isKeptOutAt(current, owner, now))
 
 /**
  * `tryAcquire` at `now`: the lock is the caller's if the record admits it (`admits`); the write increments the fence
@@ -111,7 +135,7 @@ export const tryAcquire = (
   request: LockProtocol.AcquireRequest,
   now: number
 ): Transition.Transition<LockProtocol.AcquireResult, LockRecord> => {
-  if (current !== undefined && !admits(current, request.owner, request.takeover, now)) {
+  if (current !== undefined && !admits(current, request.owner, request.takeover, now, request.orphan)) {
     return Transition.unchanged({ _tag: "Conflict", current })
   }
   const record = acquired(request, current, now)
@@ -119,9 +143,10 @@ export const tryAcquire = (
 }
 
 /**
- * `renew` at `now`, on owner and fence: extends the lease, changes the version and takes the request's sequence (and
- * its `setData` and `newOwner`, when given). A renew whose sequence is not above the record's changes nothing: it, or
- * a newer one of the same lease, applied already, however late the network delivers it.
+ * `renew` at `now`, on owner and fence: extends the lease (or, with `session`, keeps the lock under that session),
+ * changes the version and takes the request's sequence (and its `setData` and `newOwner`, when given). A renew whose
+ * sequence is not above the record's changes nothing: it, or a newer one of the same lease, applied already, however
+ * late the network delivers it. A renew that moves the owner without a session takes the lock out of any session.
  *
  * @since 1.0.0
  * @category transitions
@@ -135,10 +160,12 @@ export const renew = (
     return Transition.unchanged({ _tag: "Lost", current: heldOnly(current) })
   }
   if (isRenewSuperseded(current.sequence, request)) return Transition.unchanged({ _tag: "Renewed", record: current })
+  const lease = leaseFields(request, now)
   const record: LockRecord = {
     ...current,
-    leaseUntil: now + request.leaseMs,
-    leaseMs: request.leaseMs,
+    ...lease,
+    // A heartbeat of a lease of its own leaves the record's session id as it found it (see `LeaseSession.sessionOf`).
+    session: request.session === undefined && request.newOwner === undefined ? current.session : lease.session,
     version: current.version + 1,
     // A new owner's count starts at this write's.
     sequence: request.newOwner !== undefined ? request.sequence ?? 0 : request.sequence ?? current.sequence,

@@ -42,6 +42,17 @@ describe("LockItem.decode", () => {
     })
   })
 
+  it("reads the lease session a lock is held under, and refuses one that is not a string", () => {
+    expect(LockItem.decode(layout, { ...held, leaseSession: { S: "s1" } })).toMatchObject({
+      _tag: "Ok",
+      value: { session: "s1" }
+    })
+    expect(LockItem.decode(layout, { ...held, leaseSession: { N: "1" } })).toMatchObject({
+      _tag: "Malformed",
+      attribute: "leaseSession"
+    })
+  })
+
   it("names the first malformed attribute and the key", () => {
     const decoded = LockItem.decode(layout, { ...held, fence: { S: "7" }, leaseMs: { N: "1.5" } })
     expect(decoded).toEqual({

@@ -6,6 +6,7 @@ import * as SemaphoreExpressions from "../../src/dynamodb/SemaphoreExpressions.j
 import * as SemaphoreWrites from "../../src/dynamodb/SemaphoreWrites.js"
 import type { LockRecord } from "../../src/record/LockRecord.js"
 import type { SemaphoreRecord } from "../../src/record/SemaphoreRecord.js"
+import * as LeaseSession from "../../src/session/LeaseSession.js"
 
 const v = LockExpressions.values
 
@@ -78,6 +79,22 @@ describe("LockRequests", () => {
     expect(LockRequests.observedCondition(undefined)).toBe(LockRequests.freeOnly)
   })
 
+  it("builds an acquire under a session with the fixed lease fields, and one of an orphan conditioned on it", () => {
+    const under = LockRequests.acquire({ ...acquire, session: "s1" }, 5_000, LockRequests.freeOnly, 0)
+    expect(under.UpdateExpression).toBe(LockExpressions.acquireUpdate(false, false, true))
+    expect(under.UpdateExpression).toContain("#x = :x")
+    expect(under.ExpressionAttributeValues[v.leaseUntil]).toEqual({ N: String(LeaseSession.heldUntil) })
+    expect(under.ExpressionAttributeValues[v.leaseMs]).toEqual({ N: String(LeaseSession.heldUntil) })
+    expect(under.ExpressionAttributeValues[v.session]).toEqual({ S: "s1" })
+    // An acquire on a lease of its own takes the lock out of any session.
+    expect(LockRequests.acquire(acquire, 5_000, LockRequests.freeOnly, 0).UpdateExpression).toMatch(/REMOVE .*#x/)
+
+    const orphan = LockRequests.acquire(acquire, 5_000, { _tag: "FreeOrOrphan", orphan: { owner: "o0", fence: 3 } }, 0)
+    expect(orphan.ConditionExpression).toBe(LockExpressions.freeOrOrphanExpression)
+    expect([v.orphanOwner, v.orphanFence, v.heldUntil].map((value) => orphan.ExpressionAttributeValues[value]))
+      .toEqual([{ S: "o0" }, { N: "3" }, { N: String(LeaseSession.heldUntil) }])
+  })
+
   it("reads a conflict of a retried acquire that carries its own owner as an acquisition", () => {
     const mine = record({ owner: "o1" })
     expect(LockRequests.acquireConflict("o1", 2, mine)).toEqual({
@@ -97,13 +114,13 @@ describe("LockRequests", () => {
     const base = { name: "n", owner: "o1", fence: 7, leaseMs: 100 }
     const unordered = LockRequests.renew(base, 1_000, 0)
     expect(unordered.ConditionExpression).toBe(LockExpressions.renewCondition)
-    expect(unordered.ExpressionAttributeNames).toBe(LockExpressions.renewNames.unordered)
+    expect(unordered.ExpressionAttributeNames).toBe(LockExpressions.renewNames(false, false, false))
     expect(unordered.ExpressionAttributeValues[v.sequence]).toBeUndefined()
 
     const ordered = LockRequests.renew({ ...base, sequence: 4, setData: { data: undefined } }, 1_000, 0)
     expect(ordered.ConditionExpression).toBe(LockExpressions.orderedRenewCondition)
     expect(ordered.UpdateExpression).toBe(`${LockExpressions.renewUpdate} REMOVE #d`)
-    expect(ordered.ExpressionAttributeNames).toBe(LockExpressions.renewNames.sequencedWithData)
+    expect(ordered.ExpressionAttributeNames).toBe(LockExpressions.renewNames(true, true, false))
 
     const resume = LockRequests.renew({ ...base, sequence: 2, newOwner: "o2" }, 1_000, 0)
     expect(resume.ConditionExpression).toBe(LockExpressions.renewCondition)
@@ -190,7 +207,27 @@ describe("LockRequests", () => {
       LockRequests.acquire({ ...acquire, reserved: true }, 5_000, { _tag: "FreeOrExpired", cutoff: 4_000 }, 0),
       LockRequests.acquire({ ...acquire, data: "d", reserved: true }, 5_000, LockRequests.freeOnly, 0),
       LockRequests.acquire(acquire, 5_000, LockRequests.observedCondition({ owner: "o0", fence: 3, version: 9 }), 0),
+      LockRequests.acquire({ ...acquire, session: "s1" }, 5_000, LockRequests.freeOnly, 0),
+      LockRequests.acquire(
+        { ...acquire, data: "d", reserved: true, session: "s1" },
+        5_000,
+        { _tag: "FreeOrOrphan", orphan: { owner: "o0", fence: 3 } },
+        0
+      ),
+      LockRequests.acquire(acquire, 5_000, { _tag: "FreeOrOrphan", orphan: { owner: "o0", fence: 3 } }, 0),
       LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100 }, 1_000, 0),
+      LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, sequence: 3, session: "s1" }, 1_000, 0),
+      LockRequests.renew(
+        { name: "n", owner: "o1", fence: 7, leaseMs: 100, sequence: 3, session: "s1", setData: { data: undefined } },
+        1_000,
+        0
+      ),
+      LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, newOwner: "o2", session: "s2" }, 1_000, 0),
+      LockRequests.renew(
+        { name: "n", owner: "o1", fence: 7, leaseMs: 100, newOwner: "o2", setData: { data: "x" } },
+        1_000,
+        0
+      ),
       LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, sequence: 4 }, 1_000, 0),
       LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, setData: { data: "x" } }, 1_000, 0),
       LockRequests.renew({ name: "n", owner: "o1", fence: 7, leaseMs: 100, setData: { data: undefined } }, 1_000, 0),

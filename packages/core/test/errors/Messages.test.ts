@@ -4,6 +4,7 @@ import * as Holder from "../../src/errors/Holder.js"
 import * as LimitMismatch from "../../src/errors/LimitMismatch.js"
 import * as Lost from "../../src/errors/Lost.js"
 import * as NotAcquired from "../../src/errors/NotAcquired.js"
+import * as LeaseSession from "../../src/session/LeaseSession.js"
 import { lockRecord } from "../record/fixtures.js"
 
 const holder = lockRecord({ owner: "abc", holder: "worker-1", fence: 7, leaseUntil: Date.UTC(2026, 0, 2, 3, 4, 5) })
@@ -11,6 +12,11 @@ const holder = lockRecord({ owner: "abc", holder: "worker-1", fence: 7, leaseUnt
 describe("Holder.describe", () => {
   it("names the holder, its owner and fence and when its lease runs out", () => {
     expect(Holder.describe(holder)).toBe("worker-1 (owner abc, fence 7, lease until 2026-01-02T03:04:05.000Z)")
+  })
+
+  it("says that a lock under a lease session is held for as long as the session lives", () => {
+    const under = lockRecord({ ...holder, leaseUntil: LeaseSession.heldUntil, session: "s1" })
+    expect(Holder.describe(under)).toBe("worker-1 (owner abc, fence 7, under lease session s1)")
   })
 
   it("says what it does not know", () => {

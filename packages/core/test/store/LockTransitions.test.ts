@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { LockRecord } from "../../src/record/LockRecord.js"
+import * as LeaseSession from "../../src/session/LeaseSession.js"
 import type * as LockProtocol from "../../src/store/LockProtocol.js"
 import * as LockTransitions from "../../src/store/LockTransitions.js"
 
@@ -274,5 +275,63 @@ describe("LockTransitions.forceRelease", () => {
   it("frees nothing that nobody holds", () => {
     expect(LockTransitions.forceRelease(free, undefined).next).toBeUndefined()
     expect(LockTransitions.forceRelease(undefined, undefined).result).toBeUndefined()
+  })
+})
+
+describe("LockTransitions under a lease session", () => {
+  const now = 20_000
+  const underSession = (): LockRecord => {
+    const result = LockTransitions.tryAcquire(free, acquire({ session: "session-a" }), now)
+    if (result.result._tag !== "Acquired") throw new Error("a free lock is taken")
+    return result.result.record
+  }
+
+  it("an acquire under a session writes its id and the fixed lease fields", () => {
+    const record = underSession()
+    expect([record.session, record.leaseUntil, record.leaseMs]).toEqual([
+      "session-a",
+      LeaseSession.heldUntil,
+      LeaseSession.heldUntil
+    ])
+  })
+
+  it("no lease-based takeover passes a lock under a session; an orphan takeover of exactly its holder does", () => {
+    const record = underSession()
+    const late = now + 365 * 24 * 3600 * 1000
+    expect(LockTransitions.admits(record, "owner-c", { _tag: "Absolute", maxClockSkewMs: 0 }, late)).toBe(false)
+    const orphan = { owner: record.owner!, fence: record.fence }
+    const observed: LockProtocol.Takeover = { _tag: "Observed", stale: undefined }
+    expect(LockTransitions.admits(record, "owner-c", observed, now, orphan)).toBe(true)
+    expect(LockTransitions.admits(record, "owner-c", observed, now, { ...orphan, fence: orphan.fence - 1 })).toBe(false)
+    // An orphan takeover takes nothing but the orphan or a free lock, not even an expired lease of its own.
+    const expired = { ...held, leaseUntil: 0 }
+    expect(LockTransitions.admits(expired, "owner-c", { _tag: "Absolute", maxClockSkewMs: 0 }, now, orphan)).toBe(
+      false
+    )
+    expect(LockTransitions.admits(free, "owner-c", observed, now, orphan)).toBe(true)
+  })
+
+  it("a heartbeat leaves the session id; a resume without a session removes it; a release clears it", () => {
+    const record = underSession()
+    const renew = (request: Partial<LockProtocol.RenewRequest>) => {
+      const result = LockTransitions.renew(record, {
+        name: "orders",
+        owner: record.owner!,
+        fence: record.fence,
+        leaseMs: 2_000,
+        ...request
+      }, now)
+      if (result.result._tag !== "Renewed") throw new Error("renewed")
+      return result.result.record
+    }
+    expect(renew({ session: "session-a", setData: { data: "x" } })).toMatchObject({
+      session: "session-a",
+      leaseUntil: LeaseSession.heldUntil,
+      data: "x"
+    })
+    expect(renew({ newOwner: "owner-c" })).toMatchObject({ session: undefined, leaseUntil: now + 2_000 })
+    expect(renew({})).toMatchObject({ session: "session-a", leaseUntil: now + 2_000 })
+    const released = LockTransitions.release(record, { name: "orders", owner: record.owner!, fence: record.fence })
+    expect(released.result._tag === "Released" && released.result.record?.session).toBeUndefined()
   })
 })

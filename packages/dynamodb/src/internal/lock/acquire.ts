@@ -83,14 +83,17 @@ export const make = (context: StoreContext.StoreContext): LockStore.LockStore["t
       const payload = payloadProblem(request)
       if (payload !== undefined) return Effect.fail(refusal(payload.message))
       const now = EffectLine.currentTimeMillisUnsafe(clock)
-      const takeover = request.takeover
+      const { orphan, takeover } = request
+      // A holder judged to be under a dead session is taken over as the judgement says, whichever the takeover.
+      const orphanCondition: Condition | undefined = orphan === undefined ? undefined : { _tag: "FreeOrOrphan", orphan }
 
       if (takeover._tag === "Observed") {
-        return resultOf(request, key, now, LockRequests.observedCondition(takeover.stale), clock)
+        return resultOf(request, key, now, orphanCondition ?? LockRequests.observedCondition(takeover.stale), clock)
       }
 
       const maxClockSkewMs = takeover.maxClockSkewMs
-      const expiredCondition: Condition = { _tag: "FreeOrExpired", cutoff: now - maxClockSkewMs }
+      // An absolute judgement of a session is one by the wall clock too: the same guard applies to it.
+      const expiredCondition: Condition = orphanCondition ?? { _tag: "FreeOrExpired", cutoff: now - maxClockSkewMs }
       // The guard's steps: an attempt that takes over at once, or one that takes nothing over and measures the clock.
       const skew = { monitor: context.skew, clock: ClockSkew.clockReads(clock) }
       const guard = GuardedTakeover.lock(skew, request.name, now, maxClockSkewMs)

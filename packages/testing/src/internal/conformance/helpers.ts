@@ -29,7 +29,8 @@ export const fields = (record: LockRecord.LockRecord): LockRecord.LockRecord => 
   reservedBy: record.reservedBy,
   reservedUntil: record.reservedUntil,
   reservedSince: record.reservedSince,
-  reservedFrom: record.reservedFrom
+  reservedFrom: record.reservedFrom,
+  session: record.session
 })
 
 /**

@@ -24,6 +24,7 @@ import { release } from "./release.js"
 import { renew } from "./renew.js"
 import { reserve } from "./reserve.js"
 import { semaphore } from "./semaphore.js"
+import { sessions } from "./sessions.js"
 import { tryAcquire } from "./tryAcquire.js"
 
 /** Every store reports the current holder unless the caller says it may not. */
@@ -78,6 +79,7 @@ export const suite = (
     forceRelease(test)
     data(test)
     names(test)
+    sessions(test)
     semaphore(test)
     lateWrites(test)
   })
