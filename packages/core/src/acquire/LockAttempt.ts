@@ -86,7 +86,7 @@ export const takeover = (
  * then: most polls of a contended lock find it still held, and a read costs less than a conditional write that fails
  * (one call where a store that does not return the holder with a failed condition needs two, and a read unit where
  * DynamoDB bills the failed write a write unit). A record that names our own owner is ours already, and is not
- * written again.
+ * written again. With `orphan`, the write would take the lock from a holder whose session was judged dead.
  *
  * @since 1.0.0
  * @category predicates
@@ -97,10 +97,24 @@ export const worthWriting = (
   observation: Observation | undefined,
   record: LockRecord | undefined,
   now: number,
-  wallNow: number
+  wallNow: number,
+  orphan?: LockProtocol.Orphan | undefined
 ): boolean =>
   record?.owner !== owner &&
-  LockTransitions.admits(record, owner, takeover(options, observe(observation, record, now), now), wallNow)
+  LockTransitions.admits(record, owner, takeover(options, observe(observation, record, now), now), wallNow, orphan)
+
+/**
+ * The orphan an attempt on `record` may name: the holder whose session was judged dead, while `record` still shows
+ * that holder. Once the record shows anyone else, the attempt is judged by the takeover rules again.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const orphanOf = (
+  judged: LockProtocol.Orphan | undefined,
+  record: LockRecord | undefined
+): LockProtocol.Orphan | undefined =>
+  judged !== undefined && record?.owner === judged.owner && record.fence === judged.fence ? judged : undefined
 
 /**
  * Whether the time until `record`'s takeover is judged on the wall clock: a held record under absolute takeover.

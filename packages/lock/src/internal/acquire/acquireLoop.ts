@@ -14,6 +14,8 @@ import type * as AcquireStep from "@leasehold/core/acquire/AcquireStep"
 import * as LockAttempt from "@leasehold/core/acquire/LockAttempt"
 import * as ReservationCore from "@leasehold/core/acquire/Reservation"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
+import * as LeaseSession from "@leasehold/core/session/LeaseSession"
+import type * as LockProtocol from "@leasehold/core/store/LockProtocol"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -27,6 +29,7 @@ import * as MemoryStore from "../store/memoryStore.js"
 import * as AcquireBound from "./acquireBound.js"
 import * as AttemptLoop from "./attemptLoop.js"
 import * as Reservation from "./reservation.js"
+import * as SessionJudge from "./sessionJudge.js"
 
 /** @internal */
 export type Acquired = AttemptLoop.Acquired
@@ -50,6 +53,8 @@ interface Attempts {
   waitingSince: number | undefined
   /** Whether the attempts read the record before they write (`LockAttempt.worthWriting`): after the first conflict. */
   looks: boolean
+  /** A holder under a lease session that was judged dead: the next attempts may take the lock from it. */
+  orphan: LockProtocol.Orphan | undefined
 }
 
 const giveUp = (args: Args, holder: LockRecord | undefined, now: number, late?: AcquireBound.Late) =>
@@ -76,7 +81,13 @@ const cleanup = ({ name, store }: Args, owner: string) =>
 export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockStoreError> => {
   const { name, options, store } = args
   const waitUntil = AcquireBoundCore.waitUntil(args.startedAt, options.waitMs)
-  const attempts: Attempts = { observation: undefined, lastHolder: undefined, waitingSince: undefined, looks: false }
+  const attempts: Attempts = {
+    observation: undefined,
+    lastHolder: undefined,
+    waitingSince: undefined,
+    looks: false,
+    orphan: undefined
+  }
 
   /** After a conflict on `holder` at `now`: give up, or (having reserved, if the core says so) sleep. */
   const conflict = (
@@ -91,6 +102,15 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
       const waitingSince = attempts.waitingSince ??= ReservationCore.waitingSince(wallNow, now, args.startedAt)
       const next = LockAttempt.afterConflict({ options, owner, holder, waitingSince, now, wallNow, waitUntil })
       if (next._tag === "GiveUp") return yield* giveUp(args, next.holder, now)
+      // A holder under a lease session is judged by its session, not by its lease fields (`LeaseSession`).
+      const session = holder === undefined ? undefined : LeaseSession.sessionOf(holder)
+      const verdict = session === undefined ? undefined : yield* SessionJudge.judge(store, session, options)
+      if (verdict?._tag === "Dead") {
+        const judged = LockAttempt.orphanOf(attempts.orphan, holder)
+        attempts.orphan = { owner: holder!.owner!, fence: holder!.fence }
+        // Newly judged: try at once. Kept out again (a reservation), it waits as any conflict does.
+        if (judged === undefined) return { _tag: "Sleep", sleepMs: 0 } as const
+      }
       const record = next._tag === "Reserve"
         ? yield* Reservation.reserve(store, { name, owner, ...next, waitingSince }, next.current)
         : holder
@@ -98,24 +118,25 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
       const takeoverWallNow = LockAttempt.judgedByWallClock(options, record) ? yield* Clock.currentTimeMillis : wallNow
       const pollMs = yield* AcquireBound.jitteredPoll(options.pollIntervalMs)
       const { observation } = attempts
-      return {
-        _tag: "Sleep",
-        sleepMs: LockAttempt.sleepMs({
-          options,
-          owner,
-          observation,
-          record,
-          now,
-          wallNow,
-          takeoverWallNow,
-          pollMs,
-          waitingSince
-        })
-      }
+      const sleepMs = LockAttempt.sleepMs({
+        options,
+        owner,
+        observation,
+        record,
+        now,
+        wallNow,
+        takeoverWallNow,
+        pollMs,
+        waitingSince
+      })
+      return { _tag: "Sleep", sleepMs: verdict?._tag === "Alive" ? Math.min(sleepMs, verdict.untilJudgedMs) : sleepMs }
     })
 
-  /** The acquiring write; `reserved` when the record last seen carries our reservation, which the write clears. */
-  const write = (owner: string, sentAt: number, reserved: boolean) =>
+  /**
+   * The acquiring write; `reserved` when the record last seen carries our reservation, which the write clears, and
+   * `orphan` when it shows a holder whose session was judged dead.
+   */
+  const write = (owner: string, sentAt: number, reserved: boolean, orphan?: LockProtocol.Orphan | undefined) =>
     store.tryAcquire({
       name,
       owner,
@@ -123,17 +144,20 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
       leaseMs: options.leaseMs,
       data: options.data,
       takeover: LockAttempt.takeover(options, attempts.observation, sentAt),
-      reserved
+      reserved,
+      orphan
     })
 
   /** Writes if `record` (just read) says the write would take the lock; else answers the conflict it would have. */
   const writeIfWorth = (owner: string, sentAt: number, record: LockRecord | undefined) =>
     Effect.flatMap(
       Clock.currentTimeMillis,
-      (wallNow) =>
-        LockAttempt.worthWriting(options, owner, attempts.observation, record, sentAt, wallNow)
-          ? write(owner, sentAt, record?.reservedBy === owner)
+      (wallNow) => {
+        const orphan = LockAttempt.orphanOf(attempts.orphan, record)
+        return LockAttempt.worthWriting(options, owner, attempts.observation, record, sentAt, wallNow, orphan)
+          ? write(owner, sentAt, record?.reservedBy === owner, orphan)
           : Effect.succeed<LockStore.AcquireResult>({ _tag: "Conflict", current: record })
+      }
     )
 
   /** Reads the record, and writes only if the write would take it. */

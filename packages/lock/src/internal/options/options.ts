@@ -8,6 +8,7 @@ import * as CoreOptions from "@leasehold/core/options/LockOptions"
 import type * as OptionCheck from "@leasehold/core/options/OptionCheck"
 import * as OptionsRecord from "@leasehold/core/options/OptionsRecord"
 import * as LockName from "@leasehold/core/record/LockName"
+import * as LeaseSession from "@leasehold/core/session/LeaseSession"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { LockOptions } from "../../Lock.js"
@@ -110,7 +111,8 @@ export const checkRecords = <A>(defaults: Input, options: A): OptionCheck.Option
 
 /**
  * Checks a lock (or semaphore) name against what the store can key (its `nameProblem`, which counts what its key
- * encoding adds); `kind` says which of the store's judges to ask.
+ * encoding adds); `kind` says which of the store's judges to ask. A lock may not take a name of a lease session's
+ * record (`LeaseSession.recordNamePrefix`).
  *
  * @internal
  */
@@ -123,7 +125,10 @@ export const validateName = (
     LockName.check(
       name,
       kind,
-      (value) => kind === "lock" ? store.nameProblem(value) : store.semaphoreNameProblem(value)
+      (value) =>
+        kind === "lock"
+          ? LeaseSession.lockNameProblem(value) ?? store.nameProblem(value)
+          : store.semaphoreNameProblem(value)
     )
   )
 
