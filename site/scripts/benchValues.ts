@@ -48,7 +48,9 @@ const tables: Record<string, { readonly heading: string; readonly index: number 
   "7 none contention": { heading: "No delay", index: 1 },
   // The contention shape's grid: with no delay, then with the delay each way.
   "8": { heading: "8. Contention shape", index: 0 },
-  "8 delay": { heading: "8. Contention shape", index: 1 }
+  "8 delay": { heading: "8. Contention shape", index: 1 },
+  "9": { heading: "9. Cold start", index: 0 },
+  "9 imports": { heading: "9. Cold start", index: 1 }
 }
 
 /** The syntax of a reference in a page. */
