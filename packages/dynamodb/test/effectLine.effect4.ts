@@ -28,3 +28,6 @@ export const spawn = (file: string, args: ReadonlyArray<string>, env: Record<str
 /** `NodeRuntime.runMain`'s exit code for a program that SIGINT or SIGTERM interrupted (as a shell's after Ctrl-C). */
 export const signalExitCode = 130
 export const sigkill = (child: ChildProcessSpawner.ChildProcessHandle) => child.kill({ killSignal: "SIGKILL" })
+
+/** Which Effect major this line is: what an earlier version's sources are assembled for. */
+export const effectMajor: 3 | 4 = 4

@@ -28,3 +28,6 @@ export const spawn = (file: string, args: ReadonlyArray<string>, env: Record<str
 /** `NodeRuntime.runMain`'s exit code for a program that SIGINT or SIGTERM interrupted: an interruption is no failure. */
 export const signalExitCode = 0
 export const sigkill = (child: CommandExecutor.Process) => child.kill("SIGKILL")
+
+/** Which Effect major this line is: what an earlier version's sources are assembled for. */
+export const effectMajor: 3 | 4 = 3
