@@ -64,6 +64,8 @@ export class LockLost extends Data.TaggedError("LockLost")<{
   readonly by: LockRecord | undefined
   /** Set when what was lost are permits of a semaphore (`name` is then the semaphore's): how many. */
   readonly permits?: number | undefined
+  /** Set when the lock was held under a lease session and lost with it (`LeaseSession`): the session's id. */
+  readonly session?: string | undefined
 }> {
   override get message(): string {
     return Lost.message(this)

@@ -26,6 +26,13 @@ export * as Lease from "./Lease.js"
 export * as LeaseHandoff from "./LeaseHandoff.js"
 
 /**
+ * Lease sessions: one heartbeat for every lock a process holds under one.
+ *
+ * @since 1.0.0
+ */
+export * as LeaseSession from "./LeaseSession.js"
+
+/**
  * The typed errors.
  *
  * @since 1.0.0

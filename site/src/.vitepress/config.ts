@@ -39,6 +39,7 @@ const guide: Array<DefaultTheme.SidebarItem> = [
       { text: "Typed lock data", link: "/guide/typed-data" },
       { text: "Semaphores", link: "/guide/semaphores" },
       { text: "Leader election", link: "/guide/leader-election" },
+      { text: "Lease sessions", link: "/guide/sessions" },
       { text: "Handing a lease over", link: "/guide/hand-off" }
     ]
   },

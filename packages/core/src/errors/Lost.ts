@@ -26,6 +26,8 @@ export interface Fields {
   readonly reason: Reason
   readonly by: LockRecord | undefined
   readonly permits?: number | undefined
+  /** Set when the lock was held under a lease session and lost with it: the session's id. */
+  readonly session?: string | undefined
 }
 
 /**
@@ -38,6 +40,15 @@ export const message = (error: Fields): string => {
   const what = error.permits === undefined
     ? `lock "${error.name}" (fence ${error.fence})`
     : `${error.permits} permit(s) of semaphore "${error.name}" (fence ${error.fence})`
+  if (
+    error.session !== undefined && (error.reason === "expired" || error.reason === "stolen" || error.reason === "freed")
+  ) {
+    return `${what} was lost with its lease session ${error.session}: ` + (error.reason === "expired"
+      ? `the session's lease ran out before a renew succeeded (is the store reachable? is the process pausing for ` +
+        `longer than the lease?)`
+      : `the session's record is no longer the session's (an operator released it, or it was taken over as ` +
+        `expired)`)
+  }
   switch (error.reason) {
     case "expired":
       return `${what} was lost: its lease ran out before a renew succeeded ` +

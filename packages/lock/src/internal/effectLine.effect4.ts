@@ -136,6 +136,8 @@ export const decodeUnknownEffect = <A, I, R>(schema: Codec<A, I, R>) => Schema.d
 export const configString = (key: string): Config.Config<string> => Config.String(key)
 export const configLiterals = <const L extends ReadonlyArray<string>>(literals: L, key: string) =>
   Config.Literals(literals, key)
+/** A layer of a scoped effect: its resource lives as long as the layer. */
+export const layerScoped = Layer.effect
 export const unwrapLayer = Layer.unwrap
 export const Service = <I>(key: string): Service<I, I> => Context.Service<I>(key)
 /** A `Context.Reference` class: on Effect 4 `Self` is no identifier. */

@@ -148,6 +148,8 @@ export const decodeUnknownEffect = <A, I, R>(schema: Codec<A, I, R>) => Schema.d
 export const configString = (key: string): Config.Config<string> => Config.string(key)
 export const configLiterals = <const L extends ReadonlyArray<string>>(literals: L, key: string) =>
   Config.literal(...literals)(key)
+/** A layer of a scoped effect: its resource lives as long as the layer. */
+export const layerScoped = Layer.scoped
 export const unwrapLayer = Layer.unwrapEffect
 export const Service = <I>(key: string): Service<I, I> => Context.GenericTag<I>(key)
 /** A `Context.Reference` class: on Effect 3 `Self` is its identifier. */

@@ -41,6 +41,8 @@ export interface Args {
   readonly options: Options.Resolved
   /** Monotonic ms when the caller began to acquire: `wait` counts from here. */
   readonly startedAt: number
+  /** The id of the lease session to hold the lock under, if any. */
+  readonly session?: string | undefined
 }
 
 /** What one acquire has learned so far. */
@@ -145,7 +147,8 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
       data: options.data,
       takeover: LockAttempt.takeover(options, attempts.observation, sentAt),
       reserved,
-      orphan
+      orphan,
+      session: args.session
     })
 
   /** Writes if `record` (just read) says the write would take the lock; else answers the conflict it would have. */

@@ -38,8 +38,12 @@ const notHeld = (state: LeaseState.LeaseState, reason: "released" | "handedOff")
  * Stops the keeper's fiber: at once if it sleeps, after the answer if a renew is in flight; with how it ended (Effect
  * 4's `Fiber.interrupt` does not say).
  */
-const stopKeeper = (state: LeaseState.LeaseState, keeper: EffectLine.Fiber<void>) =>
-  state.renewing ? Fiber.await(keeper) : Effect.andThen(Fiber.interrupt(keeper), Fiber.await(keeper))
+const stopKeeper = (state: LeaseState.LeaseState, keeper: EffectLine.Fiber<void> | undefined) =>
+  keeper === undefined
+    ? Effect.succeed(Exit.void)
+    : state.renewing
+    ? Fiber.await(keeper)
+    : Effect.andThen(Fiber.interrupt(keeper), Fiber.await(keeper))
 
 /**
  * Hands the lease off. Uninterruptible: once the keeper has stopped, only the end of the hand-off can say who ends
@@ -51,8 +55,9 @@ const stopKeeper = (state: LeaseState.LeaseState, keeper: EffectLine.Fiber<void>
 export const handOff = (
   state: LeaseState.LeaseState,
   lease: Lease,
-  keeper: EffectLine.Fiber<void>,
+  keeper: EffectLine.Fiber<void> | undefined,
   safetyMarginMs: number,
+  leaseMs: number,
   onEnd: Effect.Effect<void>
 ): Effect.Effect<LeaseHandoff, LockLost> =>
   Effect.suspend((): Effect.Effect<LeaseHandoff, LockLost> => {
@@ -90,7 +95,7 @@ export const handOff = (
           owner: state.owner,
           fence: state.fence,
           holder: lease.holder,
-          leaseMs: lease.record.leaseMs,
+          leaseMs,
           leaseUntil
         } satisfies LeaseHandoff
       }))

@@ -60,13 +60,17 @@ const answered = (
       )
     }
     const now = monotonicMillisOf(clock)
+    // Under a session the write extends nothing: the session's heartbeat keeps the deadline and the status.
+    const underSession = state.session !== undefined
     const renewed = LeaseDeadline.renewed({ options, deadline: state.deadline, finished: state.finished, sentAt, now })
     // An answer that came after its own deadline proves nothing about now, as for a renew.
-    if (renewed._tag === "Extended") state.deadline = renewed.deadline
+    if (renewed._tag === "Extended" && !underSession) state.deadline = renewed.deadline
     const failure = failEnded(state, now)
     if (failure !== undefined) return failure
     state.data = data
-    return state.status.getUnsafe()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
+    return state.status.getUnsafe()._tag === "AtRisk" && !underSession
+      ? state.status.set({ _tag: "Held" })
+      : Effect.void
   })
 
 /** The write, sent once it is this lease's turn and the lease is still live. */
@@ -82,7 +86,16 @@ const write = (
     const failure = failEnded(state, sentAt)
     if (failure !== undefined) return failure
     const { fence, name, owner } = state
-    const call = store.renew({ name, owner, fence, leaseMs: options.leaseMs, sequence, setData: { data } })
+    const call = store.renew({
+      name,
+      owner,
+      fence,
+      leaseMs: options.leaseMs,
+      sequence,
+      setData: { data },
+      // A lock under a session stays under it: its lease fields are the session's to keep.
+      session: state.session?.owner
+    })
     // A store that answers at once can not be outlived by the lease; any other is abandoned when the lease is lost.
     const bounded = MemoryStore.answersAtOnce(store)
       ? call

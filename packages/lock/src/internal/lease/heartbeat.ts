@@ -73,7 +73,8 @@ const renewAnswered = (beat: Beat, sentAt: number) =>
     state.deadline = renewed.deadline
     beat.failures = 0
     beat.renewAt = Heartbeat.nextRenewAt(sentAt, options.heartbeatMs)
-    return state.status.getUnsafe()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
+    const held = state.status.getUnsafe()._tag === "AtRisk" ? state.status.set({ _tag: "Held" }) : Effect.void
+    return state.members === undefined ? held : Effect.andThen(held, LeaseState.mirrorToMembers(state))
   })
 
 /**

@@ -95,15 +95,19 @@ class Kept<Handle> implements Keeper<Handle> {
   readonly isLive: () => boolean
   readonly #state: LeaseState.LeaseState
   readonly #store: LeaseStore.LeaseStore
-  readonly #fiber: EffectLine.Fiber<void>
+  /** The heartbeat's fiber; none for a lease held under a session, which the session's heartbeat keeps. */
+  readonly #fiber: EffectLine.Fiber<void> | undefined
   readonly #safetyMarginMs: number
+  /** The lease a hand-off passes on: the record's, or for a lease under a session the acquire's own option. */
+  readonly #leaseMs: number
   readonly #onEnd: Effect.Effect<void>
 
   constructor(
     state: LeaseState.LeaseState,
     store: LeaseStore.LeaseStore,
-    fiber: EffectLine.Fiber<void>,
+    fiber: EffectLine.Fiber<void> | undefined,
     safetyMarginMs: number,
+    leaseMs: number,
     onEnd: Effect.Effect<void>
   ) {
     this.isLive = liveCheck(state)
@@ -111,6 +115,7 @@ class Kept<Handle> implements Keeper<Handle> {
     this.#store = store
     this.#fiber = fiber
     this.#safetyMarginMs = safetyMarginMs
+    this.#leaseMs = leaseMs
     this.#onEnd = onEnd
   }
 
@@ -121,7 +126,7 @@ class Kept<Handle> implements Keeper<Handle> {
 
   /** See `handoff.ts`; `lease` is this keeper's. */
   handOff(lease: LeaseApi): Effect.Effect<LeaseHandoff, LockLost> {
-    return Handoff.handOff(this.#state, lease, this.#fiber, this.#safetyMarginMs, this.#onEnd)
+    return Handoff.handOff(this.#state, lease, this.#fiber, this.#safetyMarginMs, this.#leaseMs, this.#onEnd)
   }
 }
 
@@ -206,7 +211,7 @@ const keepKept = <Handle>(args: KeepArgs<Handle>): Effect.Effect<Kept<Handle>> =
     })
     const parent = yield* renewParent
     const fiber = yield* forkHeartbeat(state, Heartbeat.keep(state, store, options, args.sentAt, parent))
-    const kept = new Kept<Handle>(state, store, fiber, options.safetyMarginMs, args.onEnd)
+    const kept = new Kept<Handle>(state, store, fiber, options.safetyMarginMs, record.leaseMs, args.onEnd)
     kept.lease = args.handle(state)
     return kept
   })
@@ -238,3 +243,51 @@ export const start = (args: {
     }
   )
 }
+
+/**
+ * Starts keeping a lock's `record` acquired under the lease session whose own lease is `session`: no heartbeat of its
+ * own, the session's deadline and status, lost with the session (see `LeaseState.declareLost`). A session lost (or at
+ * its deadline) by the time the lock is held loses the lock at once: nobody may rely on it.
+ *
+ * @internal
+ */
+export const startUnder = (args: {
+  readonly store: LockStore.LockStore
+  readonly record: LockRecord
+  readonly options: Options.Resolved
+  readonly keptSince?: number | undefined
+  readonly users: LeaseUsers.LeaseUsers
+  readonly onEnd: Effect.Effect<void>
+  readonly session: LeaseState.LeaseState
+}): Effect.Effect<Keeper> =>
+  Effect.gen(function*() {
+    const { options, record, session, store } = args
+    const now = yield* monotonicMillis
+    const state = LeaseState.make({
+      record,
+      users: args.users,
+      deadline: session.deadline,
+      keptSince: args.keptSince ?? now,
+      permits: undefined
+    })
+    state.session = session
+    const members = session.members ??= new Set()
+    members.add(state)
+    const sessionStatus = session.status.getUnsafe()
+    if (session.finished || LeaseDeadline.isPast(session.deadline, now)) {
+      yield* LeaseState.declareLost(state, "expired", undefined)
+    } else if (sessionStatus._tag === "AtRisk") {
+      yield* state.status.set(sessionStatus)
+    }
+    const kept = new Kept<Lease>(
+      state,
+      LeaseStore.ofLock(store),
+      undefined,
+      options.safetyMarginMs,
+      options.leaseMs,
+      Effect.andThen(Effect.sync(() => members.delete(state)), args.onEnd)
+    )
+    kept.lease = new Lease(state, record, record.holder ?? options.holder, store, options)
+    Lease.setKeeper(kept.lease, kept)
+    return kept
+  })

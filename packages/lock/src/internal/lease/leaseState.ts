@@ -74,6 +74,13 @@ export class LeaseState {
   waitingWrites: Array<LeaseWrites.Turn> | undefined = undefined
   /** The write sequence of the last write that took its turn (`leaseWrites.ts`); the record's as the lease began. */
   sequence: number
+  /**
+   * A lease session's own lease: the leases held under it, whose deadline and status are its own (`session.ts`).
+   * Made when the first one is.
+   */
+  members: Set<LeaseState> | undefined = undefined
+  /** A lease held under a lease session: the session's own lease, whose heartbeat keeps this one. */
+  session: LeaseState | undefined = undefined
 
   constructor(args: MakeArgs) {
     this.name = args.record.name
@@ -159,7 +166,17 @@ export const declareLost = (
     if (state.finished) return Effect.void
     state.finished = true
     const { fence, name, owner, permits } = state
-    const error = new LockLost({ name, owner, fence, reason, by, ...(permits === undefined ? {} : { permits }) })
+    const error = new LockLost({
+      name,
+      owner,
+      fence,
+      reason,
+      by,
+      ...(permits === undefined ? {} : { permits }),
+      ...(state.session === undefined ? {} : { session: state.session.owner })
+    })
+    // A session's leases are lost with it, each before anyone may take it over: the session's deadline is theirs.
+    const members = state.members === undefined ? [] : [...state.members]
     return Effect.all([
       state.status.set({ _tag: "Lost", error }),
       // After the status: a signal made from here on is made already failed.
@@ -167,9 +184,30 @@ export const declareLost = (
       Metrics.increment(EffectLine.withAttributes(Metrics.losses, { reason })),
       recordHoldTime(state),
       Effect.logWarning(error.message).pipe(Effect.annotateLogs(annotations(state))),
-      LeaseUsers.interruptOnLoss(state.users, error)
+      LeaseUsers.interruptOnLoss(state.users, error),
+      Effect.forEach(members, (member) => declareLost(member, reason, undefined), { discard: true })
     ], { discard: true })
   })
+
+/**
+ * Gives the leases held under a session's lease its deadline and status (held or at risk), after the session's
+ * heartbeat changed them.
+ *
+ * @internal
+ */
+export const mirrorToMembers = (state: LeaseState): Effect.Effect<void> => {
+  if (state.members === undefined || state.members.size === 0) return Effect.void
+  const status = state.status.getUnsafe()
+  const members = [...state.members]
+  for (const member of members) member.deadline = state.deadline
+  if (status._tag !== "Held" && status._tag !== "AtRisk") return Effect.void
+  return Effect.forEach(
+    members,
+    (member) =>
+      member.finished || member.status.getUnsafe()._tag === status._tag ? Effect.void : member.status.set(status),
+    { discard: true }
+  )
+}
 
 /**
  * Declares the loss a write found: the store no longer has this lease (see `LeaseLoss.goneReason`).

@@ -152,7 +152,7 @@ const releaseInStore = (
 export const release = (
   state: LeaseState.LeaseState,
   store: LeaseStore.LeaseStore,
-  keeper: EffectLine.Fiber<void>,
+  keeper: EffectLine.Fiber<void> | undefined,
   onEnd: Effect.Effect<void>
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
@@ -163,7 +163,8 @@ export const release = (
     // Borrowers first, while the lease is still kept alive: none of them may run once the lock is given back.
     yield* LeaseUsers.stopBorrowers(state.users, state)
     state.finished = true
-    yield* Fiber.interrupt(keeper)
+    // A lease held under a session has no keeper of its own: the session's keeps it.
+    if (keeper !== undefined) yield* Fiber.interrupt(keeper)
     const current = state.status.getUnsafe()
     // A lost lease is released when it may still be ours in the store (see `LeaseDeadline.releasesAfterLoss`).
     if (current._tag === "Lost") {

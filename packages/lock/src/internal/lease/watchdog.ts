@@ -31,7 +31,7 @@ export const warnIfAtRisk = (
     return Effect.void
   }
   return Effect.andThen(
-    state.status.set({ _tag: "AtRisk", remainingMs: remaining }),
+    Effect.andThen(state.status.set({ _tag: "AtRisk", remainingMs: remaining }), LeaseState.mirrorToMembers(state)),
     Effect.logWarning(`${LeaseState.describe(state)} is at risk: ${remaining} ms of lease left and no renew yet`).pipe(
       Effect.annotateLogs(LeaseState.annotations(state))
     )

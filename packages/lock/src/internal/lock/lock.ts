@@ -30,6 +30,7 @@ import * as LocalQueue from "../process/localQueue.js"
 import * as Metrics from "../process/metrics.js"
 import { queuesOf } from "../process/processLocal.js"
 import * as Region from "../process/region.js"
+import * as LeaseSession from "../session/leaseSession.js"
 
 /** A lock this call acquired (and must release), or the live lease of an outer acquisition it re-entered. */
 type Acquisition =
@@ -78,24 +79,28 @@ const acquireKept = (
         waitedMs: now - startedAt
       })
     }
+    // A lease session of this store, when the fiber has one: the lock is held under it, with no heartbeat of its own.
+    const session = LeaseSession.inStore(yield* LeaseSession.CurrentLeaseSession, store)
     const acquired = yield* EffectLine.onErrorMasked(
-      restore(AcquireLoop.run({ store, name: validName, options: resolved, startedAt })),
+      restore(AcquireLoop.run({ store, name: validName, options: resolved, startedAt, session: session?.id })),
       LocalQueue.leave(queues, validName)
     )
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
     yield* LocalQueue.setHolding(queues, validName, acquired.record)
     const users = LeaseUsers.make()
     if (holder !== undefined) users.holders.add(holder)
-    const keeper = yield* Keeper.start({
+    const kept = {
       store,
       record: acquired.record,
       options: resolved,
-      sentAt: acquired.sentAt,
       // The answer is when the lease began to be held: what follows it up to here waits for nothing.
       keptSince: acquired.answeredAt,
       users,
       onEnd: LocalQueue.leave(queues, validName)
-    })
+    }
+    const keeper = session === undefined
+      ? yield* Keeper.start({ ...kept, sentAt: acquired.sentAt })
+      : yield* Keeper.startUnder({ ...kept, session: LeaseSession.stateOf(session) })
 
     yield* Metrics.increment(Metrics.acquisitions)
     yield* Metric.update(Metrics.waitTime, acquired.answeredAt - startedAt)
