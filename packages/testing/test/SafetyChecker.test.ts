@@ -18,7 +18,8 @@ const newClasses: ReadonlyArray<Simulation.Mode> = [
   "badOptions",
   "handOff",
   "semaphore",
-  "contended"
+  "contended",
+  "session"
 ]
 
 const record = (index: number, fields: Partial<Simulation.SectionRecord>): Simulation.SectionRecord => ({
@@ -664,6 +665,27 @@ describe("SafetyChecker", () => {
       expect(polls.size).toBeGreaterThan(2)
       expect(reserved).toBeGreaterThan(10)
       expect(completed).toBeGreaterThan(100)
+    }))
+
+  it.effect("session: processes hold their locks under sessions, lose them, and others take the locks over", () =>
+    Effect.sync(() => {
+      const total = { opened: 0, lost: 0, sectionsUnder: 0, orphanTakeovers: 0 }
+      for (let seed = 1; seed <= 40; seed++) {
+        const schedule = Simulation.generate(seed, { mode: "session" })
+        expect(schedule.sessions).toBe(true)
+        const history = Simulation.run(schedule)
+        expect(SafetyChecker.checkSchedule(schedule).violations).toEqual([])
+        const sessions = history.sessions!
+        total.opened += sessions.opened
+        total.lost += sessions.lost
+        total.sectionsUnder += sessions.sectionsUnder
+        total.orphanTakeovers += sessions.orphanTakeovers
+      }
+      expect(total.opened).toBeGreaterThan(total.lost)
+      expect(total.lost).toBeGreaterThan(10)
+      expect(total.sectionsUnder).toBeGreaterThan(100)
+      // Locks left under a lost session are taken by judging it dead: whether a seed does is chance, forty do.
+      expect(total.orphanTakeovers).toBeGreaterThan(0)
     }))
 
   it.effect("schedules of the newer classes replay exactly", () =>

@@ -134,6 +134,10 @@ const classLines = (summary: Batch.Summary, print: (line: string) => void): void
       c.permitSections > 0
         ? `under permits ${c.permitSections} (${c.permitTakeovers} removed holders whose leases were over)`
         : "",
+      c.sessions.opened > 0
+        ? `sessions opened ${c.sessions.opened} (lost ${c.sessions.lost}), sections under a session ` +
+          `${c.sessions.sectionsUnder}, locks taken over from a session judged dead ${c.sessions.orphanTakeovers}`
+        : "",
       late("locks", c.lateOnLocks),
       late("semaphores", c.lateOnSemaphores)
     ].filter((x) => x !== "").map((x) => `; ${x}`).join("")

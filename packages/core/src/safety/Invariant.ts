@@ -111,7 +111,7 @@ const unconditional: ReadonlyArray<Invariant> = [
  * everything there. A force release (`steal`) lets the old holder run on until its next renew, which fencing covers:
  * fences still increase, sections may overlap. Wrapped acquires, forked children and bad options are no excuse:
  * those classes promise everything. `permitLimit` relies on what mutual exclusion does (but no force release clears
- * permits); `semaphore` promises everything. The other invariants hold always.
+ * permits); `semaphore` and `session` promise everything. The other invariants hold always.
  *
  * @since 1.0.0
  * @category checking
@@ -126,6 +126,7 @@ export const expected = (schedule: Schedule.Schedule): ReadonlyArray<Invariant> 
     case "semaphore":
     case "late":
     case "contended":
+    case "session":
       return invariants
     case "skew":
     case "clockStep":

@@ -4,6 +4,7 @@
  *
  * @since 1.0.0
  */
+import * as History from "../simulation/History.js"
 import type * as LateDelivery from "../simulation/LateDelivery.js"
 import type * as Invariant from "./Invariant.js"
 import type * as Report from "./Report.js"
@@ -48,6 +49,8 @@ export interface ClassSummary {
   /** Acquired sections under a semaphore's permits, and how many of them removed holders whose leases were over. */
   readonly permitSections: number
   readonly permitTakeovers: number
+  /** Lease sessions opened and lost, sections held under one, and locks taken over from a session judged dead. */
+  readonly sessions: History.SessionTally
   /** Held writes delivered late, on locks and on semaphores. */
   readonly lateOnLocks: LateTally
   readonly lateOnSemaphores: LateTally
@@ -120,6 +123,7 @@ export const emptyClass = (): MutableClassSummary => ({
   badOptions: 0,
   permitSections: 0,
   permitTakeovers: 0,
+  sessions: History.emptySessions(),
   lateOnLocks: emptyLate(),
   lateOnSemaphores: emptyLate(),
   failed: 0,
@@ -155,6 +159,13 @@ export const tallyClass = (tally: MutableClassSummary, report: Report.Report): v
   }
   tally.badOptions += schedule.sections.filter((s) => s.badOption !== undefined).length
   tallyLate(tally, history.deliveries ?? [])
+  const sessions = history.sessions
+  if (sessions !== undefined) {
+    tally.sessions.opened += sessions.opened
+    tally.sessions.lost += sessions.lost
+    tally.sessions.sectionsUnder += sessions.sectionsUnder
+    tally.sessions.orphanTakeovers += sessions.orphanTakeovers
+  }
   for (const invariant of new Set(report.violations.map((v) => v.invariant))) {
     tally.violations[invariant] = (tally.violations[invariant] ?? 0) + 1
   }

@@ -13,6 +13,7 @@ import * as PermitSchedule from "./PermitSchedule.js"
 import * as Prng from "./Prng.js"
 import * as Schedule from "./Schedule.js"
 import * as SectionDraws from "./SectionDraws.js"
+import * as SessionSchedule from "./SessionSchedule.js"
 
 const storeOperations: ReadonlyArray<Fault.Operation> = ["tryAcquire", "renew", "renew", "release"]
 
@@ -21,7 +22,8 @@ const storeOperations: ReadonlyArray<Fault.Operation> = ["tryAcquire", "renew", 
  * `safe` and comes right after it, so that every other seed keeps its class.
  */
 const modeShares: ReadonlyArray<readonly [Schedule.Mode, number]> = [
-  ["safe", 0.17],
+  ["safe", 0.1],
+  ["session", 0.07],
   ["contended", 0.07],
   ["late", 0.07],
   ["skew", 0.1],
@@ -264,5 +266,7 @@ const extend = (schedule: Schedule.Schedule, next: () => number): Schedule.Sched
       return LateSchedule.withLateDelivery(schedule, next)
     case "contended":
       return ContendedSchedule.withContention(schedule, next)
+    case "session":
+      return SessionSchedule.withSessions(schedule, next)
   }
 }

@@ -55,6 +55,28 @@ export interface ReservationRecord {
 }
 
 /**
+ * What the lease sessions of a run did (the `session` class): how many the processes opened and lost, how many
+ * sections held their lock under one, and how many locks a process took over from a session it judged dead.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface SessionTally {
+  opened: number
+  lost: number
+  sectionsUnder: number
+  orphanTakeovers: number
+}
+
+/**
+ * A tally with nothing counted yet.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const emptySessions = (): SessionTally => ({ opened: 0, lost: 0, sectionsUnder: 0, orphanTakeovers: 0 })
+
+/**
  * Everything a run observed.
  *
  * @since 1.0.0
@@ -69,6 +91,8 @@ export interface History {
   readonly reservations?: ReadonlyArray<ReservationRecord> | undefined
   /** Held writes delivered after their senders gave up, in the order the store applied them. */
   readonly deliveries?: ReadonlyArray<LateDelivery.DeliveryRecord> | undefined
+  /** What the processes' lease sessions did, when the schedule has sessions. */
+  readonly sessions?: SessionTally | undefined
   /** True time when the last fiber finished. */
   readonly endedAt: number
   /** Whether every fiber finished before the simulation's time cap. */

@@ -36,6 +36,9 @@ import type * as Fault from "./Fault.js"
  * - `contended`: every process asks for one name again and again, each section asking about when its last one would
  *   release, with a poll interval (and so a turn and a reservation length) drawn per schedule, mostly absolute
  *   takeover, and faults (some of them held writes delivered late) on the acquire, its looks and its reservations.
+ * - `session`: every process holds its locks under a lease session of its own (`Schedule.sessions`), reopened when it
+ *   is lost; faults (some of them renews delivered late) hit the session's renews, the reads that judge a session, and
+ *   the acquires and releases, and some sections hold for longer than a lease.
  *
  * @since 1.0.0
  * @category models
@@ -53,6 +56,7 @@ export type Mode =
   | "semaphore"
   | "late"
   | "contended"
+  | "session"
 
 /**
  * Every class, in the order summaries print them.
@@ -72,7 +76,8 @@ export const modes: ReadonlyArray<Mode> = [
   "handOff",
   "semaphore",
   "late",
-  "contended"
+  "contended",
+  "session"
 ]
 
 /**
@@ -320,6 +325,11 @@ export interface Schedule {
   readonly sections: ReadonlyArray<SectionSpec>
   readonly faults: ReadonlyArray<Fault.ScheduledFault>
   readonly steals?: ReadonlyArray<Steal> | undefined
+  /**
+   * Whether every process holds its locks under a lease session of its own, with the schedule's timings, opened at
+   * the start and opened again whenever it is lost.
+   */
+  readonly sessions?: boolean | undefined
   /** When planned work stops and every remaining fiber is interrupted, in true ms. */
   readonly horizonMs: number
 }

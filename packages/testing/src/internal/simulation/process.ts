@@ -6,8 +6,9 @@
  */
 import * as SimGate from "@leasehold/core/simulation/Gate"
 import * as WallClock from "@leasehold/core/simulation/WallClock"
-import { LockStore } from "@leasehold/lock"
+import { type LeaseSession, LockStore } from "@leasehold/lock"
 import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import * as FaultyStore from "../../FaultyStore.js"
 import type * as Simulation from "../../Simulation.js"
 import * as PermitGrants from "./permitGrants.js"
@@ -21,7 +22,19 @@ export interface Process {
   readonly gate: Gate
   readonly store: LockStore.LockStore
   readonly clock: Clock.Clock
+  /** The lease session its sections start under, when the schedule has sessions: the one open now, if any. */
+  session: LeaseSession.LeaseSession | undefined
 }
+
+/** `backing` noting each lock taken over from a holder under a session judged dead (an `orphan` acquire that won). */
+const countingOrphanTakeovers = (backing: LockStore.LockStore, recorder: Recorder): LockStore.LockStore => ({
+  ...backing,
+  tryAcquire: (request) =>
+    Effect.tap(backing.tryAcquire(request), (result) =>
+      Effect.sync(() => {
+        if (request.orphan !== undefined && result._tag === "Acquired") recorder.sessions.orphanTakeovers++
+      }))
+})
 
 /**
  * Every process of the schedule, by id, on `backing`; pauses are scheduled on the timeline, faults recorded.
@@ -35,12 +48,13 @@ export const makeProcesses = (
   recorder: Recorder
 ): ReadonlyMap<string, Process> => {
   const plan = FaultyStore.fromList(schedule.faults)
+  const shared = countingOrphanTakeovers(backing, recorder)
   return new Map(schedule.processes.map((spec) => {
     const gate = new Gate()
     SimGate.closeDuring(gate, spec.pauses, timeline)
     const clock = processClock(timeline, WallClock.offsetOf(spec), gate)
     const recorded = Reservations.recording(
-      PermitGrants.recording(backing, recorder.permitGrants),
+      PermitGrants.recording(shared, recorder.permitGrants),
       spec.id,
       timeline,
       recorder.reservations,
@@ -53,6 +67,7 @@ export const makeProcesses = (
       onFault: (call, fault) => recorder.faults.push({ at: timeline.now, call, fault }),
       onDelivery: recorder.late.delivered
     })
-    return [spec.id, { spec, gate, store, clock }] as const
+    const process: Process = { spec, gate, store, clock, session: undefined }
+    return [spec.id, process] as const
   }))
 }

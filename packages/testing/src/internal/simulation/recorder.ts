@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { emptySessions, type SessionTally } from "@leasehold/core/simulation/History"
 import * as Recording from "@leasehold/core/simulation/Recording"
 import type * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
 import type { Lease, LockError } from "@leasehold/lock"
@@ -31,6 +32,8 @@ export interface Recorder extends
 {
   /** Every write the processes applied, and the held ones as they were delivered. */
   readonly late: LateLog
+  /** What the processes' lease sessions did (the `session` class). */
+  readonly sessions: SessionTally
   /**
    * A write at the start, then `count` steps of `stepMs` each ending in a write. Under `permits` of a semaphore, the
    * writes go to no fenced resource. `between(k)` runs after write `k` but the last, before the step's wait.
@@ -94,6 +97,7 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
     reservations,
     permitGrants,
     late: makeLateLog(timeline),
+    sessions: emptySessions(),
     newSection,
     steps: (name, fence, section, by, count, stepMs, permits, between) =>
       Effect.gen(function*() {

@@ -4,14 +4,14 @@
  *
  * @internal
  */
-import { LockStore } from "@leasehold/lock"
+import { LeaseSession, type Lock, LockStore } from "@leasehold/lock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
 import * as EffectLine from "../effectLine.js"
 import { permitSection } from "./permitSection.js"
-import { makeProcesses } from "./process.js"
+import { makeProcesses, type Process } from "./process.js"
 import { makeRecorder } from "./recorder.js"
 import { section, type World } from "./section.js"
 import { Timeline } from "./timeline.js"
@@ -36,6 +36,41 @@ const steal = (world: World, backing: LockStore.LockStore, spec: Simulation.Stea
     Effect.ignore
   )
 
+/**
+ * The lease sessions of `process`, one at a time from the start: each opened with the schedule's timings and kept
+ * until it is lost, then the next one (after a poll interval when opening one failed). Interrupted at the horizon.
+ */
+const keepSessions = (world: World, process: Process) => {
+  const t = world.schedule.timings
+  const options: Lock.LockOptions = {
+    lease: t.leaseMs,
+    heartbeat: t.heartbeatMs,
+    safetyMargin: t.safetyMarginMs,
+    maxClockSkew: t.maxClockSkewMs,
+    takeover: world.schedule.takeover,
+    holder: `${process.spec.id}#session`
+  }
+  const { sessions } = world.recorder
+  const oneSession = Effect.scoped(Effect.gen(function*() {
+    const session = yield* LeaseSession.make(options)
+    sessions.opened++
+    process.session = session
+    yield* Effect.exit(session.lost)
+    sessions.lost++
+  })).pipe(
+    Effect.exit,
+    Effect.andThen(Effect.sync(() => {
+      process.session = undefined
+    })),
+    Effect.andThen(Effect.sleep(t.pollIntervalMs))
+  )
+  return Effect.forever(oneSession).pipe(
+    Effect.provideService(LockStore.LockStore, process.store),
+    EffectLine.withClock(process.clock),
+    EffectLine.withSeed(`${world.schedule.seed}/session/${process.spec.id}`)
+  )
+}
+
 /** @internal */
 export const run = (
   schedule: Simulation.Schedule,
@@ -48,6 +83,9 @@ export const run = (
   const world: World = { schedule, timeline, recorder, processes, daemons: [] }
 
   const main = Effect.gen(function*() {
+    const sessions = schedule.sessions === true
+      ? yield* Effect.forEach([...processes.values()], (process) => EffectLine.forkChild(keepSessions(world, process)))
+      : []
     const fibers = yield* Effect.forEach(
       schedule.sections,
       (spec, i) =>
@@ -62,6 +100,7 @@ export const run = (
     yield* timeline.sleep(schedule.horizonMs)
     yield* Fiber.interruptAll([...fibers, ...operators])
     yield* Fiber.interruptAll(world.daemons)
+    yield* Fiber.interruptAll(sessions)
   })
 
   const fiber = Effect.runFork(EffectLine.withoutLogs(main), { scheduler: timeline.scheduler })
@@ -73,6 +112,7 @@ export const run = (
   timeline.runUntil(schedule.horizonMs + drainMs, isDone)
   const { faults, reservations, sections, steals, writes } = recorder
   return {
+    ...(schedule.sessions === true ? { sessions: recorder.sessions } : {}),
     schedule,
     sections,
     writes,

@@ -4,9 +4,10 @@
  *
  * @internal
  */
+import * as LeaseSessionCore from "@leasehold/core/session/LeaseSession"
 import * as SectionOptions from "@leasehold/core/simulation/SectionOptions"
 import * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
-import { type Lease, type LeaseHandoff, Lock, LockStore } from "@leasehold/lock"
+import { type Lease, type LeaseHandoff, LeaseSession, Lock, LockStore } from "@leasehold/lock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -267,6 +268,7 @@ export const section = (world: World, spec: Simulation.SectionSpec, index: numbe
     return Effect.gen(function*() {
       record.fence = lease.fence
       record.start = timeline.now
+      if (LeaseSessionCore.sessionOf(lease.record) !== undefined) recorder.sessions.sectionsUnder++
       yield* watchLoss(world, lease, record)
       if (spec.child !== undefined) {
         const forkChild = child(world, spec, index, options, lease, spec.child)
@@ -338,9 +340,13 @@ export const runAs = (
   after: Effect.Effect<void> = Effect.void
 ): Effect.Effect<void> => {
   const process = world.processes.get(spec.process)!
+  // Under the process's session open when the section starts, if the schedule has sessions.
+  const underSession = Effect.suspend(() =>
+    Effect.provideService(use, LeaseSession.CurrentLeaseSession, process.session)
+  )
   return Effect.sleep(spec.at).pipe(
     Effect.andThen(world.recorder.requested(record)),
-    Effect.andThen(use),
+    Effect.andThen(underSession),
     Effect.onExit(world.recorder.outcomeOf(record)),
     Effect.ignore,
     Effect.andThen(after),
