@@ -86,6 +86,27 @@ describe("LeaseSession", () => {
       expect(takenAt).toBeGreaterThanOrEqual(Math.max(...sectionsEnded))
     }))
 
+  it.effect("a lock asked for under a session already lost is not acquired, and its section never runs", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const process = yield* probe(shared)
+      process.failing("renew", true)
+      let ran = false
+      const refused = yield* Effect.gen(function*() {
+        const session = (yield* LeaseSession.CurrentLeaseSession)!
+        yield* advance(30_000)
+        expect(yield* session.isHeld).toBe(false)
+        return yield* Effect.flip(Lock.withLock("late", Effect.sync(() => ran = true)))
+      }).pipe(Effect.provide(LeaseSession.layer(sessionOptions)), Effect.provide(process.layer))
+      expect(ran).toBe(false)
+      expect(refused._tag).toBe("LockNotAcquired")
+      if (refused._tag === "LockNotAcquired") {
+        expect(refused.session).toBeDefined()
+        expect(refused.message).toContain("lease session")
+      }
+      expect(Option.isNone(yield* shared.inspect("late"))).toBe(true)
+    }))
+
   it.effect("a data update keeps the lock under its session; a release frees the lock and leaves the session held", () =>
     Effect.gen(function*() {
       const shared = sharedMemory()

@@ -46,17 +46,26 @@ export interface Fields {
   readonly unansweredAfterMs?: number | undefined
   /** Set for a semaphore (`name` is then the semaphore's): how full the last attempt found it. */
   readonly permits?: PermitShortage | undefined
+  /**
+   * Set when the lock was asked for under a lease session that was lost before the lock was held under it: the
+   * session's id. Whatever the acquire wrote is given back in the background.
+   */
+  readonly session?: string | undefined
 }
 
 /**
- * The message: an unanswered store call first, then an answer that came too late, then a full semaphore, then a held
- * lock, each with what to do about it.
+ * The message: a lost lease session first, then an unanswered store call, then an answer that came too late, then a
+ * full semaphore, then a held lock, each with what to do about it.
  *
  * @since 1.0.0
  * @category messages
  */
 export const message = (error: Fields): string => {
   const what = error.permits === undefined ? "lock" : "semaphore"
+  if (error.session !== undefined) {
+    return `${what} "${error.name}" was not acquired: its lease session ${error.session} was lost before the lock ` +
+      `was held under it (open a new session to go on; whatever the acquire wrote is being released in the background)`
+  }
   if (error.unansweredAfterMs !== undefined) {
     return `${what} "${error.name}" was not acquired: the store had not answered ${error.unansweredAfterMs} ms after ` +
       `"wait" ran out, so the attempt was abandoned after ${error.waitedMs} ms (is the store reachable? whatever ` +

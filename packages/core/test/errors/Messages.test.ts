@@ -31,6 +31,12 @@ describe("Holder.describe", () => {
 describe("NotAcquired.message", () => {
   const base = { name: "orders/42", holder, waitedMs: 500 }
 
+  it("says that the lease session it was asked under was lost, before anything else", () => {
+    expect(NotAcquired.message({ ...base, session: "s1", unansweredAfterMs: 10 })).toMatch(
+      /^lock "orders\/42" was not acquired: its lease session s1 was lost before the lock was held under it/
+    )
+  })
+
   it("names the holder of a held lock", () => {
     expect(NotAcquired.message(base)).toBe(
       `lock "orders/42" is held by ${Holder.describe(holder)}; gave up after 500 ms (raise the "wait" option to wait ` +
@@ -73,6 +79,15 @@ describe("Lost.message", () => {
     expect(lost("handedOff")).toBe(
       `lock "n" (fence 3) was handed off to another process (Lock.handOff); this process may no longer act under it`
     )
+  })
+
+  it("says that a lock held under a lease session was lost with it, and why the session was", () => {
+    const under = (reason: Lost.Reason) => Lost.message({ name: "n", fence: 3, reason, by: undefined, session: "s1" })
+    expect(under("expired")).toMatch(
+      /^lock "n" \(fence 3\) was lost with its lease session s1: the session's lease ran out/
+    )
+    expect(under("freed")).toMatch(/^lock "n" \(fence 3\) was lost with its lease session s1: the session's record/)
+    expect(under("handedOff")).toMatch(/was handed off to another process/)
   })
 
   it("speaks of permits for a semaphore, which has no new holder to name", () => {

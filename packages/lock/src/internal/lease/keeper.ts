@@ -246,8 +246,10 @@ export const start = (args: {
 
 /**
  * Starts keeping a lock's `record` acquired under the lease session whose own lease is `session`: no heartbeat of its
- * own, the session's deadline and status, lost with the session (see `LeaseState.declareLost`). A session lost (or at
- * its deadline) by the time the lock is held loses the lock at once: nobody may rely on it.
+ * own, the session's deadline and status, lost with the session (see `LeaseState.declareLost`). `undefined` when the
+ * session was lost (or is at its deadline) by the time the lock would be held: nobody may rely on it, and the caller
+ * gives it back. The check and the joining are one synchronous step, so a loss of the session either finds the lock
+ * among its leases or comes before it and keeps it out.
  *
  * @internal
  */
@@ -259,10 +261,11 @@ export const startUnder = (args: {
   readonly users: LeaseUsers.LeaseUsers
   readonly onEnd: Effect.Effect<void>
   readonly session: LeaseState.LeaseState
-}): Effect.Effect<Keeper> =>
+}): Effect.Effect<Keeper | undefined> =>
   Effect.gen(function*() {
     const { options, record, session, store } = args
     const now = yield* monotonicMillis
+    if (session.finished || LeaseDeadline.isPast(session.deadline, now)) return undefined
     const state = LeaseState.make({
       record,
       users: args.users,
@@ -274,11 +277,7 @@ export const startUnder = (args: {
     const members = session.members ??= new Set()
     members.add(state)
     const sessionStatus = session.status.getUnsafe()
-    if (session.finished || LeaseDeadline.isPast(session.deadline, now)) {
-      yield* LeaseState.declareLost(state, "expired", undefined)
-    } else if (sessionStatus._tag === "AtRisk") {
-      yield* state.status.set(sessionStatus)
-    }
+    if (sessionStatus._tag === "AtRisk") yield* state.status.set(sessionStatus)
     const kept = new Kept<Lease>(
       state,
       LeaseStore.ofLock(store),
