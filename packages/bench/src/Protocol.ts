@@ -68,6 +68,8 @@ export interface ScaleStart {
   readonly heartbeatMs: number
   /** How many acquisitions are in flight at once during the setup. */
   readonly concurrency: number
+  /** Whether the locks are held under one lease session, whose heartbeat alone renews. */
+  readonly session?: boolean | undefined
 }
 
 /** From the scale worker, once every acquisition ended. */

@@ -11,6 +11,9 @@ import type { ScaleHeld, ScaleReport, ScaleStart } from "./Protocol.js"
 import type { ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
 
+/** The names of lease sessions' records begin with this (`LeaseSession.recordNamePrefix` of the core). */
+const sessionRecordPrefix = "leasehold-session/"
+
 export interface Options {
   readonly sizes: ReadonlyArray<number>
   readonly leaseMs: number
@@ -18,12 +21,16 @@ export interface Options {
   readonly holdMs: number
   /** Acquisitions in flight at once, so that setting up 10,000 locks neither runs one by one nor floods the server. */
   readonly concurrency: number
+  /** The sizes held again under one lease session, whose heartbeat alone renews. */
+  readonly sessionSizes: ReadonlyArray<number>
 }
 
 export interface Result {
   readonly n: number
   /** The line whose worker held the locks, when not the bench's own Leasehold under the bench's Node. */
   readonly line?: Lines.Line | undefined
+  /** Whether the locks were held under one lease session: the renews read are then the session's. */
+  readonly session?: boolean | undefined
   readonly heartbeatMs: number
   readonly held: ScaleHeld
   readonly report: ScaleReport
@@ -95,7 +102,13 @@ const latenessOf = (
   return { lateness: sorted(lateness), missing }
 }
 
-const runOne = async (server: ServerProcess, n: number, options: Options, line?: Lines.Line): Promise<Result> => {
+const runOne = async (
+  server: ServerProcess,
+  n: number,
+  options: Options,
+  line?: Lines.Line,
+  session = false
+): Promise<Result> => {
   const heartbeatMs = options.leaseMs / heartbeatsPerLease
   const endpoint = await server.writeLog()
   // The worker's logs (a loss is logged) go to stderr with the bench's progress, not into the document.
@@ -115,7 +128,8 @@ const runOne = async (server: ServerProcess, n: number, options: Options, line?:
       n,
       leaseMs: options.leaseMs,
       heartbeatMs,
-      concurrency: options.concurrency
+      concurrency: options.concurrency,
+      session
     }
     child.send(start)
     const held = await nextMessage<ScaleHeld>(child)
@@ -129,11 +143,15 @@ const runOne = async (server: ServerProcess, n: number, options: Options, line?:
     await exited
 
     const failed = new Set(held.failedKeys)
-    const keys = Array.from({ length: n }, (_, i) => `${keyPrefix}${i}`).filter((key) => !failed.has(key))
+    // Under a session, the renews due are the session record's: the locks have none of their own.
+    const keys = session
+      ? Object.keys(last.writes).filter((key) => key.startsWith(sessionRecordPrefix))
+      : Array.from({ length: n }, (_, i) => `${keyPrefix}${i}`).filter((key) => !failed.has(key))
     const holdSeconds = (last.now - first.now) / 1000
     return {
       n,
       line,
+      session,
       heartbeatMs,
       held,
       report,
@@ -148,7 +166,10 @@ const runOne = async (server: ServerProcess, n: number, options: Options, line?:
   }
 }
 
-/** Each size in turn; with a `line`, held by that line's worker under its Node. */
+/**
+ * Each size in turn, then each session size under one lease session; with a `line`, held by that line's worker under
+ * its Node (its own sizes only).
+ */
 export const run = async (
   server: ServerProcess,
   options: Options,
@@ -156,9 +177,13 @@ export const run = async (
   line?: Lines.Line
 ): Promise<Array<Result>> => {
   const results: Array<Result> = []
-  for (const n of options.sizes) {
-    log(`scale: ${n} held locks${line === undefined ? "" : `, ${line.name}`}`)
-    const result = await runOne(server, n, options, line)
+  const runs = [
+    ...options.sizes.map((n) => ({ n, session: false })),
+    ...(line === undefined ? options.sessionSizes.map((n) => ({ n, session: true })) : [])
+  ]
+  for (const { n, session } of runs) {
+    log(`scale: ${n} held locks${line === undefined ? "" : `, ${line.name}`}${session ? ", under one session" : ""}`)
+    const result = await runOne(server, n, options, line, session)
     const p99 = fixed(percentile(result.lateness, 99), 1)
     const { atRisk, lost } = result.report
     log(`  setup ${fixed(result.held.setupMs / 1000, 1)} s, lateness p99 ${p99} ms, ${lost} lost, ${atRisk} at risk`)
@@ -170,7 +195,13 @@ export const run = async (
 const kib = (bytes: number, n: number) => bytes / 1024 / n
 
 /** A row's first cell: N, and the line when the row is one of the lines'. */
-const held = (r: Result): string => `${r.n.toLocaleString("en-US")}${r.line === undefined ? "" : `, ${r.line.name}`}`
+const held = (r: Result): string =>
+  `${r.n.toLocaleString("en-US")}${r.line === undefined ? "" : `, ${r.line.name}`}${
+    r.session === true ? ", under one session" : ""
+  }`
+
+/** The writes a window should see: one renew per lock per heartbeat, or under a session the session's alone. */
+const expectedWrites = (r: Result): number => (r.session === true ? 1 : r.n) / (r.heartbeatMs / 1000)
 
 /** Two tables: what it takes to set N locks up and keep them in memory, and how their heartbeats fared. */
 export const render = (results: ReadonlyArray<Result>): string =>
@@ -193,7 +224,7 @@ export const render = (results: ReadonlyArray<Result>): string =>
       "lateness max ms",
       "lost",
       "writes/s",
-      "expected: N / heartbeat",
+      "expected: N (1 under a session) / heartbeat",
       "server answer p99 ms",
       "client event-loop delay p99 ms",
       "client CPU %",
@@ -210,7 +241,7 @@ export const render = (results: ReadonlyArray<Result>): string =>
       fixed(r.lateness[r.lateness.length - 1] ?? Number.NaN, 1),
       fixed(r.report.lost, 0),
       fixed(r.writesPerSecond, 1),
-      fixed(r.n / (r.heartbeatMs / 1000), 1),
+      fixed(expectedWrites(r), 1),
       fixed(percentile(r.answerMs, 99), 1),
       fixed(r.report.loopDelayP99Ms, 1),
       fixed((100 * r.report.cpuMs) / r.report.wallMs, 0),
@@ -228,11 +259,18 @@ const shortfalls = (results: ReadonlyArray<Result>): string => {
   if (short.length === 0) return ""
   return "\n\n" +
     short.map((r) =>
-      `N = ${r.n.toLocaleString("en-US")} was not held on this machine: ${r.report.lost.toLocaleString("en-US")} of ` +
-      `${r.held.acquired.toLocaleString("en-US")} leases lost by the end of the window and ` +
-      `${r.held.failed.toLocaleString("en-US")} acquisitions failed. Holding it takes N / heartbeat = ` +
-      `${fixed(r.n / (r.heartbeatMs / 1000), 0)} renews/s: the CPU per write above times that rate estimates the ` +
-      `cores it takes.`
+      r.session === true
+        ? `N = ${r.n.toLocaleString("en-US")} under one session: ${r.report.lost.toLocaleString("en-US")} of ` +
+          `${r.held.acquired.toLocaleString("en-US")} leases lost by the end of the window, and ` +
+          `${r.held.failed.toLocaleString("en-US")} acquisitions failed during the setup.`
+        : `N = ${r.n.toLocaleString("en-US")} was not held on this machine: ${
+          r.report.lost.toLocaleString("en-US")
+        } of ` +
+          `${r.held.acquired.toLocaleString("en-US")} leases lost by the end of the window and ` +
+          `${r.held.failed.toLocaleString("en-US")} acquisitions failed. Holding it takes ` +
+          `${
+            fixed(expectedWrites(r), 0)
+          } renews/s: the CPU per write above times that rate estimates the cores it takes.`
     ).join(" ")
 }
 
@@ -257,4 +295,6 @@ export const section = (results: ReadonlyArray<Result>, options: Options): strin
   `**Server answer**: from a write's arrival at the proxy to its answer leaving it (dynalite and the proxy, no ` +
   `client time). **Event-loop delay**: \`monitorEventLoopDelay\` in the holding process over the window, how long ` +
   `its timers and I/O waited for the thread. **CPU**: the holding process's and the server process's over the ` +
-  `window, in % of one core and per write that reached the server in it.\n\n` + render(results)
+  `window, in % of one core and per write that reached the server in it. **Under one session**: the same N held ` +
+  `under one lease session (\`LeaseSession.layer\`, same lease and heartbeat), whose heartbeat alone renews: its ` +
+  `renews are the ones due, and every lock's status is the session's.\n\n` + render(results)

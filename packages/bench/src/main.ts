@@ -80,8 +80,8 @@ const settings = smoke
 const contention = { holdMs: 5, leaseMs: 300, fibers: 16 }
 // Lease 30 s (heartbeat 10 s) held 40 s: four renews per lock in the window, a whole number of heartbeats.
 const scaleOptions: Scale.Options = smoke
-  ? { sizes: [20], leaseMs: 1_000, holdMs: 1_000, concurrency: 10 }
-  : { sizes: [1_000, 10_000], leaseMs: 30_000, holdMs: 40_000, concurrency: 50 }
+  ? { sizes: [20], sessionSizes: [20], leaseMs: 1_000, holdMs: 1_000, concurrency: 10 }
+  : { sizes: [1_000, 10_000], sessionSizes: [1_000, 10_000, 100_000], leaseMs: 30_000, holdMs: 40_000, concurrency: 50 }
 // Fewer and shorter rounds than tables 1 and 2: the section runs one set per delay and should stay within minutes.
 const latencyOptions: Latency.Options = {
   // No delay first: the proxy's hop alone, the base the delays add to.

@@ -1,6 +1,7 @@
 /**
  * The process of the scale table: it holds N locks at once, each as a user would, in a fiber of its own that acquires
- * with `Lock.acquire` into a scope and keeps that scope open, with the heartbeat running. Started by `Scale.run`
+ * with `Lock.acquire` into a scope and keeps that scope open, with the heartbeat running (or, asked to, all of them
+ * under one lease session, whose heartbeat alone renews). Started by `Scale.run`
  * with `--expose-gc`, so that heap use is measured after a full collection, in a heap that holds nothing else.
  *
  * IPC: it says `{ ready }`, gets a `ScaleStart`, answers `ScaleHeld` once every acquisition ended, gets
@@ -10,6 +11,7 @@
  */
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
 import type * as Lease from "@leasehold/lock/Lease"
+import * as LeaseSession from "@leasehold/lock/LeaseSession"
 import * as Lock from "@leasehold/lock/Lock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -150,7 +152,15 @@ process.once("message", (start: ScaleStart) => {
   const runtime = ManagedRuntime.make(
     DynamoLockStore.layer({ tableName: tables.leasehold, clientConfig: clientConfig(start.config) })
   )
-  runtime.runPromise(hold(start)).then(
+  // Under a session, every lock the process acquires is held under it: one heartbeat for all of them.
+  const program = start.session === true
+    ? hold(start).pipe(
+      Effect.provide(
+        LeaseSession.layer({ lease: Duration.millis(start.leaseMs), heartbeat: Duration.millis(start.heartbeatMs) })
+      )
+    )
+    : hold(start)
+  runtime.runPromise(program).then(
     () => process.exit(0),
     (error) => {
       console.error(error)
