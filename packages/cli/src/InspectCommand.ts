@@ -6,9 +6,11 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as LeaseSession from "@leasehold/core/session/LeaseSession"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Connection from "./Connection.js"
 import type * as Help from "./Help.js"
 import * as Flag from "./internal/flag.js"
@@ -80,6 +82,7 @@ const stateLine = (lock: Render.LockView, maxClockSkewMs: number): string => {
       return `expiring: the lease ran out ${ago} ago (the holder stopped renewing, or its clock is behind); within ` +
         `the clock-skew bound (${Render.duration(maxClockSkewMs)}) no acquirer takes it over until ${lock.takeoverAt}`
     case "expired":
+      if (lock.sessionEnded) return "its lease session ended; the next acquirer takes it over"
       return `expired: the lease ran out ${ago} ago (the holder stopped renewing?); the next acquirer takes it over`
   }
 }
@@ -90,7 +93,13 @@ const describe = (lock: Render.LockView, maxClockSkewMs: number): string => {
     lines.push(["holder", lock.holder ?? "?"])
     lines.push(["owner", lock.owner ?? "?"])
     lines.push(["fence", String(lock.fence)])
-    lines.push(["lease", `${Render.duration(lock.leaseMs)}, until ${lock.leaseUntil} (${Render.lease(lock)})`])
+    if (lock.session !== null) lines.push(["session", `${lock.session} (the lock's lease is the session's)`])
+    lines.push([
+      "lease",
+      lock.leaseUntil === null
+        ? Render.lease(lock)
+        : `${Render.duration(lock.leaseMs)}, until ${lock.leaseUntil} (${Render.lease(lock)})`
+    ])
     if (lock.acquiredAt !== null && lock.ageMs !== null) {
       lines.push(["acquired", `${lock.acquiredAt} (${Render.duration(lock.ageMs)} ago)`])
     }
@@ -191,7 +200,12 @@ export const command = Command.make(
           )
         }
         const record = yield* Lookup.lock(store, table, name)
-        const lock = Render.view(record, yield* Clock.currentTimeMillis, maxClockSkew)
+        // A lock under a lease session is held as long as its session: its lease is the session's record's.
+        const sessionId = LeaseSession.sessionOf(record)
+        const session = sessionId === undefined
+          ? undefined
+          : { record: Option.getOrUndefined(yield* store.inspect(LeaseSession.recordName(sessionId))) }
+        const lock = Render.view(record, yield* Clock.currentTimeMillis, maxClockSkew, session)
         yield* Console.log(
           json
             ? JSON.stringify({ ...lock, dataJson: Render.decodedData(lock.data) }, null, 2)

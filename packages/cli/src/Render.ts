@@ -5,6 +5,7 @@
  */
 import * as LockRecord from "@leasehold/core/record/LockRecord"
 import * as SemaphoreRecord from "@leasehold/core/record/SemaphoreRecord"
+import * as LeaseSession from "@leasehold/core/session/LeaseSession"
 import type * as DynamoLockItems from "@leasehold/dynamodb/DynamoLockItems"
 
 /**
@@ -52,15 +53,31 @@ export interface LockView {
   /** How long the current owner has held the lock. null when free. */
   readonly ageMs: number | null
   readonly data: string | null
+  /**
+   * The id of the lease session the lock is held under, or null: its lease is then the session's (the fields above
+   * show the session's record when it was read, and none of the lock's own fixed ones).
+   */
+  readonly session: string | null
+  /** Whether that session has ended (its record gone or released): the next acquirer that judges it takes the lock. */
+  readonly sessionEnded: boolean
 }
 
 /**
- * A lock at `now`, its lease judged with the skew bound `maxClockSkewMs`.
+ * A lock at `now`, its lease judged with the skew bound `maxClockSkewMs`. For a lock under a lease session, `session`
+ * is the session's record when it was read (`{ record: undefined }`: there is none): the lock's lease is the
+ * session's. Not read, the lease fields say nothing.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const view = (record: LockRecord.LockRecord, now: number, maxClockSkewMs: number): LockView => {
+export const view = (
+  record: LockRecord.LockRecord,
+  now: number,
+  maxClockSkewMs: number,
+  session?: { readonly record: LockRecord.LockRecord | undefined }
+): LockView => {
+  const sessionId = LeaseSession.sessionOf(record)
+  if (sessionId !== undefined) return underSession(record, sessionId, now, maxClockSkewMs, session)
   const held = LockRecord.isHeld(record)
   return {
     name: record.name,
@@ -77,8 +94,43 @@ export const view = (record: LockRecord.LockRecord, now: number, maxClockSkewMs:
     takeoverInMs: held ? record.leaseUntil + maxClockSkewMs - now : null,
     acquiredAt: held && record.acquiredAt !== undefined ? new Date(record.acquiredAt).toISOString() : null,
     ageMs: held && record.acquiredAt !== undefined ? now - record.acquiredAt : null,
-    data: record.data ?? null
+    data: record.data ?? null,
+    session: null,
+    sessionEnded: false
   }
+}
+
+/** A lock under the session `id`: its lease is the session's record's, when it was read. */
+const underSession = (
+  record: LockRecord.LockRecord,
+  id: string,
+  now: number,
+  maxClockSkewMs: number,
+  session: { readonly record: LockRecord.LockRecord | undefined } | undefined
+): LockView => {
+  const own = view({ ...record, session: undefined, leaseUntil: 0, leaseMs: 0 }, now, maxClockSkewMs)
+  const alive = session?.record !== undefined && session.record.owner === id ? session.record : undefined
+  const ended = session !== undefined && alive === undefined
+  const lease = alive === undefined
+    ? {
+      state: ended ? "expired" as const : "held" as const,
+      leaseUntil: null,
+      leaseMs: 0,
+      leaseRemainingMs: null,
+      expired: ended,
+      takeoverAt: null,
+      takeoverInMs: null
+    }
+    : (({ expired, leaseMs, leaseRemainingMs, leaseUntil, state, takeoverAt, takeoverInMs }) => ({
+      state,
+      leaseUntil,
+      leaseMs,
+      leaseRemainingMs,
+      expired,
+      takeoverAt,
+      takeoverInMs
+    }))(view(alive, now, maxClockSkewMs))
+  return { ...own, ...lease, session: id, sessionEnded: ended }
 }
 
 /**
@@ -125,7 +177,13 @@ export const lease = (lease: {
   readonly state: LeaseState
   readonly leaseRemainingMs: number | null
   readonly takeoverInMs: number | null
+  readonly session?: string | null | undefined
+  readonly sessionEnded?: boolean | undefined
 }): string => {
+  if (lease.session !== undefined && lease.session !== null) {
+    if (lease.sessionEnded === true) return `its session ${lease.session} ended: the next acquirer takes it`
+    if (lease.leaseRemainingMs === null) return `under session ${lease.session}`
+  }
   const left = lease.leaseRemainingMs ?? 0
   switch (lease.state) {
     case "free":
@@ -406,8 +464,29 @@ export interface Listing {
  * @since 1.0.0
  * @category constructors
  */
-export const listing = (items: ReadonlyArray<DynamoLockItems.Item>, now: number, maxClockSkewMs: number): Listing => ({
-  locks: items.flatMap((item) => item._tag === "Lock" ? [view(item.record, now, maxClockSkewMs)] : []),
+export const listing = (items: ReadonlyArray<DynamoLockItems.Item>, now: number, maxClockSkewMs: number): Listing => {
+  // The sessions' records on the same page give the locks under them their lease.
+  const sessions = new Map<string, LockRecord.LockRecord>()
+  for (const item of items) {
+    if (item._tag === "Lock" && LeaseSession.isRecordName(item.record.name) && item.record.owner !== undefined) {
+      sessions.set(item.record.owner, item.record)
+    }
+  }
+  return listingWith(items, now, maxClockSkewMs, sessions)
+}
+
+const listingWith = (
+  items: ReadonlyArray<DynamoLockItems.Item>,
+  now: number,
+  maxClockSkewMs: number,
+  sessions: ReadonlyMap<string, LockRecord.LockRecord>
+): Listing => ({
+  locks: items.flatMap((item) => {
+    if (item._tag !== "Lock") return []
+    const id = LeaseSession.sessionOf(item.record)
+    const session = id === undefined || !sessions.has(id) ? undefined : { record: sessions.get(id) }
+    return [view(item.record, now, maxClockSkewMs, session)]
+  }),
   semaphores: items.flatMap((item) =>
     item._tag === "Semaphore" ? [semaphoreView(item.record, now, maxClockSkewMs)] : []
   )

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as LockRecord from "@leasehold/core/record/LockRecord"
 import * as SemaphoreRecord from "@leasehold/core/record/SemaphoreRecord"
+import * as LeaseSession from "@leasehold/core/session/LeaseSession"
 import * as Render from "../src/Render.js"
 
 const now = 1_800_000_000_000
@@ -145,5 +146,30 @@ describe("Render: a lease's state", () => {
     const names = (shown: Render.Listing) => [shown.locks.map((l) => l.name), shown.semaphores.map((s) => s.name)]
     expect(names(Render.held(listing))).toEqual([["live", "late", "dead"], ["ok", "stale"]])
     expect(names(Render.expired(listing))).toEqual([["late", "dead"], ["stale"]])
+  })
+})
+
+describe("a lock under a lease session", () => {
+  const under = lock({ leaseUntil: LeaseSession.heldUntil, leaseMs: LeaseSession.heldUntil, session: "s1" })
+  const session = lock({ name: LeaseSession.recordName("s1"), owner: "s1", leaseUntil: now + 4_000, leaseMs: 30_000 })
+
+  it("takes its lease from the session's record, and names the session", () => {
+    const view = Render.view(under, now, skew, { record: session })
+    expect([view.session, view.state, view.leaseRemainingMs, view.sessionEnded]).toEqual(["s1", "held", 4_000, false])
+    expect(Render.lease(view)).toBe("4.0s left")
+  })
+
+  it("is the next acquirer's once its session ended, and says nothing of a lease it has not read", () => {
+    const ended = Render.view(under, now, skew, { record: undefined })
+    expect([ended.state, ended.expired, ended.sessionEnded]).toEqual(["expired", true, true])
+    expect(Render.lease(ended)).toContain("its session s1 ended")
+    const unread = Render.view(under, now, skew)
+    expect([unread.state, unread.leaseUntil, Render.lease(unread)]).toEqual(["held", null, "under session s1"])
+  })
+
+  it("in a listing, finds its session's record on the same page", () => {
+    const items = [{ _tag: "Lock", record: under }, { _tag: "Lock", record: session }] as const
+    const listed = Render.listing(items, now, skew).locks.find((l) => l.name === under.name)!
+    expect([listed.session, listed.leaseRemainingMs]).toEqual(["s1", 4_000])
   })
 })
