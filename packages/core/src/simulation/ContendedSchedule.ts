@@ -53,17 +53,15 @@ export const withContention = (schedule: Schedule.Schedule, next: () => number):
   const count = int(0, 6)
   for (let i = 0; i < count; i++) {
     const operation = pick(handoverOperations)
-    // A read is never delivered late: only writes are held.
-    const kind = pick(operation !== "inspect" && next() < 0.5 ? Fault.lateKinds : Draws.baseFaultKinds)
     faults.push({
       process: pick(schedule.processes).id,
       operation,
       nth: int(0, 10),
-      fault: Fault.isLate(kind)
-        ? LateSchedule.heldFault(kind, timings.leaseMs, next)
-        : Fault.isInstant(kind)
-        ? { kind }
-        : { kind, ms: kind === "latency" ? int(1, 100) : int(50, timings.leaseMs) }
+      fault: LateSchedule.faultOn(
+        operation,
+        { leaseMs: timings.leaseMs, lateShare: 0.5, longestMs: timings.leaseMs },
+        next
+      )
     })
   }
   return {

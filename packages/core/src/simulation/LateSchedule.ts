@@ -58,6 +58,25 @@ export const heldFault = (kind: Fault.FaultKind, leaseMs: number, next: () => nu
   return { kind, ms: giveUpMs + heldMs, giveUpMs }
 }
 
+/**
+ * A fault on `operation`, drawn from `next`: with `lateShare` a held write delivered late (`heldFault`; never on a
+ * read, which is not held), else a base fault, lasting up to `longestMs` where it lasts (latency at most 100 ms).
+ *
+ * @since 1.0.0
+ * @category generators
+ */
+export const faultOn = (
+  operation: Fault.Operation,
+  options: { readonly leaseMs: number; readonly lateShare: number; readonly longestMs: number },
+  next: () => number
+): Fault.Fault => {
+  const { int, pick } = Draws.make(next)
+  const kind = pick(operation !== "inspect" && next() < options.lateShare ? Fault.lateKinds : Draws.baseFaultKinds)
+  if (Fault.isLate(kind)) return heldFault(kind, options.leaseMs, next)
+  if (Fault.isInstant(kind)) return { kind }
+  return { kind, ms: kind === "latency" ? int(1, 100) : int(50, options.longestMs) }
+}
+
 /** What a targeted case adds: sections (replacing the one it aims at) and held writes. */
 interface Aimed {
   readonly sections: ReadonlyArray<Schedule.SectionSpec>

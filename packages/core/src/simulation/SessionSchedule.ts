@@ -42,17 +42,12 @@ export const withSessions = (schedule: Schedule.Schedule, next: () => number): S
   const count = int(2, 9)
   for (let i = 0; i < count; i++) {
     const operation = pick(sessionOperations)
-    // A read is never delivered late: only writes are held.
-    const kind = pick(operation !== "inspect" && next() < 0.4 ? Fault.lateKinds : Draws.baseFaultKinds)
+    const { leaseMs } = schedule.timings
     faults.push({
       process: pick(schedule.processes).id,
       operation,
       nth: int(0, 12),
-      fault: Fault.isLate(kind)
-        ? LateSchedule.heldFault(kind, schedule.timings.leaseMs, next)
-        : Fault.isInstant(kind)
-        ? { kind }
-        : { kind, ms: kind === "latency" ? int(1, 100) : int(50, schedule.timings.leaseMs * 2) }
+      fault: LateSchedule.faultOn(operation, { leaseMs, lateShare: 0.4, longestMs: 2 * leaseMs }, next)
     })
   }
   // One process whose releases all fail from some point on, as if the store refused them: the locks it held under a
