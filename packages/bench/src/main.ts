@@ -2,8 +2,9 @@
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
- * contention, takeover, latency, scale, local, memory, shape, coldstart) and writes nothing unless `--out` is given;
- * `--cell-ms <ms>` sets how long each run of the shape section contends (a shorter smoke of that section alone).
+ * contention, takeover, latency, scale, local, memory, shape, coldstart, sessiontakeover) and writes nothing unless
+ * `--out` is given; `--cell-ms <ms>` sets how long each run of the shape section contends (a shorter smoke of that
+ * section alone).
  * The cold start section packs and installs both lines before it runs, so `--smoke` runs it only when `--only` names
  * it, with fewer processes.
  *
@@ -35,6 +36,7 @@ import * as MemoryCycle from "./MemoryCycle.js"
 import * as RequestUnits from "./RequestUnits.js"
 import * as Scale from "./Scale.js"
 import * as ServerProcess from "./ServerProcess.js"
+import * as SessionTakeover from "./SessionTakeover.js"
 import * as Shape from "./Shape.js"
 import { fixed, median } from "./Stats.js"
 import * as Takeover from "./Takeover.js"
@@ -105,6 +107,11 @@ const shapeOptions: Shape.Options = {
   cellMs: cellMs === undefined ? (smoke ? settings.contentionMs : 4_000) : Number(cellMs),
   leaseMs: contention.leaseMs
 }
+
+// A thousand locks, the lease short enough that the takeover bound is seconds, as in the single-lock takeover table.
+const sessionTakeoverOptions: SessionTakeover.Options = smoke
+  ? { n: 20, leaseMs: 1_000, maxClockSkewMs: 500, concurrency: 10 }
+  : { n: 1_000, leaseMs: 2_000, maxClockSkewMs: 1_000, concurrency: 50 }
 
 // Enough fresh processes for a median that a slow start or two does not move.
 const coldStartOptions: ColdStart.Options = { processes: smoke ? 2 : 10 }
@@ -432,6 +439,12 @@ const main = async () => {
   if (runs("coldstart") && (!smoke || only !== undefined)) {
     const coldStart = await coldStartSection()
     if (coldStart !== undefined) sections.push(coldStart)
+  }
+
+  if (runs("sessiontakeover")) {
+    log("takeover of locks under a session after SIGKILL")
+    const result = await withServer("dynalite", (server) => SessionTakeover.run(server, sessionTakeoverOptions, log))
+    sections.push(SessionTakeover.section(result, sessionTakeoverOptions))
   }
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
