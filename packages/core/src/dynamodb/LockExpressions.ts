@@ -120,18 +120,19 @@ const acquireUpdateOf = (withData: boolean, clearsReservation: boolean, underSes
 
 const sessionSet = `${a.session} = ${v.session}`
 
-const acquireUpdates = Object.freeze(
-  Object.fromEntries(
-    [true, false].flatMap((withData) =>
-      [true, false].flatMap((clears) =>
-        [true, false].map((underSession) => [
-          `${withData}/${clears}/${underSession}`,
-          acquireUpdateOf(withData, clears, underSession)
-        ])
-      )
+/** Every value of `make` over three yes-or-no choices, built once, by the key `"true/false/true"`. */
+const byThreeFlags = <A>(
+  make: (first: boolean, second: boolean, third: boolean) => A
+): Readonly<Record<`${boolean}/${boolean}/${boolean}`, A>> => {
+  const flags = [true, false]
+  return Object.freeze(Object.fromEntries(
+    flags.flatMap((first) =>
+      flags.flatMap((second) => flags.map((third) => [`${first}/${second}/${third}`, make(first, second, third)]))
     )
-  )
-) as Readonly<Record<`${boolean}/${boolean}/${boolean}`, string>>
+  )) as Readonly<Record<`${boolean}/${boolean}/${boolean}`, A>>
+}
+
+const acquireUpdates = byThreeFlags(acquireUpdateOf)
 
 const acquireAttributes = [
   a.sequence,
@@ -283,23 +284,14 @@ export const renewNames = (
   touchesSession: boolean
 ): Readonly<Record<string, string>> => renewNamesTable[`${sequenced}/${withData}/${touchesSession}`]
 
-const renewNamesTable = Object.freeze(
-  Object.fromEntries(
-    [true, false].flatMap((sequenced) =>
-      [true, false].flatMap((withData) =>
-        [true, false].map((touchesSession) => [
-          `${sequenced}/${withData}/${touchesSession}`,
-          names(
-            ...renewAttributes,
-            ...(sequenced ? [a.sequence] : []),
-            ...(withData ? [a.data] : []),
-            ...(touchesSession ? [a.session] : [])
-          )
-        ])
-      )
-    )
+const renewNamesTable = byThreeFlags((sequenced, withData, touchesSession) =>
+  names(
+    ...renewAttributes,
+    ...(sequenced ? [a.sequence] : []),
+    ...(withData ? [a.data] : []),
+    ...(touchesSession ? [a.session] : [])
   )
-) as Readonly<Record<`${boolean}/${boolean}/${boolean}`, Readonly<Record<string, string>>>>
+)
 
 /**
  * A renew that also moves the lease to a new owner (`newOwner`: a hand-off's resume), keeping the fence: the new
