@@ -49,7 +49,10 @@ export interface Result {
 /** The library's default heartbeat is lease / 3; it is passed explicitly so that the schedule read here is known. */
 const heartbeatsPerLease = 3
 
-const nextMessage = <A>(child: ChildProcess): Promise<A> =>
+/**
+ * The next message of a scale worker (`scaleWorker.ts`), or a failure if it exits first.
+ */
+export const nextMessage = <A>(child: ChildProcess): Promise<A> =>
   new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`scale worker exited with code ${code}`))
     child.once("exit", onExit)

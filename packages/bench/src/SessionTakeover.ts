@@ -14,6 +14,7 @@ import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { clientConfig, tables } from "./Contender.js"
 import type { ScaleHeld, ScaleStart } from "./Protocol.js"
+import { nextMessage } from "./Scale.js"
 import type { ServerProcess } from "./ServerProcess.js"
 import { fixed, percentile, sorted, table } from "./Stats.js"
 
@@ -32,16 +33,6 @@ export interface Result {
   /** Store calls from the kill to the last takeover, by DynamoDB operation. */
   readonly calls: Record<string, number>
 }
-
-const nextMessage = <A>(child: ReturnType<typeof fork>): Promise<A> =>
-  new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`session worker exited with code ${code}`))
-    child.once("exit", onExit)
-    child.once("message", (message: A) => {
-      child.off("exit", onExit)
-      resolve(message)
-    })
-  })
 
 /** Holds `options.n` locks under one session in a worker, kills it, and takes every lock over. */
 export const run = async (server: ServerProcess, options: Options, log: (line: string) => void): Promise<Result> => {
