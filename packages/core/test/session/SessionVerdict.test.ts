@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest"
 import type { LockRecord } from "../../src/record/LockRecord.js"
 import * as LeaseSession from "../../src/session/LeaseSession.js"
 import * as SessionVerdict from "../../src/session/SessionVerdict.js"
+import { lockRecord } from "../record/fixtures.js"
 
 const id = "session-a"
 
-const session: LockRecord = {
+const session: LockRecord = lockRecord({
   name: LeaseSession.recordName(id),
   owner: id,
   holder: "host-a",
@@ -14,13 +15,8 @@ const session: LockRecord = {
   fence: 3,
   version: 9,
   sequence: 4,
-  acquiredAt: 1_000,
-  data: undefined,
-  reservedBy: undefined,
-  reservedUntil: 0,
-  reservedSince: 0,
-  reservedFrom: 0
-}
+  acquiredAt: 1_000
+})
 
 const judge = (overrides: Partial<Parameters<typeof SessionVerdict.judge>[0]> = {}) =>
   SessionVerdict.judge({

@@ -1,6 +1,6 @@
 /**
  * `Lease.updateData`: one conditional write (a renew with `setData`) that replaces the lock's data and extends the
- * lease, as a heartbeat renew does.
+ * lease, as a heartbeat renew does; under a lease session it extends nothing, the session's heartbeat keeping the lease.
  *
  * - It goes one at a time with the keeper's renews (`leaseWrites.ts`): an update waits for a renew in flight, and a
  *   renew that falls due waits for an update in flight. A write applied last is then always the one sent last, so the
