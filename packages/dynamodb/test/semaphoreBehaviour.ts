@@ -5,6 +5,7 @@
  */
 import type { Vitest } from "@effect/vitest"
 import { expect } from "@effect/vitest"
+import * as LeaseSession from "@leasehold/core/session/LeaseSession"
 import type { LockStore } from "@leasehold/lock"
 import type { LockStoreError } from "@leasehold/lock/LockError"
 import type * as SemaphoreStore from "@leasehold/lock/SemaphoreStore"
@@ -113,6 +114,42 @@ const items = (it: It) => {
         expect(yield* store.inspect("a#b")).toEqual(Option.none())
         expect(yield* lockNames(store)).toEqual([])
       }
+    }).pipe(Effect.scoped))
+
+  it.effect("permits under a lease session pin the item's TTL until the last of them is released", () =>
+    Effect.gen(function*() {
+      const now = yield* clockNow
+      const { store, tableName } = yield* makeTableAndStore({ ttlRetention: "1 hour" })
+      const key = { key: { S: "#pinned" } }
+      const ttlOf = (epochMs: number) => String(Math.ceil((epochMs + 3_600_000) / 1000))
+      const pinned = ttlOf(LeaseSession.heldUntil)
+      const item = Effect.map(getRaw(tableName, key), (output) => output.Item!)
+      const under = acquired(yield* store.tryAcquirePermits(permitsRequest("pinned", { session: "s1", limit: 3 })))
+      expect([(yield* item).ttl, (yield* item).sessionPin]).toEqual([{ N: pinned }, { N: pinned }])
+
+      // A holder on its own lease renews and leaves: the TTL stays pinned, whatever its lease says.
+      const own = acquired(yield* store.tryAcquirePermits(permitsRequest("pinned", { create: false, limit: 3 })))
+      const ownRecord = own.record
+      yield* store.renewPermits({ name: "pinned", owner: ownRecord.owner!, fence: ownRecord.fence, leaseMs: 10_000 })
+      expect((yield* item).ttl).toEqual({ N: pinned })
+      const second = acquired(
+        yield* store.tryAcquirePermits(permitsRequest("pinned", { create: false, limit: 3, session: "s2" }))
+      )
+      yield* store.releasePermits({ name: "pinned", owner: ownRecord.owner!, fence: ownRecord.fence, permits: 1 })
+      expect((yield* item).ttl).toEqual({ N: pinned })
+
+      // The first of two holders under sessions leaves: still pinned. The last leaves: the pin goes, in one more write.
+      yield* store.releasePermits({ name: "pinned", owner: under.record.owner!, fence: under.record.fence, permits: 1 })
+      expect((yield* item).sessionPin).toEqual({ N: pinned })
+      const last = yield* counted(store.releasePermits({
+        name: "pinned",
+        owner: second.record.owner!,
+        fence: second.record.fence,
+        permits: 1
+      }))
+      expect([last.result._tag, last.requests]).toEqual(["Released", { UpdateItem: 2 }])
+      const after = yield* item
+      expect([after.sessionPin, after.ttl]).toEqual([undefined, { N: ttlOf(now) }])
     }).pipe(Effect.scoped))
 
   it.effect("a lease (with its skew bound) as long as the TTL retention is refused before any write", () =>

@@ -10,6 +10,8 @@
 import * as LeaseDeadline from "../lease/LeaseDeadline.js"
 import type { LockRecord } from "../record/LockRecord.js"
 import { type PermitHolder, permitRecord, type SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import * as LeaseSession from "../session/LeaseSession.js"
+import type * as SessionVerdict from "../session/SessionVerdict.js"
 import type * as SemaphoreProtocol from "../store/SemaphoreProtocol.js"
 import * as AcquireBound from "./AcquireBound.js"
 import * as AcquireOwner from "./AcquireOwner.js"
@@ -109,6 +111,25 @@ export const untilOverMs = (
 }
 
 /**
+ * The lease sessions the other holders of `record` are under, each once: the sessions to judge before planning.
+ *
+ * @since 1.0.0
+ * @category getters
+ */
+export const sessionsToJudge = (record: SemaphoreRecord, owner: string): ReadonlyArray<string> => {
+  const sessions = new Set<string>()
+  for (const holder of record.holders) {
+    const session = holder.owner === owner ? undefined : LeaseSession.sessionOf(holder)
+    if (session !== undefined) sessions.add(session)
+  }
+  return [...sessions]
+}
+
+/** How long until a holder under a session may be removed: at once when the session is dead, never unjudged. */
+const untilJudgedMs = (verdict: SessionVerdict.Verdict | undefined): number =>
+  verdict === undefined ? Infinity : verdict._tag === "Dead" ? 0 : verdict.untilJudgedMs
+
+/**
  * What a conflict on a record leads to: the next attempt at once, removing `expired`; or a sleep of `sleepMs`.
  *
  * @since 1.0.0
@@ -120,7 +141,9 @@ export type Plan =
 
 /**
  * Plans after a conflict on `record`: if the permits fit once the other holders that are over are removed, go at once
- * and remove them; else sleep until the next holder could be over, or `pollMs`, whichever is sooner.
+ * and remove them; else sleep until the next holder could be over, or `pollMs`, whichever is sooner. A holder under a
+ * lease session is over when `sessions` has its session judged dead (see `sessionsToJudge`), whatever its lease
+ * fields say; it is removed only while still under that session.
  *
  * @since 1.0.0
  * @category constructors
@@ -133,6 +156,8 @@ export const plan = (args: {
   readonly wallNow: number
   readonly now: number
   readonly pollMs: number
+  /** The verdicts on the sessions of `sessionsToJudge`. */
+  readonly sessions?: ReadonlyMap<string, SessionVerdict.Verdict> | undefined
 }): Plan => {
   const { now, options, owner, record, sightings, wallNow } = args
   const expired: Array<SemaphoreProtocol.ExpiredPermit> = []
@@ -140,9 +165,17 @@ export const plan = (args: {
   let nextOverMs = Infinity
   for (const holder of record.holders) {
     if (holder.owner === owner) continue
-    const ms = untilOverMs(options, sightings, holder, wallNow, now)
+    const session = LeaseSession.sessionOf(holder)
+    const ms = session === undefined
+      ? untilOverMs(options, sightings, holder, wallNow, now)
+      : untilJudgedMs(args.sessions?.get(session))
     if (ms <= 0) {
-      expired.push({ owner: holder.owner, permits: holder.permits, version: holder.version })
+      expired.push({
+        owner: holder.owner,
+        permits: holder.permits,
+        version: holder.version,
+        ...(session === undefined ? {} : { session })
+      })
       freed += holder.permits
     } else {
       nextOverMs = Math.min(nextOverMs, ms)

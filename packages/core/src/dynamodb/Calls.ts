@@ -38,6 +38,7 @@ export const calls = {
   tryAcquirePermits: { operation: "tryAcquirePermits", action: "UpdateItem", reportsUnknownOutcomes: true },
   renewPermits: { operation: "renewPermits", action: "UpdateItem" },
   releasePermits: { operation: "releasePermits", action: "UpdateItem" },
+  unpinSemaphore: { operation: "releasePermits", action: "UpdateItem" },
   query: { operation: "list", action: "Query" },
   scan: { operation: "list", action: "Scan" }
 } as const satisfies Record<string, Call>

@@ -5,6 +5,7 @@
  *
  * @since 1.0.0
  */
+import * as LeaseSession from "../session/LeaseSession.js"
 import type * as SemaphoreStore from "../store/SemaphoreProtocol.js"
 import { type AttributeValue, num, one, str } from "./AttributeValue.js"
 import * as SemaphoreItem from "./SemaphoreItem.js"
@@ -26,21 +27,42 @@ export interface Request {
 }
 
 /** The placeholders every write names: the holder's entry is `#h.#me`, its fence `#f.#me`. */
-const names = (owner: string) => ({ "#h": s.holders, "#f": s.fences, "#me": owner, "#ttl": s.ttl })
+const names = (owner: string) => ({ "#h": s.holders, "#f": s.fences, "#me": owner, "#ttl": s.ttl, "#pin": s.pin })
 
-/** The caller's entry in `holders` as an acquire writes it: its version starts at 1, its lease now. */
+/** How a write sets the item's TTL: to the pin while there is one (see `SemaphoreItem`), else to `:ttl`. */
+const ttlSet = "#ttl = if_not_exists(#pin, :ttl)"
+
+/** How an acquire under a lease session sets it: `:ttl` is the TTL of a lease that never ends, and pins it. */
+const pinSet = "#ttl = :ttl, #pin = :ttl"
+
+/**
+ * The caller's entry in `holders` as an acquire writes it: its version starts at 1, its lease now, or under its session
+ * with the session's fixed lease fields.
+ */
 const entry = (request: SemaphoreStore.AcquirePermitsRequest, now: number): AttributeValue => {
+  const lease = request.session === undefined ? request.leaseMs : undefined
   const fields: Record<string, AttributeValue> = {
     [f.holder]: str(request.holder),
     [f.permits]: num(request.permits),
-    [f.leaseUntil]: num(now + request.leaseMs),
-    [f.leaseMs]: num(request.leaseMs),
+    [f.leaseUntil]: num(lease === undefined ? LeaseSession.heldUntil : now + lease),
+    [f.leaseMs]: num(lease ?? LeaseSession.heldUntil),
     [f.version]: one,
     [f.acquiredAt]: num(now)
   }
   if (request.data !== undefined) fields[f.data] = str(request.data)
+  if (request.session !== undefined) fields[f.session] = str(request.session)
   return { M: fields }
 }
+
+/**
+ * The epoch ms an acquire's TTL counts from: its lease's end, or for permits under a lease session the end of a lease
+ * that never ends.
+ *
+ * @since 1.0.0
+ * @category requests
+ */
+export const leaseEnd = (request: SemaphoreStore.AcquirePermitsRequest, now: number): number =>
+  request.session === undefined ? now + request.leaseMs : LeaseSession.heldUntil
 
 /**
  * A new semaphore's item: the caller its only holder, the fence from the clock (now + 1, as a new lock's), if no item
@@ -57,8 +79,8 @@ export const create = (
 ): Request => {
   const fence = num(now + 1)
   return {
-    UpdateExpression:
-      "SET #h = :holders, #f = :fences, #fence = :fence, #used = :permits, #limit = :limit, #ttl = :ttl",
+    UpdateExpression: "SET #h = :holders, #f = :fences, #fence = :fence, #used = :permits, #limit = :limit, " +
+      (request.session === undefined ? "#ttl = :ttl" : pinSet),
     ConditionExpression: "attribute_not_exists(#key)",
     ExpressionAttributeNames: {
       "#h": s.holders,
@@ -67,6 +89,7 @@ export const create = (
       "#used": s.used,
       "#limit": s.limit,
       "#ttl": s.ttl,
+      ...(request.session === undefined ? {} : { "#pin": s.pin }),
       "#key": keyAttribute
     },
     ExpressionAttributeValues: {
@@ -84,7 +107,7 @@ export const create = (
  * An acquire on an existing item: the caller's entry and fence (the item's, plus one), the permits counted, and the
  * `expired` holders removed, if the limit is the caller's, the caller holds nothing yet, there is room once the
  * removed holders' permits are free, and each removed holder is there with its permits and over: past the cutoff
- * (absolute) or still at the version seen (observed).
+ * (absolute), still at the version seen (observed), or still under the session the caller judged dead.
  *
  * @since 1.0.0
  * @category requests
@@ -112,22 +135,25 @@ export const acquire = (
     ":ttl": num(ttl)
   }
   let update = "SET #h.#me = :entry, #f.#me = #fence + :one, #fence = #fence + :one, #used = #used + :delta, " +
-    "#ttl = :ttl"
+    (request.session === undefined ? ttlSet : pinSet)
   let condition = "#limit = :limit AND #used <= :room AND attribute_not_exists(#h.#me)"
   if (expired.length > 0) {
     ExpressionAttributeNames["#p"] = f.permits
-    if (absolute) {
+    const byLease = expired.some((holder) => holder.session === undefined)
+    if (byLease && absolute) {
       ExpressionAttributeNames["#u"] = f.leaseUntil
       ExpressionAttributeValues[":c"] = num(now - request.takeover.maxClockSkewMs)
-    } else {
+    } else if (byLease) {
       ExpressionAttributeNames["#v"] = f.version
     }
+    if (expired.some((holder) => holder.session !== undefined)) ExpressionAttributeNames["#s"] = f.session
     update += " REMOVE " + expired.map((_, i) => `#h.#x${i}, #f.#x${i}`).join(", ")
     expired.forEach((holder, i) => {
       ExpressionAttributeNames[`#x${i}`] = holder.owner
       ExpressionAttributeValues[`:p${i}`] = num(holder.permits)
-      condition += ` AND #h.#x${i}.#p = :p${i} AND #h.#x${i}.` + (absolute ? "#u < :c" : `#v = :v${i}`)
-      if (!absolute) ExpressionAttributeValues[`:v${i}`] = num(holder.version)
+      condition += ` AND #h.#x${i}.#p = :p${i} AND ` + removable(holder, i, absolute)
+      if (holder.session !== undefined) ExpressionAttributeValues[`:s${i}`] = str(holder.session)
+      else if (!absolute) ExpressionAttributeValues[`:v${i}`] = num(holder.version)
     })
   }
   return {
@@ -139,19 +165,33 @@ export const acquire = (
 }
 
 /**
- * A heartbeat: the holder's lease from now, its version changed, if it holds permits with this fence and, for a renew
- * with a write sequence, the holder's is below it (one delivered after a newer renew changes nothing).
+ * The condition that the `i`th holder to remove is still over (its permits are checked apart). An entry names a
+ * session only while it is under it, since a renew removes the name: the name alone says so, in as few characters as a
+ * lease's test, so that `SemaphoreRecord.maxLimit` removals stay within DynamoDB's 4 KB.
+ */
+const removable = (holder: SemaphoreStore.ExpiredPermit, i: number, absolute: boolean): string => {
+  if (holder.session !== undefined) return `#h.#x${i}.#s = :s${i}`
+  return absolute ? `#h.#x${i}.#u < :c` : `#h.#x${i}.#v = :v${i}`
+}
+
+/**
+ * A heartbeat: the holder's lease from now, its version changed, out of any session, if it holds permits with this
+ * fence and, for a renew with a write sequence, the holder's is below it (one delivered after a newer renew changes
+ * nothing).
  *
  * @since 1.0.0
  * @category requests
  */
 export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, ttl: number): Request => {
-  const update = "SET #h.#me.#u = :leaseUntil, #h.#me.#ms = :leaseMs, #h.#me.#v = #h.#me.#v + :one, #ttl = :ttl"
+  const set = `SET #h.#me.#u = :leaseUntil, #h.#me.#ms = :leaseMs, #h.#me.#v = #h.#me.#v + :one, ${ttlSet}`
+  // A renew is of a lease of the holder's own: it takes the holder out of any session (see `removable`).
+  const updateWith = (more: string) => `${set}${more} REMOVE #h.#me.#ss`
   const ExpressionAttributeNames: Record<string, string> = {
     ...names(request.owner),
     "#u": f.leaseUntil,
     "#ms": f.leaseMs,
-    "#v": f.version
+    "#v": f.version,
+    "#ss": f.session
   }
   const ExpressionAttributeValues: Record<string, AttributeValue> = {
     ":leaseUntil": num(now + request.leaseMs),
@@ -162,7 +202,7 @@ export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, 
   }
   if (request.sequence === undefined) {
     return {
-      UpdateExpression: update,
+      UpdateExpression: updateWith(""),
       ConditionExpression: "#f.#me = :fence",
       ExpressionAttributeNames,
       ExpressionAttributeValues
@@ -171,7 +211,7 @@ export const renew = (request: SemaphoreStore.RenewPermitsRequest, now: number, 
   ExpressionAttributeNames["#s"] = f.sequence
   ExpressionAttributeValues[":s"] = num(request.sequence)
   return {
-    UpdateExpression: `${update}, #h.#me.#s = :s`,
+    UpdateExpression: updateWith(", #h.#me.#s = :s"),
     ConditionExpression: "#f.#me = :fence AND (attribute_not_exists(#h.#me.#s) OR #h.#me.#s < :s)",
     ExpressionAttributeNames,
     ExpressionAttributeValues
@@ -189,10 +229,24 @@ export const release = (request: SemaphoreStore.ReleasePermitsRequest, ttl: numb
   const values: Record<string, AttributeValue> = { ":permits": num(request.permits), ":ttl": num(ttl) }
   if (request.fence !== undefined) values[":fence"] = num(request.fence)
   return {
-    UpdateExpression: "REMOVE #h.#me, #f.#me SET #used = #used - :permits, #ttl = :ttl",
+    UpdateExpression: `REMOVE #h.#me, #f.#me SET #used = #used - :permits, ${ttlSet}`,
     ConditionExpression: (request.fence === undefined ? "attribute_exists(#f.#me)" : "#f.#me = :fence") +
       " AND #h.#me.#p = :permits",
     ExpressionAttributeNames: { ...names(request.owner), "#used": s.used, "#p": f.permits },
     ExpressionAttributeValues: values
   }
 }
+
+/**
+ * Removes a pin no holder needs any more (see `SemaphoreItem.hasStalePin`) and sets the TTL from `ttl`, if no acquire
+ * has changed the item since it showed `fence`.
+ *
+ * @since 1.0.0
+ * @category requests
+ */
+export const unpin = (fence: number, ttl: number): Request => ({
+  UpdateExpression: "REMOVE #pin SET #ttl = :ttl",
+  ConditionExpression: "#fence = :fence AND attribute_exists(#pin)",
+  ExpressionAttributeNames: { "#pin": s.pin, "#ttl": s.ttl, "#fence": s.fence },
+  ExpressionAttributeValues: { ":fence": num(fence), ":ttl": num(ttl) }
+})

@@ -10,9 +10,15 @@
  * retention (7 days by default) is longer than the longest lease; TTL then removes an item only once it has been idle
  * for the retention, and the fence restarts from the clock, as a lock's does.
  *
+ * A holder under a lease session has no lease end of its own and may stay for longer than any retention, so its
+ * acquire pins the item: `sessionPin` holds the TTL of a lease that never ends, and every write sets `ttl` to the pin
+ * while there is one. A write whose answer shows a pin but no holder under a session removes the pin, conditioned on
+ * the fence it saw: an acquire since then (the only way a holder joins) keeps the pin.
+ *
  * @since 1.0.0
  */
 import type { PermitHolder, SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import * as LeaseSession from "../session/LeaseSession.js"
 import { type AttributeValue, describeType, type ItemMap } from "./AttributeValue.js"
 import type { KeyLayout } from "./Keys.js"
 import * as Item from "./LockItem.js"
@@ -30,7 +36,8 @@ export const attributes = {
   fence: "fence",
   holders: "holders",
   fences: "fences",
-  ttl: "ttl"
+  ttl: "ttl",
+  pin: "sessionPin"
 } as const
 
 /**
@@ -47,7 +54,8 @@ export const entryFields = {
   version: "version",
   sequence: "sequence",
   acquiredAt: "acquiredAt",
-  data: "data"
+  data: "data",
+  session: "session"
 } as const
 
 /** Reads values, keeping the first problem found. */
@@ -99,9 +107,21 @@ const entry = (
     // A holder not renewed yet is at 0.
     sequence: fields[f.sequence] === undefined ? 0 : read.number(fields[f.sequence], `${at}.${f.sequence}`),
     acquiredAt: read.number(fields[f.acquiredAt], `${at}.${f.acquiredAt}`),
-    data: read.string(fields[f.data], `${at}.${f.data}`, false)
+    data: read.string(fields[f.data], `${at}.${f.data}`, false),
+    ...(fields[f.session] === undefined ? {} : { session: read.string(fields[f.session], `${at}.${f.session}`, true) })
   }
 }
+
+/**
+ * Whether an item is pinned against TTL while no holder of `semaphore` (its decoding) is under a lease session: the
+ * write that read it should remove the pin.
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const hasStalePin = (item: ItemMap, semaphore: SemaphoreRecord): boolean =>
+  item[attributes.pin] !== undefined &&
+  !semaphore.holders.some((holder) => LeaseSession.sessionOf(holder) !== undefined)
 
 /**
  * Decodes an item, or says which attribute of which key is malformed: a foreign, hand-edited or lock item must

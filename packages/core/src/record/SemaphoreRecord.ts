@@ -36,6 +36,11 @@ export interface PermitHolder {
   readonly acquiredAt: number
   /** Optional payload the holder stored with its permits, already encoded (at most `maxDataBytes`). */
   readonly data: string | undefined
+  /**
+   * The id of the lease session the permits are held under, or `undefined`: held on a lease of their own. As a lock's
+   * (`LockRecord.session`): not renewed by themselves, with `LeaseSession.heldUntil` as their lease fields.
+   */
+  readonly session?: string | undefined
 }
 
 /**
@@ -116,7 +121,7 @@ export const isExpiredAt = (holder: PermitHolder, now: number, maxClockSkewMs: n
 
 /**
  * One holder's permits as a `LockRecord`, so that what keeps a lock's lease can keep them: the semaphore's name, the
- * holder's owner, fence, lease and data, and no reservation.
+ * holder's owner, fence, lease, data and session, and no reservation.
  *
  * @since 1.0.0
  * @category constructors
@@ -132,6 +137,7 @@ export const permitRecord = (name: string, holder: PermitHolder): LockRecord => 
   sequence: holder.sequence,
   acquiredAt: holder.acquiredAt,
   data: holder.data,
+  session: holder.session,
   reservedBy: undefined,
   reservedUntil: 0,
   reservedSince: 0,

@@ -48,14 +48,14 @@ export const recordName = (id: string): string => `${recordNamePrefix}${id}`
 export const isRecordName = (name: string): boolean => name.startsWith(recordNamePrefix)
 
 /**
- * The id of the session `record` is held under, or `undefined` when it is free or held on a lease of its own. A
- * record with a session id but a lease end of its own is not under the session: a process that knows nothing of
- * sessions wrote its lease (a renew, a hand-off's resume) and left the id behind.
+ * The id of the session `record` (a lock's, or a semaphore holder's) is held under, or `undefined` when it is free or
+ * held on a lease of its own. A record with a session id but a lease end of its own is not under the session: a
+ * process that knows nothing of sessions wrote its lease (a renew, a hand-off's resume) and left the id behind.
  *
  * @since 1.0.0
  * @category predicates
  */
-export const sessionOf = (record: LockRecord): string | undefined =>
+export const sessionOf = (record: Pick<LockRecord, "owner" | "leaseUntil" | "session">): string | undefined =>
   record.owner !== undefined && record.leaseUntil === heldUntil ? record.session : undefined
 
 /**

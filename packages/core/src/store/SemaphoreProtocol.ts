@@ -33,6 +33,11 @@ export interface ExpiredPermit {
   readonly permits: number
   /** The holder's version, as seen: observed takeover removes the holder only if it still has this version. */
   readonly version: number
+  /**
+   * The lease session the holder was under, judged dead by the acquirer (`SessionVerdict`): the write removes the
+   * holder only while it is still under that session, whatever `takeover` says of its lease fields.
+   */
+  readonly session?: string | undefined
 }
 
 /**
@@ -54,6 +59,11 @@ export interface AcquirePermitsRequest {
   /** At most `SemaphoreRecord.maxDataBytes`. */
   readonly data: string | undefined
   readonly takeover: PermitTakeover
+  /**
+   * The id of the lease session to hold the permits under: the entry names it, its lease fields are
+   * `LeaseSession.heldUntil`, and nobody renews it but the session's record.
+   */
+  readonly session?: string | undefined
   /**
    * Holders to remove in the same write, to make room: distinct owners, not the caller's. The write fails, changing
    * nothing, unless each is still there with these permits and is over under `takeover`. Ignored with `create`.

@@ -7,6 +7,7 @@
  */
 import { isRenewSuperseded, type LockRecord } from "../record/LockRecord.js"
 import { holderOf, type PermitHolder, permitRecord, type SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import * as LeaseSession from "../session/LeaseSession.js"
 import type * as LockProtocol from "./LockProtocol.js"
 import type * as SemaphoreProtocol from "./SemaphoreProtocol.js"
 import * as Transition from "./Transition.js"
@@ -17,23 +18,27 @@ const lost: LockProtocol.RenewResult = { _tag: "Lost", current: undefined }
 const notHeld: LockProtocol.ReleaseResult = { _tag: "NotHeld", current: undefined }
 const released: LockProtocol.ReleaseResult = { _tag: "Released" }
 
+/** The caller's entry: on a lease of its own from `now`, or under its session with the session's fixed lease fields. */
 const newHolder = (request: SemaphoreProtocol.AcquirePermitsRequest, fence: number, now: number): PermitHolder => ({
   owner: request.owner,
   holder: request.holder,
   permits: request.permits,
   fence,
-  leaseUntil: now + request.leaseMs,
-  leaseMs: request.leaseMs,
+  leaseUntil: request.session === undefined ? now + request.leaseMs : LeaseSession.heldUntil,
+  leaseMs: request.session === undefined ? request.leaseMs : LeaseSession.heldUntil,
   version: 1,
   sequence: 0,
   acquiredAt: now,
-  data: request.data
+  data: request.data,
+  ...(request.session === undefined ? {} : { session: request.session })
 })
 
 /**
  * Whether an expired entry of an acquire names a holder of `current` that is there with those permits and whose lease
  * is over at `now` under `takeover`: past its `leaseUntil` by more than the skew bound (absolute), or still at the
- * version the acquirer watched go stale (observed).
+ * version the acquirer watched go stale (observed). An entry that names a session (judged dead by the acquirer) is
+ * over while the holder is still under that session: while it names it, since only an acquire under a session names
+ * one and a renew removes the name.
  *
  * @since 1.0.0
  * @category predicates
@@ -46,6 +51,7 @@ export const isRemovable = (
 ): boolean => {
   const holder = holderOf(current, entry.owner)
   if (holder === undefined || holder.permits !== entry.permits) return false
+  if (entry.session !== undefined) return holder.session === entry.session
   return takeover._tag === "Absolute"
     ? holder.leaseUntil < now - takeover.maxClockSkewMs
     : holder.version === entry.version
@@ -109,8 +115,8 @@ export const tryAcquirePermits = (
 }
 
 /**
- * `renewPermits` at `now`, on the holder's owner and fence: extends its lease, changes its version and takes the
- * request's sequence. A renew whose sequence is not above the holder's changes nothing, as a lock's.
+ * `renewPermits` at `now`, on the holder's owner and fence: extends its lease, changes its version, takes the request's
+ * sequence and takes the holder out of any session. A renew whose sequence is not above the holder's changes nothing, as a lock's.
  *
  * @since 1.0.0
  * @category transitions
@@ -127,8 +133,10 @@ export const renewPermits = (
   if (isRenewSuperseded(holder.sequence, request)) {
     return Transition.unchanged({ _tag: "Renewed", record: permitRecord(current.name, holder) })
   }
+  // A renew is of a lease of the holder's own: it takes the holder out of any session.
+  const { session: _session, ...own } = holder
   const renewed: PermitHolder = {
-    ...holder,
+    ...own,
     leaseUntil: now + request.leaseMs,
     leaseMs: request.leaseMs,
     version: holder.version + 1,

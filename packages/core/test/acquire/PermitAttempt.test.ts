@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest"
 import * as AcquireOwner from "../../src/acquire/AcquireOwner.js"
 import * as PermitAttempt from "../../src/acquire/PermitAttempt.js"
 import { permitRecord } from "../../src/record/SemaphoreRecord.js"
+import * as LeaseSession from "../../src/session/LeaseSession.js"
+import type * as SessionVerdict from "../../src/session/SessionVerdict.js"
 import { lockRecord, permitHolder, semaphoreRecord } from "./records.js"
 
 const absolute: PermitAttempt.AttemptOptions = {
@@ -69,6 +71,38 @@ describe("PermitAttempt", () => {
       const live = permitHolder({ owner: "b", permits: 1, leaseUntil: 20_000 })
       expect(PermitAttempt.plan({ ...args, record: semaphoreRecord(3, [mine, live]), wallNow: 5_000 }))
         .toEqual({ _tag: "Sleep", sleepMs: 90 })
+    })
+  })
+
+  describe("plan, with holders under lease sessions", () => {
+    const args = { options: observed, owner: "me", sightings: new Map(), now: 0, pollMs: 90, wallNow: 5_000 }
+    const underSession = (owner: string, session: string, permits = 1) =>
+      permitHolder({ owner, permits, leaseUntil: LeaseSession.heldUntil, leaseMs: LeaseSession.heldUntil, session })
+    const dead: SessionVerdict.Verdict = { _tag: "Dead" }
+    const alive = (untilJudgedMs: number): SessionVerdict.Verdict => ({
+      _tag: "Alive",
+      untilJudgedMs,
+      observation: undefined
+    })
+
+    it("names each other holder's session once, and not its own", () => {
+      const record = semaphoreRecord(3, [underSession("a", "s1"), underSession("b", "s1"), underSession("me", "s2")])
+      expect(PermitAttempt.sessionsToJudge(record, "me")).toEqual(["s1"])
+      expect(PermitAttempt.sessionsToJudge(semaphoreRecord(3, [permitHolder({ owner: "c" })]), "me")).toEqual([])
+    })
+
+    it("removes the holders of a dead session, naming it, whatever their lease fields say", () => {
+      const record = semaphoreRecord(3, [underSession("a", "s1", 2), underSession("b", "s2")])
+      const sessions = new Map([["s1", dead], ["s2", alive(700)]])
+      expect(PermitAttempt.plan({ ...args, record, sessions }))
+        .toEqual({ _tag: "Now", expired: [{ owner: "a", permits: 2, version: 1, session: "s1" }] })
+    })
+
+    it("sleeps until a live session could be judged dead, or a poll, and never removes an unjudged one", () => {
+      const record = semaphoreRecord(3, [underSession("a", "s1", 2), underSession("b", "s2")])
+      expect(PermitAttempt.plan({ ...args, record, sessions: new Map([["s1", alive(40)]]) }))
+        .toEqual({ _tag: "Sleep", sleepMs: 40 })
+      expect(PermitAttempt.plan({ ...args, record, sessions: new Map() })).toEqual({ _tag: "Sleep", sleepMs: 90 })
     })
   })
 

@@ -9,6 +9,7 @@ import type { ItemMap } from "@leasehold/core/dynamodb/AttributeValue"
 import * as Calls from "@leasehold/core/dynamodb/Calls"
 import * as LockExpressions from "@leasehold/core/dynamodb/LockExpressions"
 import * as SemaphoreExpressions from "@leasehold/core/dynamodb/SemaphoreExpressions"
+import * as SemaphoreItem from "@leasehold/core/dynamodb/SemaphoreItem"
 import * as SemaphoreWrites from "@leasehold/core/dynamodb/SemaphoreWrites"
 import { LockStoreError } from "@leasehold/lock/LockError"
 import type * as LockStore from "@leasehold/lock/LockStore"
@@ -20,6 +21,7 @@ import * as Option from "effect/Option"
 import * as EffectLine from "../effectLine.js"
 import * as StoreContext from "../store/storeContext.js"
 import * as SemaphoreAcquire from "./semaphoreAcquire.js"
+import * as Unpin from "./unpin.js"
 
 const refuse = (operation: "renewPermits" | "releasePermits", message: string) =>
   Effect.fail(new LockStoreError({ operation, retryable: false, mayHaveApplied: false, message }))
@@ -71,6 +73,16 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
       )
     })
 
+  /** After a release: the item it left, unpinned if the last holder under a session has gone (see `unpin.ts`). */
+  const unpinAfterRelease = (key: ItemMap, item: ItemMap | undefined, clock: Clock.Clock): Effect.Effect<void> =>
+    item === undefined || item[SemaphoreItem.attributes.pin] === undefined
+      ? Effect.void
+      : Effect.flatMap(
+        Effect.option(context.decodeSemaphore("releasePermits", item)),
+        (semaphore) =>
+          Option.isSome(semaphore) ? Unpin.ifStale(context, key, item, semaphore.value, clock) : Effect.void
+      )
+
   const releasePermits = (request: SemaphoreStore.ReleasePermitsRequest) =>
     context.keyedSemaphore("releasePermits", request.name, (key, clock) => {
       const problem = SemaphoreStore.releaseProblem(request)
@@ -81,10 +93,13 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
           TableName: tableName,
           Key: key,
           ...SemaphoreExpressions.release(request, ttl),
+          ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD"
         }, clock),
         (response): Effect.Effect<LockStore.ReleaseResult, LockStoreError> => {
-          if (response._tag === "Ok") return Effect.succeed(SemaphoreWrites.released)
+          if (response._tag === "Ok") {
+            return Effect.as(unpinAfterRelease(key, response.output.Attributes, clock), SemaphoreWrites.released)
+          }
           const conflict = SemaphoreWrites.releaseConflict(response.attempts)
           if (conflict._tag === "Answer") return Effect.succeed(conflict.result)
           return Effect.map(

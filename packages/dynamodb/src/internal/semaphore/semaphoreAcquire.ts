@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as EffectLine from "../effectLine.js"
 import type * as StoreContext from "../store/storeContext.js"
 import * as ClockSkew from "../transport/clockSkew.js"
+import * as Unpin from "./unpin.js"
 
 type Result = SemaphoreStore.AcquirePermitsResult
 type Expired = ReadonlyArray<SemaphoreStore.ExpiredPermit>
@@ -71,7 +72,7 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
     now: number,
     clock: Clock.Clock
   ): Effect.Effect<Result, LockStoreError> => {
-    const ttl = LockExpressions.ttlAt(now + request.leaseMs, ttlRetentionMs)
+    const ttl = LockExpressions.ttlAt(SemaphoreExpressions.leaseEnd(request, now), ttlRetentionMs)
     const parts = request.create
       ? SemaphoreExpressions.create(request, now, ttl, context.layout.partitionKey)
       : SemaphoreExpressions.acquire(request, expired, now, ttl)
@@ -86,7 +87,11 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
       response._tag === "Ok"
         ? Effect.flatMap(
           context.decodeSemaphore(operation, response.output.Attributes ?? {}),
-          (semaphore) => acquired(semaphore, key, request.owner)
+          (semaphore) =>
+            Effect.zipLeft(
+              acquired(semaphore, key, request.owner),
+              Unpin.ifStale(context, key, response.output.Attributes ?? {}, semaphore, clock)
+            )
         )
         : conflict(request, key, response.item, response.attempts, clock))
   }

@@ -1,7 +1,8 @@
 /**
  * The conformance tests of the semaphore operations: acquiring up to the limit, fences, renew, release, the limit
  * every process must agree on, creating the record, and semaphores apart from locks. Removing expired holders is in
- * `semaphoreTakeover.ts`, refused requests in `semaphoreChecks.ts`.
+ * `semaphoreTakeover.ts`, permits under a lease session in `semaphoreSessions.ts`, refused requests in
+ * `semaphoreChecks.ts`.
  *
  * @internal
  */
@@ -23,6 +24,7 @@ import {
   renewPermitsOf,
   takePermits
 } from "./semaphoreHelpers.js"
+import { semaphoreSessions } from "./semaphoreSessions.js"
 import { semaphoreTakeover } from "./semaphoreTakeover.js"
 
 /**
@@ -38,6 +40,7 @@ export const semaphore = (test: Test): void => {
     agreeing(test)
     apart(test)
     semaphoreTakeover(test)
+    semaphoreSessions(test)
     semaphoreChecks(test)
   })
 }
