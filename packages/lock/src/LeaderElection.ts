@@ -41,7 +41,7 @@ import * as ElectionDefaults from "./internal/election/leaderElectionOptions.js"
 import * as watch from "./internal/election/leaderWatch.js"
 import type { Lease } from "./Lease.js"
 import type { LockOptions } from "./Lock.js"
-import type { LockConfigError, LockStoreError } from "./LockError.js"
+import type { LockConfigError, LockNotAcquired, LockStoreError } from "./LockError.js"
 import type { LockStore } from "./LockStore.js"
 
 /**
@@ -113,7 +113,10 @@ export interface ElectionOptions extends Omit<LockOptions, "wait"> {
  * @category models
  */
 export interface WatchOptions {
-  /** How often the watcher reads the store: one `inspect` per poll. Default: 1 second. */
+  /**
+   * How often the watcher reads the store: one `inspect` per poll (two for a leader under a lease session, whose
+   * session's record is read too). Default: 1 second.
+   */
   readonly pollInterval?: DurationInput | undefined
   /**
    * When a leader whose record is still in the store counts as gone. "absolute": once its `leaseUntil` has passed on
@@ -137,6 +140,9 @@ export interface WatchOptions {
  * - A store error that ends a campaign is logged as a warning and the campaign starts again after a backoff (see
  *   `ElectionOptions`); retryable errors in the middle of a campaign are retried by the waiting acquire itself, one
  *   per poll interval. `run` fails with `LockStoreError` only after `maxCampaignFailures` failed campaigns in a row.
+ * - Under a lease session (`LeaseSession`), each term's lock is held under the session, with no heartbeat of its own:
+ *   the session's loss ends the term, and since no campaign under a lost session can win, `run` then fails with the
+ *   `LockNotAcquired` that names the session. Watchers (`leader`) judge such a leader by its session's lease.
  *
  * The name and the options are checked before any store call (`LockConfigError`). Traced as a `LeaderElection.run`
  * span, with a `LeaderElection.campaign` span per campaign (the lock's name, holder, and once elected its owner and
@@ -178,7 +184,7 @@ export const run: <A, E, R>(
   name: string,
   leader: (term: Term) => Effect.Effect<A, E, R>,
   options?: ElectionOptions
-) => Effect.Effect<A, E | LockStoreError | LockConfigError, R | LockStore> = internal.run
+) => Effect.Effect<A, E | LockStoreError | LockConfigError | LockNotAcquired, R | LockStore> = internal.run
 
 /**
  * Watches who leads `name`, without taking part in the election: emits the current leader (`Option.none()` when

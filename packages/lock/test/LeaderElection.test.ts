@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { LeaderElection, LockError, LockStore } from "@leasehold/lock"
+import * as LeaseSessionCore from "@leasehold/core/session/LeaseSession"
+import { LeaderElection, LeaseSession, LockError, LockStore } from "@leasehold/lock"
 import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
 import {
   currentTimeMillisUnsafe,
@@ -633,6 +634,69 @@ describe("LeaderElection.leader", () => {
         Effect.flip
       )
       expect(error).toMatchObject({ _tag: "LockStoreError", message: "access denied" })
+    }))
+})
+
+describe("LeaderElection under a lease session", () => {
+  const sessionOptions = { lease: "3 seconds", heartbeat: "1 second", safetyMargin: "300 millis" } as const
+  const options = { maxClockSkew: "1 second", pollInterval: "200 millis" } as const
+
+  it.effect("a crashed leader under a session is none from the session's leaseUntil on, and replaced after its skew", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const a = crashable(shared)
+      const leaderA = yield* forkChild(
+        LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "a" }).pipe(
+          Effect.provide(LeaseSession.layer(sessionOptions)),
+          Effect.provide(a.layer)
+        )
+      )
+      yield* settle
+      const held = yield* recordOf(shared, "scheduler")
+      const session = LeaseSessionCore.sessionOf(held)
+      expect(session).toBeDefined()
+      const { holders, seen } = yield* watch(
+        "scheduler",
+        { pollInterval: "100 millis" },
+        Layer.succeed(LockStore.LockStore, LockStore.processView(shared))
+      )
+      yield* forkChild(
+        LeaderElection.run("scheduler", () => Effect.never, { ...options, holder: "b" }).pipe(
+          Effect.provideService(LockStore.LockStore, LockStore.processView(shared))
+        )
+      )
+      yield* TestClock.adjust("2 seconds")
+      const last = yield* recordOf(shared, LeaseSessionCore.recordName(session!))
+      a.crash()
+      yield* forkDetach(Fiber.interrupt(leaderA))
+      yield* TestClock.adjust("10 seconds")
+      expect(holders()).toEqual(["a", "none", "b"])
+      // The leader's own record says it holds until the year 9999: its session's lease is what ran out.
+      const noneAt = seen[1]!.at
+      expect(noneAt).toBeGreaterThanOrEqual(last.leaseUntil)
+      expect(noneAt).toBeLessThan(last.leaseUntil + 200)
+      expect(seen[2]!.at).toBeGreaterThan(last.leaseUntil + 1_000)
+    }).pipe(withFixedRandom([0])))
+
+  it.effect("the session's loss ends the term, and the run fails with the LockNotAcquired naming the session", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const process = yield* probe(shared)
+      process.failing("renew", true)
+      const { interruptedAt, leader, terms } = recordingLeader()
+      const run = yield* forkChild(
+        Effect.flip(LeaderElection.run("scheduler", leader, options)).pipe(
+          Effect.provide(LeaseSession.layer(sessionOptions)),
+          Effect.provide(process.layer)
+        )
+      )
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Fiber.join(run)
+      expect([terms.length, interruptedAt.length]).toEqual([1, 1])
+      // Interrupted at the session's deadline: its lease less the safety margin.
+      expect(interruptedAt[0]).toBeLessThanOrEqual(2_700)
+      expect(error._tag).toBe("LockNotAcquired")
+      if (error._tag === "LockNotAcquired") expect(error.session).toBeDefined()
     }))
 })
 

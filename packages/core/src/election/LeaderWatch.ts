@@ -1,8 +1,9 @@
 /**
  * A watcher of a leader election, who only reads: the last record read judged by the clock, and what the watcher
  * waits for next. The judgement is "absolute" (the record's `leaseUntil` on the watcher's wall clock) or "observed"
- * (the record unchanged for its `leaseMs` on the watcher's monotonic clock). Times are ms: `now` and `unchangedSince`
- * monotonic, `wallNow` on the wall clock.
+ * (the record unchanged for its `leaseMs` on the watcher's monotonic clock); a leader under a lease session is judged
+ * by its session's lease (`underSession`). Times are ms: `now` and `unchangedSince` monotonic, `wallNow` on the wall
+ * clock.
  *
  * @since 1.0.0
  */
@@ -51,6 +52,20 @@ export const unchangedSince = (
   since: number,
   now: number
 ): number => sameState(last, read) ? since : now
+
+/**
+ * The record a watcher judges for a leader held under the lease session `id` (see `LeaseSession`), given `session`,
+ * that session's record as read right after: the leader's record with its session's lease (`leaseUntil`, `leaseMs`
+ * and `version`, the fields a renew of the session changes), or, when the session's record is gone or no longer held
+ * by the session, with a lease that has run out: the session ended, and the leader with it.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const underSession = (record: LockRecord, session: LockRecord | undefined, id: string): LockRecord =>
+  session !== undefined && session.owner === id
+    ? { ...record, leaseUntil: session.leaseUntil, leaseMs: session.leaseMs, version: session.version }
+    : { ...record, leaseUntil: 0, leaseMs: 0 }
 
 /**
  * How long (ms) the leader the last record names has left as far as the watcher can tell, or `undefined` when it

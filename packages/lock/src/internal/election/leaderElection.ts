@@ -139,7 +139,7 @@ export const run = <A, E, R>(
   name: string,
   leader: (term: LeaderElection.Term) => Effect.Effect<A, E, R>,
   options?: LeaderElection.ElectionOptions
-): Effect.Effect<A, E | LockStoreError | LockConfigError, R | LockStore> =>
+): Effect.Effect<A, E | LockStoreError | LockConfigError | LockNotAcquired, R | LockStore> =>
   Effect.gen(function*() {
     const store = yield* LockStore
     const validName = yield* Options.validateName(name, store)
@@ -158,6 +158,13 @@ export const run = <A, E, R>(
         continue
       }
       const error = ended.error
+      if (error._tag === "LockNotAcquired" && error.session !== undefined) {
+        // The lease session the campaign runs under is lost: no campaign under it can win again.
+        yield* Effect.logWarning(
+          `campaign for leadership of "${validName}" ended: its lease session ${error.session} is lost`
+        ).pipe(Effect.annotateLogs({ lock: validName, session: error.session }))
+        return yield* Effect.fail(error)
+      }
       if (error._tag === "LockNotAcquired") {
         // A campaign waits forever, so the lock does not give up on it; should it ever, campaign again.
         yield* Effect.sleep(Duration.millis(resolved.lock.pollIntervalMs))

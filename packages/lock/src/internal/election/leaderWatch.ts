@@ -2,12 +2,13 @@
  * `LeaderElection.leader`: who leads, as a watcher that only reads sees it. One `inspect` right away and then a poll
  * interval after each read ends. The last record read is judged by the clock whenever a read ends, and also at the
  * moment the leader it names runs out of lease, so a leader turns into none then even while a read is in flight, slow
- * or never answered.
+ * or never answered. A leader under a lease session is judged by its session's lease, read with its record.
  *
  * @internal
  */
 import * as LeaderWatch from "@leasehold/core/election/LeaderWatch"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
+import * as LeaseSession from "@leasehold/core/session/LeaseSession"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -49,6 +50,23 @@ const sameLeader = (a: Option.Option<LeaderElection.Leader>, b: Option.Option<Le
   LeaderWatch.sameLeader(Option.getOrUndefined(a), Option.getOrUndefined(b))
 
 type Read = EffectLine.Fiber<Option.Option<LockRecord>, LockStoreError>
+
+/**
+ * One read of the leader's record; for a leader under a lease session, also of the session's record, whose lease is the
+ * leader's (`LeaderWatch.underSession`).
+ */
+const readLeader = (
+  store: LockStore,
+  name: string
+): Effect.Effect<Option.Option<LockRecord>, LockStoreError> =>
+  Effect.flatMap(store.inspect(name), (read) => {
+    const session = Option.isSome(read) ? LeaseSession.sessionOf(read.value) : undefined
+    if (session === undefined) return Effect.succeed(read)
+    return Effect.map(
+      store.inspect(LeaseSession.recordName(session)),
+      (record) => Option.map(read, (leader) => LeaderWatch.underSession(leader, Option.getOrUndefined(record), session))
+    )
+  })
 
 /**
  * One watcher's loop, a step per value: each step waits for the next thing that can change the answer (the read in
@@ -129,7 +147,7 @@ const watcher = (
           break
         }
         case "Read": {
-          inFlight = yield* Effect.forkIn(store.inspect(name), scope)
+          inFlight = yield* Effect.forkIn(readLeader(store, name), scope)
           break
         }
         case "Judge":

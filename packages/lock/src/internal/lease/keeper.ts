@@ -245,11 +245,53 @@ export const start = (args: {
 }
 
 /**
- * Starts keeping a lock's `record` acquired under the lease session whose own lease is `session`: no heartbeat of its
- * own, the session's deadline and status, lost with the session (see `LeaseState.declareLost`). `undefined` when the
- * session was lost (or is at its deadline) by the time the lock would be held: nobody may rely on it, and the caller
- * gives it back. The check and the joining are one synchronous step, so a loss of the session either finds the lock
- * among its leases or comes before it and keeps it out.
+ * Starts keeping `record`, acquired under the lease session whose own lease is `session`: no heartbeat of its own, the
+ * session's deadline and status, lost with the session (see `LeaseState.declareLost`). `undefined` when the session
+ * was lost (or is at its deadline) by the time the lease would be held: nobody may rely on it, and the caller gives it
+ * back. The check and the joining are one synchronous step, so a loss of the session either finds the lease among its
+ * members or comes before it and keeps it out.
+ *
+ * @internal
+ */
+export const keepUnder: <Handle>(args: KeepUnderArgs<Handle>) => Effect.Effect<Keeper<Handle> | undefined> = (
+  args
+) => keepUnderKept(args)
+
+interface KeepUnderArgs<Handle> extends Omit<KeepArgs<Handle>, "sentAt"> {
+  readonly session: LeaseState.LeaseState
+}
+
+const keepUnderKept = <Handle>(args: KeepUnderArgs<Handle>): Effect.Effect<Kept<Handle> | undefined> =>
+  Effect.gen(function*() {
+    const { options, record, session } = args
+    const now = yield* monotonicMillis
+    if (session.finished || LeaseDeadline.isPast(session.deadline, now)) return undefined
+    const state = LeaseState.make({
+      record,
+      users: args.users,
+      deadline: session.deadline,
+      keptSince: args.keptSince ?? now,
+      permits: args.permits
+    })
+    state.session = session
+    const members = session.members ??= new Set()
+    members.add(state)
+    const sessionStatus = session.status.getUnsafe()
+    if (sessionStatus._tag === "AtRisk") yield* state.status.set(sessionStatus)
+    const kept = new Kept<Handle>(
+      state,
+      args.store,
+      undefined,
+      options.safetyMarginMs,
+      options.leaseMs,
+      Effect.andThen(Effect.sync(() => members.delete(state)), args.onEnd)
+    )
+    kept.lease = args.handle(state)
+    return kept
+  })
+
+/**
+ * Starts keeping a lock's `record` acquired under a lease session (see `keepUnder`), with a `Lease` as its handle.
  *
  * @internal
  */
@@ -261,32 +303,17 @@ export const startUnder = (args: {
   readonly users: LeaseUsers.LeaseUsers
   readonly onEnd: Effect.Effect<void>
   readonly session: LeaseState.LeaseState
-}): Effect.Effect<Keeper | undefined> =>
-  Effect.gen(function*() {
-    const { options, record, session, store } = args
-    const now = yield* monotonicMillis
-    if (session.finished || LeaseDeadline.isPast(session.deadline, now)) return undefined
-    const state = LeaseState.make({
-      record,
-      users: args.users,
-      deadline: session.deadline,
-      keptSince: args.keptSince ?? now,
-      permits: undefined
-    })
-    state.session = session
-    const members = session.members ??= new Set()
-    members.add(state)
-    const sessionStatus = session.status.getUnsafe()
-    if (sessionStatus._tag === "AtRisk") yield* state.status.set(sessionStatus)
-    const kept = new Kept<Lease>(
-      state,
-      LeaseStore.ofLock(store),
-      undefined,
-      options.safetyMarginMs,
-      options.leaseMs,
-      Effect.andThen(Effect.sync(() => members.delete(state)), args.onEnd)
-    )
-    kept.lease = new Lease(state, record, record.holder ?? options.holder, store, options)
-    Lease.setKeeper(kept.lease, kept)
-    return kept
-  })
+}): Effect.Effect<Keeper | undefined> => {
+  const { options, record, store } = args
+  return Effect.map(
+    keepUnderKept({
+      ...args,
+      store: LeaseStore.ofLock(store),
+      handle: (state) => new Lease(state, record, record.holder ?? options.holder, store, options)
+    }),
+    (kept): Keeper | undefined => {
+      if (kept !== undefined) Lease.setKeeper(kept.lease, kept)
+      return kept
+    }
+  )
+}

@@ -6,7 +6,8 @@
  * removed, the next attempt goes at once and removes them; otherwise the fiber sleeps until the next holder's lease
  * could be over or a jittered poll interval, whichever is sooner, until `wait` runs out. Creating the record, removing
  * holders and a record that changed under the attempt are not waiting: they get a few immediate attempts even with
- * no `wait`. Each fiber asks on its own: there is no local queue and no reservation, so waiters are served in no
+ * no `wait`. A holder under a lease session is over once its session is judged dead (one read of the session's record,
+ * shared by the process's waiters: `sessionJudge.ts`). Each fiber asks on its own: there is no local queue and no reservation, so waiters are served in no
  * particular order. A write that may have applied is given back, by owner, when the loop ends without the permits;
  * what an owner id stands for, and when the loop takes a fresh one, is in `acquireOwner.ts`. The loop is
  * `attemptLoop.ts`'s, with a semaphore's request, judge and conflict handling; what each answer leads to is decided
@@ -19,6 +20,7 @@ import type * as AcquireStep from "@leasehold/core/acquire/AcquireStep"
 import * as PermitAttempt from "@leasehold/core/acquire/PermitAttempt"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import type { SemaphoreRecord } from "@leasehold/core/record/SemaphoreRecord"
+import type * as SessionVerdict from "@leasehold/core/session/SessionVerdict"
 import type { ExpiredPermit } from "@leasehold/core/store/SemaphoreProtocol"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -26,8 +28,10 @@ import { type LockNotAcquired, type LockStoreError, SemaphoreLimitMismatch } fro
 import type * as LockStore from "../../LockStore.js"
 import * as AcquireBound from "../acquire/acquireBound.js"
 import * as AttemptLoop from "../acquire/attemptLoop.js"
+import * as SessionJudge from "../acquire/sessionJudge.js"
 import { giveBack } from "../lease/giveBack.js"
 import * as LeaseStore from "../lease/leaseStore.js"
+import { monotonicMillis } from "../process/clock.js"
 import * as MemoryStore from "../store/memoryStore.js"
 import type * as SemaphoreOptions from "./semaphoreOptions.js"
 
@@ -38,6 +42,8 @@ export interface Args {
   readonly options: SemaphoreOptions.Resolved
   /** Monotonic ms when the caller began to acquire: `wait` counts from here. */
   readonly startedAt: number
+  /** The id of the lease session to hold the permits under, if any. */
+  readonly session?: string | undefined
 }
 
 /** @internal */
@@ -124,14 +130,20 @@ export const run = (
         if (decisions.takeover === "observed") {
           attempts.sightings = PermitAttempt.observe(attempts.sightings, record, now)
         }
+        // A holder under a lease session is judged by its session, not by its lease fields (`LeaseSession`).
+        const sessions = new Map<string, SessionVerdict.Verdict>()
+        for (const session of PermitAttempt.sessionsToJudge(record, owner)) {
+          sessions.set(session, yield* SessionJudge.judge(store, session, lease))
+        }
         plan = PermitAttempt.plan({
           options: decisions,
           owner,
           sightings: attempts.sightings,
           record,
           wallNow: yield* Clock.currentTimeMillis,
-          now,
-          pollMs: yield* jitteredPoll
+          now: sessions.size === 0 ? now : yield* monotonicMillis,
+          pollMs: yield* jitteredPoll,
+          sessions
         })
       }
       attempts.expired = plan._tag === "Now" ? plan.expired : []
@@ -156,6 +168,7 @@ export const run = (
         leaseMs: lease.leaseMs,
         data: lease.data,
         takeover,
+        session: args.session,
         expired: attempts.create ? [] : attempts.expired,
         create: attempts.create
       }),

@@ -1,7 +1,8 @@
 /**
  * `Semaphore.acquire`, `withPermits` and `inspect`: validate, run the permits' acquire loop, keep the permits as a
  * lock's lease is kept (heartbeat, loss interruption, release), and run the section in a fiber the loss interrupts.
- * Unlike a lock, permits are not re-entered and not queued in the process: every acquisition asks the store.
+ * Unlike a lock, permits are not re-entered and not queued in the process: every acquisition asks the store. Under a
+ * lease session (`LeaseSession`), permits are held as a lock is: with no heartbeat of their own, lost with the session.
  *
  * @internal
  */
@@ -13,18 +14,19 @@ import { dual } from "effect/Function"
 import * as Metric from "effect/Metric"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type {
-  LockConfigError,
-  LockLost,
+import {
+  type LockConfigError,
+  type LockLost,
   LockNotAcquired,
-  LockStoreError,
-  SemaphoreLimitMismatch
+  type LockStoreError,
+  type SemaphoreLimitMismatch
 } from "../../LockError.js"
 import { LockStore } from "../../LockStore.js"
 import type { Permits as PermitsApi } from "../../Permits.js"
 import type * as Semaphore from "../../Semaphore.js"
 import type { SemaphoreOptions } from "../../Semaphore.js"
 import * as EffectLine from "../effectLine.js"
+import { giveBack } from "../lease/giveBack.js"
 import * as Keeper from "../lease/keeper.js"
 import type * as LeaseState from "../lease/leaseState.js"
 import * as LeaseStore from "../lease/leaseStore.js"
@@ -32,10 +34,12 @@ import { LeaseView } from "../lease/leaseView.js"
 import { isSection, type Restore, runSection, sectionOf } from "../lease/section.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
+import * as Background from "../process/background.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as HeldLeases from "../process/heldLeases.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
 import * as Metrics from "../process/metrics.js"
+import * as LeaseSession from "../session/leaseSession.js"
 import * as PermitAcquire from "./permitAcquire.js"
 import * as SemaphoreOptionsInternal from "./semaphoreOptions.js"
 
@@ -94,22 +98,47 @@ const acquireKept = (
       SemaphoreOptionsInternal.resolve(yield* LockDefaults, options, defaultHolder, store)
     )
     const startedAt = yield* monotonicMillis
-    const acquired = yield* restore(PermitAcquire.run({ store, name: validName, options: resolved, startedAt }))
+    // A lease session of this store, when the fiber has one: the permits are held under it, as a lock would be.
+    const session = LeaseSession.inStore(yield* LeaseSession.CurrentLeaseSession, store)
+    const sessionLost = Effect.flatMap(monotonicMillis, (now) =>
+      new LockNotAcquired({ name: validName, holder: undefined, waitedMs: now - startedAt, session: session!.id }))
+    if (session !== undefined && LeaseSession.stateOf(session).finished) {
+      return yield* sessionLost
+    }
+    const acquired = yield* restore(
+      PermitAcquire.run({ store, name: validName, options: resolved, startedAt, session: session?.id })
+    )
     // From here to the caller's release nothing can be interrupted, so held permits always get their release.
     const users = LeaseUsers.make()
-    if (holder !== undefined) users.holders.add(holder)
-    const keeper = yield* Keeper.keep<PermitsApi>({
-      store: LeaseStore.ofPermits(store, resolved.permits),
+    if (holder !== undefined) {
+      users.holders.add(holder)
+    }
+    const leaseStore = LeaseStore.ofPermits(store, resolved.permits)
+    const kept = {
+      store: leaseStore,
       permits: resolved.permits,
       record: acquired.record,
       options: resolved.lease,
-      sentAt: acquired.sentAt,
       // The answer is when the permits began to be held: what follows it up to here waits for nothing.
       keptSince: acquired.answeredAt,
       users,
       onEnd: Effect.void,
-      handle: (state) => new Permits(state, acquired.record, resolved)
-    })
+      handle: (state: LeaseState.LeaseState) =>
+        new Permits(state, acquired.record, resolved)
+    }
+    const keeper = session === undefined
+      ? yield* Keeper.keep<PermitsApi>({ ...kept, sentAt: acquired.sentAt })
+      : yield* Keeper.keepUnder<PermitsApi>({ ...kept, session: LeaseSession.stateOf(session) })
+    if (keeper === undefined) {
+      // The session was lost while the permits were being acquired under it: give them back, in the background.
+      const { fence, owner } = acquired.record
+      yield* Background.fork(
+        giveBack(leaseStore, { name: validName, owner: owner!, fence }, (reason) =>
+          `could not give back permits of semaphore "${validName}", acquired as their lease session was lost ` +
+          `(${reason}); the session's end lets others remove them`)
+      )
+      return yield* sessionLost
+    }
     yield* Metrics.increment(Metrics.acquisitions)
     yield* Metric.update(Metrics.waitTime, acquired.answeredAt - startedAt)
     yield* Effect.annotateCurrentSpan("semaphore.fence", keeper.lease.fence)
