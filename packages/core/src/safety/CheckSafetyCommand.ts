@@ -136,7 +136,9 @@ const classLines = (summary: Batch.Summary, print: (line: string) => void): void
         : "",
       c.sessions.opened > 0
         ? `sessions opened ${c.sessions.opened} (lost ${c.sessions.lost}), sections under a session ` +
-          `${c.sessions.sectionsUnder}, locks taken over from a session judged dead ${c.sessions.orphanTakeovers}`
+          `${c.sessions.sectionsUnder} (${c.sessions.permitSectionsUnder} under permits), locks taken over from a ` +
+          `session judged dead ${c.sessions.orphanTakeovers} (semaphore holders removed ` +
+          `${c.sessions.permitOrphansRemoved})`
         : "",
       late("locks", c.lateOnLocks),
       late("semaphores", c.lateOnSemaphores)

@@ -165,6 +165,8 @@ export const tallyClass = (tally: MutableClassSummary, report: Report.Report): v
     tally.sessions.lost += sessions.lost
     tally.sessions.sectionsUnder += sessions.sectionsUnder
     tally.sessions.orphanTakeovers += sessions.orphanTakeovers
+    tally.sessions.permitSectionsUnder += sessions.permitSectionsUnder
+    tally.sessions.permitOrphansRemoved += sessions.permitOrphansRemoved
   }
   for (const invariant of new Set(report.violations.map((v) => v.invariant))) {
     tally.violations[invariant] = (tally.violations[invariant] ?? 0) + 1

@@ -56,7 +56,8 @@ export interface ReservationRecord {
 
 /**
  * What the lease sessions of a run did (the `session` class): how many the processes opened and lost, how many
- * sections held their lock under one, and how many locks a process took over from a session it judged dead.
+ * sections held their lock or their permits under one, and how many locks (and semaphore holders) a process took over
+ * from (removed of) a session it judged dead.
  *
  * @since 1.0.0
  * @category models
@@ -66,6 +67,8 @@ export interface SessionTally {
   lost: number
   sectionsUnder: number
   orphanTakeovers: number
+  permitSectionsUnder: number
+  permitOrphansRemoved: number
 }
 
 /**
@@ -74,7 +77,14 @@ export interface SessionTally {
  * @since 1.0.0
  * @category constructors
  */
-export const emptySessions = (): SessionTally => ({ opened: 0, lost: 0, sectionsUnder: 0, orphanTakeovers: 0 })
+export const emptySessions = (): SessionTally => ({
+  opened: 0,
+  lost: 0,
+  sectionsUnder: 0,
+  orphanTakeovers: 0,
+  permitSectionsUnder: 0,
+  permitOrphansRemoved: 0
+})
 
 /**
  * Everything a run observed.

@@ -1,7 +1,8 @@
 /**
  * What the `session` class adds to a base schedule: every process holds its locks under a lease session of its own
  * (reopened when it is lost), so that one heartbeat keeps all of a process's locks and a lost session loses them
- * together. Sections take several names, some long enough for their session to renew many times; faults hit the
+ * together. In some schedules sections take semaphore permits as well (see `PermitSchedule`), held under the session
+ * alike. Sections take several names, some long enough for their session to renew many times; faults hit the
  * session's renews (some held and delivered after their sender gave up), the reads by which other processes judge a
  * session, and the acquires and releases, so that sessions are lost and their locks taken over by others.
  *
@@ -10,6 +11,7 @@
 import * as Draws from "./Draws.js"
 import * as Fault from "./Fault.js"
 import * as LateSchedule from "./LateSchedule.js"
+import * as PermitSchedule from "./PermitSchedule.js"
 import type * as Schedule from "./Schedule.js"
 import * as SectionDraws from "./SectionDraws.js"
 
@@ -32,8 +34,10 @@ const sessionOperations: ReadonlyArray<Fault.Operation> = [
  * @since 1.0.0
  * @category generators
  */
-export const withSessions = (schedule: Schedule.Schedule, next: () => number): Schedule.Schedule => {
+export const withSessions = (base: Schedule.Schedule, next: () => number): Schedule.Schedule => {
   const { int, pick } = Draws.make(next)
+  // In some schedules a share of the sections take permits of their name's semaphore, under the session too.
+  const schedule = next() < 0.4 ? PermitSchedule.withSemaphores(base, next, 0.4) : base
   // Some sections hold for longer than a lease, so that only the session's renews keep them; waiters that watch.
   const sections = schedule.sections.map((s) =>
     next() < 0.3 ? { ...SectionDraws.lengthen(s, next), wait: next() < 0.7 ? "forever" as const : s.wait } : s

@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import * as LeaseSessionCore from "@leasehold/core/session/LeaseSession"
 import * as PermitGrant from "@leasehold/core/simulation/PermitGrant"
 import { type Permits, Semaphore } from "@leasehold/lock"
 import * as Effect from "effect/Effect"
@@ -39,6 +40,10 @@ export const permitSection = (
       record.fence = grant.fence
       record.tookOver = grant.tookOver
       record.start = timeline.now
+      if (held !== undefined && LeaseSessionCore.sessionOf(held.record) !== undefined) {
+        recorder.sessions.sectionsUnder++
+        recorder.sessions.permitSectionsUnder++
+      }
       return Effect.andThen(
         held === undefined ? Effect.void : recorder.watchLoss(record, held, world.daemons),
         recorder.steps(spec.name, grant.fence, index, index, spec.steps, spec.stepMs, permit.permits)

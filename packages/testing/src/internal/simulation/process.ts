@@ -26,13 +26,22 @@ export interface Process {
   session: LeaseSession.LeaseSession | undefined
 }
 
-/** `backing` noting each lock taken over from a holder under a session judged dead (an `orphan` acquire that won). */
+/**
+ * `backing` noting each lock taken over from a holder under a session judged dead (an `orphan` acquire that won), and
+ * each semaphore holder removed for the same reason.
+ */
 const countingOrphanTakeovers = (backing: LockStore.LockStore, recorder: Recorder): LockStore.LockStore => ({
   ...backing,
   tryAcquire: (request) =>
     Effect.tap(backing.tryAcquire(request), (result) =>
       Effect.sync(() => {
         if (request.orphan !== undefined && result._tag === "Acquired") recorder.sessions.orphanTakeovers++
+      })),
+  tryAcquirePermits: (request) =>
+    Effect.tap(backing.tryAcquirePermits(request), (result) =>
+      Effect.sync(() => {
+        if (result._tag !== "Acquired" || request.create) return
+        recorder.sessions.permitOrphansRemoved += request.expired.filter((e) => e.session !== undefined).length
       }))
 })
 
