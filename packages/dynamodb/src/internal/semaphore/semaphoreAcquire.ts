@@ -88,9 +88,9 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
         ? Effect.flatMap(
           context.decodeSemaphore(operation, response.output.Attributes ?? {}),
           (semaphore) =>
-            Effect.zipLeft(
+            Effect.tap(
               acquired(semaphore, key, request.owner),
-              Unpin.ifStale(context, key, response.output.Attributes ?? {}, semaphore, clock)
+              () => Unpin.ifStale(context, key, response.output.Attributes ?? {}, semaphore, clock)
             )
         )
         : conflict(request, key, response.item, response.attempts, clock))
