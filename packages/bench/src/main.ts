@@ -2,9 +2,9 @@
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
- * contention, takeover, latency, scale, local, memory, shape, coldstart, sessiontakeover) and writes nothing unless
- * `--out` is given; `--cell-ms <ms>` sets how long each run of the shape section contends (a shorter smoke of that
- * section alone).
+ * contention, takeover, latency, scale, local, memory, shape, coldstart, sessiontakeover, holdingcost) and writes
+ * nothing unless `--out` is given; `--cell-ms <ms>` sets how long each run of the shape section contends (a shorter
+ * smoke of that section alone).
  * The cold start section packs and installs both lines before it runs, so `--smoke` runs it only when `--only` names
  * it, with fewer processes.
  *
@@ -29,6 +29,7 @@ import * as RawFloor from "./contenders/RawFloor.js"
 import * as Contention from "./Contention.js"
 import * as CycleCalls from "./CycleCalls.js"
 import * as Drivers from "./Drivers.js"
+import * as HoldingCost from "./HoldingCost.js"
 import * as Latency from "./Latency.js"
 import * as LineProcess from "./LineProcess.js"
 import * as Lines from "./Lines.js"
@@ -112,6 +113,11 @@ const shapeOptions: Shape.Options = {
 const sessionTakeoverOptions: SessionTakeover.Options = smoke
   ? { n: 20, leaseMs: 1_000, maxClockSkewMs: 500, concurrency: 10 }
   : { n: 1_000, leaseMs: 2_000, maxClockSkewMs: 1_000, concurrency: 50 }
+
+// Lease 30 s, the AWS Java client's default heartbeat of 10 s; windows of whole heartbeats.
+const holdingCostOptions: HoldingCost.Options = smoke
+  ? { leaseMs: 1_500, sizes: [2, 4], heartbeats: 2, columns: [1, 100, 10_000] }
+  : { leaseMs: 30_000, sizes: [5, 20], heartbeats: 3, columns: [1, 100, 10_000] }
 
 // Enough fresh processes for a median that a slow start or two does not move.
 const coldStartOptions: ColdStart.Options = { processes: smoke ? 2 : 10 }
@@ -445,6 +451,12 @@ const main = async () => {
     log("takeover of locks under a session after SIGKILL")
     const result = await withServer("dynalite", (server) => SessionTakeover.run(server, sessionTakeoverOptions, log))
     sections.push(SessionTakeover.section(result, sessionTakeoverOptions))
+  }
+
+  if (runs("holdingcost")) {
+    log("the cost of holding locks for an hour")
+    const result = await withServer("dynalite", (server) => HoldingCost.run(server, holdingCostOptions, log))
+    sections.push(HoldingCost.section(result, holdingCostOptions))
   }
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
