@@ -219,7 +219,21 @@ export const resolve = <D>(
   const data = input.data
   const payload = LockRecord.payloadProblem({ holder, data })
   if (payload !== undefined) return OptionCheck.invalid(payload.field, payload.message)
-  return OptionCheck.ok({ ...resolvedTimes.value, takeover: takeover.value, holder, data })
+  const t = resolvedTimes.value
+  // Every field named in one literal, in one order: every resolved options object then shares one hidden class, where
+  // a spread gave each its own, which a process holding thousands of leases kept once per lease.
+  return OptionCheck.ok({
+    leaseMs: t.leaseMs,
+    heartbeatMs: t.heartbeatMs,
+    waitMs: t.waitMs,
+    maxClockSkewMs: t.maxClockSkewMs,
+    warnAtMs: t.warnAtMs,
+    safetyMarginMs: t.safetyMarginMs,
+    pollIntervalMs: t.pollIntervalMs,
+    takeover: takeover.value,
+    holder,
+    data
+  })
 }
 
 /**

@@ -58,7 +58,7 @@ export const handOff = (
   keeper: EffectLine.Fiber<void> | undefined,
   safetyMarginMs: number,
   leaseMs: number,
-  onEnd: Effect.Effect<void>
+  onEnd: () => void
 ): Effect.Effect<LeaseHandoff, LockLost> =>
   Effect.suspend((): Effect.Effect<LeaseHandoff, LockLost> => {
     const before = state.status.getUnsafe()
@@ -88,7 +88,7 @@ export const handOff = (
         yield* state.status.set(handedOff)
         EffectLine.deferredDoneUnsafe(settled, Exit.succeed(true))
         yield* LeaseUsers.interruptOnLoss(state.users, notHeld(state, "handedOff"))
-        yield* onEnd
+        onEnd()
         return {
           _tag: "LeaseHandoff",
           name: state.name,

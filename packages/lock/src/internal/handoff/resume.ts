@@ -142,23 +142,25 @@ const resumeKept = (
 
     const queues = queuesOf(store)
     const isHead = LocalQueue.tryEnter(queues, name)
-    const onEnd = isHead ? LocalQueue.leave(queues, name) : Effect.void
+    const onEnd = isHead ? LocalQueue.leaving(queues, name) : Keeper.noEnd
     const newOwner = randomOwner()
     const sentAt = yield* monotonicMillis
     const answer = yield* restore(store.renew({ name, owner, fence, leaseMs: resolved.leaseMs, newOwner })).pipe(
       // The write may have applied: only this process knows the new owner, so it gives the lease back.
-      Effect.onError(() => Effect.andThen(onEnd, Background.fork(giveBackResumed(store, handoff, newOwner))))
+      Effect.onError(() =>
+        Effect.andThen(Effect.sync(onEnd), Background.fork(giveBackResumed(store, handoff, newOwner)))
+      )
     )
     const record = Resume.resumedRecord(answer, newOwner, fence)
     if (record === undefined) {
-      yield* onEnd
+      onEnd()
       const current = answer._tag === "Lost" ? answer.current : undefined
       return yield* lost(handoff, LeaseLoss.goneReason(undefined, current), current)
     }
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
     if (!LeaseDeadline.isInTime(resolved, sentAt, yield* monotonicMillis)) {
       // Answered after the lease it set could be taken over: give it back rather than run on it.
-      yield* onEnd
+      onEnd()
       yield* giveBackResumed(store, handoff, newOwner)
       return yield* lost(handoff, "expired", undefined)
     }
@@ -182,7 +184,7 @@ export const resume = (
       const { entry, keeper } = yield* resumeKept(handoff, options, restore, self).pipe(
         Effect.onError(() => Effect.sync(watch.stop))
       )
-      yield* Effect.addFinalizer(() => keeper.release)
+      yield* Keeper.releaseWithScope(keeper)
       yield* HeldLeases.enterScoped(entry)
       yield* watch.held(entry)
       return keeper.lease

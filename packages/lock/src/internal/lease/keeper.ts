@@ -11,6 +11,7 @@ import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import type { Lease as LeaseApi } from "../../Lease.js"
 import type { LeaseHandoff } from "../../LeaseHandoff.js"
@@ -100,7 +101,7 @@ class Kept<Handle> implements Keeper<Handle> {
   readonly #safetyMarginMs: number
   /** The lease a hand-off passes on: the record's, or for a lease under a session the acquire's own option. */
   readonly #leaseMs: number
-  readonly #onEnd: Effect.Effect<void>
+  readonly #onEnd: () => void
 
   constructor(
     state: LeaseState.LeaseState,
@@ -108,7 +109,7 @@ class Kept<Handle> implements Keeper<Handle> {
     fiber: EffectLine.Fiber<void> | undefined,
     safetyMarginMs: number,
     leaseMs: number,
-    onEnd: Effect.Effect<void>
+    onEnd: () => void
   ) {
     this.isLive = liveCheck(state)
     this.#state = state
@@ -129,6 +130,23 @@ class Kept<Handle> implements Keeper<Handle> {
     return Handoff.handOff(this.#state, lease, this.#fiber, this.#safetyMarginMs, this.#leaseMs, this.#onEnd)
   }
 }
+
+/**
+ * The end of a lease that nothing else waits for.
+ *
+ * @internal
+ */
+export const noEnd = (): void => {}
+
+/**
+ * Releases `keeper` when the scope closes. A plain scope finalizer, made apart from the acquire, holds the keeper
+ * alone for as long as the lease is held: `Effect.addFinalizer` would keep a copy of the acquiring fiber's fiber-local
+ * values, and a closure made inside the acquire everything the acquire had in reach.
+ *
+ * @internal
+ */
+export const releaseWithScope = <Handle>(keeper: Keeper<Handle>): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizerExit(scope, () => keeper.release))
 
 /**
  * Hands `lease` off (see `handoff.ts`), or `undefined` if `start` did not make it.
@@ -195,7 +213,8 @@ interface KeepArgs<Handle> {
   /** Monotonic ms when the lease began to be held, if the caller has read it: else now. */
   readonly keptSince?: number | undefined
   readonly users: LeaseUsers.LeaseUsers
-  readonly onEnd: Effect.Effect<void>
+  /** Called once the lease has ended, released or handed off. */
+  readonly onEnd: () => void
   readonly handle: (state: LeaseState.LeaseState) => Handle
 }
 
@@ -228,7 +247,7 @@ export const start = (args: {
   readonly sentAt: number
   readonly keptSince?: number | undefined
   readonly users: LeaseUsers.LeaseUsers
-  readonly onEnd: Effect.Effect<void>
+  readonly onEnd: () => void
 }): Effect.Effect<Keeper> => {
   const { options, record, store } = args
   return Effect.map(
@@ -284,11 +303,25 @@ const keepUnderKept = <Handle>(args: KeepUnderArgs<Handle>): Effect.Effect<Kept<
       undefined,
       options.safetyMarginMs,
       options.leaseMs,
-      Effect.andThen(Effect.sync(() => members.delete(state)), args.onEnd)
+      leavingSession(members, state, args.onEnd)
     )
     kept.lease = args.handle(state)
     return kept
   })
+
+/**
+ * What ends a lease under a session: leaving the session's members, then `onEnd`. Made apart from `keepUnder`, so that
+ * it closes over these three alone and not over everything the acquire passed, for as long as the lease is held.
+ */
+const leavingSession = (
+  members: Set<LeaseState.LeaseState>,
+  state: LeaseState.LeaseState,
+  onEnd: () => void
+) =>
+() => {
+  members.delete(state)
+  onEnd()
+}
 
 /**
  * Starts keeping a lock's `record` acquired under a lease session (see `keepUnder`), with a `Lease` as its handle.
@@ -301,7 +334,7 @@ export const startUnder = (args: {
   readonly options: Options.Resolved
   readonly keptSince?: number | undefined
   readonly users: LeaseUsers.LeaseUsers
-  readonly onEnd: Effect.Effect<void>
+  readonly onEnd: () => void
   readonly session: LeaseState.LeaseState
 }): Effect.Effect<Keeper | undefined> => {
   const { options, record, store } = args

@@ -153,7 +153,7 @@ export const release = (
   state: LeaseState.LeaseState,
   store: LeaseStore.LeaseStore,
   keeper: EffectLine.Fiber<void> | undefined,
-  onEnd: Effect.Effect<void>
+  onEnd: () => void
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     // A hand-off that began first decides: a lease handed off is for whoever resumes it to release; one lost while
@@ -176,5 +176,5 @@ export const release = (
       yield* LeaseState.recordHoldTime(state)
       yield* state.status.set({ _tag: "Released" })
     }
-    yield* onEnd
+    onEnd()
   }).pipe(Effect.uninterruptible)

@@ -106,7 +106,7 @@ const acquireKept = (
       // The answer is when the lease began to be held: what follows it up to here waits for nothing.
       keptSince: acquired.answeredAt,
       users,
-      onEnd: LocalQueue.leave(queues, validName)
+      onEnd: LocalQueue.leaving(queues, validName)
     }
     const keeper = session === undefined
       ? yield* Keeper.start({ ...kept, sentAt: acquired.sentAt })
@@ -151,7 +151,7 @@ export const acquire = (
         yield* Effect.addFinalizer(() => Effect.sync(() => entry.users.borrowers.delete(self)))
         return entry.lease as Lease
       }
-      yield* Effect.addFinalizer(() => acquisition.keeper.release)
+      yield* Keeper.releaseWithScope(acquisition.keeper)
       yield* HeldLeases.enterScoped(entry)
       yield* watch.held(entry)
       return acquisition.keeper.lease

@@ -19,7 +19,52 @@ import { LockLost } from "../../LockError.js"
 import * as EffectLine from "../effectLine.js"
 
 type AnyFiber = EffectLine.Fiber<unknown, unknown>
-type Users = Set<AnyFiber>
+
+/**
+ * A set of fibers, with the part of `Set`'s interface a lease uses. Most leases have one holder and no borrower: one
+ * fiber is kept in a field, and a hash table is made only for a second.
+ *
+ * @internal
+ */
+export class Users implements Iterable<AnyFiber> {
+  #one: AnyFiber | undefined = undefined
+  #many: Set<AnyFiber> | undefined = undefined
+
+  get size(): number {
+    return this.#many !== undefined ? this.#many.size : this.#one === undefined ? 0 : 1
+  }
+
+  has(fiber: AnyFiber): boolean {
+    return this.#many !== undefined ? this.#many.has(fiber) : this.#one === fiber
+  }
+
+  add(fiber: AnyFiber): this {
+    if (this.#many !== undefined) this.#many.add(fiber)
+    else if (this.#one === undefined || this.#one === fiber) this.#one = fiber
+    else {
+      this.#many = new Set([this.#one, fiber])
+      this.#one = undefined
+    }
+    return this
+  }
+
+  delete(fiber: AnyFiber): boolean {
+    if (this.#many !== undefined) return this.#many.delete(fiber)
+    if (this.#one !== fiber) return false
+    this.#one = undefined
+    return true
+  }
+
+  clear(): void {
+    this.#one = undefined
+    this.#many = undefined
+  }
+
+  [Symbol.iterator](): Iterator<AnyFiber> {
+    if (this.#many !== undefined) return this.#many.values()
+    return (this.#one === undefined ? [] : [this.#one]).values()
+  }
+}
 
 /** Why a lease stopped a fiber: the first lease to stop it; a fiber can not be un-interrupted, so it stays true. */
 const stoppedWith = new WeakMap<AnyFiber, LockLost>()
@@ -43,11 +88,11 @@ export const stoppedBy = (fiber: AnyFiber): LockLost | undefined => stoppedWith.
  * @internal
  */
 export class LeaseUsers {
-  readonly holders: Users = new Set()
+  readonly holders: Users = new Users()
   /** @internal */
   lent: Users | undefined = undefined
   get borrowers(): Users {
-    return this.lent ??= new Set()
+    return this.lent ??= new Users()
   }
 }
 

@@ -53,18 +53,28 @@ const queueFor = (queues: LocalQueues, name: string): NameQueue => {
  * @internal
  */
 export const leave = (queues: LocalQueues, name: string): Effect.Effect<void> =>
-  Effect.sync(() => {
-    const queue = queues.byName.get(name)
-    if (queue === undefined) return
-    queue.holding = undefined
-    const next = queue.waiters.shift()
-    if (next === undefined) {
-      queues.byName.delete(name)
-      return
-    }
-    next.granted = true
-    EffectLine.deferredDoneUnsafe(next.wakeUp, Effect.void)
-  })
+  Effect.sync(() => leaveUnsafe(queues, name))
+
+/**
+ * `leave`, as a function to call once the lease ends: what a held lease keeps, a closure over the queue and the name
+ * alone.
+ *
+ * @internal
+ */
+export const leaving = (queues: LocalQueues, name: string): () => void => () => leaveUnsafe(queues, name)
+
+const leaveUnsafe = (queues: LocalQueues, name: string): void => {
+  const queue = queues.byName.get(name)
+  if (queue === undefined) return
+  queue.holding = undefined
+  const next = queue.waiters.shift()
+  if (next === undefined) {
+    queues.byName.delete(name)
+    return
+  }
+  next.granted = true
+  EffectLine.deferredDoneUnsafe(next.wakeUp, Effect.void)
+}
 
 /**
  * Becomes the head of `name`'s queue if nobody is, without waiting: `true` means this fiber is the head (it must then

@@ -122,7 +122,7 @@ const acquireKept = (
       // The answer is when the permits began to be held: what follows it up to here waits for nothing.
       keptSince: acquired.answeredAt,
       users,
-      onEnd: Effect.void,
+      onEnd: Keeper.noEnd,
       handle: (state: LeaseState.LeaseState) =>
         new Permits(state, acquired.record, resolved)
     }
@@ -180,7 +180,7 @@ export const acquire = (
       const { entry, keeper } = yield* acquireKept(name, options, restore, self).pipe(
         Effect.onError(() => Effect.sync(watch.stop))
       )
-      yield* Effect.addFinalizer(() => keeper.release)
+      yield* Keeper.releaseWithScope(keeper)
       yield* HeldLeases.enterScoped(entry)
       yield* watch.held(entry)
       return keeper.lease

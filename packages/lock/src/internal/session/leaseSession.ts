@@ -113,7 +113,7 @@ export const make = (
         sentAt,
         keptSince: answeredAt,
         users: LeaseUsers.make(),
-        onEnd: Effect.void,
+        onEnd: Keeper.noEnd,
         handle: (state) => new SessionHandle(state, resolved.holder, store)
       })
       yield* Effect.addFinalizer(() => Effect.andThen(endMembers(keeper.lease), keeper.release))
