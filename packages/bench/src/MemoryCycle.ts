@@ -2,6 +2,7 @@
  * A `withLock` cycle on the memory store, the library's own cost per cycle with no network, and the heap a held lease
  * takes: measured in the bench process, and in each line's worker (`lineWorker.ts`).
  */
+import * as LeaseSession from "@leasehold/lock/LeaseSession"
 import * as Lock from "@leasehold/lock/Lock"
 import * as LockStore from "@leasehold/lock/LockStore"
 import * as Effect from "effect/Effect"
@@ -112,17 +113,23 @@ const collectGarbage = (): void => {
 
 /**
  * Heap bytes per lease when `n` leases are acquired into one scope by one fiber and held there (heartbeats running),
- * as a program that holds a lock per shard does.
+ * as a program that holds a lock per shard does; with `session`, all under one lease session opened first.
  */
-export const heldInOneScope = (n: number): Promise<number> =>
+export const heldInOneScope = (n: number, session = false): Promise<number> =>
   Effect.runPromise(
     Effect.gen(function*() {
       const scope = yield* Scope.make()
+      const inScope = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Scope.Scope, scope)
+      const opened = session ? yield* inScope(LeaseSession.make()) : undefined
+      const acquire = (name: string) =>
+        opened === undefined
+          ? inScope(Lock.acquire(name))
+          : inScope(Effect.provideService(Lock.acquire(name), LeaseSession.CurrentLeaseSession, opened))
       // Warm every code path before the baseline.
-      yield* Effect.provideService(Lock.acquire("held-warmup"), Scope.Scope, scope)
+      yield* acquire("held-warmup")
       collectGarbage()
       const before = process.memoryUsage().heapUsed
-      for (let i = 0; i < n; i++) yield* Effect.provideService(Lock.acquire(`held-${i}`), Scope.Scope, scope)
+      for (let i = 0; i < n; i++) yield* acquire(`held-${i}`)
       collectGarbage()
       const bytes = (process.memoryUsage().heapUsed - before) / n
       yield* Scope.close(scope, Exit.void)
@@ -135,6 +142,8 @@ export interface Row {
   readonly name: string
   readonly rounds: ReadonlyArray<MemoryRound>
   readonly heldBytes: ReadonlyArray<number>
+  /** The same, held under one lease session. */
+  readonly sessionHeldBytes: ReadonlyArray<number>
 }
 
 export const render = (rows: ReadonlyArray<Row>, heldCounts: ReadonlyArray<number>): string =>
@@ -143,13 +152,15 @@ export const render = (rows: ReadonlyArray<Row>, heldCounts: ReadonlyArray<numbe
       "store",
       "cycles/s",
       "CPU µs/cycle",
-      ...heldCounts.map((n) => `heap KiB/lease, ${n.toLocaleString("en-US")} held`)
+      ...heldCounts.map((n) => `heap KiB/lease, ${n.toLocaleString("en-US")} held`),
+      ...heldCounts.map((n) => `under one session, ${n.toLocaleString("en-US")} held`)
     ],
     rows.map((row) => [
       row.name,
       spread(row.rounds.map((r) => r.cyclesPerSecond), 0),
       spread(row.rounds.map((r) => r.cpuUsPerCycle), 1),
-      ...row.heldBytes.map((bytes) => fixed(bytes / 1024, 1))
+      ...row.heldBytes.map((bytes) => fixed(bytes / 1024, 1)),
+      ...row.sessionHeldBytes.map((bytes) => fixed(bytes / 1024, 1))
     ])
   )
 

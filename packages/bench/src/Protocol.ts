@@ -129,6 +129,8 @@ export interface Memory {
   readonly productionRounds: ReadonlyArray<MemoryRound>
   /** Heap bytes per lease, for each count of `held`. */
   readonly heldBytes: ReadonlyArray<number>
+  /** The same, held under one lease session. */
+  readonly sessionHeldBytes: ReadonlyArray<number>
 }
 
 export type LineRequest = RoundRequest | MemoryRequest

@@ -28,7 +28,9 @@ const memory = async ({ held, roundMs, rounds }: MemoryRequest["memory"]): Promi
   const productionRounds = await MemoryCycle.run(rounds, roundMs, "production")
   const heldBytes: Array<number> = []
   for (const n of held) heldBytes.push(await MemoryCycle.heldInOneScope(n))
-  return { rounds: results, productionRounds, heldBytes }
+  const sessionHeldBytes: Array<number> = []
+  for (const n of held) sessionHeldBytes.push(await MemoryCycle.heldInOneScope(n, true))
+  return { rounds: results, productionRounds, heldBytes, sessionHeldBytes }
 }
 
 const fail = (error: unknown) => {

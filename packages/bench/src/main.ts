@@ -396,8 +396,12 @@ const main = async () => {
     const heldCounts = smoke ? [100, 400] : [1_000, 4_000]
     const held: Array<number> = []
     for (const n of heldCounts) held.push(await MemoryCycle.heldInOneScope(n))
+    const sessionHeld: Array<number> = []
+    for (const n of heldCounts) sessionHeld.push(await MemoryCycle.heldInOneScope(n, true))
     const production = await MemoryCycle.run(settings.memoryRounds, settings.memoryRoundMs, "production")
-    const rows: Array<MemoryCycle.Row> = [{ name: "Leasehold, memory store", rounds: memory, heldBytes: held }]
+    const rows: Array<MemoryCycle.Row> = [
+      { name: "Leasehold, memory store", rounds: memory, heldBytes: held, sessionHeldBytes: sessionHeld }
+    ]
     const everyPath: Array<Pick<MemoryCycle.Row, "name" | "rounds">> = [
       { name: "Leasehold, memory store through every path", rounds: production }
     ]
@@ -406,8 +410,8 @@ const main = async () => {
       const worker = LineProcess.start(line)
       try {
         const request = { rounds: settings.memoryRounds, roundMs: settings.memoryRoundMs, held: heldCounts }
-        const { heldBytes, productionRounds, rounds } = await worker.request({ memory: request })
-        rows.push({ name: `${line.name}, memory store`, rounds, heldBytes })
+        const { heldBytes, productionRounds, rounds, sessionHeldBytes } = await worker.request({ memory: request })
+        rows.push({ name: `${line.name}, memory store`, rounds, heldBytes, sessionHeldBytes })
         everyPath.push({ name: `${line.name}, memory store through every path`, rounds: productionRounds })
       } finally {
         await worker.close()
@@ -421,7 +425,8 @@ const main = async () => {
       `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
         `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`. Heap per ` +
         `lease: leases acquired by one fiber into one scope and held there (memory store, heartbeats running), ` +
-        `\`heapUsed\` after forced GCs against the same before them, per lease. The memory store answers in the same ` +
+        `\`heapUsed\` after forced GCs against the same before them, per lease; again with every lease under one ` +
+        `lease session (\`LeaseSession.make\`, opened first), which keeps them with its one heartbeat. The memory store answers in the same ` +
         `tick, so the lock layer skips what guards against a slow store (the watchdog on a renew in flight, the ` +
         `release's time limit, the background give-back of an abandoned acquire); the second table is the same ` +
         `store behind \`LockStore.intercept\`, which the lock layer treats as any other store, so every path runs.\n\n` +
