@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as LeaseSession from "@leasehold/core/session/LeaseSession"
+import * as SessionWaiting from "@leasehold/core/session/SessionWaiting"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Clock, Effect, Exit, Fiber, Option } from "effect"
 import { forkChild, TestClock } from "./effectLine.js"
@@ -167,5 +168,48 @@ describe("taking over a lock held under a lease session", () => {
       // One to see it alive and one to find it dead, not one per waiter and poll.
       expect(sessionReads).toBeLessThanOrEqual(3)
       expect(sessionReads).toBeGreaterThan(0)
+    }))
+
+  it.effect("the waiters on one live session's locks share their reads of them, and all take over once it dies", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const session = yield* openSession(shared, "s1")
+      const names = Array.from({ length: 12 }, (_, i) => `shard-${i}`)
+      for (const name of names) yield* heldUnder(shared, name, "s1")
+      const beat = yield* forkChild(heartbeat(shared, "s1", session.fence))
+      const process = yield* probe(shared)
+      const reads: Array<string> = []
+      const counting = LockStore.intercept(process.service, (operation, run) =>
+        operation === "inspect"
+          ? Effect.tap(run, (found) =>
+            Effect.sync(() => {
+              const record = found as Option.Option<{ readonly name: string }>
+              reads.push(Option.isSome(record) ? record.value.name : "none")
+            }))
+          : run)
+      const waiters = yield* Effect.forEach(names, (name) =>
+        forkChild(
+          Lock.withLock(name, Clock.currentTimeMillis, { ...options, wait: "2 minutes" }).pipe(
+            Effect.provideService(LockStore.LockStore, counting)
+          )
+        ))
+      // While the session lives, its locks are read a few per poll interval between the twelve waiters.
+      yield* advance(5_000)
+      const before = reads.filter((name) => name.startsWith("shard-")).length
+      yield* advance(20_000)
+      const lockReads = reads.filter((name) => name.startsWith("shard-")).length - before
+      const polls = 20_000 / 500
+      expect(lockReads).toBeLessThanOrEqual(SessionWaiting.readsPerPoll * polls * 1.5)
+      // The session's process dies: every waiter takes its lock over within a poll of the session's judgement.
+      yield* Fiber.interrupt(beat)
+      const last = Option.getOrThrow(yield* shared.inspect(LeaseSession.recordName("s1")))
+      // The last renew's lease and the skew bound, and a poll.
+      yield* advance(45_000)
+      const takenAt = yield* Effect.forEach(waiters, Fiber.join)
+      const deadAt = last.leaseUntil + maxClockSkewMs
+      for (const at of takenAt) {
+        expect(at).toBeGreaterThan(deadAt)
+        expect(at).toBeLessThanOrEqual(deadAt + 600)
+      }
     }))
 })

@@ -15,6 +15,7 @@ import * as LockAttempt from "@leasehold/core/acquire/LockAttempt"
 import * as ReservationCore from "@leasehold/core/acquire/Reservation"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import * as LeaseSession from "@leasehold/core/session/LeaseSession"
+import * as SessionWaiting from "@leasehold/core/session/SessionWaiting"
 import type * as LockProtocol from "@leasehold/core/store/LockProtocol"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -57,6 +58,13 @@ interface Attempts {
   looks: boolean
   /** A holder under a lease session that was judged dead: the next attempts may take the lock from it. */
   orphan: LockProtocol.Orphan | undefined
+  /** Whether the next attempt writes at once, without a look: a holder just judged dead is named in the write. */
+  writesNext: boolean
+  /**
+   * The live session whose lock this acquire waits on, the holder last seen under it, and how to stop counting this
+   * acquire among that session's waiters.
+   */
+  waitingOn: { readonly session: string; holder: LockRecord; readonly leave: () => void } | undefined
 }
 
 const giveUp = (args: Args, holder: LockRecord | undefined, now: number, late?: AcquireBound.Late) =>
@@ -88,7 +96,21 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
     lastHolder: undefined,
     waitingSince: undefined,
     looks: false,
-    orphan: undefined
+    orphan: undefined,
+    writesNext: false,
+    waitingOn: undefined
+  }
+
+  /** Counts this acquire among the waiters on the session `holder` is under (none: among no session's). */
+  const waitOn = (session: string | undefined, holder: LockRecord | undefined) => {
+    if (session !== undefined && attempts.waitingOn?.session === session) {
+      attempts.waitingOn.holder = holder!
+      return
+    }
+    attempts.waitingOn?.leave()
+    attempts.waitingOn = session === undefined
+      ? undefined
+      : { session, holder: holder!, leave: SessionJudge.waitOn(store, session) }
   }
 
   /** After a conflict on `holder` at `now`: give up, or (having reserved, if the core says so) sleep. */
@@ -107,18 +129,30 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
       // A holder under a lease session is judged by its session, not by its lease fields (`LeaseSession`).
       const session = holder === undefined ? undefined : LeaseSession.sessionOf(holder)
       const verdict = session === undefined ? undefined : yield* SessionJudge.judge(store, session, options)
+      waitOn(verdict?._tag === "Alive" ? session : undefined, holder)
       if (verdict?._tag === "Dead") {
         const judged = LockAttempt.orphanOf(attempts.orphan, holder)
         attempts.orphan = { owner: holder!.owner!, fence: holder!.fence }
-        // Newly judged: try at once. Kept out again (a reservation), it waits as any conflict does.
-        if (judged === undefined) return { _tag: "Sleep", sleepMs: 0 } as const
+        // Newly judged: write at once, naming the holder judged. Kept out again (a reservation), it waits as any
+        // conflict does.
+        if (judged === undefined) {
+          attempts.writesNext = true
+          return { _tag: "Sleep", sleepMs: 0 } as const
+        }
       }
-      const record = next._tag === "Reserve"
+      // A herd on a live session's locks does not reserve them (`SessionWaiting.reserves`).
+      const reserves = attempts.waitingOn === undefined ||
+        SessionWaiting.reserves(SessionJudge.waitersOn(store, attempts.waitingOn.session))
+      const record = next._tag === "Reserve" && reserves
         ? yield* Reservation.reserve(store, { name, owner, ...next, waitingSince }, next.current)
         : holder
       // The wall clock is read again after the reservation's round trip, and only when the takeover time is on it.
       const takeoverWallNow = LockAttempt.judgedByWallClock(options, record) ? yield* Clock.currentTimeMillis : wallNow
-      const pollMs = yield* AcquireBound.jitteredPoll(options.pollIntervalMs)
+      const jittered = yield* AcquireBound.jitteredPoll(options.pollIntervalMs)
+      // The waiters on one live session's locks share their reads of them (`SessionWaiting`).
+      const pollMs = attempts.waitingOn === undefined
+        ? jittered
+        : SessionWaiting.pollMs(jittered, SessionJudge.waitersOn(store, attempts.waitingOn.session))
       const { observation } = attempts
       const sleepMs = LockAttempt.sleepMs({
         options,
@@ -131,7 +165,10 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
         pollMs,
         waitingSince
       })
-      return { _tag: "Sleep", sleepMs: verdict?._tag === "Alive" ? Math.min(sleepMs, verdict.untilJudgedMs) : sleepMs }
+      return {
+        _tag: "Sleep",
+        sleepMs: verdict?._tag === "Alive" ? SessionWaiting.sleepMs(sleepMs, verdict.untilJudgedMs) : sleepMs
+      }
     })
 
   /**
@@ -167,6 +204,18 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
   const lookThenWrite = (owner: string, sentAt: number): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
     Effect.flatMap(store.inspect(name), (found) => writeIfWorth(owner, sentAt, Option.getOrUndefined(found)))
 
+  /**
+   * Waiting on a lock of a live session: judges the session first (one read for every waiter of this process), and
+   * once it is dead writes at once, naming the holder last seen, without reading the lock: when a session dies, its
+   * waiters' writes follow its judgement without a read each in between. While it lives, looks as any attempt does.
+   */
+  const judgeThenWrite = (owner: string, sentAt: number, holder: LockRecord) =>
+    Effect.flatMap(SessionJudge.judge(store, attempts.waitingOn!.session, options), (verdict) => {
+      if (verdict._tag !== "Dead") return lookThenWrite(owner, sentAt)
+      attempts.orphan = { owner: holder.owner!, fence: holder.fence }
+      return write(owner, sentAt, holder.reservedBy === owner, attempts.orphan)
+    })
+
   // What this process's own release of the name left, if someone had reserved it: the first attempt judges it as
   // it judges a look, so a reservation that keeps this process out costs no refused write.
   const released = LastRelease.take(store, name)
@@ -175,21 +224,31 @@ export const run = (args: Args): Effect.Effect<Acquired, LockNotAcquired | LockS
   const first = (owner: string, sentAt: number): Effect.Effect<LockStore.AcquireResult, LockStoreError> =>
     released === undefined ? write(owner, sentAt, false) : writeIfWorth(owner, sentAt, released)
 
-  return AttemptLoop.run({
-    ownerAttribute: "lock.owner",
-    tooLateWarning: `an acquire of "${name}" was answered too late to use; retrying`,
-    waitUntil,
-    pollIntervalMs: options.pollIntervalMs,
-    answersAtOnce: MemoryStore.answersAtOnce(store),
-    send: (owner, sentAt) => attempts.looks ? lookThenWrite(owner, sentAt) : first(owner, sentAt),
-    judge: (result, owner, sentAt, now) => {
-      attempts.lastHolder = LockAttempt.lastHolder(attempts.lastHolder, result)
-      return LockAttempt.judge({ options, owner, result, sentAt, now })
-    },
-    conflict: (answer, owner, now) => conflict(answer.holder, owner, now),
-    giveBack: (owner) => cleanup(args, owner),
-    // An answer too late was our own record, and names no holder; a call in flight names the last conflict's.
-    giveUp: (now, late) =>
-      giveUp(args, late.unansweredAfterMs === undefined ? undefined : attempts.lastHolder, now, late)
-  })
+  return Effect.ensuring(
+    AttemptLoop.run({
+      ownerAttribute: "lock.owner",
+      tooLateWarning: `an acquire of "${name}" was answered too late to use; retrying`,
+      waitUntil,
+      pollIntervalMs: options.pollIntervalMs,
+      answersAtOnce: MemoryStore.answersAtOnce(store),
+      send: (owner, sentAt) => {
+        if (attempts.writesNext) {
+          attempts.writesNext = false
+          return write(owner, sentAt, attempts.lastHolder?.reservedBy === owner, attempts.orphan)
+        }
+        if (attempts.waitingOn !== undefined) return judgeThenWrite(owner, sentAt, attempts.waitingOn.holder)
+        return attempts.looks ? lookThenWrite(owner, sentAt) : first(owner, sentAt)
+      },
+      judge: (result, owner, sentAt, now) => {
+        attempts.lastHolder = LockAttempt.lastHolder(attempts.lastHolder, result)
+        return LockAttempt.judge({ options, owner, result, sentAt, now })
+      },
+      conflict: (answer, owner, now) => conflict(answer.holder, owner, now),
+      giveBack: (owner) => cleanup(args, owner),
+      // An answer too late was our own record, and names no holder; a call in flight names the last conflict's.
+      giveUp: (now, late) =>
+        giveUp(args, late.unansweredAfterMs === undefined ? undefined : attempts.lastHolder, now, late)
+    }),
+    Effect.sync(() => waitOn(undefined, undefined))
+  )
 }
