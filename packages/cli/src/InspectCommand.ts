@@ -6,6 +6,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
+import type * as LockRecord from "@leasehold/core/record/LockRecord"
 import * as LeaseSession from "@leasehold/core/session/LeaseSession"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
@@ -185,7 +186,14 @@ export const command = Command.make(
       Effect.gen(function*() {
         if (semaphore) {
           const record = yield* Lookup.semaphore(store, table, name)
-          const view = Render.semaphoreView(record, yield* Clock.currentTimeMillis, maxClockSkew)
+          // Holders under a lease session hold as long as their session: read each session's record once.
+          const sessions = new Map<string, LockRecord.LockRecord | undefined>()
+          for (const holder of record.holders) {
+            const id = LeaseSession.sessionOf(holder)
+            if (id === undefined || sessions.has(id)) continue
+            sessions.set(id, Option.getOrUndefined(yield* store.inspect(LeaseSession.recordName(id))))
+          }
+          const view = Render.semaphoreView(record, yield* Clock.currentTimeMillis, maxClockSkew, sessions)
           return yield* Console.log(
             json
               ? JSON.stringify(

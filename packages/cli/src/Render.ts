@@ -286,23 +286,27 @@ export interface PermitHolderView {
   readonly owner: string
   readonly permits: number
   readonly fence: number
-  /** ISO time. */
-  readonly leaseUntil: string
+  /** ISO time; null for a holder under a lease session whose record was not read. */
+  readonly leaseUntil: string | null
   readonly leaseMs: number
   /** `leaseUntil - now`: negative once the lease ran out without a renew. */
-  readonly leaseRemainingMs: number
+  readonly leaseRemainingMs: number | null
   /** Whether the holder's lease ran out (it stopped renewing, or clocks disagree): `state` is expiring or expired. */
   readonly expired: boolean
   /** Where the lease stands (see `LeaseState`): once "expired", the next acquirer that needs its permits removes it. */
   readonly state: Exclude<LeaseState, "free">
   /** ISO time from which an acquirer may remove this holder (`leaseUntil` plus the skew bound). */
-  readonly takeoverAt: string
+  readonly takeoverAt: string | null
   /** `takeoverAt - now`: negative once an acquirer may remove it. */
-  readonly takeoverInMs: number
+  readonly takeoverInMs: number | null
   readonly acquiredAt: string
   /** How long this holder has had its permits. */
   readonly ageMs: number
   readonly data: string | null
+  /** The lease session the permits are held under, or null: their lease is then the session's (as a lock's). */
+  readonly session: string | null
+  /** Whether that session has ended: the next acquirer that needs the permits removes them. */
+  readonly sessionEnded: boolean
 }
 
 /**
@@ -323,12 +327,47 @@ export interface SemaphoreView {
 }
 
 /**
- * A holder at `now`, its lease judged with the skew bound `maxClockSkewMs`.
+ * The records of lease sessions, by session id, as read (`undefined`: there is none). A session missing from the map
+ * was not read.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type SessionRecords = ReadonlyMap<string, LockRecord.LockRecord | undefined>
+
+/**
+ * A holder at `now`, its lease judged with the skew bound `maxClockSkewMs`; a holder under a lease session by its
+ * session's record in `sessions`, as a lock under one is (see `view`).
  *
  * @since 1.0.0
  * @category constructors
  */
 export const permitHolderView = (
+  holder: SemaphoreRecord.PermitHolder,
+  now: number,
+  maxClockSkewMs: number,
+  sessions?: SessionRecords
+): PermitHolderView => {
+  const own = ownPermitHolderView(holder, now, maxClockSkewMs)
+  const id = LeaseSession.sessionOf(holder)
+  if (id === undefined) return own
+  const session = sessions?.has(id) === true ? { record: sessions.get(id) } : undefined
+  const lock = view(SemaphoreRecord.permitRecord("", holder), now, maxClockSkewMs, session)
+  return {
+    ...own,
+    leaseUntil: lock.leaseUntil,
+    leaseMs: lock.leaseMs,
+    leaseRemainingMs: lock.leaseRemainingMs,
+    expired: lock.expired,
+    state: lock.state === "free" ? "held" : lock.state,
+    takeoverAt: lock.takeoverAt,
+    takeoverInMs: lock.takeoverInMs,
+    session: id,
+    sessionEnded: lock.sessionEnded
+  }
+}
+
+const ownPermitHolderView = (
   holder: SemaphoreRecord.PermitHolder,
   now: number,
   maxClockSkewMs: number
@@ -346,7 +385,9 @@ export const permitHolderView = (
   takeoverInMs: holder.leaseUntil + maxClockSkewMs - now,
   acquiredAt: new Date(holder.acquiredAt).toISOString(),
   ageMs: now - holder.acquiredAt,
-  data: holder.data ?? null
+  data: holder.data ?? null,
+  session: null,
+  sessionEnded: false
 })
 
 /**
@@ -358,14 +399,15 @@ export const permitHolderView = (
 export const semaphoreView = (
   record: SemaphoreRecord.SemaphoreRecord,
   now: number,
-  maxClockSkewMs: number
+  maxClockSkewMs: number,
+  sessions?: SessionRecords
 ): SemaphoreView => ({
   name: record.name,
   limit: record.limit,
   used: record.used,
   available: record.limit - record.used,
   fence: record.fence,
-  holders: record.holders.map((holder) => permitHolderView(holder, now, maxClockSkewMs))
+  holders: record.holders.map((holder) => permitHolderView(holder, now, maxClockSkewMs, sessions))
 })
 
 /**
@@ -441,7 +483,7 @@ export const permitHolderRow = (holder: PermitHolderView): ReadonlyArray<string>
   holder.owner,
   String(holder.permits),
   String(holder.fence),
-  holder.leaseUntil,
+  holder.leaseUntil ?? "-",
   lease(holder),
   duration(holder.ageMs)
 ]
@@ -488,7 +530,7 @@ const listingWith = (
     return [view(item.record, now, maxClockSkewMs, session)]
   }),
   semaphores: items.flatMap((item) =>
-    item._tag === "Semaphore" ? [semaphoreView(item.record, now, maxClockSkewMs)] : []
+    item._tag === "Semaphore" ? [semaphoreView(item.record, now, maxClockSkewMs, sessions)] : []
   )
 })
 

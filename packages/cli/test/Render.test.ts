@@ -173,3 +173,31 @@ describe("a lock under a lease session", () => {
     expect([listed.session, listed.leaseRemainingMs]).toEqual(["s1", 4_000])
   })
 })
+
+describe("semaphore permits under a lease session", () => {
+  const under = holder({ leaseUntil: LeaseSession.heldUntil, leaseMs: LeaseSession.heldUntil, session: "s1" })
+  const session = lock({ name: LeaseSession.recordName("s1"), owner: "s1", leaseUntil: now + 4_000, leaseMs: 30_000 })
+
+  it("take their lease from the session's record, or say the session ended, or that it was not read", () => {
+    const live = Render.permitHolderView(under, now, skew, new Map([["s1", session]]))
+    expect([live.session, live.state, live.leaseRemainingMs, Render.lease(live)]).toEqual([
+      "s1",
+      "held",
+      4_000,
+      "4.0s left"
+    ])
+    const ended = Render.permitHolderView(under, now, skew, new Map([["s1", undefined]]))
+    expect([ended.state, ended.sessionEnded]).toEqual(["expired", true])
+    const unread = Render.permitHolderView(under, now, skew)
+    expect([unread.leaseUntil, Render.lease(unread)]).toEqual([null, "under session s1"])
+    // A holder on a lease of its own names no session.
+    expect(Render.permitHolderView(holder(), now, skew).session).toBeNull()
+  })
+
+  it("in a listing, find their session's record on the same page", () => {
+    const semaphore = { name: "pool", limit: 2, used: 1, fence: 3, holders: [under] }
+    const items = [{ _tag: "Semaphore", record: semaphore }, { _tag: "Lock", record: session }] as const
+    const listed = Render.listing(items, now, skew).semaphores[0]!.holders[0]!
+    expect([listed.session, listed.leaseRemainingMs]).toEqual(["s1", 4_000])
+  })
+})
