@@ -79,6 +79,8 @@ export interface ScaleHeld {
   readonly failed: number
   /** Keys whose acquisition failed: the server may have seen their write all the same. */
   readonly failedKeys: ReadonlyArray<string>
+  /** How many acquisitions failed with each error, by its tag and the start of its message. */
+  readonly failureReasons: Readonly<Record<string, number>>
 }
 
 /** From the scale worker, asked for with `{ report: true }`. */

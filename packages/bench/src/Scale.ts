@@ -256,6 +256,14 @@ export const render = (results: ReadonlyArray<Result>): string =>
 
 const windowWrites = (r: Result) => r.writesPerSecond * r.holdSeconds
 
+/** Why acquisitions failed, as the worker counted them. */
+const reasons = (held: ScaleHeld): string => {
+  const counted = Object.entries(held.failureReasons ?? {}).sort((a, b) => b[1] - a[1])
+  return counted.length === 0
+    ? ""
+    : ` (${counted.map(([reason, n]) => `${n.toLocaleString("en-US")} with ${JSON.stringify(reason)}`).join("; ")})`
+}
+
 /** Says in words which N could not be held, rather than leaving it to a reader of the "lost" column. */
 const shortfalls = (results: ReadonlyArray<Result>): string => {
   const short = results.filter((r) => r.report.lost > 0 || r.held.failed > 0)
@@ -265,12 +273,12 @@ const shortfalls = (results: ReadonlyArray<Result>): string => {
       r.session === true
         ? `N = ${r.n.toLocaleString("en-US")} under one session: ${r.report.lost.toLocaleString("en-US")} of ` +
           `${r.held.acquired.toLocaleString("en-US")} leases lost by the end of the window, and ` +
-          `${r.held.failed.toLocaleString("en-US")} acquisitions failed during the setup.`
+          `${r.held.failed.toLocaleString("en-US")} acquisitions failed during the setup${reasons(r.held)}.`
         : `N = ${r.n.toLocaleString("en-US")} was not held on this machine: ${
           r.report.lost.toLocaleString("en-US")
         } of ` +
           `${r.held.acquired.toLocaleString("en-US")} leases lost by the end of the window and ` +
-          `${r.held.failed.toLocaleString("en-US")} acquisitions failed. Holding it takes ` +
+          `${r.held.failed.toLocaleString("en-US")} acquisitions failed${reasons(r.held)}. Holding it takes ` +
           `${
             fixed(expectedWrites(r), 0)
           } renews/s: the CPU per write above times that rate estimates the cores it takes.`

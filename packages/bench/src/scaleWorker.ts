@@ -79,6 +79,11 @@ const hold = (start: ScaleStart) =>
 
     const leases: Array<Lease.Lease> = []
     const failedKeys: Array<string> = []
+    const failureReasons: Record<string, number> = {}
+    const noteFailure = (error: { readonly _tag: string; readonly message: string }) => {
+      const reason = `${error._tag}: ${error.message.slice(0, 80)}`
+      failureReasons[reason] = (failureReasons[reason] ?? 0) + 1
+    }
 
     // A holder: acquires, says so through `settled`, and keeps its scope open. A loss interrupts it (the fiber that
     // acquired); its scope then closes, which releases.
@@ -88,8 +93,14 @@ const hold = (start: ScaleStart) =>
         (scope) =>
           Effect.provideService(Lock.acquire(key, options), Scope.Scope, scope).pipe(
             Effect.matchEffect({
-              onFailure: () =>
-                Effect.andThen(Effect.sync(() => failedKeys.push(key)), Deferred.succeed(settled, undefined)),
+              onFailure: (error) =>
+                Effect.andThen(
+                  Effect.sync(() => {
+                    failedKeys.push(key)
+                    noteFailure(error)
+                  }),
+                  Deferred.succeed(settled, undefined)
+                ),
               onSuccess: (lease) =>
                 Effect.andThen(
                   Effect.andThen(Effect.sync(() => leases.push(lease)), Deferred.succeed(settled, undefined)),
@@ -119,7 +130,9 @@ const hold = (start: ScaleStart) =>
     const cpuAtHeld = process.cpuUsage()
     const wallAtHeld = performance.now()
     const reportAsked = next<{ report: true }>()
-    process.send?.({ setupMs, acquired: leases.length, failed: failedKeys.length, failedKeys } satisfies ScaleHeld)
+    process.send?.(
+      { setupMs, acquired: leases.length, failed: failedKeys.length, failedKeys, failureReasons } satisfies ScaleHeld
+    )
 
     yield* Effect.promise(() => reportAsked)
     const cpu = process.cpuUsage(cpuAtHeld)
