@@ -5,8 +5,6 @@
  * Nothing is assumed about who renews what: a lease session shows no cost per held lock because none was measured.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb"
-import { DynamoDBDocument, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb"
-import { dynamoDBLockClientFactory } from "@deliveryhero/dynamodb-lock"
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
 import * as LeaseSession from "@leasehold/lock/LeaseSession"
 import * as Lock from "@leasehold/lock/Lock"
@@ -16,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import { clientConfig, tables } from "./Contender.js"
+import * as Deliveryhero from "./contenders/Deliveryhero.js"
 import * as DynamodbLockClient from "./contenders/DynamodbLockClient.js"
 import * as EffectDistributedLock from "./contenders/EffectDistributedLock.js"
 import type { ClientConfig } from "./Protocol.js"
@@ -84,15 +83,7 @@ const leasehold = (config: ClientConfig, leaseMs: number, underSession: boolean)
 
 const dynamodbLockClient = (config: ClientConfig, leaseMs: number): Holder => {
   const client = new DynamoDBClient(clientConfig(config))
-  const locks = new DynamodbLockClient.library.FailOpen({
-    dynamodb: DynamodbLockClient.v2DocumentClient(DynamoDBDocumentClient.from(client)),
-    lockTable: tables.dynamodbLockClient,
-    partitionKey: "id",
-    leaseDurationMs: leaseMs,
-    heartbeatPeriodMs: leaseMs / 3,
-    trustLocalTime: true,
-    retryCount: 0
-  })
+  const locks = DynamodbLockClient.failOpen(client, leaseMs)
   const take = (key: string) =>
     new Promise<DynamodbLockClient.LockClientLock>((resolve, reject) =>
       locks.acquireLock(key, (error, lock) => {
@@ -117,18 +108,8 @@ const dynamodbLockClient = (config: ClientConfig, leaseMs: number): Holder => {
 
 const deliveryhero = (config: ClientConfig, leaseMs: number): Holder => {
   const client = new DynamoDBClient(clientConfig(config))
-  const locks = dynamoDBLockClientFactory(DynamoDBDocument.from(client) as never, {
-    tableName: tables.deliveryhero,
-    partitionKey: "lockId",
-    sortKey: "lockGroup"
-  })
-  const options = {
-    leaseDurationInMs: leaseMs,
-    prolongLeaseEnabled: true,
-    prolongEveryMs: leaseMs / 3,
-    trustLocalTime: true,
-    maxRetryCount: 0
-  }
+  const locks = Deliveryhero.lockClient(client)
+  const options = Deliveryhero.lockOptions(leaseMs)
   return {
     name: "@deliveryhero/dynamodb-lock",
     take: async (keys) => {

@@ -51,6 +51,20 @@ const heartbeat = (store: LockStore.LockStore, id: string, fence: number) =>
     )
   )
 
+/** A process's store that notes the name of every record its reads return ("none" for none), in order. */
+const recordingReads = (process: Effect.Effect.Success<ReturnType<typeof probe>>) => {
+  const reads: Array<string> = []
+  const counting = LockStore.intercept(process.service, (operation, run) =>
+    operation === "inspect"
+      ? Effect.tap(run, (found) =>
+        Effect.sync(() => {
+          const record = found as Option.Option<{ readonly name: string }>
+          reads.push(Option.isSome(record) ? record.value.name : "none")
+        }))
+      : run)
+  return { counting, reads }
+}
+
 const acquireIn = (store: LockStore.LockStore, name: string, extra: Lock.LockOptions = {}) =>
   Lock.withLock(name, Clock.currentTimeMillis, { ...options, ...extra }).pipe(
     Effect.provideService(LockStore.LockStore, LockStore.processView(store))
@@ -148,16 +162,7 @@ describe("taking over a lock held under a lease session", () => {
       yield* openSession(shared, "s1")
       const names = Array.from({ length: 10 }, (_, i) => `job-${i}`)
       for (const name of names) yield* heldUnder(shared, name, "s1")
-      const process = yield* probe(shared)
-      const reads: Array<string> = []
-      const counting = LockStore.intercept(process.service, (operation, run) =>
-        operation === "inspect"
-          ? Effect.tap(run, (found) =>
-            Effect.sync(() => {
-              const record = found as Option.Option<{ readonly name: string }>
-              reads.push(Option.isSome(record) ? record.value.name : "none")
-            }))
-          : run)
+      const { counting, reads } = recordingReads(yield* probe(shared))
       const waiters = yield* Effect.forEach(names, (name) =>
         forkChild(
           Lock.withLock(name, Effect.void, options).pipe(Effect.provideService(LockStore.LockStore, counting))
@@ -177,16 +182,7 @@ describe("taking over a lock held under a lease session", () => {
       const names = Array.from({ length: 12 }, (_, i) => `shard-${i}`)
       for (const name of names) yield* heldUnder(shared, name, "s1")
       const beat = yield* forkChild(heartbeat(shared, "s1", session.fence))
-      const process = yield* probe(shared)
-      const reads: Array<string> = []
-      const counting = LockStore.intercept(process.service, (operation, run) =>
-        operation === "inspect"
-          ? Effect.tap(run, (found) =>
-            Effect.sync(() => {
-              const record = found as Option.Option<{ readonly name: string }>
-              reads.push(Option.isSome(record) ? record.value.name : "none")
-            }))
-          : run)
+      const { counting, reads } = recordingReads(yield* probe(shared))
       const waiters = yield* Effect.forEach(names, (name) =>
         forkChild(
           Lock.withLock(name, Clock.currentTimeMillis, { ...options, wait: "2 minutes" }).pipe(

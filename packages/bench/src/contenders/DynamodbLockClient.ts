@@ -55,19 +55,22 @@ export const library = createRequire(import.meta.url)("dynamodb-lock-client") as
 
 export const leaseMs = 30_000
 
-export const make = (config: ClientConfig): Contender => {
-  const client = new DynamoDBClient(clientConfig(config))
-  const document = DynamoDBDocumentClient.from(client)
-  const locks = new library.FailOpen({
-    dynamodb: v2DocumentClient(document),
+/** The bench's settings of the library, on `client`: a heartbeat every lease / 3, as every contender's. */
+export const failOpen = (client: DynamoDBClient, lease: number = leaseMs): FailOpen =>
+  new library.FailOpen({
+    dynamodb: v2DocumentClient(DynamoDBDocumentClient.from(client)),
     lockTable: tables.dynamodbLockClient,
     partitionKey: "id",
-    leaseDurationMs: leaseMs,
-    heartbeatPeriodMs: leaseMs / 3,
+    leaseDurationMs: lease,
+    heartbeatPeriodMs: lease / 3,
     // Its fastest honest setting: without it, every acquire of an existing (released) row sleeps for that row's lease.
     trustLocalTime: true,
     retryCount: 0
   })
+
+export const make = (config: ClientConfig): Contender => {
+  const client = new DynamoDBClient(clientConfig(config))
+  const locks = failOpen(client)
   const cycle = (key: string) =>
     new Promise<void>((resolve, reject) => {
       locks.acquireLock(key, (error, lock) => {
