@@ -4,7 +4,7 @@ import * as SessionWaiting from "@leasehold/core/session/SessionWaiting"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Clock, Effect, Exit, Fiber, Option } from "effect"
 import { forkChild, TestClock } from "./effectLine.js"
-import { probe, repeatTimes, settle, sharedMemory } from "./support.js"
+import { type Probe, probe, repeatTimes, settle, sharedMemory } from "./support.js"
 
 const sessionLeaseMs = 30_000
 const maxClockSkewMs = 10_000
@@ -52,7 +52,7 @@ const heartbeat = (store: LockStore.LockStore, id: string, fence: number) =>
   )
 
 /** A process's store that notes the name of every record its reads return ("none" for none), in order. */
-const recordingReads = (process: Effect.Effect.Success<ReturnType<typeof probe>>) => {
+const recordingReads = (process: Probe) => {
   const reads: Array<string> = []
   const counting = LockStore.intercept(process.service, (operation, run) =>
     operation === "inspect"
