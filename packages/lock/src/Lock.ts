@@ -32,6 +32,7 @@ import type * as Scope from "effect/Scope"
 import type { ConfigError, DurationInput, ReferenceLayer } from "./internal/effectLine.js"
 import * as Resume from "./internal/handoff/resume.js"
 import * as internal from "./internal/lock/lock.js"
+import * as Locks from "./internal/lock/locks.js"
 import * as Defaults from "./internal/options/defaults.js"
 import * as Options from "./internal/options/options.js"
 import type { Lease } from "./Lease.js"
@@ -279,6 +280,68 @@ export const withLock: {
     options?: LockOptions
   ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
 } = internal.withLock
+
+/**
+ * Runs a section while holding every lock of `names`, all or none, and releases them as soon as the section ends.
+ *
+ * - **No deadlock.** The locks are taken one after another in one order (their names' UTF-16 code units), whatever
+ *   order they were given in, so that processes asking for overlapping sets never wait on each other in a cycle. A
+ *   name given twice is taken once.
+ * - **All or none.** If a lock can not be taken (`LockNotAcquired`, a store error), the ones already taken are given
+ *   back, last first, and the section never runs. `wait` bounds the whole: each lock may wait what the ones before it
+ *   left of it.
+ * - **Loss.** The section runs in a fiber that the loss of any of the locks interrupts; the result is then that lock's
+ *   `LockLost`.
+ * - **Fences.** A function section gets the leases, one for each name in the order the names were given (a name given
+ *   twice, its one lease twice), for the fencing token of each lock (`lease.fence`).
+ *
+ * Each name is checked before any lock is taken. A name the fiber already holds is re-entered, as `withLock` re-enters
+ * it. Pipeable, with a program: `program.pipe(withLocks(names, options?))`.
+ *
+ * @example
+ * ```ts
+ * import { Lock, LockStore } from "@leasehold/lock"
+ * import { Effect } from "effect"
+ *
+ * // A transfer touches two accounts: hold both, whichever order another transfer names them in.
+ * const transfer = (from: string, to: string, amount: number) =>
+ *   Lock.withLocks(
+ *     [`account/${from}`, `account/${to}`],
+ *     ([source, target]) =>
+ *       Effect.log(`moving ${amount} from ${from} (fence ${source.fence}) to ${to} (fence ${target.fence})`),
+ *     { wait: "10 seconds" }
+ *   )
+ *
+ * Effect.runPromise(
+ *   Effect.all([transfer("alice", "bob", 5), transfer("bob", "alice", 3)], { concurrency: "unbounded" }).pipe(
+ *     Effect.provide(LockStore.layerMemory)
+ *   )
+ * )
+ * ```
+ *
+ * @since 1.0.0
+ * @category combinators
+ */
+export const withLocks: {
+  (names: Iterable<string>, options?: LockOptions | ((leases: ReadonlyArray<Lease>) => never)): <A, E, R>(
+    self: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+  <const Names extends ReadonlyArray<string>, A, E, R>(
+    names: Names,
+    section: (leases: { readonly [K in keyof Names]: Lease }) => Effect.Effect<A, E, R>,
+    options?: LockOptions
+  ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+  <A, E, R>(
+    names: Iterable<string>,
+    section: (leases: ReadonlyArray<Lease>) => Effect.Effect<A, E, R>,
+    options?: LockOptions
+  ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+  <A, E, R>(
+    names: Iterable<string>,
+    self: Effect.Effect<A, E, R>,
+    options?: LockOptions
+  ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
+} = Locks.withLocks
 
 /**
  * Options of a resumed lease: how it is kept, as for an acquisition. The lease duration is the hand-off's; given, it

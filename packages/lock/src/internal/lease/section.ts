@@ -64,23 +64,50 @@ export const runSection = <A, E, R>(
   section: Effect.Effect<A, E, R>,
   role: "holder" | "borrower",
   restore: Restore
+): Effect.Effect<A, E | LockLost, R> => runSectionUnder([{ entry, role }], section, restore)
+
+/**
+ * One of the leases a section runs under, and what the section is to it: its holder, or a borrower of a lease an
+ * outer acquisition holds.
+ *
+ * @internal
+ */
+export interface Under {
+  readonly entry: HeldLeases.Entry
+  readonly role: "holder" | "borrower"
+}
+
+/**
+ * `runSection` under several leases at once: the end of any of them interrupts the section, which fails with the
+ * `LockLost` of the first, in the order given, that ended.
+ *
+ * @internal
+ */
+export const runSectionUnder = <A, E, R>(
+  leases: ReadonlyArray<Under>,
+  section: Effect.Effect<A, E, R>,
+  restore: Restore
 ): Effect.Effect<A, E | LockLost, R> =>
   Effect.gen(function*() {
-    const lease = entry.lease as SectionLease
-    const fibers = role === "holder" ? entry.users.holders : entry.users.borrowers
     const fiber = yield* EffectLine.forkChild(section, startAtOnce)
-    fibers.add(fiber)
+    const users = leases.map(({ entry, role }) => role === "holder" ? entry.users.holders : entry.users.borrowers)
+    for (const fibers of users) fibers.add(fiber)
     // Ended before the section existed to be interrupted: stop it before it does anything.
-    if (!entry.isLive()) yield* EffectLine.interruptFork(fiber)
+    if (leases.some(({ entry }) => !entry.isLive())) yield* EffectLine.interruptFork(fiber)
     const exit = yield* EffectLine.onInterruptMasked(restore(Fiber.await(fiber)), Fiber.interrupt(fiber))
     // The release stops borrowers by taking them out of the set before the lease's status says "Released".
-    const cutOff = !fibers.has(fiber)
-    fibers.delete(fiber)
+    const cutOff = users.map((fibers) => !fibers.has(fiber))
+    for (const fibers of users) fibers.delete(fiber)
     if (Exit.isFailure(exit) && EffectLine.hasInterruptsOnly(exit.cause)) {
-      const status = yield* lease.status
-      if (status._tag === "Lost") return yield* status.error
-      if (status._tag === "HandedOff") return yield* endedUnder(lease, "handedOff")
-      if (role === "borrower" && (cutOff || status._tag === "Released")) return yield* endedUnder(lease, "released")
+      for (const [i, { entry, role }] of leases.entries()) {
+        const lease = entry.lease as SectionLease
+        const status = yield* lease.status
+        if (status._tag === "Lost") return yield* status.error
+        if (status._tag === "HandedOff") return yield* endedUnder(lease, "handedOff")
+        if (role === "borrower" && (cutOff[i] || status._tag === "Released")) {
+          return yield* endedUnder(lease, "released")
+        }
+      }
     }
     return yield* exit
   })

@@ -35,8 +35,12 @@ import { queuesOf } from "../process/processLocal.js"
 import * as Region from "../process/region.js"
 import * as LeaseSession from "../session/leaseSession.js"
 
-/** A lock this call acquired (and must release), or the live lease of an outer acquisition it re-entered. */
-type Acquisition =
+/**
+ * A lock this call acquired (and must release), or the live lease of an outer acquisition it re-entered.
+ *
+ * @internal
+ */
+export type Acquisition =
   | { readonly _tag: "Acquired"; readonly keeper: Keeper.Keeper; readonly entry: HeldLeases.Entry }
   | { readonly _tag: "Reentered"; readonly entry: HeldLeases.Entry }
 
@@ -44,8 +48,10 @@ type Acquisition =
  * Acquires `name` and starts keeping it, with `holder` (if given) as the first fiber to interrupt on loss. Must run
  * uninterruptibly, with `restore` the caller's mask: it waits interruptibly, and once it succeeds with `Acquired` the
  * caller must run `keeper.release` exactly once.
+ *
+ * @internal
  */
-const acquireKept = (
+export const acquireKept = (
   name: string,
   options: LockOptions | undefined,
   restore: Restore,

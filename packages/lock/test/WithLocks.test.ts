@@ -1,0 +1,144 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Lock, LockStore } from "@leasehold/lock"
+import { Clock, Effect, Exit, Fiber, Option } from "effect"
+import { forkChild, TestClock } from "./effectLine.js"
+import { repeatTimes, settle, sharedMemory } from "./support.js"
+
+/** Moves the clock in steps of 100 ms, letting the fibers it wakes finish their work in between. */
+const advance = (ms: number) => Effect.andThen(TestClock.adjust("100 millis"), settle).pipe(repeatTimes(ms / 100))
+
+/** One process's view of the shared store. */
+const inProcess = (store: LockStore.LockStore) =>
+  Effect.provideService(LockStore.LockStore, LockStore.processView(store))
+
+const ownerOf = (store: LockStore.LockStore, name: string) =>
+  Effect.map(store.inspect(name), (record) => Option.getOrUndefined(record)?.owner)
+
+/** Another process holds `name` for `ms`. */
+const heldElsewhere = (store: LockStore.LockStore, name: string, ms: number) =>
+  forkChild(Lock.withLock(name, Effect.sleep(ms)).pipe(inProcess(store)))
+
+describe("Lock.withLocks", () => {
+  it.effect("holds every lock during the section, hands it the leases in the order given, and releases them after", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const seen = yield* Lock.withLocks(["b", "a", "c", "a"], (leases) =>
+        Effect.gen(function*() {
+          const owners = yield* Effect.forEach(["a", "b", "c"], (name) => ownerOf(shared, name))
+          return { names: leases.map((lease) => lease.name), owners, fences: leases.map((lease) => lease.fence) }
+        })).pipe(inProcess(shared))
+      expect(seen.names).toEqual(["b", "a", "c", "a"])
+      expect(seen.fences[1]).toBe(seen.fences[3])
+      expect(seen.owners.every((owner) => owner !== undefined)).toBe(true)
+      for (const name of ["a", "b", "c"]) expect(yield* ownerOf(shared, name)).toBeUndefined()
+    }))
+
+  it.effect("never deadlocks: two processes asking for the same locks in opposite orders both finish", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const options = { wait: "forever", pollInterval: "100 millis" } as const
+      const section = (who: string) =>
+        Effect.andThen(Effect.sleep("500 millis"), Effect.map(Clock.currentTimeMillis, (at) => ({ who, at })))
+      const first = yield* forkChild(Lock.withLocks(["x", "y"], section("first"), options).pipe(inProcess(shared)))
+      const second = yield* forkChild(Lock.withLocks(["y", "x"], section("second"), options).pipe(inProcess(shared)))
+      yield* advance(5_000)
+      const ends = [yield* Fiber.join(first), yield* Fiber.join(second)].sort((p, q) => p.at - q.at)
+      // One after the other: the second section started once the first had released both.
+      expect(ends[1]!.at - ends[0]!.at).toBeGreaterThanOrEqual(500)
+    }))
+
+  it.effect("all or none: a lock it can not take gives back the ones taken, and the section never runs", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      yield* heldElsewhere(shared, "m", 60_000)
+      yield* settle
+      let ran = false
+      const attempt = yield* forkChild(
+        Effect.flip(Lock.withLocks(["a", "m", "z"], Effect.sync(() => ran = true), { wait: "1 second" })).pipe(
+          inProcess(shared)
+        )
+      )
+      yield* advance(1_500)
+      const error = yield* Fiber.join(attempt)
+      expect(error._tag).toBe("LockNotAcquired")
+      if (error._tag === "LockNotAcquired") expect(error.name).toBe("m")
+      expect(ran).toBe(false)
+      // "a" was taken before "m" and given back; "z" was never asked for.
+      expect(yield* ownerOf(shared, "a")).toBeUndefined()
+      expect(Option.isNone(yield* shared.inspect("z"))).toBe(true)
+    }))
+
+  it.effect("wait bounds the whole set: each lock waits what the ones before it left", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      yield* heldElsewhere(shared, "p", 600)
+      yield* heldElsewhere(shared, "q", 1_500)
+      yield* settle
+      const startedAt = yield* Clock.currentTimeMillis
+      const attempt = yield* forkChild(
+        Effect.exit(Lock.withLocks(["p", "q"], Effect.void, { wait: "1 second", pollInterval: "50 millis" })).pipe(
+          inProcess(shared)
+        )
+      )
+      yield* advance(3_000)
+      const exit = yield* Fiber.join(attempt)
+      expect(Exit.isFailure(exit)).toBe(true)
+      const error = yield* Effect.flip(exit)
+      expect(error._tag).toBe("LockNotAcquired")
+      // Gave up at the whole wait's end, not a second after "p" was taken.
+      if (error._tag === "LockNotAcquired") expect(startedAt + error.waitedMs).toBeLessThan(startedAt + 1_200)
+      expect(yield* ownerOf(shared, "p")).toBeUndefined()
+    }))
+
+  it.effect("the loss of any of the locks interrupts the section, which fails with that lock's LockLost", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      let interrupted = false
+      const running = yield* forkChild(
+        Effect.flip(
+          Lock.withLocks(
+            ["r", "s"],
+            Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => interrupted = true))),
+            { lease: "3 seconds" }
+          )
+        ).pipe(inProcess(shared))
+      )
+      yield* settle
+      // An operator clears "s": its holder learns it at its next renew.
+      yield* shared.forceRelease("s")
+      yield* advance(4_000)
+      const error = yield* Fiber.join(running)
+      expect(interrupted).toBe(true)
+      expect(error._tag).toBe("LockLost")
+      if (error._tag === "LockLost") expect(error.name).toBe("s")
+      expect(yield* ownerOf(shared, "r")).toBeUndefined()
+    }))
+
+  it.effect("checks every name before taking any lock", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      for (const names of [[], ["a", ""], "ab"] as const) {
+        const error = yield* Effect.flip(Lock.withLocks(names as Iterable<string>, Effect.void).pipe(inProcess(shared)))
+        expect(error._tag).toBe("LockConfigError")
+      }
+      expect(Option.isNone(yield* shared.inspect("a"))).toBe(true)
+    }))
+
+  it.effect("re-enters a lock the fiber already holds, and takes the others", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const fences = yield* Lock.withLock("outer", (outer) =>
+        Lock.withLocks(["outer", "inner"], ([again, inner]) =>
+          Effect.succeed([outer.fence, again!.fence, inner!.name])))
+        .pipe(inProcess(shared))
+      expect(fences[0]).toBe(fences[1])
+      expect(fences[2]).toBe("inner")
+    }))
+
+  it.effect("is pipeable", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const value = yield* Effect.succeed(42).pipe(Lock.withLocks(["u", "v"]), inProcess(shared))
+      expect(value).toBe(42)
+    }))
+})
