@@ -78,7 +78,7 @@ describe("fromMarkdown", () => {
       /no row "Leasehold Semaphore".*raw SDK floor; Leasehold/
     )
     expect(() => values.value("1; Leasehold; wait p99 ms")).toThrow(/no column "wait p99 ms"/)
-    expect(() => values.value("10; Leasehold; cycles/s")).toThrow(/no table "10"/)
+    expect(() => values.value("99; Leasehold; cycles/s")).toThrow(/no table "99"/)
     expect(() => values.value("version effect-distributed-lock")).toThrow(/does not give/)
   })
 

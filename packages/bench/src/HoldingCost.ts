@@ -250,7 +250,8 @@ export const forHour = (h: Hourly, n: number): RequestUnits.Units => ({
   write: h.fixed.write + n * (h.perLock.write + h.acquireAndReleasePerLock.write)
 })
 
-const units = (value: number): string => Math.round(value).toLocaleString("en-US")
+/** Whole units, plain as every table's numbers are (the site groups thousands where it shows them). */
+const units = (value: number): string => fixed(value, 0)
 
 export const render = (results: ReadonlyArray<Result>, options: Options): string => {
   const columns = options.columns
