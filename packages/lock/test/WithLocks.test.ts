@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Lock, LockStore } from "@leasehold/lock"
 import { Clock, Effect, Exit, Fiber, Option } from "effect"
 import { forkChild, TestClock } from "./effectLine.js"
-import { repeatTimes, settle, sharedMemory } from "./support.js"
+import { probe, repeatTimes, settle, sharedMemory } from "./support.js"
 
 /** Moves the clock in steps of 100 ms, letting the fibers it wakes finish their work in between. */
 const advance = (ms: number) => Effect.andThen(TestClock.adjust("100 millis"), settle).pipe(repeatTimes(ms / 100))
@@ -112,6 +112,30 @@ describe("Lock.withLocks", () => {
       expect(error._tag).toBe("LockLost")
       if (error._tag === "LockLost") expect(error.name).toBe("s")
       expect(yield* ownerOf(shared, "r")).toBeUndefined()
+    }))
+
+  it.effect("a lock taken first and lost while a later one is waited for fails the call, and the section never runs", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const process = yield* probe(shared)
+      yield* heldElsewhere(shared, "l2", 5_000)
+      yield* settle
+      let ran = false
+      const attempt = yield* forkChild(
+        Effect.flip(
+          Lock.withLocks(["l1", "l2"], Effect.sync(() => ran = true), { lease: "2 seconds", wait: "forever" })
+        ).pipe(Effect.provide(process.layer))
+      )
+      yield* settle
+      // The store stops taking this process's renews: "l1" is lost long before "l2" is free.
+      process.failing("renew", true)
+      yield* advance(6_000)
+      const error = yield* Fiber.join(attempt)
+      expect(ran).toBe(false)
+      expect(error._tag).toBe("LockLost")
+      if (error._tag === "LockLost") expect(error.name).toBe("l1")
+      // "l2", taken after its holder let it go, was given back.
+      expect(yield* ownerOf(shared, "l2")).toBeUndefined()
     }))
 
   it.effect("checks every name before taking any lock", () =>

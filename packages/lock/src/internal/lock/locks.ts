@@ -3,7 +3,8 @@
  * them in (`@leasehold/core/acquire/AcquireOrder`), so that processes asking for overlapping sets never deadlock. The
  * section runs under all of them, in a fiber that the end of any interrupts. `wait` bounds the whole: each lock may
  * wait what the ones before it left. Whatever was taken is given back, last first, when the section ends or when a
- * lock can not be taken. A name the fiber already holds is re-entered, as `withLock` re-enters it.
+ * lock can not be taken; a lock taken first and lost while a later one was waited for fails the call with its
+ * `LockLost`, and the section never runs. A name the fiber already holds is re-entered, as `withLock` re-enters it.
  *
  * @internal
  */
@@ -15,7 +16,7 @@ import { dual } from "effect/Function"
 import type { Lease } from "../../Lease.js"
 import type * as Lock from "../../Lock.js"
 import type { LockOptions } from "../../Lock.js"
-import { LockConfigError, type LockLost, type LockNotAcquired, type LockStoreError } from "../../LockError.js"
+import { LockConfigError, LockLost, type LockNotAcquired, type LockStoreError } from "../../LockError.js"
 import { LockStore } from "../../LockStore.js"
 import * as EffectLine from "../effectLine.js"
 import { isSection, runSectionUnder, sectionOf } from "../lease/section.js"
@@ -39,6 +40,15 @@ const checkedNames = (names: unknown): Effect.Effect<ReadonlyArray<string>, Lock
     for (const name of new Set(given)) yield* Options.validateName(name, store)
     return given
   })
+
+/** Why a lease taken first ended before the section could run: its loss, or its release by an outer acquisition. */
+const lostBefore = (lease: Lease): Effect.Effect<never, LockLost> =>
+  Effect.flatMap(lease.status, (status) =>
+    Effect.fail(
+      status._tag === "Lost"
+        ? status.error
+        : new LockLost({ name: lease.name, owner: lease.owner, fence: lease.fence, reason: "released", by: undefined })
+    ))
 
 /** The wait left to the next lock, as an option: what the locks before it left of the whole. */
 const waitLeft = (waitUntil: number) =>
@@ -72,6 +82,12 @@ const withLocksSection = <A, E, R>(
         taken.push(
           yield* EffectLine.onErrorMasked(acquireKept(name, { ...options, wait }, restore, undefined), giveBack)
         )
+      }
+      // A lock taken first may be lost while a later one is waited for: the section does not run without it.
+      const ended = taken.find((acquisition) => !acquisition.entry.isLive())
+      if (ended !== undefined) {
+        yield* giveBack
+        return yield* lostBefore(ended.entry.lease as Lease)
       }
       const byName = new Map(taken.map((acquisition) => [acquisition.entry.name, acquisition.entry.lease as Lease]))
       const leases = given.map((name) => byName.get(name)!)
