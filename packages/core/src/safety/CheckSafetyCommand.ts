@@ -131,6 +131,7 @@ const classLines = (summary: Batch.Summary, print: (line: string) => void): void
       c.clockSteps > 0 ? `clock steps ${c.clockSteps}` : "",
       c.children > 0 ? `children ${c.children} (${c.childrenBorrowing} on the parent's lease)` : "",
       c.badOptions > 0 ? `bad options ${c.badOptions}` : "",
+      c.together > 0 ? `taking locks together ${c.together} (${c.togetherRan} ran their section)` : "",
       c.permitSections > 0
         ? `under permits ${c.permitSections} (${c.permitTakeovers} removed holders whose leases were over)`
         : "",

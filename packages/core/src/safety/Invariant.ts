@@ -35,6 +35,10 @@ import type * as Schedule from "../simulation/Schedule.js"
  *   last write, as for `mutualExclusion`) hold more permits in total than its limit.
  * - `permitFences`: per semaphore, every acquisition has a fence of its own, and one called after another had
  *   acquired has a greater fence.
+ * - `allOrNone`: a use that takes several locks together (`Lock.withLocks`) runs its section holding all of them, or
+ *   does not run it.
+ * - `noDeadlock`: no uses that take locks together wait on each other in a cycle, each holding a lock the next waits
+ *   for.
  *
  * The lock's invariants (`mutualExclusion`, `fenceOrder`, `interruptBeforeTakeover`, `fencedResource`) are about
  * sections under a lock; those under a semaphore's permits have the two of their own, and a lock and a semaphore of
@@ -57,6 +61,8 @@ export type Invariant =
   | "reservationBound"
   | "permitLimit"
   | "permitFences"
+  | "allOrNone"
+  | "noDeadlock"
 
 /**
  * Every invariant, in the order reports list them.
@@ -77,7 +83,9 @@ export const invariants: ReadonlyArray<Invariant> = [
   "badOptionsRefused",
   "reservationBound",
   "permitLimit",
-  "permitFences"
+  "permitFences",
+  "allOrNone",
+  "noDeadlock"
 ]
 
 /**
@@ -100,7 +108,9 @@ const unconditional: ReadonlyArray<Invariant> = [
   "bystandersRun",
   "regionsFailWithLoss",
   "badOptionsRefused",
-  "permitFences"
+  "permitFences",
+  "allOrNone",
+  "noDeadlock"
 ]
 
 /**
@@ -127,6 +137,7 @@ export const expected = (schedule: Schedule.Schedule): ReadonlyArray<Invariant> 
     case "late":
     case "contended":
     case "session":
+    case "multi":
       return invariants
     case "skew":
     case "clockStep":

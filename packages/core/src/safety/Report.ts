@@ -9,6 +9,7 @@ import type * as Schedule from "../simulation/Schedule.js"
 import { isPermitSection } from "./CriticalSection.js"
 import * as Invariant from "./Invariant.js"
 import { fencedWrites, orderAndExclusion, reservationBound } from "./LockInvariants.js"
+import { allOrNone, noDeadlock } from "./MultiLockInvariants.js"
 import { permitFences, permitLimit } from "./PermitInvariants.js"
 import {
   badOptionsRefused,
@@ -59,7 +60,9 @@ export const check = (history: History.History): Report => {
     ...bystandersRun(history),
     ...regionsFailWithLoss(history),
     ...badOptionsRefused(history),
-    ...reservationBound(history)
+    ...reservationBound(history),
+    ...allOrNone(history),
+    ...noDeadlock(history)
   ]
   const expected = Invariant.expected(history.schedule)
   return {

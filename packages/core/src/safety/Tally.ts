@@ -49,6 +49,9 @@ export interface ClassSummary {
   /** Acquired sections under a semaphore's permits, and how many of them removed holders whose leases were over. */
   readonly permitSections: number
   readonly permitTakeovers: number
+  /** Planned uses that take several locks together, and how many of them ran their section. */
+  readonly together: number
+  readonly togetherRan: number
   /** Lease sessions opened and lost, sections held under one, and locks taken over from a session judged dead. */
   readonly sessions: History.SessionTally
   /** Held writes delivered late, on locks and on semaphores. */
@@ -123,6 +126,8 @@ export const emptyClass = (): MutableClassSummary => ({
   badOptions: 0,
   permitSections: 0,
   permitTakeovers: 0,
+  together: 0,
+  togetherRan: 0,
   sessions: History.emptySessions(),
   lateOnLocks: emptyLate(),
   lateOnSemaphores: emptyLate(),
@@ -158,6 +163,11 @@ export const tallyClass = (tally: MutableClassSummary, report: Report.Report): v
     if ((s.tookOver ?? 0) > 0) tally.permitTakeovers++
   }
   tally.badOptions += schedule.sections.filter((s) => s.badOption !== undefined).length
+  for (const [index, spec] of schedule.sections.entries()) {
+    if (spec.together === undefined) continue
+    tally.together++
+    if (history.sections.some((s) => s.index === index && s.start !== undefined)) tally.togetherRan++
+  }
   tallyLate(tally, history.deliveries ?? [])
   const sessions = history.sessions
   if (sessions !== undefined) {

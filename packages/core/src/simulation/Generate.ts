@@ -9,6 +9,7 @@ import * as ContendedSchedule from "./ContendedSchedule.js"
 import * as Draws from "./Draws.js"
 import * as Fault from "./Fault.js"
 import * as LateSchedule from "./LateSchedule.js"
+import * as MultiSchedule from "./MultiSchedule.js"
 import * as PermitSchedule from "./PermitSchedule.js"
 import * as Prng from "./Prng.js"
 import * as Schedule from "./Schedule.js"
@@ -22,7 +23,8 @@ const storeOperations: ReadonlyArray<Fault.Operation> = ["tryAcquire", "renew", 
  * `safe` and comes right after it, so that every other seed keeps its class.
  */
 const modeShares: ReadonlyArray<readonly [Schedule.Mode, number]> = [
-  ["safe", 0.1],
+  ["safe", 0.03],
+  ["multi", 0.07],
   ["session", 0.07],
   ["contended", 0.07],
   ["late", 0.07],
@@ -268,5 +270,7 @@ const extend = (schedule: Schedule.Schedule, next: () => number): Schedule.Sched
       return ContendedSchedule.withContention(schedule, next)
     case "session":
       return SessionSchedule.withSessions(schedule, next)
+    case "multi":
+      return MultiSchedule.withMultiLocks(schedule, next)
   }
 }

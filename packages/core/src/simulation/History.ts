@@ -103,6 +103,13 @@ export interface History {
   readonly deliveries?: ReadonlyArray<LateDelivery.DeliveryRecord> | undefined
   /** What the processes' lease sessions did, when the schedule has sessions. */
   readonly sessions?: SessionTally | undefined
+  /**
+   * For schedules with locks taken together: the holder (`SectionOptions.holderOf`) each of their locks had in the
+   * store at the horizon, by name; `undefined` for a free one.
+   */
+  readonly holdersAtHorizon?: Readonly<Record<string, string | undefined>> | undefined
+  /** For the same schedules: the lock each holder's last acquiring write was for, at the horizon, by holder. */
+  readonly targetsAtHorizon?: Readonly<Record<string, string>> | undefined
   /** True time when the last fiber finished. */
   readonly endedAt: number
   /** Whether every fiber finished before the simulation's time cap. */

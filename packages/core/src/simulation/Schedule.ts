@@ -57,6 +57,7 @@ export type Mode =
   | "late"
   | "contended"
   | "session"
+  | "multi"
 
 /**
  * Every class, in the order summaries print them.
@@ -77,7 +78,8 @@ export const modes: ReadonlyArray<Mode> = [
   "semaphore",
   "late",
   "contended",
-  "session"
+  "session",
+  "multi"
 ]
 
 /**
@@ -269,6 +271,11 @@ export interface SectionSpec {
   readonly updates?: DataUpdateSpec | undefined
   /** Where the section's region stands among other code; `sibling` and `forkedBefore` for a wrapped api only. */
   readonly region?: RegionSpec | undefined
+  /**
+   * More locks taken together with `name` in one `Lock.withLocks`, in the order the section names them (the `withLock`
+   * api only; no child, hand-off, region or semaphore).
+   */
+  readonly together?: ReadonlyArray<string> | undefined
 }
 
 /**

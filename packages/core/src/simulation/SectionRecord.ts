@@ -43,6 +43,15 @@ export const indexOf = (role: Role, index: number, count: number): number =>
   (role === "child" ? 1 : role === "bystander" ? 3 : 2) * count + index
 
 /**
+ * The record index of the `k`th lock (from 0) that planned section `index` takes together with its own name, among
+ * `count` planned sections: a band of its own per `k`, after the bands of `indexOf`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const togetherIndexOf = (k: number, index: number, count: number): number => (4 + k) * count + index
+
+/**
  * One planned section (or a child one forked): whether it got the lock, and if so when its critical section ran on
  * the true timeline. A use of another role has the index `indexOf` gives.
  *

@@ -46,6 +46,19 @@ const countingOrphanTakeovers = (backing: LockStore.LockStore, recorder: Recorde
 })
 
 /**
+ * `store` noting, for each holder (a section, see `SectionOptions.holderOf`), the lock its last acquiring write was
+ * sent for, whatever became of it: the lock a section that takes several together is waiting for.
+ */
+const notingTargets = (store: LockStore.LockStore, recorder: Recorder): LockStore.LockStore => ({
+  ...store,
+  tryAcquire: (request) =>
+    Effect.suspend(() => {
+      recorder.targets.set(request.holder, request.name)
+      return store.tryAcquire(request)
+    })
+})
+
+/**
  * Every process of the schedule, by id, on `backing`; pauses are scheduled on the timeline, faults recorded.
  *
  * @internal
@@ -69,13 +82,14 @@ export const makeProcesses = (
       recorder.reservations,
       clock
     )
-    const store = FaultyStore.make(recorder.late.recording(recorded, spec.id), {
+    const faulty = FaultyStore.make(recorder.late.recording(recorded, spec.id), {
       process: spec.id,
       plan,
       gate: gate.pass,
       onFault: (call, fault) => recorder.faults.push({ at: timeline.now, call, fault }),
       onDelivery: recorder.late.delivered
     })
+    const store = notingTargets(faulty, recorder)
     const process: Process = { spec, gate, store, clock, session: undefined }
     return [spec.id, process] as const
   }))

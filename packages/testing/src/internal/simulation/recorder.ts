@@ -34,6 +34,8 @@ export interface Recorder extends
   readonly late: LateLog
   /** What the processes' lease sessions did (the `session` class). */
   readonly sessions: SessionTally
+  /** The lock each holder's last acquiring write was sent for, by holder (see `process.ts`). */
+  readonly targets: Map<string, string>
   /**
    * A write at the start, then `count` steps of `stepMs` each ending in a write. Under `permits` of a semaphore, the
    * writes go to no fenced resource. `between(k)` runs after write `k` but the last, before the step's wait.
@@ -60,6 +62,13 @@ export interface Recorder extends
   ) => Effect.Effect<void>
   /** Notes how a use ended. */
   readonly outcomeOf: (record: Simulation.SectionRecord) => (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
+  /**
+   * Notes how one lock of a set taken together ended: lost only with the loss of its own name; the loss of another
+   * lock of the set interrupted its section.
+   */
+  readonly outcomeOfOneOf: (
+    record: Simulation.SectionRecord
+  ) => (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
 }
 
 /** What the recorder reads of a held lock's lease or of held permits. @internal */
@@ -98,6 +107,7 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
     permitGrants,
     late: makeLateLog(timeline),
     sessions: emptySessions(),
+    targets: new Map(),
     newSection,
     steps: (name, fence, section, by, count, stepMs, permits, between) =>
       Effect.gen(function*() {
@@ -119,6 +129,13 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
             daemons.push(fiber)
           })
       ),
-    outcomeOf: (record) => (exit) => Effect.sync(() => recording.finished(record, endingOf(exit)))
+    outcomeOf: (record) => (exit) => Effect.sync(() => recording.finished(record, endingOf(exit))),
+    outcomeOfOneOf: (record) => (exit) =>
+      Effect.sync(() => {
+        const ending = endingOf(exit)
+        const elsewhere = ending._tag === "Failed" && ending.error._tag === "LockLost" &&
+          (ending.error as { readonly name?: unknown }).name !== record.name
+        recording.finished(record, elsewhere ? { _tag: "Interrupted" } : ending)
+      })
   }
 }

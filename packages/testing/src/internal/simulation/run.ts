@@ -10,11 +10,29 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Simulation from "../../Simulation.js"
 import * as EffectLine from "../effectLine.js"
+import { locksSection } from "./locksSection.js"
 import { permitSection } from "./permitSection.js"
 import { makeProcesses, type Process } from "./process.js"
 import { makeRecorder } from "./recorder.js"
 import { section, type World } from "./section.js"
 import { Timeline } from "./timeline.js"
+
+/**
+ * Who held each lock that sections take together, in the store at the horizon (the holder names sections by process
+ * and index): for the check that no such sections wait on each other in a cycle. `undefined` for a schedule without
+ * them.
+ */
+const holdersOf = (backing: LockStore.LockStore, schedule: Simulation.Schedule) =>
+  Effect.gen(function*() {
+    const names = new Set(schedule.sections.flatMap((s) => s.together === undefined ? [] : [s.name, ...s.together]))
+    if (names.size === 0) return undefined
+    const holders: Record<string, string | undefined> = {}
+    for (const name of names) {
+      const record = Option.getOrUndefined(yield* Effect.orElseSucceed(backing.inspect(name), () => Option.none()))
+      holders[name] = record?.owner === undefined ? undefined : record.holder
+    }
+    return holders
+  })
 
 /** How long after the horizon the finalizers (releases with their timeouts) may take. */
 const drainMs = 120_000
@@ -82,6 +100,8 @@ export const run = (
   const processes = makeProcesses(schedule, timeline, backing, recorder)
   const world: World = { schedule, timeline, recorder, processes, daemons: [] }
 
+  let holdersAtHorizon: Record<string, string | undefined> | undefined
+  let targetsAtHorizon: Record<string, string> | undefined
   const main = Effect.gen(function*() {
     const sessions = schedule.sessions === true
       ? yield* Effect.forEach([...processes.values()], (process) => EffectLine.forkChild(keepSessions(world, process)))
@@ -90,7 +110,11 @@ export const run = (
       schedule.sections,
       (spec, i) =>
         EffectLine.forkChild(
-          spec.semaphore === undefined ? section(world, spec, i) : permitSection(world, spec, i, spec.semaphore)
+          spec.semaphore !== undefined
+            ? permitSection(world, spec, i, spec.semaphore)
+            : spec.together !== undefined
+            ? locksSection(world, spec, i, spec.together)
+            : section(world, spec, i)
         )
     )
     const operators = yield* Effect.forEach(
@@ -98,6 +122,8 @@ export const run = (
       (spec) => EffectLine.forkChild(steal(world, backing, spec))
     )
     yield* timeline.sleep(schedule.horizonMs)
+    holdersAtHorizon = yield* holdersOf(backing, schedule)
+    targetsAtHorizon = Object.fromEntries(recorder.targets)
     yield* Fiber.interruptAll([...fibers, ...operators])
     yield* Fiber.interruptAll(world.daemons)
     yield* Fiber.interruptAll(sessions)
@@ -113,6 +139,7 @@ export const run = (
   const { faults, reservations, sections, steals, writes } = recorder
   return {
     ...(schedule.sessions === true ? { sessions: recorder.sessions } : {}),
+    ...(holdersAtHorizon === undefined ? {} : { holdersAtHorizon, targetsAtHorizon }),
     schedule,
     sections,
     writes,

@@ -11,6 +11,7 @@ import { type Lease, type LeaseHandoff, LeaseSession, Lock, LockStore } from "@l
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -337,7 +338,8 @@ export const runAs = (
   index: number,
   record: Simulation.SectionRecord,
   use: Effect.Effect<unknown, unknown, LockStore.LockStore>,
-  after: Effect.Effect<void> = Effect.void
+  after: Effect.Effect<void> = Effect.void,
+  outcome: (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void> = world.recorder.outcomeOf(record)
 ): Effect.Effect<void> => {
   const process = world.processes.get(spec.process)!
   // Under the process's session open when the section starts, if the schedule has sessions.
@@ -347,7 +349,7 @@ export const runAs = (
   return Effect.sleep(spec.at).pipe(
     Effect.andThen(world.recorder.requested(record)),
     Effect.andThen(underSession),
-    Effect.onExit(world.recorder.outcomeOf(record)),
+    Effect.onExit(outcome),
     Effect.ignore,
     Effect.andThen(after),
     Effect.provideService(LockStore.LockStore, process.store),
