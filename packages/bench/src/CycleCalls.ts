@@ -1,10 +1,11 @@
 /**
  * Store calls of one uncontended cycle, counted exactly at the server: the first cycle on a new name, then a run of
- * cycles on that name. A lock's first acquire writes its item as every acquire does; a semaphore's first acquire finds
+ * cycles on that name (for several locks taken together, on those names). A lock's first acquire writes its item as every acquire does; a semaphore's first acquire finds
  * no item and creates it in an attempt of its own, so only the later cycles say what an acquisition costs once the
  * item exists.
  */
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
+import * as Lock from "@leasehold/lock/Lock"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { clientConfig, tables } from "./Contender.js"
@@ -26,9 +27,16 @@ export interface Row {
   readonly later: Calls
 }
 
+/** The locks a cycle of `Lock.withLocks` takes together. */
+const together = 4
+
 const programs: ReadonlyArray<{ readonly name: string; readonly cycle: Leasehold.Cycle }> = [
   { name: "Lock.withLock", cycle: Leasehold.cycle },
-  { name: `Semaphore.withPermits, limit ${LeaseholdSemaphore.limit}`, cycle: LeaseholdSemaphore.cycle }
+  { name: `Semaphore.withPermits, limit ${LeaseholdSemaphore.limit}`, cycle: LeaseholdSemaphore.cycle },
+  {
+    name: `Lock.withLocks, ${together} names`,
+    cycle: (key) => Lock.withLocks(Array.from({ length: together }, (_, i) => `${key}/${i}`), Effect.void)
+  }
 ]
 
 /** Each program's first cycle on a new name, then `cycles` more on it, one after the other. */

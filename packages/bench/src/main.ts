@@ -192,7 +192,8 @@ const semaphoreCycles = (calls: ReadonlyArray<CycleCalls.Row>): string =>
   `${LeaseholdSemaphore.name}: \`Semaphore.withPermits(key, Effect.void, { limit: ${LeaseholdSemaphore.limit} })\`, ` +
   `one permit. The first cycle of each round also creates the semaphore's item, which its writes and reads per ` +
   `cycle include. Store calls per cycle counted exactly (one process, one name per row, a first cycle on the new ` +
-  `name and then ${settings.countedCycles} more on it):\n\n${CycleCalls.render(calls, settings.countedCycles)}`
+  `name and then ${settings.countedCycles} more on it; \`Lock.withLocks\` takes its names one after another, as ` +
+  `\`withLock\` takes one):\n\n${CycleCalls.render(calls, settings.countedCycles)}`
 
 const contentionOptions = { holdMs: contention.holdMs, leaseMs: contention.leaseMs, durationMs: settings.contentionMs }
 
