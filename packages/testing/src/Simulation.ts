@@ -325,7 +325,7 @@ export const defaultTimings: LockTimings = Schedules.defaultTimings
 
 /**
  * A random schedule from a seed. The same seed always gives the same schedule. `mode` defaults to a seeded choice:
- * mostly `safe`, some of every other class.
+ * some of every class.
  *
  * @since 1.0.0
  * @category constructors

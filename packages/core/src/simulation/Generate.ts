@@ -19,8 +19,8 @@ import * as SessionSchedule from "./SessionSchedule.js"
 const storeOperations: ReadonlyArray<Fault.Operation> = ["tryAcquire", "renew", "renew", "release"]
 
 /**
- * Seeded share of each class when no mode is asked for: mostly `safe`. A class added later takes its share from
- * `safe` and comes right after it, so that every other seed keeps its class.
+ * Seeded share of each class when no mode is asked for. A class added later takes its share from `safe` and comes
+ * right after it, so that every other seed keeps its class (and the failing seeds the guides cite stay what they were).
  */
 const modeShares: ReadonlyArray<readonly [Schedule.Mode, number]> = [
   ["safe", 0.03],
@@ -42,8 +42,8 @@ const modeShares: ReadonlyArray<readonly [Schedule.Mode, number]> = [
 const hour = 3_600_000
 
 /**
- * A random schedule from a seed. The same seed always gives the same schedule. `mode` defaults to a seeded choice:
- * mostly `safe`, some of every other class.
+ * A random schedule from a seed. The same seed always gives the same schedule. `mode` defaults to a seeded choice,
+ * some of every class.
  *
  * @since 1.0.0
  * @category constructors

@@ -39,6 +39,8 @@ import type * as Fault from "./Fault.js"
  * - `session`: every process holds its locks under a lease session of its own (`Schedule.sessions`), reopened when it
  *   is lost; faults (some of them renews delivered late) hit the session's renews, the reads that judge a session, and
  *   the acquires and releases, and some sections hold for longer than a lease.
+ * - `multi`: most sections take several locks together (`SectionSpec.together`), each naming them in an order of its
+ *   own, most waiting for ever, with faults (some of them writes delivered late) on acquires, renews and releases.
  *
  * @since 1.0.0
  * @category models
