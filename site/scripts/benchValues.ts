@@ -164,7 +164,9 @@ export const fromMarkdown = (whole: string): BenchValues => {
   // Code shows a reference as it is written (a page may explain the syntax); everything else gets the value.
   const render = (page: string): string =>
     page.replace(
-      /^(\s*)(```|~~~)[\s\S]*?^\1\2|`[^`\n]*`|\{bench:([^{}]+)\}/gm,
+      // A fence's indent is spaces or tabs on its own line: `\s` would also take the blank lines before it, and then
+      // pair it with the next fence that follows a blank line, taking in every reference between them.
+      /^([ \t]*)(```|~~~)[\s\S]*?^\1\2|`[^`\n]*`|\{bench:([^{}]+)\}/gm,
       (all, _indent, _fence, inner: string | undefined) => inner === undefined ? all : value(inner)
     )
   return {

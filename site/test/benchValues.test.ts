@@ -99,6 +99,13 @@ describe("fromMarkdown", () => {
       "Write `{bench:machine}` for Some CPU, 2 cores, 8 GiB:\n\n```md\n{bench:machine}\n```\n"
     )
   })
+
+  it("puts values between two code blocks, each after a blank line", () => {
+    const page = "Intro.\n\n```ts\nconst a = 1\n```\n\nOn {bench:machine}.\n\n```ts\nconst b = 2\n```\n"
+    expect(values.render(page, "a.md")).toBe(
+      "Intro.\n\n```ts\nconst a = 1\n```\n\nOn Some CPU, 2 cores, 8 GiB.\n\n```ts\nconst b = 2\n```\n"
+    )
+  })
 })
 
 describe("the repository's BENCHMARKS.md", () => {
