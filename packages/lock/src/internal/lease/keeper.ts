@@ -20,9 +20,11 @@ import type * as LockStore from "../../LockStore.js"
 import * as EffectLine from "../effectLine.js"
 import * as Handoff from "../handoff/handoff.js"
 import type * as Options from "../options/options.js"
+import * as Background from "../process/background.js"
 import { monotonicMillis } from "../process/clock.js"
 import type * as LeaseUsers from "../process/leaseUsers.js"
 import * as DataUpdate from "./dataUpdate.js"
+import { giveBack } from "./giveBack.js"
 import * as Heartbeat from "./heartbeat.js"
 import * as LeaseState from "./leaseState.js"
 import * as LeaseStore from "./leaseStore.js"
@@ -266,8 +268,8 @@ export const start = (args: {
 /**
  * Starts keeping `record`, acquired under the lease session whose own lease is `session`: no heartbeat of its own, the
  * session's deadline and status, lost with the session (see `LeaseState.declareLost`). `undefined` when the session
- * was lost (or is at its deadline) by the time the lease would be held: nobody may rely on it, and the caller gives it
- * back. The check and the joining are one synchronous step, so a loss of the session either finds the lease among its
+ * was lost (or is at its deadline) by the time the lease would be held: nobody may rely on it, and it is given back in
+ * the background. The check and the joining are one synchronous step, so a loss of the session either finds the lease among its
  * members or comes before it and keeps it out.
  *
  * @internal
@@ -284,7 +286,20 @@ const keepUnderKept = <Handle>(args: KeepUnderArgs<Handle>): Effect.Effect<Kept<
   Effect.gen(function*() {
     const { options, record, session } = args
     const now = yield* monotonicMillis
-    if (session.finished || LeaseDeadline.isPast(session.deadline, now)) return undefined
+    if (session.finished || LeaseDeadline.isPast(session.deadline, now)) {
+      // Nobody may rely on it: give it back, in the background.
+      const what = args.permits === undefined ? `"${record.name}"` : `permits of semaphore "${record.name}"`
+      yield* Background.fork(
+        giveBack(
+          args.store,
+          { name: record.name, owner: record.owner!, fence: record.fence },
+          (reason) =>
+            `could not give back ${what}, acquired as its lease session was lost (${reason}); the session's end lets ` +
+            `others take it over`
+        )
+      )
+      return undefined
+    }
     const state = LeaseState.make({
       record,
       users: args.users,

@@ -19,13 +19,10 @@ import { type LockConfigError, LockLost, LockNotAcquired, type LockStoreError } 
 import { LockStore } from "../../LockStore.js"
 import * as AcquireLoop from "../acquire/acquireLoop.js"
 import * as EffectLine from "../effectLine.js"
-import { giveBack } from "../lease/giveBack.js"
 import * as Keeper from "../lease/keeper.js"
-import * as LeaseStore from "../lease/leaseStore.js"
 import { isSection, type Restore, runSection, sectionOf } from "../lease/section.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
-import * as Background from "../process/background.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as HeldLeases from "../process/heldLeases.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
@@ -117,16 +114,8 @@ export const acquireKept = (
     const keeper = session === undefined
       ? yield* Keeper.start({ ...kept, sentAt: acquired.sentAt })
       : yield* Keeper.startUnder({ ...kept, session: LeaseSession.stateOf(session) })
-    if (keeper === undefined) {
-      // The session was lost while the lock was being acquired under it: give the lock back, in the background.
-      const { fence, owner } = acquired.record
-      yield* Background.fork(
-        giveBack(LeaseStore.ofLock(store), { name: validName, owner: owner!, fence }, (reason) =>
-          `could not give back "${validName}", acquired as its lease session was lost (${reason}); the session's ` +
-          `end lets others take it over`)
-      )
-      return yield* sessionLost(startedAt)
-    }
+    // The session was lost while the lock was being acquired under it: the keeper gave the lock back.
+    if (keeper === undefined) return yield* sessionLost(startedAt)
 
     yield* Metrics.increment(Metrics.acquisitions)
     yield* Metric.update(Metrics.waitTime, acquired.answeredAt - startedAt)

@@ -26,7 +26,6 @@ import type { Permits as PermitsApi } from "../../Permits.js"
 import type * as Semaphore from "../../Semaphore.js"
 import type { SemaphoreOptions } from "../../Semaphore.js"
 import * as EffectLine from "../effectLine.js"
-import { giveBack } from "../lease/giveBack.js"
 import * as Keeper from "../lease/keeper.js"
 import type * as LeaseState from "../lease/leaseState.js"
 import * as LeaseStore from "../lease/leaseStore.js"
@@ -34,7 +33,6 @@ import { LeaseView } from "../lease/leaseView.js"
 import { isSection, type Restore, runSection, sectionOf } from "../lease/section.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
-import * as Background from "../process/background.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as HeldLeases from "../process/heldLeases.js"
 import * as LeaseUsers from "../process/leaseUsers.js"
@@ -129,14 +127,8 @@ const acquireKept = (
     const keeper = session === undefined
       ? yield* Keeper.keep<PermitsApi>({ ...kept, sentAt: acquired.sentAt })
       : yield* Keeper.keepUnder<PermitsApi>({ ...kept, session: LeaseSession.stateOf(session) })
+    // The session was lost while the permits were being acquired under it: the keeper gave them back.
     if (keeper === undefined) {
-      // The session was lost while the permits were being acquired under it: give them back, in the background.
-      const { fence, owner } = acquired.record
-      yield* Background.fork(
-        giveBack(leaseStore, { name: validName, owner: owner!, fence }, (reason) =>
-          `could not give back permits of semaphore "${validName}", acquired as their lease session was lost ` +
-          `(${reason}); the session's end lets others remove them`)
-      )
       return yield* sessionLost
     }
     yield* Metrics.increment(Metrics.acquisitions)
