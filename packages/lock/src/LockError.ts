@@ -7,6 +7,7 @@ import * as DataMismatch from "@leasehold/core/errors/DataMismatch"
 import * as LimitMismatch from "@leasehold/core/errors/LimitMismatch"
 import * as Lost from "@leasehold/core/errors/Lost"
 import * as NotAcquired from "@leasehold/core/errors/NotAcquired"
+import * as UpgradeRefused from "@leasehold/core/errors/UpgradeRefused"
 import * as Data from "effect/Data"
 import type { SchemaError } from "./internal/effectLine.js"
 import type { LockRecord } from "./LockRecord.js"
@@ -153,6 +154,20 @@ export class SemaphoreLimitMismatch extends Data.TaggedError("SemaphoreLimitMism
 }> {
   override get message(): string {
     return LimitMismatch.message(this)
+  }
+}
+
+/**
+ * A fiber inside a read lock asked for the write lock of the same name (`ReadWriteLock`). Nothing was written and
+ * the read lock is still held. An upgrade is refused rather than waited for: two readers upgrading at once would each
+ * wait for the other to stop reading, forever.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class LockUpgradeRefused extends Data.TaggedError("LockUpgradeRefused")<UpgradeRefused.Fields> {
+  override get message(): string {
+    return UpgradeRefused.message(this)
   }
 }
 

@@ -76,6 +76,22 @@ export type RenewPermitsRequest = SemaphoreProtocol.RenewPermitsRequest
 export type ReleasePermitsRequest = SemaphoreProtocol.ReleasePermitsRequest
 
 /**
+ * A waiter's claim to take `permits` of the semaphore next.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type ReservePermitsRequest = SemaphoreProtocol.ReservePermitsRequest
+
+/**
+ * `Reserved` with the record as reserved, or `NotReserved` with the record as it is.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type ReservePermitsResult = SemaphoreProtocol.ReservePermitsResult
+
+/**
  * The semaphore operations of a store (a `LockStore` has them). Each is one round trip; time is read from the calling
  * fiber's `Clock` as a request starts. Every operation first checks its request (see `acquireProblem`, the name as
  * `LockStore.semaphoreNameProblem` judges it) and refuses a bad one with a non-retryable `LockStoreError`, writing
@@ -90,8 +106,9 @@ export interface SemaphoreOperations {
    * new lock's), if there is none. Otherwise: adds the caller as a holder of `permits` if the record exists with this
    * `limit`, the caller is not a holder yet, and its permits fit once the `expired` holders are removed (`used -
    * their permits + permits <= limit`); removes them in the same write if each is still there with its permits and
-   * over under `takeover` (`leaseUntil < now - maxClockSkewMs` on the caller's clock, or still at the seen `version`).
-   * The caller's fence is the record's, plus one. Any failed condition changes nothing: `LimitMismatch` if the limit
+   * over under `takeover` (`leaseUntil < now - maxClockSkewMs` on the caller's clock, or still at the seen `version`),
+   * and no one else's reservation keeps the caller out (`SemaphoreRecord.isKeptOutAt`; with `reserved`, only if the
+   * reservation is the caller's, and the write clears it). The caller's fence is the record's, plus one. Any failed condition changes nothing: `LimitMismatch` if the limit
    * differs, else `Conflict` with the record. A retried request whose first attempt applied answers `Acquired`. As
    * for a lock's acquire, a write whose outcome the store does not know is reported (`LockStoreError`,
    * `mayHaveApplied`), not retried behind the caller's back.
@@ -111,6 +128,14 @@ export interface SemaphoreOperations {
    * Keeps the record and its fence. `NotHeld` (with no `current`) otherwise.
    */
   readonly releasePermits: (request: ReleasePermitsRequest) => Effect.Effect<ReleaseResult, LockStoreError>
+  /**
+   * Names the caller the next to take `permits`, for `reserveMs` from now on the caller's clock, keeping others out
+   * from `graceMs` on (`SemaphoreRecord.PermitReservation`), if the record exists with this `limit`, the caller holds
+   * none of it, and no one else's reservation is live (none, the caller's, or `reservedUntil < now`) or the live one's
+   * reserver began to wait later (`reservedSince > waitingSince`). Holders, fence and versions stay as they are.
+   * `NotReserved` with the record otherwise.
+   */
+  readonly reservePermits: (request: ReservePermitsRequest) => Effect.Effect<ReservePermitsResult, LockStoreError>
   /** One semaphore's record, if it has ever been acquired; holders whose leases are over included. */
   readonly inspectSemaphore: (name: string) => Effect.Effect<Option.Option<SemaphoreRecord>, LockStoreError>
 }
@@ -156,3 +181,12 @@ export const renewProblem: (request: RenewPermitsRequest) => string | undefined 
  * @category validation
  */
 export const releaseProblem: (request: ReleasePermitsRequest) => string | undefined = SemaphoreChecks.releaseProblem
+
+/**
+ * What is wrong with a reserve request, its name aside, or `undefined`: owner, limit and permits as an acquire's, and
+ * finite times.
+ *
+ * @since 1.0.0
+ * @category validation
+ */
+export const reserveProblem: (request: ReservePermitsRequest) => string | undefined = SemaphoreChecks.reserveProblem

@@ -54,6 +54,13 @@ export * as LockRecord from "./LockRecord.js"
 export * as LockStore from "./LockStore.js"
 
 /**
+ * Read/write locks: many readers or one writer of a name at once.
+ *
+ * @since 1.0.0
+ */
+export * as ReadWriteLock from "./ReadWriteLock.js"
+
+/**
  * The record a store keeps per semaphore.
  *
  * @since 1.0.0

@@ -78,6 +78,7 @@ export const make = (backing: LockStore.LockStore): LateNetwork => {
     tryAcquirePermits: through("tryAcquirePermits", backing.tryAcquirePermits),
     renewPermits: through("renewPermits", backing.renewPermits),
     releasePermits: through("releasePermits", backing.releasePermits),
+    reservePermits: through("reservePermits", backing.reservePermits),
     inspectSemaphore: through("inspectSemaphore", backing.inspectSemaphore),
     maxNameBytes: backing.maxNameBytes,
     nameProblem: backing.nameProblem,

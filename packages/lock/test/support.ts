@@ -43,6 +43,7 @@ export const noCalls = (): Record<OperationName, number> => ({
   tryAcquirePermits: 0,
   renewPermits: 0,
   releasePermits: 0,
+  reservePermits: 0,
   inspectSemaphore: 0
 })
 

@@ -9,7 +9,7 @@
  */
 import * as LeaseDeadline from "../lease/LeaseDeadline.js"
 import type { LockRecord } from "../record/LockRecord.js"
-import { type PermitHolder, permitRecord, type SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import { isKeptOutAt, type PermitHolder, permitRecord, type SemaphoreRecord } from "../record/SemaphoreRecord.js"
 import * as LeaseSession from "../session/LeaseSession.js"
 import type * as SessionVerdict from "../session/SessionVerdict.js"
 import type * as SemaphoreProtocol from "../store/SemaphoreProtocol.js"
@@ -140,8 +140,8 @@ export type Plan =
   | { readonly _tag: "Sleep"; readonly sleepMs: number }
 
 /**
- * Plans after a conflict on `record`: if the permits fit once the other holders that are over are removed, go at once
- * and remove them; else sleep until the next holder could be over, or `pollMs`, whichever is sooner. A holder under a
+ * Plans after a conflict on `record`: if the permits fit once the other holders that are over are removed, and no one
+ * else's reservation keeps the caller out (`SemaphoreRecord.isKeptOutAt`), go at once and remove them; else sleep until the next holder could be over, or `pollMs`, whichever is sooner. A holder under a
  * lease session is over when `sessions` has its session judged dead (see `sessionsToJudge`), whatever its lease
  * fields say; it is removed only while still under that session.
  *
@@ -181,7 +181,9 @@ export const plan = (args: {
       nextOverMs = Math.min(nextOverMs, ms)
     }
   }
-  if (record.used - freed + options.permits <= record.limit) return { _tag: "Now", expired }
+  if (record.used - freed + options.permits <= record.limit && !isKeptOutAt(record, owner, options.permits, wallNow)) {
+    return { _tag: "Now", expired }
+  }
   return { _tag: "Sleep", sleepMs: Math.min(args.pollMs, nextOverMs) }
 }
 

@@ -38,6 +38,7 @@ export const calls = {
   tryAcquirePermits: { operation: "tryAcquirePermits", action: "UpdateItem", reportsUnknownOutcomes: true },
   renewPermits: { operation: "renewPermits", action: "UpdateItem" },
   releasePermits: { operation: "releasePermits", action: "UpdateItem" },
+  reservePermits: { operation: "reservePermits", action: "UpdateItem" },
   unpinSemaphore: { operation: "releasePermits", action: "UpdateItem" },
   query: { operation: "list", action: "Query" },
   scan: { operation: "list", action: "Scan" }
@@ -59,5 +60,6 @@ export const getItemCalls = {
   tryAcquirePermits: { operation: "tryAcquirePermits", action: "GetItem" },
   renewPermits: { operation: "renewPermits", action: "GetItem" },
   releasePermits: { operation: "releasePermits", action: "GetItem" },
+  reservePermits: { operation: "reservePermits", action: "GetItem" },
   inspectSemaphore: { operation: "inspectSemaphore", action: "GetItem" }
 } as const satisfies Record<string, Call>

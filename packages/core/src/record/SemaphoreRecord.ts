@@ -60,6 +60,63 @@ export interface SemaphoreRecord {
   readonly used: number
   /** Every holder, expired or not, in the order of their fences. */
   readonly holders: ReadonlyArray<PermitHolder>
+  /** The waiter named next, if one reserved (`PermitReservation`); kept until its reserver acquires. */
+  readonly reservation?: PermitReservation | undefined
+  /** Whether the record is a read/write lock's (`ReadWriteMode`): set by the acquire that created it, for people. */
+  readonly readWrite?: boolean | undefined
+}
+
+/**
+ * A waiter's claim to be next, as a lock's reservation (`LockRecord.reservedBy`): the fields and their meaning are a
+ * lock's, with the permits the reserver waits for. While it keeps others out, an acquire by anyone else is refused if
+ * its permits and the reserver's would not fit in the limit together, whatever is held: a writer's reservation (all
+ * the permits) keeps everyone out, a reader's (one) keeps out only a writer.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface PermitReservation {
+  readonly reservedBy: string
+  /** The permits the reserver waits for. */
+  readonly reservedPermits: number
+  /** Epoch ms on the reserver's clock: the reservation lapses after it. */
+  readonly reservedUntil: number
+  /** Epoch ms on the reserver's clock when it began to wait: an earlier waiter may take the reservation over. */
+  readonly reservedSince: number
+  /** Epoch ms on the reserver's clock from which the reservation keeps others out. */
+  readonly reservedFrom: number
+}
+
+/**
+ * Whether someone else's reservation keeps an acquire of `permits` by `owner` out of the record at `now` (epoch ms,
+ * the caller's clock): it is live, it has begun to keep others out, and the two acquisitions would not fit in the
+ * limit together.
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const isKeptOutAt = (record: SemaphoreRecord, owner: string, permits: number, now: number): boolean => {
+  const reservation = record.reservation
+  return reservation !== undefined && reservation.reservedBy !== owner && reservation.reservedUntil >= now &&
+    reservation.reservedFrom <= now && permits + reservation.reservedPermits > record.limit
+}
+
+/**
+ * Whether `owner`, waiting since `waitingSince` (epoch ms, its clock), may reserve the record at `now`: no one else's
+ * reservation is live, or the live one's reserver began to wait later (as a lock's, `LockRecord.isReservableAt`).
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const isReservableAt = (
+  record: SemaphoreRecord,
+  owner: string,
+  waitingSince: number,
+  now: number
+): boolean => {
+  const reservation = record.reservation
+  return reservation === undefined || reservation.reservedBy === owner || reservation.reservedUntil < now ||
+    reservation.reservedSince > waitingSince
 }
 
 /**

@@ -23,6 +23,7 @@ export type Operation =
   | "tryAcquirePermits"
   | "renewPermits"
   | "releasePermits"
+  | "reservePermits"
   | "inspectSemaphore"
 
 /**

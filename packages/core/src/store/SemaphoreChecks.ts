@@ -119,3 +119,21 @@ export const releaseProblem = (request: SemaphoreProtocol.ReleasePermitsRequest)
     (isWhole(request.permits, 1) && request.permits <= SemaphoreRecord.maxLimit
       ? undefined
       : `permits ${show(request.permits)} is not a whole number from 1 to ${SemaphoreRecord.maxLimit}`)
+
+/**
+ * What is wrong with a reserve request, its name aside, or `undefined`: the owner, limit and permits as an acquire's,
+ * and finite times (a reservation over 0 ms, a grace from 0, an epoch ms for when the caller began to wait).
+ *
+ * @since 1.0.0
+ * @category validation
+ */
+export const reserveProblem = (request: SemaphoreProtocol.ReservePermitsRequest): string | undefined =>
+  ownerProblem(request.owner) ??
+    SemaphoreRecord.permitsProblem(request.limit, request.permits) ??
+    (isTime(request.reserveMs) && request.reserveMs > 0
+      ? undefined
+      : `reserveMs ${show(request.reserveMs)} is not a number of ms over 0`) ??
+    (isTime(request.graceMs) ? undefined : `graceMs ${show(request.graceMs)} is not a number of ms from 0`) ??
+    (isTime(request.waitingSince) ? undefined : `waitingSince ${show(request.waitingSince)} is not an epoch ms`)
+
+const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0

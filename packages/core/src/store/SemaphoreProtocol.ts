@@ -71,6 +71,14 @@ export interface AcquirePermitsRequest {
   readonly expired: ReadonlyArray<ExpiredPermit>
   /** The caller saw no record: the write creates it, and fails if one exists. */
   readonly create: boolean
+  /**
+   * The caller holds the record's reservation (`reservePermits`): the write clears it, and fails unless it is still
+   * the caller's. Absent: the write keeps any reservation, and fails if someone else's keeps it out
+   * (`SemaphoreRecord.isKeptOutAt`).
+   */
+  readonly reserved?: boolean | undefined
+  /** A write that creates the record marks it a read/write lock's (`SemaphoreRecord.readWrite`). */
+  readonly readWrite?: boolean | undefined
 }
 
 /**
@@ -121,3 +129,35 @@ export interface ReleasePermitsRequest {
   readonly fence: number | undefined
   readonly permits: number
 }
+
+/**
+ * A waiter's claim to take `permits` of the semaphore next, as a lock's (`LockProtocol.ReserveRequest`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface ReservePermitsRequest {
+  readonly name: string
+  readonly owner: string
+  /** The semaphore's limit: the write fails unless it is the record's. */
+  readonly limit: number
+  /** The permits the caller waits for. */
+  readonly permits: number
+  readonly reserveMs: number
+  /** Ms from the start of the request until the reservation keeps others out; at most `reserveMs`. */
+  readonly graceMs: number
+  /** Epoch ms on the caller's clock when the acquisition began to wait: the earliest waiter may take a reservation. */
+  readonly waitingSince: number
+}
+
+/**
+ * `Reserved` carries the record with the new reservation; `NotReserved` the record as it is, when the store could
+ * tell (none, another limit, the caller a holder already, or someone else's live reservation that began to wait no
+ * later).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type ReservePermitsResult =
+  | { readonly _tag: "Reserved"; readonly semaphore: SemaphoreRecord }
+  | { readonly _tag: "NotReserved"; readonly current: SemaphoreRecord | undefined }

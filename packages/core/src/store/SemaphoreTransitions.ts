@@ -6,7 +6,14 @@
  * @since 1.0.0
  */
 import { isRenewSuperseded, type LockRecord } from "../record/LockRecord.js"
-import { holderOf, type PermitHolder, permitRecord, type SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import {
+  holderOf,
+  isKeptOutAt,
+  isReservableAt,
+  type PermitHolder,
+  permitRecord,
+  type SemaphoreRecord
+} from "../record/SemaphoreRecord.js"
 import * as LeaseSession from "../session/LeaseSession.js"
 import type * as LockProtocol from "./LockProtocol.js"
 import type * as SemaphoreProtocol from "./SemaphoreProtocol.js"
@@ -76,8 +83,9 @@ const acquired = (
  * `tryAcquirePermits` at `now`. With `create`, a new record whose one holder is the caller, its fence started from the
  * clock as a lock's is; a conflict if a record exists. Without, one write adds the caller as a holder with the next
  * fence and removes the expired holders it names, if the limit is the record's, the caller holds nothing yet, every
- * named holder is removable (`isRemovable`) and the permits fit; else a conflict, or `LimitMismatch` when the limit
- * differs.
+ * named holder is removable (`isRemovable`), the permits fit, and no one else's reservation keeps the caller out
+ * (`SemaphoreRecord.isKeptOutAt`); with `reserved`, only if the reservation is still the caller's, and the write
+ * clears it. Else a conflict, or `LimitMismatch` when the limit differs.
  *
  * @since 1.0.0
  * @category transitions
@@ -91,7 +99,8 @@ export const tryAcquirePermits = (
     if (current !== undefined) return Transition.unchanged(refused(current, request))
     const holder = newHolder(request, now + 1, now)
     const { limit, name, permits } = request
-    return acquired({ name, limit, fence: holder.fence, used: permits, holders: [holder] }, holder)
+    const created: SemaphoreRecord = { name, limit, fence: holder.fence, used: permits, holders: [holder] }
+    return acquired(request.readWrite === true ? { ...created, readWrite: true } : created, holder)
   }
   if (current === undefined) return Transition.unchanged({ _tag: "Conflict", current: undefined })
   const removedPermits = permitsOf(request.expired)
@@ -99,14 +108,19 @@ export const tryAcquirePermits = (
     current.limit !== request.limit ||
     holderOf(current, request.owner) !== undefined ||
     !request.expired.every((entry) => isRemovable(current, entry, request.takeover, now)) ||
-    current.used - removedPermits + request.permits > current.limit
+    current.used - removedPermits + request.permits > current.limit ||
+    (request.reserved === true
+      ? current.reservation?.reservedBy !== request.owner
+      : isKeptOutAt(current, request.owner, request.permits, now))
   ) {
     return Transition.unchanged(refused(current, request))
   }
   const removed = new Set(request.expired.map((entry) => entry.owner))
   const holder = newHolder(request, current.fence + 1, now)
+  // The reserver is in: its write clears the reservation; anyone else's keeps it (the reserver is still next).
+  const { reservation: _reservation, ...unreserved } = current
   return acquired({
-    ...current,
+    ...(request.reserved === true ? unreserved : current),
     fence: holder.fence,
     used: current.used - removedPermits + request.permits,
     // Fences only grow, so appending keeps the holders in the order of their fences.
@@ -167,4 +181,36 @@ export const releasePermits = (
   }
   const holders = current.holders.filter((other) => other.owner !== request.owner)
   return Transition.written(released, { ...current, used: current.used - holder.permits, holders })
+}
+
+/**
+ * `reservePermits` at `now`: names the caller the next to take `permits` of a semaphore that has a record with this
+ * limit and of which the caller holds nothing, unless someone who began to wait no later holds a live reservation
+ * (`SemaphoreRecord.isReservableAt`). Holders, fence and versions stay as they are.
+ *
+ * @since 1.0.0
+ * @category transitions
+ */
+export const reservePermits = (
+  current: SemaphoreRecord | undefined,
+  request: SemaphoreProtocol.ReservePermitsRequest,
+  now: number
+): Transition.Transition<SemaphoreProtocol.ReservePermitsResult, SemaphoreRecord> => {
+  if (
+    current === undefined || current.limit !== request.limit || holderOf(current, request.owner) !== undefined ||
+    !isReservableAt(current, request.owner, request.waitingSince, now)
+  ) {
+    return Transition.unchanged({ _tag: "NotReserved", current })
+  }
+  const semaphore: SemaphoreRecord = {
+    ...current,
+    reservation: {
+      reservedBy: request.owner,
+      reservedPermits: request.permits,
+      reservedUntil: now + request.reserveMs,
+      reservedSince: request.waitingSince,
+      reservedFrom: now + Math.min(request.graceMs, request.reserveMs)
+    }
+  }
+  return Transition.written({ _tag: "Reserved", semaphore }, semaphore)
 }

@@ -7,8 +7,9 @@
  * could be over or a jittered poll interval, whichever is sooner, until `wait` runs out. Creating the record, removing
  * holders and a record that changed under the attempt are not waiting: they get a few immediate attempts even with
  * no `wait`. A holder under a lease session is over once its session is judged dead (one read of the session's record,
- * shared by the process's waiters: `sessionJudge.ts`). Each fiber asks on its own: there is no local queue and no reservation, so waiters are served in no
- * particular order. A write that may have applied is given back, by owner, when the loop ends without the permits;
+ * shared by the process's waiters: `sessionJudge.ts`). Each fiber asks on its own: there is no local queue. A
+ * semaphore's waiters are served in no particular order; a read/write lock's (`fair`) reserve the record as a lock's
+ * waiters do, so that the longest waiter goes next (`@leasehold/core/acquire/PermitReservation`). A write that may have applied is given back, by owner, when the loop ends without the permits;
  * what an owner id stands for, and when the loop takes a fresh one, is in `acquireOwner.ts`. The loop is
  * `attemptLoop.ts`'s, with a semaphore's request, judge and conflict handling; what each answer leads to is decided
  * in `@leasehold/core/acquire/PermitAttempt` (and `AcquireStep`).
@@ -18,6 +19,8 @@
 import * as AcquireBoundCore from "@leasehold/core/acquire/AcquireBound"
 import type * as AcquireStep from "@leasehold/core/acquire/AcquireStep"
 import * as PermitAttempt from "@leasehold/core/acquire/PermitAttempt"
+import * as PermitReservation from "@leasehold/core/acquire/PermitReservation"
+import * as ReservationCore from "@leasehold/core/acquire/Reservation"
 import type { LockRecord } from "@leasehold/core/record/LockRecord"
 import type { SemaphoreRecord } from "@leasehold/core/record/SemaphoreRecord"
 import type * as SessionVerdict from "@leasehold/core/session/SessionVerdict"
@@ -32,6 +35,7 @@ import * as SessionJudge from "../acquire/sessionJudge.js"
 import { giveBack } from "../lease/giveBack.js"
 import * as LeaseStore from "../lease/leaseStore.js"
 import { monotonicMillis } from "../process/clock.js"
+import * as Metrics from "../process/metrics.js"
 import * as MemoryStore from "../store/memoryStore.js"
 import type * as SemaphoreOptions from "./semaphoreOptions.js"
 
@@ -44,6 +48,11 @@ export interface Args {
   readonly startedAt: number
   /** The id of the lease session to hold the permits under, if any. */
   readonly session?: string | undefined
+  /**
+   * A read/write lock's acquire: waiters reserve the record, and a write that creates the record marks it
+   * (`SemaphoreRecord.readWrite`).
+   */
+  readonly fair?: boolean | undefined
 }
 
 /** @internal */
@@ -62,6 +71,10 @@ interface Attempts {
   last: SemaphoreRecord | undefined
   /** Observed takeover: each other holder's version as first seen. */
   sightings: PermitAttempt.Sightings
+  /** The record last seen carries our reservation: the next write clears it. */
+  reserved: boolean
+  /** Epoch ms on our wall clock when the caller began to ask, set at the first conflict: a reservation's priority. */
+  waitingSince: number | undefined
 }
 
 /** The options the core's decisions read, in one record. */
@@ -107,8 +120,20 @@ export const run = (
   const waitUntil = AcquireBoundCore.waitUntil(args.startedAt, lease.waitMs)
   const decisions = attemptOptions(options)
   const takeover = PermitAttempt.takeover(decisions)
-  const attempts: Attempts = { create: false, expired: [], last: undefined, sightings: new Map() }
+  const attempts: Attempts = {
+    create: false,
+    expired: [],
+    last: undefined,
+    sightings: new Map(),
+    reserved: false,
+    waitingSince: undefined
+  }
   const jitteredPoll = AcquireBound.jitteredPoll(lease.pollIntervalMs)
+  const reservation: ReservationCore.ReservationOptions = {
+    takeover: lease.takeover,
+    pollIntervalMs: lease.pollIntervalMs,
+    leaseMs: lease.leaseMs
+  }
 
   /** After a conflict (or a limit mismatch) at `now`, `eager` attempts since the last sleep: again, sleep, or end. */
   const conflict = (
@@ -147,9 +172,51 @@ export const run = (
         })
       }
       attempts.expired = plan._tag === "Now" ? plan.expired : []
+      attempts.reserved = record?.reservation?.reservedBy === owner
       const next = PermitAttempt.next(plan, eager, now, waitUntil)
       if (next._tag === "GiveUp") return yield* giveUp(args, attempts.last, now)
-      return next
+      if (args.fair !== true || record === undefined || next._tag === "Again") return next
+      return yield* fairSleep(record, owner, now, next.sleepMs)
+    })
+
+  /** A read/write lock's waiter after a conflict on `record`: reserve if it is next, and sleep as reservations say. */
+  const fairSleep = (record: SemaphoreRecord, owner: string, now: number, usualMs: number | undefined) =>
+    Effect.gen(function*() {
+      const wallNow = yield* Clock.currentTimeMillis
+      const waitingSince = attempts.waitingSince ??= ReservationCore.waitingSince(wallNow, now, args.startedAt)
+      let seen = record
+      if (PermitReservation.shouldReserve(reservation, owner, record, waitingSince, wallNow)) {
+        const times = PermitReservation.reservationTimes(reservation, record, now, wallNow, waitUntil)
+        const answer = yield* store.reservePermits({
+          name,
+          owner,
+          limit: options.limit,
+          permits: options.permits,
+          waitingSince,
+          ...times
+        }).pipe(Effect.option)
+        // A failed reservation never fails the acquire: the conflict's record stands.
+        const result = answer._tag === "Some" ? answer.value : undefined
+        if (result?._tag === "Reserved") {
+          yield* Metrics.increment(Metrics.reservations)
+          seen = result.semaphore
+        } else if (result?.current !== undefined) {
+          seen = result.current
+        }
+        attempts.last = seen
+        attempts.reserved = seen.reservation?.reservedBy === owner
+      }
+      const pollMs = yield* jitteredPoll
+      const sleepMs = PermitReservation.sleepMs({
+        options: reservation,
+        owner,
+        record: seen,
+        usualMs: usualMs ?? pollMs,
+        pollMs,
+        wallNow,
+        waitingSince
+      })
+      return { _tag: "Sleep", sleepMs } as const
     })
 
   return AttemptLoop.run({
@@ -170,7 +237,9 @@ export const run = (
         takeover,
         session: args.session,
         expired: attempts.create ? [] : attempts.expired,
-        create: attempts.create
+        create: attempts.create,
+        ...(attempts.reserved && !attempts.create ? { reserved: true } : {}),
+        ...(args.fair === true ? { readWrite: true } : {})
       }),
     judge: (result, owner, sentAt, now) =>
       PermitAttempt.judge({ options: decisions, name, owner, result, sentAt, now }),

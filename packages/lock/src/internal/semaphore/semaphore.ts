@@ -63,9 +63,22 @@ class Permits extends LeaseView implements PermitsApi {
   }
 }
 
-interface Acquisition {
+/** @internal */
+export interface Acquisition {
   readonly keeper: Keeper.Keeper<PermitsApi>
   readonly entry: HeldLeases.Entry
+}
+
+/**
+ * What a read/write lock's acquire asks of a semaphore's: reservations, the record marked, and the key its entry in
+ * the fiber's held leases is found by (a semaphore's is its keeper, which nothing else finds).
+ *
+ * @internal
+ */
+export interface ReadWriteAcquire {
+  readonly entryStore: object
+  readonly span: string
+  readonly attributes: Record<string, unknown>
 }
 
 /** The store, with the name checked against a semaphore's key budget. */
@@ -79,12 +92,15 @@ const storeAndName = (name: string) =>
  * Acquires permits and starts keeping them, with `holder` (if given) as the first fiber to interrupt on loss. Must
  * run uninterruptibly, with `restore` the caller's mask: it waits interruptibly, and once it succeeds the caller must
  * run `keeper.release` exactly once.
+ *
+ * @internal
  */
-const acquireKept = (
+export const acquireKept = (
   name: string,
   options: SemaphoreOptions,
   restore: Restore,
-  holder: EffectLine.Fiber<unknown, unknown> | undefined
+  holder: EffectLine.Fiber<unknown, unknown> | undefined,
+  readWrite?: ReadWriteAcquire
 ): Effect.Effect<
   Acquisition,
   LockNotAcquired | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
@@ -104,7 +120,14 @@ const acquireKept = (
       return yield* sessionLost
     }
     const acquired = yield* restore(
-      PermitAcquire.run({ store, name: validName, options: resolved, startedAt, session: session?.id })
+      PermitAcquire.run({
+        store,
+        name: validName,
+        options: resolved,
+        startedAt,
+        session: session?.id,
+        fair: readWrite !== undefined
+      })
     )
     // From here to the caller's release nothing can be interrupted, so held permits always get their release.
     const users = LeaseUsers.make()
@@ -137,7 +160,7 @@ const acquireKept = (
     // Keyed by the keeper, which no lock shares: the entry stops whoever takes the permits over on loss, and a lock
     // of the same name is never taken for a re-entry of it.
     const entry: HeldLeases.Entry = {
-      store: keeper,
+      store: readWrite?.entryStore ?? keeper,
       name: validName,
       users,
       isLive: keeper.isLive,
@@ -145,8 +168,8 @@ const acquireKept = (
     }
     return { keeper, entry }
   }).pipe(
-    EffectLine.withSpan("Semaphore.acquire", {
-      attributes: {
+    EffectLine.withSpan(readWrite?.span ?? "Semaphore.acquire", {
+      attributes: readWrite?.attributes ?? {
         "semaphore.name": name,
         "semaphore.limit": options?.limit,
         "semaphore.permits": options?.permits ?? 1

@@ -71,6 +71,14 @@ export const make = (maxLockNameBytes: number): SemaphoreStore.SemaphoreOperatio
       () => Transition.apply(records, request.name, (current) => SemaphoreTransitions.releasePermits(current, request))
     )
 
+  const reservePermits = (request: SemaphoreStore.ReservePermitsRequest) =>
+    checked(
+      "reservePermits",
+      named(request.name, () => Checks.reserveProblem(request)),
+      (now) =>
+        Transition.apply(records, request.name, (current) => SemaphoreTransitions.reservePermits(current, request, now))
+    )
+
   const inspectSemaphore = (name: string) =>
     checked(
       "inspectSemaphore",
@@ -78,5 +86,5 @@ export const make = (maxLockNameBytes: number): SemaphoreStore.SemaphoreOperatio
       () => Option.liftPredicate(records.get(name), Predicate.isNotUndefined)
     )
 
-  return { tryAcquirePermits, renewPermits, releasePermits, inspectSemaphore }
+  return { tryAcquirePermits, renewPermits, releasePermits, reservePermits, inspectSemaphore }
 }

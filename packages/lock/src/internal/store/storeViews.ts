@@ -26,6 +26,7 @@ export const intercept = (backing: LockStore.LockStore, around: Interceptor): Lo
   tryAcquirePermits: (request) => around("tryAcquirePermits", backing.tryAcquirePermits(request)),
   renewPermits: (request) => around("renewPermits", backing.renewPermits(request)),
   releasePermits: (request) => around("releasePermits", backing.releasePermits(request)),
+  reservePermits: (request) => around("reservePermits", backing.reservePermits(request)),
   inspectSemaphore: (name) => around("inspectSemaphore", backing.inspectSemaphore(name)),
   maxNameBytes: backing.maxNameBytes,
   nameProblem: backing.nameProblem,

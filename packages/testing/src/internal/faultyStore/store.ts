@@ -93,6 +93,7 @@ export const make = (backing: LockStore.LockStore, options: FaultyStore.Options)
     tryAcquirePermits: (request) => wrap("tryAcquirePermits", request, backing.tryAcquirePermits(request)),
     renewPermits: (request) => wrap("renewPermits", request, backing.renewPermits(request)),
     releasePermits: (request) => wrap("releasePermits", request, backing.releasePermits(request)),
+    reservePermits: (request) => wrap("reservePermits", request, backing.reservePermits(request)),
     inspectSemaphore: (name) => wrap("inspectSemaphore", name, backing.inspectSemaphore(name)),
     maxNameBytes: backing.maxNameBytes,
     nameProblem: backing.nameProblem,

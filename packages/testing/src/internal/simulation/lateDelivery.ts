@@ -50,7 +50,8 @@ export const makeLateLog = (timeline: Timeline): LateLog => {
       reserve: logged(process, "reserve", backing.reserve),
       tryAcquirePermits: logged(process, "tryAcquirePermits", backing.tryAcquirePermits),
       renewPermits: logged(process, "renewPermits", backing.renewPermits),
-      releasePermits: logged(process, "releasePermits", backing.releasePermits)
+      releasePermits: logged(process, "releasePermits", backing.releasePermits),
+      reservePermits: logged(process, "reservePermits", backing.reservePermits)
     }),
     delivered: ({ call, exit, fault, heldMs, request }) =>
       log.delivered({ call, fault, request, heldMs, outcome: outcomeOf(exit) }, timeline.now)
