@@ -40,6 +40,7 @@ const guide: Array<DefaultTheme.SidebarItem> = [
       { text: "Semaphores", link: "/guide/semaphores" },
       { text: "Leader election", link: "/guide/leader-election" },
       { text: "Lease sessions", link: "/guide/sessions" },
+      { text: "Read/write locks", link: "/guide/read-write-locks" },
       { text: "Several locks at once", link: "/guide/several-locks" },
       { text: "Handing a lease over", link: "/guide/hand-off" }
     ]
