@@ -55,7 +55,8 @@ export const nameArg = Args.text({ name: "NAME" }).pipe(
  */
 export const semaphoreFlag = Flag.boolean({
   name: "semaphore",
-  description: "NAME is a semaphore's (a semaphore and a lock of the same name are different records)."
+  description: "NAME is a semaphore's or a read/write lock's (a read/write lock is kept as a semaphore whose " +
+    "writer holds every permit; a semaphore and a lock of the same name are different records)."
 })
 
 const json = Flag.boolean({
@@ -112,12 +113,33 @@ const describe = (lock: Render.LockView, maxClockSkewMs: number): string => {
   return `${text}\ndata\n${Render.data(lock.data).replace(/^/gm, "  ")}`
 }
 
+/** What a read/write lock's record holds: a writer, readers, or nobody. */
+const readWriteKind = (semaphore: Render.SemaphoreView): string => {
+  const readers = semaphore.holders.filter((holder) => holder.mode === "read").length
+  const writing = semaphore.holders.some((holder) => holder.mode === "write")
+  const held = writing
+    ? "held by a writer"
+    : readers > 0
+    ? `held by ${readers} reader${readers === 1 ? "" : "s"}`
+    : "free"
+  return `read/write lock, ${held} (a reader holds 1 permit, a writer all ${semaphore.limit})`
+}
+
 const describeSemaphore = (semaphore: Render.SemaphoreView, maxClockSkewMs: number): string => {
+  const reservation = semaphore.reservation
   const text = fields([
     ["semaphore", semaphore.name],
+    ...(semaphore.readWrite ? [["kind", readWriteKind(semaphore)] as const] : []),
     ["permits", `${semaphore.used} of ${semaphore.limit} in use (${semaphore.available} free)`],
     ["fence", `${semaphore.fence} (the last issued; the next holder gets a higher one)`],
-    ["holders", semaphore.holders.length === 0 ? "none" : String(semaphore.holders.length)]
+    ["holders", semaphore.holders.length === 0 ? "none" : String(semaphore.holders.length)],
+    ...(reservation === null ? [] : [
+      [
+        "reserved",
+        `by ${reservation.owner} for ${reservation.permits} permits, waiting since ${reservation.waitingSince}, ` +
+        `keeping out who would not fit beside it from ${reservation.from} until ${reservation.until}`
+      ] as const
+    ])
   ])
   if (semaphore.holders.length === 0) return text
   const table = Render.columns(Render.permitHolderHeader, semaphore.holders.map(Render.permitHolderRow))
@@ -163,6 +185,7 @@ export const help: Help.CommandHelp = {
   tableFlags: true,
   examples: [
     ["leasehold inspect orders/42 --table locks", "one lock"],
+    ["leasehold inspect price-list --semaphore", "a semaphore or read/write lock, with each holder and its mode"],
     ["leasehold inspect nightly-report --json | jq .fence", "its fencing token, for a script"],
     ["leasehold inspect --semaphore partner-api", "a semaphore and who holds its permits"]
   ]

@@ -4,6 +4,7 @@
  * @since 1.0.0
  */
 import * as LockRecord from "@leasehold/core/record/LockRecord"
+import * as ReadWriteMode from "@leasehold/core/record/ReadWriteMode"
 import * as SemaphoreRecord from "@leasehold/core/record/SemaphoreRecord"
 import * as LeaseSession from "@leasehold/core/session/LeaseSession"
 import type * as DynamoLockItems from "@leasehold/dynamodb/DynamoLockItems"
@@ -307,6 +308,8 @@ export interface PermitHolderView {
   readonly session: string | null
   /** Whether that session has ended: the next acquirer that needs the permits removes them. */
   readonly sessionEnded: boolean
+  /** A read/write lock's holder: how it holds the lock (a writer holds every permit); null for a semaphore's. */
+  readonly mode: "read" | "write" | null
 }
 
 /**
@@ -324,6 +327,29 @@ export interface SemaphoreView {
   readonly available: number
   readonly fence: number
   readonly holders: ReadonlyArray<PermitHolderView>
+  /** Whether the record is a read/write lock's (`ReadWriteLock`): its holders are readers and a writer. */
+  readonly readWrite: boolean
+  /** The waiter named next, if one reserved: it keeps out whoever would not fit beside it until `until`. */
+  readonly reservation: ReservationView | null
+}
+
+/**
+ * A waiter's reservation of a semaphore or read/write lock, as `--json` prints it.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface ReservationView {
+  /** The reserving acquisition's owner id. */
+  readonly owner: string
+  /** The permits it waits for (a read/write lock's writer waits for all of them). */
+  readonly permits: number
+  /** ISO time after which the reservation lapses. */
+  readonly until: string
+  /** ISO time from which it keeps others out. */
+  readonly from: string
+  /** ISO time the reserver began to wait: an earlier waiter takes the reservation over. */
+  readonly waitingSince: string
 }
 
 /**
@@ -387,7 +413,8 @@ const ownPermitHolderView = (
   ageMs: now - holder.acquiredAt,
   data: holder.data ?? null,
   session: null,
-  sessionEnded: false
+  sessionEnded: false,
+  mode: null
 })
 
 /**
@@ -401,14 +428,32 @@ export const semaphoreView = (
   now: number,
   maxClockSkewMs: number,
   sessions?: SessionRecords
-): SemaphoreView => ({
-  name: record.name,
-  limit: record.limit,
-  used: record.used,
-  available: record.limit - record.used,
-  fence: record.fence,
-  holders: record.holders.map((holder) => permitHolderView(holder, now, maxClockSkewMs, sessions))
-})
+): SemaphoreView => {
+  const readWrite = record.readWrite === true
+  const reservation = record.reservation
+  return {
+    name: record.name,
+    limit: record.limit,
+    used: record.used,
+    available: record.limit - record.used,
+    fence: record.fence,
+    holders: record.holders.map((holder) => ({
+      ...permitHolderView(holder, now, maxClockSkewMs, sessions),
+      mode: readWrite ? ReadWriteMode.modeOf(holder) : null
+    })),
+    readWrite,
+    reservation: reservation === undefined ? null : {
+      owner: reservation.reservedBy,
+      permits: reservation.reservedPermits,
+      until: new Date(reservation.reservedUntil).toISOString(),
+      from: new Date(reservation.reservedFrom).toISOString(),
+      waitingSince: new Date(reservation.reservedSince).toISOString()
+    }
+  }
+}
+
+/** A holder's share in a cell: a read/write lock's holder by its mode, a semaphore's by its permits. */
+const share = (holder: PermitHolderView): string => holder.mode ?? String(holder.permits)
 
 /**
  * A semaphore's holders in one cell: each holder's name and permits, and "expiring" or "expired" where its lease ran
@@ -421,7 +466,7 @@ export const holders = (semaphore: SemaphoreView): string =>
   semaphore.holders.length === 0
     ? "-"
     : semaphore.holders.map((holder) =>
-      `${holder.holder} (${holder.permits}${holder.state === "held" ? "" : `, ${holder.state}`})`
+      `${holder.holder} (${share(holder)}${holder.state === "held" ? "" : `, ${holder.state}`})`
     )
       .join(", ")
 
@@ -440,7 +485,7 @@ export const semaphoreHeader: ReadonlyArray<string> = ["SEMAPHORE", "USED", "LIM
  * @category formatting
  */
 export const semaphoreRow = (semaphore: SemaphoreView): ReadonlyArray<string> => [
-  semaphore.name,
+  semaphore.readWrite ? `${semaphore.name} (read/write)` : semaphore.name,
   String(semaphore.used),
   String(semaphore.limit),
   holders(semaphore)
@@ -453,7 +498,8 @@ export const semaphoreRow = (semaphore: SemaphoreView): ReadonlyArray<string> =>
  * @category formatting
  */
 export const semaphoreLine = (semaphore: SemaphoreView): string =>
-  `semaphore name=${JSON.stringify(semaphore.name)} used=${semaphore.used} limit=${semaphore.limit} ` +
+  `semaphore name=${JSON.stringify(semaphore.name)}${semaphore.readWrite ? " readWrite=true" : ""} ` +
+  `used=${semaphore.used} limit=${semaphore.limit} ` +
   `holders=${JSON.stringify(semaphore.holders.length === 0 ? "" : holders(semaphore))}`
 
 /**
@@ -481,7 +527,7 @@ export const permitHolderHeader: ReadonlyArray<string> = [
 export const permitHolderRow = (holder: PermitHolderView): ReadonlyArray<string> => [
   holder.holder,
   holder.owner,
-  String(holder.permits),
+  holder.mode === null ? String(holder.permits) : `${holder.permits} (${holder.mode})`,
   String(holder.fence),
   holder.leaseUntil ?? "-",
   lease(holder),

@@ -125,6 +125,54 @@ describe("Render: a lease's state", () => {
     ])
   })
 
+  it("a read/write lock's record shows each holder's mode, the marker and the reservation; a semaphore's shows none", () => {
+    const writer = holder({ owner: "w", holder: "migrator", permits: 64, fence: 9 })
+    const reservation = {
+      reservedBy: "r",
+      reservedPermits: 1,
+      reservedUntil: now + 400,
+      reservedSince: now - 300,
+      reservedFrom: now + 100
+    }
+    const record: SemaphoreRecord.SemaphoreRecord = {
+      name: "schema",
+      limit: 64,
+      used: 64,
+      fence: 9,
+      holders: [writer],
+      readWrite: true,
+      reservation
+    }
+    const view = Render.semaphoreView(record, now, skew)
+    expect(view.readWrite).toBe(true)
+    expect(view.holders.map((h) => h.mode)).toEqual(["write"])
+    expect(Render.holders(view)).toBe("migrator (write)")
+    expect(Render.semaphoreRow(view)[0]).toBe("schema (read/write)")
+    expect(Render.permitHolderRow(view.holders[0]!)[2]).toBe("64 (write)")
+    expect(view.reservation).toEqual({
+      owner: "r",
+      permits: 1,
+      until: new Date(now + 400).toISOString(),
+      from: new Date(now + 100).toISOString(),
+      waitingSince: new Date(now - 300).toISOString()
+    })
+    const readers = Render.semaphoreView(
+      {
+        ...record,
+        used: 2,
+        holders: [holder({ owner: "a", holder: "web-1" }), holder({ owner: "b", holder: "web-2" })]
+      },
+      now,
+      skew
+    )
+    expect(Render.holders(readers)).toBe("web-1 (read), web-2 (read)")
+    // The same record without the marker is a semaphore's: permits, not modes.
+    const plain = Render.semaphoreView({ ...record, readWrite: undefined, reservation: undefined }, now, skew)
+    expect(plain).toMatchObject({ readWrite: false, reservation: null })
+    expect(Render.holders(plain)).toBe("migrator (64)")
+    expect(Render.semaphoreLine(view)).toContain("readWrite=true")
+  })
+
   it("--held keeps every lock with a holder, expired ones too; --expired only those whose lease ran out", () => {
     const listing: Render.Listing = {
       locks: [
