@@ -29,6 +29,33 @@ export interface Request {
 /** The placeholders every write names: the holder's entry is `#h.#me`, its fence `#f.#me`. */
 const names = (owner: string) => ({ "#h": s.holders, "#f": s.fences, "#me": owner, "#ttl": s.ttl, "#pin": s.pin })
 
+/** The placeholders of the reservation's attributes (`SemaphoreItem`). */
+const reservationNames = {
+  "#rb": s.reservedBy,
+  "#rp": s.reservedPermits,
+  "#rr": s.reservedRoom,
+  "#ru": s.reservedUntil,
+  "#rs": s.reservedSince,
+  "#rf": s.reservedFrom
+} as const
+
+/**
+ * No one else's reservation keeps the caller out (`SemaphoreRecord.isKeptOutAt`): there is none, it is the caller's,
+ * it lapsed before `:now`, it has not begun to keep others out, or the caller's permits fit beside the reserver's.
+ */
+const notKeptOut = "(attribute_not_exists(#rb) OR #rb = :me OR #ru < :now OR #rf > :now OR #rr >= :permits)"
+
+/** The placeholders `notKeptOut` names. */
+const keptOutNames = {
+  "#rb": s.reservedBy,
+  "#ru": s.reservedUntil,
+  "#rf": s.reservedFrom,
+  "#rr": s.reservedRoom
+} as const
+
+/** What the reserver's acquire removes: it is in, and no longer waits. */
+const clearReservation = "#rb, #rp, #rr, #ru, #rs, #rf"
+
 /** How a write sets the item's TTL: to the pin while there is one (see `SemaphoreItem`), else to `:ttl`. */
 const ttlSet = "#ttl = if_not_exists(#pin, :ttl)"
 
@@ -65,8 +92,8 @@ export const leaseEnd = (request: SemaphoreStore.AcquirePermitsRequest, now: num
   request.session === undefined ? now + request.leaseMs : LeaseSession.heldUntil
 
 /**
- * A new semaphore's item: the caller its only holder, the fence from the clock (now + 1, as a new lock's), if no item
- * has the key.
+ * A new semaphore's item: the caller its only holder, the fence from the clock (now + 1, as a new lock's), marked a
+ * read/write lock's if the request says so, if no item has the key.
  *
  * @since 1.0.0
  * @category requests
@@ -78,9 +105,10 @@ export const create = (
   keyAttribute: string
 ): Request => {
   const fence = num(now + 1)
+  const readWrite = request.readWrite === true
   return {
     UpdateExpression: "SET #h = :holders, #f = :fences, #fence = :fence, #used = :permits, #limit = :limit, " +
-      (request.session === undefined ? "#ttl = :ttl" : pinSet),
+      (request.session === undefined ? "#ttl = :ttl" : pinSet) + (readWrite ? ", #rw = :rw" : ""),
     ConditionExpression: "attribute_not_exists(#key)",
     ExpressionAttributeNames: {
       "#h": s.holders,
@@ -90,6 +118,7 @@ export const create = (
       "#limit": s.limit,
       "#ttl": s.ttl,
       ...(request.session === undefined ? {} : { "#pin": s.pin }),
+      ...(readWrite ? { "#rw": s.readWrite } : {}),
       "#key": keyAttribute
     },
     ExpressionAttributeValues: {
@@ -98,7 +127,8 @@ export const create = (
       ":fence": fence,
       ":permits": num(request.permits),
       ":limit": num(request.limit),
-      ":ttl": num(ttl)
+      ":ttl": num(ttl),
+      ...(readWrite ? { ":rw": { BOOL: true } } : {})
     }
   }
 }
@@ -106,8 +136,10 @@ export const create = (
 /**
  * An acquire on an existing item: the caller's entry and fence (the item's, plus one), the permits counted, and the
  * `expired` holders removed, if the limit is the caller's, the caller holds nothing yet, there is room once the
- * removed holders' permits are free, and each removed holder is there with its permits and over: past the cutoff
- * (absolute), still at the version seen (observed), or still under the session the caller judged dead.
+ * removed holders' permits are free, each removed holder is there with its permits and over: past the cutoff
+ * (absolute), still at the version seen (observed), or still under the session the caller judged dead, and no one
+ * else's reservation keeps the caller out at `now`. The reserver's acquire (`reserved`) asks instead that the
+ * reservation still be its own, and removes it.
  *
  * @since 1.0.0
  * @category requests
@@ -120,11 +152,13 @@ export const acquire = (
 ): Request => {
   const removedPermits = expired.reduce((sum, holder) => sum + holder.permits, 0)
   const absolute = request.takeover._tag === "Absolute"
+  const reserved = request.reserved === true
   const ExpressionAttributeNames: Record<string, string> = {
     ...names(request.owner),
     "#fence": s.fence,
     "#used": s.used,
-    "#limit": s.limit
+    "#limit": s.limit,
+    ...(reserved ? reservationNames : keptOutNames)
   }
   const ExpressionAttributeValues: Record<string, AttributeValue> = {
     ":entry": entry(request, now),
@@ -132,11 +166,16 @@ export const acquire = (
     ":delta": num(request.permits - removedPermits),
     ":limit": num(request.limit),
     ":room": num(request.limit - request.permits + removedPermits),
-    ":ttl": num(ttl)
+    ":ttl": num(ttl),
+    ":me": str(request.owner),
+    ...(reserved ? {} : { ":now": num(now), ":permits": num(request.permits) })
   }
-  let update = "SET #h.#me = :entry, #f.#me = #fence + :one, #fence = #fence + :one, #used = #used + :delta, " +
+  const update = "SET #h.#me = :entry, #f.#me = #fence + :one, #fence = #fence + :one, #used = #used + :delta, " +
     (request.session === undefined ? ttlSet : pinSet)
-  let condition = "#limit = :limit AND #used <= :room AND attribute_not_exists(#h.#me)"
+  // One REMOVE clause: DynamoDB takes each clause once per update.
+  const removals = reserved ? [clearReservation] : []
+  let condition = "#limit = :limit AND #used <= :room AND attribute_not_exists(#h.#me) AND " +
+    (reserved ? "#rb = :me" : notKeptOut)
   if (expired.length > 0) {
     ExpressionAttributeNames["#p"] = f.permits
     const byLease = expired.some((holder) => holder.session === undefined)
@@ -147,7 +186,7 @@ export const acquire = (
       ExpressionAttributeNames["#v"] = f.version
     }
     if (expired.some((holder) => holder.session !== undefined)) ExpressionAttributeNames["#s"] = f.session
-    update += " REMOVE " + expired.map((_, i) => `#h.#x${i}, #f.#x${i}`).join(", ")
+    removals.push(...expired.map((_, i) => `#h.#x${i}, #f.#x${i}`))
     expired.forEach((holder, i) => {
       ExpressionAttributeNames[`#x${i}`] = holder.owner
       ExpressionAttributeValues[`:p${i}`] = num(holder.permits)
@@ -157,7 +196,7 @@ export const acquire = (
     })
   }
   return {
-    UpdateExpression: update,
+    UpdateExpression: removals.length === 0 ? update : `${update} REMOVE ${removals.join(", ")}`,
     ConditionExpression: condition,
     ExpressionAttributeNames,
     ExpressionAttributeValues
@@ -249,4 +288,31 @@ export const unpin = (fence: number, ttl: number): Request => ({
   ConditionExpression: "#fence = :fence AND attribute_exists(#pin)",
   ExpressionAttributeNames: { "#pin": s.pin, "#ttl": s.ttl, "#fence": s.fence },
   ExpressionAttributeValues: { ":fence": num(fence), ":ttl": num(ttl) }
+})
+
+/**
+ * A reservation (`SemaphoreRecord.PermitReservation`): the caller named the next to take `permits`, until
+ * `now + reserveMs`, keeping others out from `now + graceMs` (no later than it lapses), with the room it leaves in the
+ * limit, if the item is a semaphore's with this limit, the caller holds none of it, and no one else's reservation is
+ * live (none, the caller's, or one that lapsed before `now`) or the live one's reserver began to wait after the
+ * caller. Holders, fence, versions and TTL stay as they are: observed takeover watches the versions.
+ *
+ * @since 1.0.0
+ * @category requests
+ */
+export const reserve = (request: SemaphoreStore.ReservePermitsRequest, now: number): Request => ({
+  UpdateExpression: "SET #rb = :me, #rp = :permits, #rr = :reservedRoom, #ru = :until, #rs = :since, #rf = :from",
+  ConditionExpression: "#limit = :limit AND attribute_not_exists(#h.#me) AND " +
+    "(attribute_not_exists(#rb) OR #rb = :me OR #ru < :now OR #rs > :since)",
+  ExpressionAttributeNames: { "#h": s.holders, "#me": request.owner, "#limit": s.limit, ...reservationNames },
+  ExpressionAttributeValues: {
+    ":me": str(request.owner),
+    ":permits": num(request.permits),
+    ":reservedRoom": num(request.limit - request.permits),
+    ":until": num(now + request.reserveMs),
+    ":since": num(request.waitingSince),
+    ":from": num(now + Math.min(request.graceMs, request.reserveMs)),
+    ":limit": num(request.limit),
+    ":now": num(now)
+  }
 })

@@ -5,6 +5,11 @@
  * owner id to the holder's fields) and `fences` (a map from owner id to that acquisition's fence: a map of its own,
  * because one update expression can not set a new map entry and a path inside it), `ttl`, and the key.
  *
+ * A waiter's reservation (`SemaphoreRecord.PermitReservation`) is kept in top-level attributes named as a lock's,
+ * with `reservedPermits`, and `reservedRoom`: the limit less the reserved permits, written with the reservation
+ * because a condition can compare numbers but not add them, and an acquire must ask whether its permits fit beside
+ * the reserver's. `readWrite` marks the item of a read/write lock, for people; only the write that creates it sets it.
+ *
  * Every write sets `ttl` as a lock's writes do: from its own lease's end (a release: from now), plus the retention.
  * Another holder's lease may end later than the writer's, so the item outlives every live lease only while the
  * retention (7 days by default) is longer than the longest lease; TTL then removes an item only once it has been idle
@@ -17,7 +22,7 @@
  *
  * @since 1.0.0
  */
-import type { PermitHolder, SemaphoreRecord } from "../record/SemaphoreRecord.js"
+import type { PermitHolder, PermitReservation, SemaphoreRecord } from "../record/SemaphoreRecord.js"
 import * as LeaseSession from "../session/LeaseSession.js"
 import { type AttributeValue, describeType, type ItemMap } from "./AttributeValue.js"
 import type { KeyLayout } from "./Keys.js"
@@ -37,7 +42,14 @@ export const attributes = {
   holders: "holders",
   fences: "fences",
   ttl: "ttl",
-  pin: "sessionPin"
+  pin: "sessionPin",
+  reservedBy: Item.attributes.reservedBy,
+  reservedPermits: "reservedPermits",
+  reservedRoom: "reservedRoom",
+  reservedUntil: Item.attributes.reservedUntil,
+  reservedSince: Item.attributes.reservedSince,
+  reservedFrom: Item.attributes.reservedFrom,
+  readWrite: "readWrite"
 } as const
 
 /**
@@ -84,7 +96,40 @@ const makeReader = () => {
     if ("M" in value && typeof value.M === "object" && value.M !== null) return value.M
     return fail(attribute, `should be a map (M), found ${describeType(value)}`) ?? {}
   }
-  return { number, string, map, failure: () => failure, fail }
+  const boolean = (value: AttributeValue | undefined, attribute: string): boolean | undefined => {
+    if (value === undefined) return undefined
+    if ("BOOL" in value && typeof value.BOOL === "boolean") return value.BOOL
+    return fail(attribute, `should be a boolean (BOOL), found ${describeType(value)}`)
+  }
+  return { number, string, map, boolean, failure: () => failure, fail }
+}
+
+/**
+ * The item's reservation, if it has one. Items written before reservations existed have none. `reservedRoom` is
+ * checked against the limit: the acquire's condition reads it in place of the reserved permits.
+ */
+const reservation = (
+  read: ReturnType<typeof makeReader>,
+  item: ItemMap,
+  limit: number
+): PermitReservation | undefined => {
+  const reservedBy = read.string(item[attributes.reservedBy], attributes.reservedBy, false)
+  if (reservedBy === undefined) return undefined
+  const reservedPermits = read.number(item[attributes.reservedPermits], attributes.reservedPermits)
+  const room = read.number(item[attributes.reservedRoom], attributes.reservedRoom)
+  if (room !== limit - reservedPermits) {
+    read.fail(
+      attributes.reservedRoom,
+      `is ${room}, but the limit less the reserved permits is ${limit - reservedPermits}`
+    )
+  }
+  return {
+    reservedBy,
+    reservedPermits,
+    reservedUntil: read.number(item[attributes.reservedUntil], attributes.reservedUntil),
+    reservedSince: read.number(item[attributes.reservedSince], attributes.reservedSince),
+    reservedFrom: read.number(item[attributes.reservedFrom], attributes.reservedFrom)
+  }
 }
 
 const entry = (
@@ -167,8 +212,19 @@ export const decode = (
   if (stray !== undefined) read.fail(`${attributes.fences}.${stray}`, "names no holder")
   const held = holders.reduce((sum, holder) => sum + holder.permits, 0)
   if (held !== used) read.fail(attributes.used, `is ${used}, but the holders hold ${held} permits`)
+  const reserved = reservation(read, item, limit)
+  const readWrite = read.boolean(item[attributes.readWrite], attributes.readWrite)
   const failure = read.failure()
-  return failure === undefined
-    ? { _tag: "Ok", value: { name, limit, fence, used, holders } }
-    : malformed(failure.attribute, failure.problem)
+  if (failure !== undefined) return malformed(failure.attribute, failure.problem)
+  // Absent fields stay absent, as in the memory store's records.
+  const value: SemaphoreRecord = {
+    name,
+    limit,
+    fence,
+    used,
+    holders,
+    ...(reserved === undefined ? {} : { reservation: reserved }),
+    ...(readWrite === undefined ? {} : { readWrite })
+  }
+  return { _tag: "Ok", value }
 }

@@ -1,7 +1,7 @@
 /**
  * A semaphore holder's writes and the semaphore's read: `renewPermits` extends one holder's lease, `releasePermits`
  * removes the holder and frees its permits, each one conditional write on the holder's fence; `inspectSemaphore`
- * reads the item. The acquiring write is in `semaphoreAcquire.ts`.
+ * reads the item. The acquiring write is in `semaphoreAcquire.ts`, a waiter's reservation in `semaphoreReserve.ts`.
  *
  * @internal
  */
@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as EffectLine from "../effectLine.js"
 import * as StoreContext from "../store/storeContext.js"
 import * as SemaphoreAcquire from "./semaphoreAcquire.js"
+import * as SemaphoreReserve from "./semaphoreReserve.js"
 import * as Unpin from "./unpin.js"
 
 const refuse = (operation: "renewPermits" | "releasePermits", message: string) =>
@@ -120,5 +121,11 @@ export const make = (context: StoreContext.StoreContext): SemaphoreStore.Semapho
             : Effect.map(context.decodeSemaphore("inspectSemaphore", item), Option.some)
       )).pipe(Effect.withSpan("DynamoLockStore.inspectSemaphore", StoreContext.operatorSpan(name)))
 
-  return { tryAcquirePermits: SemaphoreAcquire.make(context), renewPermits, releasePermits, inspectSemaphore }
+  return {
+    tryAcquirePermits: SemaphoreAcquire.make(context),
+    renewPermits,
+    releasePermits,
+    reservePermits: SemaphoreReserve.make(context),
+    inspectSemaphore
+  }
 }

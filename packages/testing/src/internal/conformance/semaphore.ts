@@ -1,8 +1,8 @@
 /**
  * The conformance tests of the semaphore operations: acquiring up to the limit, fences, renew, release, the limit
  * every process must agree on, creating the record, and semaphores apart from locks. Removing expired holders is in
- * `semaphoreTakeover.ts`, permits under a lease session in `semaphoreSessions.ts`, refused requests in
- * `semaphoreChecks.ts`.
+ * `semaphoreTakeover.ts`, permits under a lease session in `semaphoreSessions.ts`, reservations in
+ * `semaphoreReservations.ts`, refused requests in `semaphoreChecks.ts`.
  *
  * @internal
  */
@@ -24,6 +24,7 @@ import {
   renewPermitsOf,
   takePermits
 } from "./semaphoreHelpers.js"
+import { semaphoreReservations } from "./semaphoreReservations.js"
 import { semaphoreSessions } from "./semaphoreSessions.js"
 import { semaphoreTakeover } from "./semaphoreTakeover.js"
 
@@ -41,6 +42,7 @@ export const semaphore = (test: Test): void => {
     apart(test)
     semaphoreTakeover(test)
     semaphoreSessions(test)
+    semaphoreReservations(test)
     semaphoreChecks(test)
   })
 }
