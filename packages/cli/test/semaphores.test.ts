@@ -16,6 +16,7 @@ import {
   hasScript,
   holdLock,
   holdPermits,
+  holdReadWrite,
   run,
   runInTerminal,
   start,
@@ -40,7 +41,7 @@ const makeTable = Effect.gen(function*() {
 const deadHolder = (
   store: Effect.Effect.Success<typeof makeTable>["store"],
   name: string,
-  options: { readonly limit: number; readonly permits: number; readonly create: boolean }
+  options: { readonly limit: number; readonly permits: number; readonly create: boolean; readonly readWrite?: true }
 ) =>
   Effect.gen(function*() {
     const owner = unique("dead-owner")
@@ -54,7 +55,8 @@ const deadHolder = (
       data: JSON.stringify({ job: 7 }),
       takeover: { _tag: "Absolute", maxClockSkewMs: 0 },
       expired: [],
-      create: options.create
+      create: options.create,
+      readWrite: options.readWrite
     })
     expect(result._tag).toBe("Acquired")
     return owner
@@ -322,6 +324,43 @@ layer(TestLive, { timeout: "60 seconds", excludeTestServices: true })("leasehold
         yield* Scope.close(first, Exit.void)
         yield* watch.awaitLine(/released 1 permit of semaphore "pool" \(was first \(fence \d+\)\); 2 of 3 in use/)
       }).pipe(Effect.timeout("30 seconds")),
+    timeout
+  )
+
+  it.scoped(
+    "a read/write lock shows as a marked semaphore with each holder's mode, and release takes a dead writer's lease",
+    () =>
+      Effect.gen(function*() {
+        const { flags, store } = yield* makeTable
+        yield* holdReadWrite(store, "price-list", "read", { holder: "web-1", lease: "30 seconds" })
+        yield* holdReadWrite(store, "price-list", "read", { holder: "web-2", lease: "30 seconds" })
+        yield* holdReadWrite(store, "schema", "write", { holder: "migrator", lease: "30 seconds" })
+
+        const [list, inspect, json] = yield* Effect.all([
+          run(["list", ...flags]),
+          run(["inspect", "schema", "--semaphore", ...flags]),
+          run(["inspect", "price-list", "--semaphore", "--json", ...flags])
+        ], { concurrency: 2 })
+        expect(list.code, list.stderr).toBe(0)
+        expect(list.stdout).toMatch(/price-list \(read\/write\)\s+2\s+64\s+web-1 \(read\), web-2 \(read\)/)
+        expect(list.stdout).toMatch(/schema \(read\/write\)\s+64\s+64\s+migrator \(write\)/)
+        expect(inspect.code, inspect.stderr).toBe(0)
+        expect(inspect.stdout).toMatch(/kind\s+read\/write lock, held by a writer/)
+        expect(inspect.stdout).toMatch(/migrator\s+\S+\s+64 \(write\)/)
+        const shown = JSON.parse(json.stdout)
+        expect(shown).toMatchObject({ readWrite: true, used: 2, reservation: null })
+        expect(shown.holders.map((holder: any) => [holder.holder, holder.mode])).toEqual([["web-1", "read"], [
+          "web-2",
+          "read"
+        ]])
+
+        // A crashed writer: an operator frees the lock by its owner.
+        const owner = yield* deadHolder(store, "stuck", { limit: 64, permits: 64, create: true, readWrite: true })
+        const released = yield* run(["release", "stuck", "--semaphore", "--owner", owner, "--force", "--yes", ...flags])
+        expect(released.code, released.stderr).toBe(0)
+        const after = JSON.parse((yield* run(["inspect", "stuck", "--semaphore", "--json", ...flags])).stdout)
+        expect(after).toMatchObject({ readWrite: true, used: 0, holders: [] })
+      }),
     timeout
   )
 })

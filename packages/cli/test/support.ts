@@ -4,7 +4,7 @@
  */
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb"
 import { DynamoLockStore } from "@leasehold/dynamodb"
-import { type Lease, Lock, LockStore, type Permits, Semaphore } from "@leasehold/lock"
+import { type Lease, Lock, LockStore, type Permits, ReadWriteLock, Semaphore } from "@leasehold/lock"
 import { Context, Deferred, Effect, Fiber, Layer, Queue, type Scope } from "effect"
 
 import { execFileSync, spawn } from "node:child_process"
@@ -200,6 +200,15 @@ export const holdLock = (
 ): Effect.Effect<Lease.Lease, unknown, Scope.Scope> => keep(store, Lock.acquire(name, options))
 
 /** Holds permits of the semaphore `name` on `store` until the scope closes. */
+/** `name`'s read/write lock, held in `mode` by `store` until the enclosing scope closes. */
+export const holdReadWrite = (
+  store: LockStore.LockStore,
+  name: string,
+  mode: "read" | "write",
+  options: Lock.LockOptions
+): Effect.Effect<Permits.Permits, unknown, Scope.Scope> =>
+  keep(store, mode === "read" ? ReadWriteLock.acquireRead(name, options) : ReadWriteLock.acquireWrite(name, options))
+
 export const holdPermits = (
   store: LockStore.LockStore,
   name: string,

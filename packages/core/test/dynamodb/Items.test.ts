@@ -137,4 +137,32 @@ describe("SemaphoreItem.decode", () => {
       problem: expect.stringContaining("the item is the lock \"#pool\"")
     })
   })
+  it("reads a reservation and the read/write marker, and refuses a room that does not match the permits", () => {
+    const reserved: ItemMap = {
+      ...semaphore,
+      readWrite: { BOOL: true },
+      reservedBy: { S: "w" },
+      reservedPermits: { N: "5" },
+      reservedRoom: { N: "0" },
+      reservedUntil: { N: "900" },
+      reservedSince: { N: "100" },
+      reservedFrom: { N: "300" }
+    }
+    const decoded = SemaphoreItem.decode(semaphoreKeys, layout, reserved)
+    expect(decoded._tag).toBe("Ok")
+    if (decoded._tag !== "Ok") return
+    expect(decoded.value.readWrite).toBe(true)
+    expect(decoded.value.reservation).toEqual({
+      reservedBy: "w",
+      reservedPermits: 5,
+      reservedUntil: 900,
+      reservedSince: 100,
+      reservedFrom: 300
+    })
+    // The room is what the store's condition reads: one that disagrees with the permits would let the wrong ones in.
+    expect(SemaphoreItem.decode(semaphoreKeys, layout, { ...reserved, reservedRoom: { N: "1" } })._tag).not.toBe("Ok")
+    expect(SemaphoreItem.decode(semaphoreKeys, layout, { ...reserved, readWrite: { S: "yes" } })._tag).not.toBe("Ok")
+    const plain = SemaphoreItem.decode(semaphoreKeys, layout, semaphore)
+    expect(plain._tag === "Ok" ? [plain.value.readWrite, plain.value.reservation] : plain).toEqual([undefined, undefined])
+  })
 })
