@@ -2,9 +2,9 @@
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
- * contention, takeover, latency, scale, local, memory, shape, coldstart, sessiontakeover, holdingcost) and writes
- * nothing unless `--out` is given; `--cell-ms <ms>` sets how long each run of the shape section contends (a shorter
- * smoke of that section alone).
+ * contention, takeover, latency, scale, local, memory, shape, coldstart, sessiontakeover, holdingcost, readwrite) and
+ * writes nothing unless `--out` is given; `--cell-ms <ms>` sets how long each run of the shape section contends (a
+ * shorter smoke of that section alone).
  * The cold start section packs and installs both lines before it runs, so `--smoke` runs it only when `--only` names
  * it, with fewer processes.
  *
@@ -34,6 +34,7 @@ import * as Latency from "./Latency.js"
 import * as LineProcess from "./LineProcess.js"
 import * as Lines from "./Lines.js"
 import * as MemoryCycle from "./MemoryCycle.js"
+import * as ReadWriteMix from "./ReadWriteMix.js"
 import * as RequestUnits from "./RequestUnits.js"
 import * as Scale from "./Scale.js"
 import * as ServerProcess from "./ServerProcess.js"
@@ -291,7 +292,10 @@ const shapeContenders: ReadonlyArray<Shape.Contender> = [
   { id: "effect-distributed-lock" }
 ]
 
-/** The uncontended, contention, takeover, latency and shape runs on one dynalite server, as far as `--only` asks. */
+/**
+ * The uncontended, contention, takeover, latency, shape and read/write runs on one dynalite server, as far as `--only`
+ * asks.
+ */
 const onDynalite = () =>
   withServer("dynalite", async (server) => {
     const dynalite = runs("uncontended")
@@ -313,7 +317,8 @@ const onDynalite = () =>
       : undefined
     const latency = runs("latency") ? await Latency.run(server, latencyOptions, log) : undefined
     const shape = runs("shape") ? await Shape.run(server, shapeContenders, shapeOptions, log) : undefined
-    return { dynalite, contended, takeover, latency, shape }
+    const readWrite = runs("readwrite") ? await ReadWriteMix.run(server, contentionOptions, log) : undefined
+    return { dynalite, contended, takeover, latency, shape, readWrite }
   })
 
 /** The uncontended and contention tables for Leasehold on DynamoDB Local; undefined if it did not run. */
@@ -355,7 +360,7 @@ const coldStartSection = async (): Promise<string | undefined> => {
 const main = async () => {
   const sections: Array<string> = []
 
-  const { contended, dynalite, latency, shape, takeover } = await onDynalite()
+  const { contended, dynalite, latency, readWrite, shape, takeover } = await onDynalite()
   if (dynalite !== undefined) sections.push(uncontendedSection(dynalite))
 
   if (contended.length > 0) {
@@ -465,6 +470,8 @@ const main = async () => {
     const result = await withServer("dynalite", (server) => HoldingCost.run(server, holdingCostOptions, log))
     sections.push(HoldingCost.section(result, holdingCostOptions))
   }
+
+  if (readWrite !== undefined) sections.push(ReadWriteMix.section(readWrite, contentionOptions))
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
     `effect-distributed-lock ships a Redis backing only; it runs here on a minimal DynamoDB backing written for ` +
