@@ -6,6 +6,7 @@
  */
 import * as DynamoLockStore from "@leasehold/dynamodb/DynamoLockStore"
 import * as Lock from "@leasehold/lock/Lock"
+import * as ReadWriteLock from "@leasehold/lock/ReadWriteLock"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { clientConfig, tables } from "./Contender.js"
@@ -33,6 +34,8 @@ const together = 4
 const programs: ReadonlyArray<{ readonly name: string; readonly cycle: Leasehold.Cycle }> = [
   { name: "Lock.withLock", cycle: Leasehold.cycle },
   { name: `Semaphore.withPermits, limit ${LeaseholdSemaphore.limit}`, cycle: LeaseholdSemaphore.cycle },
+  { name: "ReadWriteLock.withReadLock", cycle: (key) => ReadWriteLock.withReadLock(key, Effect.void) },
+  { name: "ReadWriteLock.withWriteLock", cycle: (key) => ReadWriteLock.withWriteLock(key, Effect.void) },
   {
     name: `Lock.withLocks, ${together} names`,
     cycle: (key) => Lock.withLocks(Array.from({ length: together }, (_, i) => `${key}/${i}`), Effect.void)
