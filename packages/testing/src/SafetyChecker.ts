@@ -47,10 +47,20 @@ const run = (schedule: Simulation.Schedule): Simulation.History => Simulation.ru
  *   last write, as for `mutualExclusion`) hold more permits in total than its limit.
  * - `permitFences`: per semaphore, every acquisition has a fence of its own, and one called after another had
  *   acquired has a greater fence.
+ * - `allOrNone`: a use that takes several locks together (`Lock.withLocks`) runs its section holding all of them, or
+ *   does not run it.
+ * - `noDeadlock`: no uses that take locks together wait on each other in a cycle, each holding a lock the next waits
+ *   for.
+ * - `readWriteExclusion`: per read/write lock, no writer's critical section overlaps another's of the name, a
+ *   writer's or a reader's (from start to end or last write, as for `mutualExclusion`), and the resource behind the
+ *   lock refuses no write or read.
+ * - `readWriteFences`: per read/write lock, a writer's fence is above that of every section of the name that started
+ *   before it, and a reader's above that of every writer that started before it.
  *
  * The lock's invariants (`mutualExclusion`, `fenceOrder`, `interruptBeforeTakeover`, `fencedResource`) are about
  * sections under a lock; those under a semaphore's permits have the two of their own, and a lock and a semaphore of
- * one name are apart.
+ * one name are apart. A read/write lock is the semaphore of its name: its sections are held to the semaphore's
+ * invariants and to the two of their own.
  *
  * @since 1.0.0
  * @category models

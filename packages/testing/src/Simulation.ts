@@ -48,6 +48,18 @@ import * as Run from "./internal/simulation/run.js"
  *   retry, an interruption) and delivers them later, out of order with the sender's later writes (the late kinds of
  *   `FaultyStore.FaultKind`), on locks and semaphores; some sections update their data under `Effect.timeout`
  *   (`SectionSpec.updates`), hand their lease off, or wait a finite time.
+ * - `contended`: every process asks for one name again and again, each section asking about when its last one would
+ *   release, with a poll interval (and so a turn and a reservation length) drawn per schedule, mostly absolute
+ *   takeover, and faults (some of them held writes delivered late) on the acquire, its looks and its reservations.
+ * - `session`: every process holds its locks under a lease session of its own (`Schedule.sessions`), reopened when it
+ *   is lost; faults (some of them renews delivered late) hit the session's renews, the reads that judge a session, and
+ *   the acquires and releases, and some sections hold for longer than a lease.
+ * - `multi`: most sections take several locks together (`SectionSpec.together`), each naming them in an order of its
+ *   own, most waiting for ever, with faults (some of them writes delivered late) on acquires, renews and releases.
+ * - `readWrite`: most sections take a read/write lock of their name (`SectionSpec.readWrite`), most of them to read,
+ *   more of them arriving while others hold, most waiting for ever; faults (some of them writes delivered late) on
+ *   the permit operations and the waiters' reservations, and holders whose releases fail, which the next acquirer
+ *   waits out and removes.
  *
  * @since 1.0.0
  * @category models

@@ -135,6 +135,11 @@ const classLines = (summary: Batch.Summary, print: (line: string) => void): void
       c.permitSections > 0
         ? `under permits ${c.permitSections} (${c.permitTakeovers} removed holders whose leases were over)`
         : "",
+      c.readWrite.reads + c.readWrite.writes > 0
+        ? `read locks ${c.readWrite.reads} (${c.readWrite.readsRan} ran their section), write locks ` +
+          `${c.readWrite.writes} (${c.readWrite.writesRan} ran), reservations made ${c.readWrite.reservations}, ` +
+          `acquisitions that removed holders whose leases were over ${c.readWrite.takeovers}`
+        : "",
       c.sessions.opened > 0
         ? `sessions opened ${c.sessions.opened} (lost ${c.sessions.lost}), sections under a session ` +
           `${c.sessions.sectionsUnder} (${c.sessions.permitSectionsUnder} under permits), locks taken over from a ` +

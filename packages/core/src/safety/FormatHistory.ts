@@ -3,6 +3,7 @@
  *
  * @since 1.0.0
  */
+import type * as ReadWriteMode from "../record/ReadWriteMode.js"
 import * as BadOption from "../simulation/BadOption.js"
 import type * as Fault from "../simulation/Fault.js"
 import type * as History from "../simulation/History.js"
@@ -36,13 +37,21 @@ const delivery = (d: LateDelivery.DeliveryRecord) => {
 const clockStep = (x: Schedule.ClockStep) =>
   x.kind === "freeze" ? `freezes for ${x.ms} ms` : `jumps ${x.ms > 0 ? "+" : ""}${x.ms} ms`
 
-/** What a section or write is about: a lock's name, or a semaphore's. */
-const target = (name: string, permits: number | undefined) =>
-  permits === undefined ? `"${name}"` : `semaphore "${name}"`
+/** What a section or write is about: a lock's name, a semaphore's, or a read/write lock's (held in `mode`). */
+const target = (name: string, permits: number | undefined, mode?: ReadWriteMode.Mode) =>
+  mode !== undefined ? `read/write lock "${name}"` : permits === undefined ? `"${name}"` : `semaphore "${name}"`
+
+/** The call by which a planned section takes a read/write lock in `mode`. */
+const readWriteApi = (api: Schedule.Api, mode: ReadWriteMode.Mode) =>
+  api === "withLock"
+    ? `ReadWriteLock.${mode === "read" ? "withReadLock" : "withWriteLock"}`
+    : `ReadWriteLock.${mode === "read" ? "acquireRead" : "acquireWrite"}`
 
 /** How a planned section takes what it uses. */
 const apiOf = (x: Schedule.SectionSpec) =>
-  x.semaphore !== undefined
+  x.readWrite !== undefined
+    ? readWriteApi(x.api, x.readWrite)
+    : x.semaphore !== undefined
     ? `${x.api === "withLock" ? "Semaphore.withPermits" : "Semaphore.acquire"}, ${x.semaphore.permits} of ` +
       `${x.semaphore.limit} permits`
     : x.api === "acquireInTimeout"
@@ -76,9 +85,9 @@ const scheduleLines = (s: Schedule.Schedule): Array<string> => {
     const updates = x.updates === undefined
       ? ""
       : `; updates its data after each write, under Effect.timeout(${x.updates.timeoutMs} ms)`
+    const what = target(x.name, x.semaphore?.permits, x.readWrite)
     lines.push(
-      `  section #${i}: ${x.process} ${target(x.name, x.semaphore?.permits)} at ${x.at} via ${apiOf(x)}, ` +
-        `wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
+      `  section #${i}: ${x.process} ${what} at ${x.at} via ${apiOf(x)}, wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
         bad + child + handOff + updates + region(x.region, i, s.sections.length)
     )
   })
@@ -129,7 +138,11 @@ const eventsOf = (history: History.History): Array<[number, number, string]> => 
   for (const x of history.sections) {
     if (x.start !== undefined) {
       const borrowed = x.borrowedFrom === undefined ? "" : ` (the lease of #${x.borrowedFrom})`
-      const permits = x.permits === undefined ? "" : ` and ${x.permits} of ${x.limit} permits`
+      const permits = x.mode !== undefined
+        ? ` to ${x.mode}`
+        : x.permits === undefined
+        ? ""
+        : ` and ${x.permits} of ${x.limit} permits`
       const tookOver = (x.tookOver ?? 0) === 0
         ? ""
         : `, removing ${x.tookOver} permits of holders whose leases were over`
@@ -137,7 +150,7 @@ const eventsOf = (history: History.History): Array<[number, number, string]> => 
         x.start,
         order++,
         `${x.process}#${x.index} enters ${
-          target(x.name, x.permits)
+          target(x.name, x.permits, x.mode)
         } with fence ${x.fence}${permits}${borrowed}${tookOver}`
       ])
     }
@@ -145,10 +158,13 @@ const eventsOf = (history: History.History): Array<[number, number, string]> => 
   for (const w of history.writes) {
     const writer = w.by === undefined ? `section #${w.section}` : `child #${w.by} (for section #${w.section})`
     const verdict = w.accepted ? "accepted" : "REJECTED (stale)"
+    const access = w.mode === "read" ? "reads" : "writes"
     events.push([
       w.at,
       order++,
-      w.permits === undefined
+      w.mode !== undefined
+        ? `${writer} ${access} under the ${w.mode} lock of "${w.name}", fence ${w.fence}: ${verdict}`
+        : w.permits === undefined
         ? `${writer} writes "${w.name}" fence ${w.fence}: ${verdict}`
         : `${writer} writes under ${w.permits} permits of semaphore "${w.name}", fence ${w.fence}`
     ])
@@ -160,7 +176,7 @@ const eventsOf = (history: History.History): Array<[number, number, string]> => 
     events.push([
       x.end ?? x.finishedAt ?? history.endedAt,
       order++,
-      `${x.process}#${x.index} ${verb} ${target(x.name, x.permits)}: ${x.outcome}${status}${detail}`
+      `${x.process}#${x.index} ${verb} ${target(x.name, x.permits, x.mode)}: ${x.outcome}${status}${detail}`
     ])
   }
   return events

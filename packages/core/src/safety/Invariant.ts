@@ -39,10 +39,16 @@ import type * as Schedule from "../simulation/Schedule.js"
  *   does not run it.
  * - `noDeadlock`: no uses that take locks together wait on each other in a cycle, each holding a lock the next waits
  *   for.
+ * - `readWriteExclusion`: per read/write lock, no writer's critical section overlaps another's of the name, a
+ *   writer's or a reader's (from start to end or last write, as for `mutualExclusion`), and the resource behind the
+ *   lock refuses no write or read.
+ * - `readWriteFences`: per read/write lock, a writer's fence is above that of every section of the name that started
+ *   before it, and a reader's above that of every writer that started before it.
  *
  * The lock's invariants (`mutualExclusion`, `fenceOrder`, `interruptBeforeTakeover`, `fencedResource`) are about
  * sections under a lock; those under a semaphore's permits have the two of their own, and a lock and a semaphore of
- * one name are apart.
+ * one name are apart. A read/write lock is the semaphore of its name: its sections are held to the semaphore's
+ * invariants and to the two of their own.
  *
  * @since 1.0.0
  * @category models
@@ -63,6 +69,8 @@ export type Invariant =
   | "permitFences"
   | "allOrNone"
   | "noDeadlock"
+  | "readWriteExclusion"
+  | "readWriteFences"
 
 /**
  * Every invariant, in the order reports list them.
@@ -85,7 +93,9 @@ export const invariants: ReadonlyArray<Invariant> = [
   "permitLimit",
   "permitFences",
   "allOrNone",
-  "noDeadlock"
+  "noDeadlock",
+  "readWriteExclusion",
+  "readWriteFences"
 ]
 
 /**
@@ -120,8 +130,9 @@ const unconditional: ReadonlyArray<Invariant> = [
  * starts its section late, with an old fence). Observed takeover reads no wall clock, so skew and clock steps promise
  * everything there. A force release (`steal`) lets the old holder run on until its next renew, which fencing covers:
  * fences still increase, sections may overlap. Wrapped acquires, forked children and bad options are no excuse:
- * those classes promise everything. `permitLimit` relies on what mutual exclusion does (but no force release clears
- * permits); `semaphore` and `session` promise everything. The other invariants hold always.
+ * those classes promise everything. `permitLimit` and `readWriteExclusion` rely on what mutual exclusion does, and
+ * `readWriteFences` on what fence order does (but no force release clears permits); `semaphore`, `session` and
+ * `readWrite` promise everything. The other invariants hold always.
  *
  * @since 1.0.0
  * @category checking
@@ -138,6 +149,7 @@ export const expected = (schedule: Schedule.Schedule): ReadonlyArray<Invariant> 
     case "contended":
     case "session":
     case "multi":
+    case "readWrite":
       return invariants
     case "skew":
     case "clockStep":
@@ -146,6 +158,13 @@ export const expected = (schedule: Schedule.Schedule): ReadonlyArray<Invariant> 
       return unconditional
     case "steal":
       // A force release clears a lock, never a semaphore's permits.
-      return [...unconditional, "fenceOrder", "reservationBound", "permitLimit"]
+      return [
+        ...unconditional,
+        "fenceOrder",
+        "reservationBound",
+        "permitLimit",
+        "readWriteExclusion",
+        "readWriteFences"
+      ]
   }
 }

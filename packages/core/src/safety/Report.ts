@@ -11,6 +11,7 @@ import * as Invariant from "./Invariant.js"
 import { fencedWrites, orderAndExclusion, reservationBound } from "./LockInvariants.js"
 import { allOrNone, noDeadlock } from "./MultiLockInvariants.js"
 import { permitFences, permitLimit } from "./PermitInvariants.js"
+import { readWriteExclusion, readWriteFences } from "./ReadWriteInvariants.js"
 import {
   badOptionsRefused,
   bystandersRun,
@@ -62,7 +63,9 @@ export const check = (history: History.History): Report => {
     ...badOptionsRefused(history),
     ...reservationBound(history),
     ...allOrNone(history),
-    ...noDeadlock(history)
+    ...noDeadlock(history),
+    ...readWriteExclusion(history, permitHolders),
+    ...readWriteFences(permitHolders)
   ]
   const expected = Invariant.expected(history.schedule)
   return {

@@ -1,6 +1,6 @@
 /**
  * What a batch tallies per class of schedules: how much each class exercised (sections, writes, faults, pauses, force
- * releases, children, bad options, permits, late deliveries) and what it broke.
+ * releases, children, bad options, permits, read/write locks, late deliveries) and what it broke.
  *
  * @since 1.0.0
  */
@@ -26,6 +26,22 @@ export interface LateTally {
 }
 
 /**
+ * Planned uses of read/write locks, by mode, and how many of them ran their section; the reservations the store made
+ * for their waiters, and the acquisitions that removed holders whose leases were over.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface ReadWriteSummary {
+  readonly reads: number
+  readonly readsRan: number
+  readonly writes: number
+  readonly writesRan: number
+  readonly reservations: number
+  readonly takeovers: number
+}
+
+/**
  * What a batch saw of one class of schedules.
  *
  * @since 1.0.0
@@ -46,7 +62,10 @@ export interface ClassSummary {
   readonly children: number
   readonly childrenBorrowing: number
   readonly badOptions: number
-  /** Acquired sections under a semaphore's permits, and how many of them removed holders whose leases were over. */
+  /**
+   * Acquired sections under a semaphore's permits, and how many of them removed holders whose leases were over; those
+   * under a read/write lock are its own (`readWrite`).
+   */
   readonly permitSections: number
   readonly permitTakeovers: number
   /** Planned uses that take several locks together, and how many of them ran their section. */
@@ -54,6 +73,8 @@ export interface ClassSummary {
   readonly togetherRan: number
   /** Lease sessions opened and lost, sections held under one, and locks taken over from a session judged dead. */
   readonly sessions: History.SessionTally
+  /** What the uses of read/write locks did. */
+  readonly readWrite: ReadWriteSummary
   /** Held writes delivered late, on locks and on semaphores. */
   readonly lateOnLocks: LateTally
   readonly lateOnSemaphores: LateTally
@@ -76,12 +97,13 @@ type MutableLateTally = { -readonly [K in keyof LateTally]: number }
  */
 export type MutableClassSummary =
   & {
-    -readonly [K in Exclude<keyof ClassSummary, "lateOnLocks" | "lateOnSemaphores">]: ClassSummary[K]
+    -readonly [K in Exclude<keyof ClassSummary, "lateOnLocks" | "lateOnSemaphores" | "readWrite">]: ClassSummary[K]
   }
   & {
     failingSeeds: Array<number>
     lateOnLocks: MutableLateTally
     lateOnSemaphores: MutableLateTally
+    readWrite: { -readonly [K in keyof ReadWriteSummary]: number }
   }
 
 /** Failing seeds a class keeps: enough to replay a few, few enough to print. */
@@ -129,6 +151,7 @@ export const emptyClass = (): MutableClassSummary => ({
   together: 0,
   togetherRan: 0,
   sessions: History.emptySessions(),
+  readWrite: { reads: 0, readsRan: 0, writes: 0, writesRan: 0, reservations: 0, takeovers: 0 },
   lateOnLocks: emptyLate(),
   lateOnSemaphores: emptyLate(),
   failed: 0,
@@ -159,6 +182,10 @@ export const tallyClass = (tally: MutableClassSummary, report: Report.Report): v
   for (const s of history.sections) {
     if (s.parent !== undefined) tally.children++
     if (s.borrowedFrom !== undefined) tally.childrenBorrowing++
+    if (s.mode !== undefined) {
+      if ((s.tookOver ?? 0) > 0) tally.readWrite.takeovers++
+      continue
+    }
     if (s.permits !== undefined && s.start !== undefined) tally.permitSections++
     if ((s.tookOver ?? 0) > 0) tally.permitTakeovers++
   }
@@ -168,6 +195,18 @@ export const tallyClass = (tally: MutableClassSummary, report: Report.Report): v
     tally.together++
     if (history.sections.some((s) => s.index === index && s.start !== undefined)) tally.togetherRan++
   }
+  for (const [index, spec] of schedule.sections.entries()) {
+    if (spec.readWrite === undefined) continue
+    const ran = history.sections.some((s) => s.index === index && s.start !== undefined)
+    if (spec.readWrite === "read") {
+      tally.readWrite.reads++
+      if (ran) tally.readWrite.readsRan++
+    } else {
+      tally.readWrite.writes++
+      if (ran) tally.readWrite.writesRan++
+    }
+  }
+  tally.readWrite.reservations += history.readWrite?.reservations ?? 0
   tallyLate(tally, history.deliveries ?? [])
   const sessions = history.sessions
   if (sessions !== undefined) {

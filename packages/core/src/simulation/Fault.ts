@@ -152,13 +152,15 @@ export interface ScheduledFault {
 }
 
 /**
- * Whether `operation` writes to a semaphore rather than to a lock.
+ * Whether `operation` writes to a semaphore rather than to a lock: a read/write lock's waiters' reservations are
+ * writes to its semaphore's record.
  *
  * @since 1.0.0
  * @category predicates
  */
 export const isPermitOperation = (operation: Operation): boolean =>
-  operation === "tryAcquirePermits" || operation === "renewPermits" || operation === "releasePermits"
+  operation === "tryAcquirePermits" || operation === "renewPermits" || operation === "releasePermits" ||
+  operation === "reservePermits"
 
 /**
  * Whether `operation` is an acquire, which no store may retry behind its caller's back: the caller must know that

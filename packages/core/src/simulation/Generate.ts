@@ -12,6 +12,7 @@ import * as LateSchedule from "./LateSchedule.js"
 import * as MultiSchedule from "./MultiSchedule.js"
 import * as PermitSchedule from "./PermitSchedule.js"
 import * as Prng from "./Prng.js"
+import * as ReadWriteSchedule from "./ReadWriteSchedule.js"
 import * as Schedule from "./Schedule.js"
 import * as SectionDraws from "./SectionDraws.js"
 import * as SessionSchedule from "./SessionSchedule.js"
@@ -23,7 +24,8 @@ const storeOperations: ReadonlyArray<Fault.Operation> = ["tryAcquire", "renew", 
  * right after it, so that every other seed keeps its class (and the failing seeds the guides cite stay what they were).
  */
 const modeShares: ReadonlyArray<readonly [Schedule.Mode, number]> = [
-  ["safe", 0.03],
+  ["safe", 0.01],
+  ["readWrite", 0.02],
   ["multi", 0.07],
   ["session", 0.07],
   ["contended", 0.07],
@@ -272,5 +274,7 @@ const extend = (schedule: Schedule.Schedule, next: () => number): Schedule.Sched
       return SessionSchedule.withSessions(schedule, next)
     case "multi":
       return MultiSchedule.withMultiLocks(schedule, next)
+    case "readWrite":
+      return ReadWriteSchedule.withReadWriteLocks(schedule, next)
   }
 }

@@ -87,6 +87,26 @@ export const emptySessions = (): SessionTally => ({
 })
 
 /**
+ * What the read/write locks of a run did beyond their sections (the `readWrite` class): how many reservations the
+ * store made for their waiters, the one next taking the record (`reservePermits` answered `Reserved`, as applied,
+ * late ones included).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface ReadWriteTally {
+  reservations: number
+}
+
+/**
+ * A read/write tally with nothing counted yet.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const emptyReadWrite = (): ReadWriteTally => ({ reservations: 0 })
+
+/**
  * Everything a run observed.
  *
  * @since 1.0.0
@@ -110,6 +130,8 @@ export interface History {
   readonly holdersAtHorizon?: Readonly<Record<string, string | undefined>> | undefined
   /** For the same schedules: the lock each holder's last acquiring write was for, at the horizon, by holder. */
   readonly targetsAtHorizon?: Readonly<Record<string, string>> | undefined
+  /** What the read/write locks did beyond their sections, when the schedule has sections under one. */
+  readonly readWrite?: ReadWriteTally | undefined
   /** True time when the last fiber finished. */
   readonly endedAt: number
   /** Whether every fiber finished before the simulation's time cap. */

@@ -71,9 +71,25 @@ export const withSemaphores = (
       fault: Fault.isInstant(kind) ? { kind } : { kind, ms }
     })
   }
-  // Holders the others must wait out and remove: every attempt of a release fails (the lease is left to expire),
-  // sometimes after renews that hang past the lease.
   const used = [...new Set(sections.filter((s) => s.semaphore !== undefined).map((s) => s.process))].sort()
+  faults.push(...stuckHolders(used, leaseMs, next))
+  return { ...schedule, sections, faults: [...schedule.faults, ...faults] }
+}
+
+/**
+ * Holders the others must wait out and remove, among the processes `used` (those that take permits): every attempt
+ * of a release fails (the lease is left to expire), sometimes after renews that hang past the lease.
+ *
+ * @since 1.0.0
+ * @category generators
+ */
+export const stuckHolders = (
+  used: ReadonlyArray<string>,
+  leaseMs: number,
+  next: () => number
+): Array<Fault.ScheduledFault> => {
+  const { int, pick } = Draws.make(next)
+  const faults: Array<Fault.ScheduledFault> = []
   const stuck = used.length === 0 ? 0 : int(1, 3)
   for (let i = 0; i < stuck; i++) {
     const process = pick(used)
@@ -90,5 +106,5 @@ export const withSemaphores = (
       })
     }
   }
-  return { ...schedule, sections, faults: [...schedule.faults, ...faults] }
+  return faults
 }

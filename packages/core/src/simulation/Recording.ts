@@ -6,6 +6,7 @@
  *
  * @since 1.0.0
  */
+import type * as ReadWriteMode from "../record/ReadWriteMode.js"
 import type * as History from "./History.js"
 import type * as PermitGrant from "./PermitGrant.js"
 import * as SectionRecord from "./SectionRecord.js"
@@ -46,8 +47,18 @@ export interface Recording {
     name: string,
     api: SectionRecord.SectionRecord["api"]
   ) => SectionRecord.SectionRecord
-  /** A write of `section` (by use `by`) with `fence`, now: to the fenced resource, or under `permits`, to none. */
-  readonly write: (name: string, fence: number, section: number, by: number, permits: number | undefined) => void
+  /**
+   * A write of `section` (by use `by`) with `fence`, now: to the fenced resource, or under `permits`, to none, but
+   * under a read/write lock held in `mode`, to the resource behind it.
+   */
+  readonly write: (
+    name: string,
+    fence: number,
+    section: number,
+    by: number,
+    permits: number | undefined,
+    mode?: ReadWriteMode.Mode
+  ) => void
   /** Notes that the use was called now. */
   readonly requested: (record: SectionRecord.SectionRecord) => void
   /** Notes that the critical section ended now, with its lease in `status`. */
@@ -99,7 +110,8 @@ export const make = (timeline: Timeline.Timeline): Recording => {
       sections.push(record)
       return record
     },
-    write: (name, fence, section, by, permits) => log.write(timeline.now, name, fence, section, by, permits),
+    write: (name, fence, section, by, permits, mode) =>
+      log.write(timeline.now, name, fence, section, by, permits, mode),
     requested: (record) => {
       record.requestedAt = timeline.now
     },

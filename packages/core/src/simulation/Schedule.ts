@@ -5,6 +5,7 @@
  *
  * @since 1.0.0
  */
+import type * as ReadWriteMode from "../record/ReadWriteMode.js"
 import type * as Fault from "./Fault.js"
 
 /**
@@ -41,6 +42,10 @@ import type * as Fault from "./Fault.js"
  *   the acquires and releases, and some sections hold for longer than a lease.
  * - `multi`: most sections take several locks together (`SectionSpec.together`), each naming them in an order of its
  *   own, most waiting for ever, with faults (some of them writes delivered late) on acquires, renews and releases.
+ * - `readWrite`: most sections take a read/write lock of their name (`SectionSpec.readWrite`), most of them to read,
+ *   more of them arriving while others hold, most waiting for ever; faults (some of them writes delivered late) on
+ *   the permit operations and the waiters' reservations, and holders whose releases fail, which the next acquirer
+ *   waits out and removes.
  *
  * @since 1.0.0
  * @category models
@@ -60,6 +65,7 @@ export type Mode =
   | "contended"
   | "session"
   | "multi"
+  | "readWrite"
 
 /**
  * Every class, in the order summaries print them.
@@ -81,7 +87,8 @@ export const modes: ReadonlyArray<Mode> = [
   "late",
   "contended",
   "session",
-  "multi"
+  "multi",
+  "readWrite"
 ]
 
 /**
@@ -278,6 +285,12 @@ export interface SectionSpec {
    * api only; no child, hand-off, region or semaphore).
    */
   readonly together?: ReadonlyArray<string> | undefined
+  /**
+   * Takes the read/write lock `name` in this mode instead of its lock: `ReadWriteLock.withReadLock` or
+   * `withWriteLock` for the `withLock` api, a scoped `acquireRead` or `acquireWrite` for `acquire`. No child,
+   * hand-off, region, semaphore or locks taken together.
+   */
+  readonly readWrite?: ReadWriteMode.Mode | undefined
 }
 
 /**

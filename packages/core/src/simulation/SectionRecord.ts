@@ -4,6 +4,7 @@
  *
  * @since 1.0.0
  */
+import type * as ReadWriteMode from "../record/ReadWriteMode.js"
 import type * as Schedule from "./Schedule.js"
 
 /**
@@ -95,6 +96,8 @@ export interface SectionRecord {
   limit?: number | undefined
   /** A use of a semaphore: permits of holders whose leases were over that its acquiring write removed. */
   tookOver?: number | undefined
+  /** A use of a read/write lock (a semaphore of its name, with `permits` of it): whether it read or wrote. */
+  mode?: ReadWriteMode.Mode | undefined
 }
 
 /**

@@ -3,6 +3,7 @@
  *
  * @since 1.0.0
  */
+import type * as ReadWriteMode from "../record/ReadWriteMode.js"
 import * as FencedResource from "./FencedResource.js"
 
 /**
@@ -26,6 +27,11 @@ export interface WriteRecord {
   readonly highestBefore: number | undefined
   /** The permits of a semaphore the write was made under; absent for a write under a lock. */
   readonly permits?: number | undefined
+  /**
+   * Under a read/write lock (the permits of its mode): a writer's write or a reader's read of the resource the lock
+   * guards (`FencedResource.makeReadWrite`), which judged it (`accepted`, `highestBefore`: a writer's fence).
+   */
+  readonly mode?: ReadWriteMode.Mode | undefined
 }
 
 /**
@@ -38,7 +44,7 @@ export interface WriteLog {
   readonly writes: Array<WriteRecord>
   /**
    * Records a write of `section` (by use `by`) with `fence` at true time `at`: to the fenced resource, or under
-   * `permits` of a semaphore, to none.
+   * `permits` of a semaphore, to none, but under a read/write lock held in `mode`, to the resource behind it.
    */
   readonly write: (
     at: number,
@@ -46,23 +52,27 @@ export interface WriteLog {
     fence: number,
     section: number,
     by: number,
-    permits: number | undefined
+    permits: number | undefined,
+    mode?: ReadWriteMode.Mode
   ) => void
 }
 
 /**
- * An empty log, with a fenced resource that has seen no write.
+ * An empty log, with fenced resources (a lock's, a read/write lock's) that have seen no write.
  *
  * @since 1.0.0
  * @category constructors
  */
 export const makeLog = (): WriteLog => {
   const resource = FencedResource.make()
+  const readWrite = FencedResource.makeReadWrite()
   const writes: Array<WriteRecord> = []
   return {
     writes,
-    write: (at, name, fence, section, by, permits) => {
-      const result: ReturnType<FencedResource.FencedResource["write"]> = permits === undefined
+    write: (at, name, fence, section, by, permits, mode) => {
+      const result: ReturnType<FencedResource.FencedResource["write"]> = mode !== undefined
+        ? readWrite.access(name, fence, mode)
+        : permits === undefined
         ? resource.write(name, fence)
         : { accepted: true }
       writes.push({
@@ -73,7 +83,8 @@ export const makeLog = (): WriteLog => {
         ...(by === section ? {} : { by }),
         accepted: result.accepted,
         highestBefore: result.highestBefore,
-        ...(permits === undefined ? {} : { permits })
+        ...(permits === undefined ? {} : { permits }),
+        ...(mode === undefined ? {} : { mode })
       })
     }
   }

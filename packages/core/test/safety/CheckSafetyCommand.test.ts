@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest"
+import * as ReadWriteMode from "../../src/record/ReadWriteMode.js"
 import * as CheckSafetyCommand from "../../src/safety/CheckSafetyCommand.js"
+import * as Generate from "../../src/simulation/Generate.js"
 import type * as History from "../../src/simulation/History.js"
 import { history, section } from "./fixtures.js"
 
@@ -60,6 +62,34 @@ describe("CheckSafetyCommand.main", () => {
     expect(text).toContain("\n  steal: 3 schedules; sections 0;")
     expect(text).toContain("\n    violations: 0 schedules (none)")
     expect(text).toContain("\nviolations: 0")
+  })
+
+  it("a batch of read/write lock schedules counts the uses of each mode, those that ran, and the reservations", () => {
+    // Every planned section runs, one after another, each with a fence above the last.
+    const ran: History.Run = (schedule) =>
+      history({
+        schedule,
+        sections: schedule.sections.map((s, i) =>
+          section(i, {
+            start: 10 * i,
+            end: 10 * i + 5,
+            fence: i + 1,
+            mode: s.readWrite,
+            ...(s.readWrite === undefined ? {} : { permits: ReadWriteMode.permitsOf(s.readWrite) })
+          })
+        ),
+        readWrite: { reservations: 2 }
+      })
+    const { code, text } = lines(["--schedules", "3", "--mode", "readWrite"], ran)
+    expect(code).toBe(0)
+    const planned = [1, 2, 3].flatMap((seed) => Generate.generate(seed, { mode: "readWrite" }).sections)
+    const reads = planned.filter((s) => s.readWrite === "read").length
+    const writes = planned.filter((s) => s.readWrite === "write").length
+    expect(reads).toBeGreaterThan(0)
+    expect(writes).toBeGreaterThan(0)
+    expect(text).toContain(
+      `; read locks ${reads} (${reads} ran their section), write locks ${writes} (${writes} ran), reservations made 6,`
+    )
   })
 
   it("a batch with failures exits 1, lists them, shows them shrunk and how to replay them", () => {

@@ -37,6 +37,8 @@ describe("FaultPlan", () => {
     expect(Fault.isAcquire("tryAcquirePermits")).toBe(true)
     expect(Fault.isAcquire("renew")).toBe(false)
     expect(Fault.isPermitOperation("releasePermits")).toBe(true)
+    expect(Fault.isPermitOperation("reservePermits")).toBe(true)
+    expect(Fault.isPermitOperation("reserve")).toBe(false)
     expect(Fault.isPermitOperation("inspectSemaphore")).toBe(false)
   })
 })

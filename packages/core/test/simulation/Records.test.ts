@@ -17,6 +17,18 @@ describe("FencedResource and WriteRecord", () => {
     expect(resource.write("b", 1)).toEqual({ accepted: true })
   })
 
+  it("the resource behind a read/write lock keeps a writer's fence, and refuses a write or a read below it", () => {
+    const resource = FencedResource.makeReadWrite()
+    expect(resource.access("a", 3, "read")).toEqual({ accepted: true })
+    // Readers do not raise it: a writer that acquired after a reader may have a lower fence than a later reader.
+    expect(resource.access("a", 5, "read")).toEqual({ accepted: true })
+    expect(resource.access("a", 4, "write")).toEqual({ accepted: true })
+    expect(resource.access("a", 3, "read")).toEqual({ accepted: false, highestBefore: 4 })
+    expect(resource.access("a", 2, "write")).toEqual({ accepted: false, highestBefore: 4 })
+    expect(resource.access("a", 4, "read")).toEqual({ accepted: true, highestBefore: 4 })
+    expect(resource.access("b", 1, "write")).toEqual({ accepted: true })
+  })
+
   it("the log sends lock writes through the resource and keeps writes under permits apart", () => {
     const log = WriteRecord.makeLog()
     log.write(0, "a", 2, 0, 0, undefined)
@@ -26,6 +38,18 @@ describe("FencedResource and WriteRecord", () => {
       { at: 0, name: "a", fence: 2, section: 0, accepted: true, highestBefore: undefined },
       { at: 5, name: "a", fence: 1, section: 1, by: 3, accepted: false, highestBefore: 2 },
       { at: 6, name: "a", fence: 1, section: 2, accepted: true, highestBefore: undefined, permits: 2 }
+    ])
+  })
+
+  it("the log sends writes and reads under a read/write lock to the resource behind it, apart from a lock's", () => {
+    const log = WriteRecord.makeLog()
+    log.write(0, "a", 9, 0, 0, undefined)
+    log.write(1, "a", 2, 1, 1, 64, "write")
+    log.write(2, "a", 1, 2, 2, 1, "read")
+    expect(log.writes).toEqual([
+      { at: 0, name: "a", fence: 9, section: 0, accepted: true, highestBefore: undefined },
+      { at: 1, name: "a", fence: 2, section: 1, accepted: true, highestBefore: undefined, permits: 64, mode: "write" },
+      { at: 2, name: "a", fence: 1, section: 2, accepted: false, highestBefore: 2, permits: 1, mode: "read" }
     ])
   })
 })

@@ -46,7 +46,7 @@ export const permitSection = (
       }
       return Effect.andThen(
         held === undefined ? Effect.void : recorder.watchLoss(record, held, world.daemons),
-        recorder.steps(spec.name, grant.fence, index, index, spec.steps, spec.stepMs, permit.permits)
+        recorder.steps(spec.name, grant.fence, index, index, spec.steps, spec.stepMs, { permits: permit.permits })
       )
     }).pipe(
       Effect.ensuring(

@@ -46,6 +46,18 @@ const countingOrphanTakeovers = (backing: LockStore.LockStore, recorder: Recorde
 })
 
 /**
+ * `backing` noting each reservation it made for a read/write lock's waiter, as applied (a late one included).
+ */
+const countingPermitReservations = (backing: LockStore.LockStore, recorder: Recorder): LockStore.LockStore => ({
+  ...backing,
+  reservePermits: (request) =>
+    Effect.tap(backing.reservePermits(request), (result) =>
+      Effect.sync(() => {
+        if (result._tag === "Reserved") recorder.readWrite.reservations++
+      }))
+})
+
+/**
  * `store` noting, for each holder (a section, see `SectionOptions.holderOf`), the lock its last acquiring write was
  * sent for, whatever became of it: the lock a section that takes several together is waiting for.
  */
@@ -70,7 +82,7 @@ export const makeProcesses = (
   recorder: Recorder
 ): ReadonlyMap<string, Process> => {
   const plan = FaultyStore.fromList(schedule.faults)
-  const shared = countingOrphanTakeovers(backing, recorder)
+  const shared = countingPermitReservations(countingOrphanTakeovers(backing, recorder), recorder)
   return new Map(schedule.processes.map((spec) => {
     const gate = new Gate()
     SimGate.closeDuring(gate, spec.pauses, timeline)

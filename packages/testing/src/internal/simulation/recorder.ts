@@ -5,7 +5,13 @@
  *
  * @internal
  */
-import { emptySessions, type SessionTally } from "@leasehold/core/simulation/History"
+import type * as ReadWriteMode from "@leasehold/core/record/ReadWriteMode"
+import {
+  emptyReadWrite,
+  emptySessions,
+  type ReadWriteTally,
+  type SessionTally
+} from "@leasehold/core/simulation/History"
 import * as Recording from "@leasehold/core/simulation/Recording"
 import type * as SectionRecord from "@leasehold/core/simulation/SectionRecord"
 import type { Lease, LockError } from "@leasehold/lock"
@@ -34,11 +40,14 @@ export interface Recorder extends
   readonly late: LateLog
   /** What the processes' lease sessions did (the `session` class). */
   readonly sessions: SessionTally
+  /** What the read/write locks did beyond their sections (the `readWrite` class). */
+  readonly readWrite: ReadWriteTally
   /** The lock each holder's last acquiring write was sent for, by holder (see `process.ts`). */
   readonly targets: Map<string, string>
   /**
-   * A write at the start, then `count` steps of `stepMs` each ending in a write. Under `permits` of a semaphore, the
-   * writes go to no fenced resource. `between(k)` runs after write `k` but the last, before the step's wait.
+   * A write at the start, then `count` steps of `stepMs` each ending in a write. `under` permits of a semaphore, the
+   * writes go to no fenced resource; under a read/write lock held in its `mode`, to the resource behind the lock, a
+   * writer's as writes and a reader's as reads. `between(k)` runs after write `k` but the last, before the step's wait.
    */
   readonly steps: <E = never>(
     name: string,
@@ -47,7 +56,7 @@ export interface Recorder extends
     by: number,
     count: number,
     stepMs: number,
-    permits?: number,
+    under?: Under,
     between?: (k: number) => Effect.Effect<void, E>
   ) => Effect.Effect<void, E>
   /** Notes that the use was called now. */
@@ -69,6 +78,12 @@ export interface Recorder extends
   readonly outcomeOfOneOf: (
     record: Simulation.SectionRecord
   ) => (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
+}
+
+/** What the writes of a section that holds permits are made under: how many, and a read/write lock's mode. @internal */
+export interface Under {
+  readonly permits: number
+  readonly mode?: ReadWriteMode.Mode | undefined
 }
 
 /** What the recorder reads of a held lock's lease or of held permits. @internal */
@@ -95,8 +110,8 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
   const recording = Recording.make(timeline)
   const { faults, newSection, permitGrants, reservations, sections, steals, writes } = recording
 
-  const write = (name: string, fence: number, section: number, by: number, permits: number | undefined) =>
-    Effect.sync(() => recording.write(name, fence, section, by, permits))
+  const write = (name: string, fence: number, section: number, by: number, under: Under | undefined) =>
+    Effect.sync(() => recording.write(name, fence, section, by, under?.permits, under?.mode))
 
   return {
     sections,
@@ -107,15 +122,16 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
     permitGrants,
     late: makeLateLog(timeline),
     sessions: emptySessions(),
+    readWrite: emptyReadWrite(),
     targets: new Map(),
     newSection,
-    steps: (name, fence, section, by, count, stepMs, permits, between) =>
+    steps: (name, fence, section, by, count, stepMs, under, between) =>
       Effect.gen(function*() {
-        yield* write(name, fence, section, by, permits)
+        yield* write(name, fence, section, by, under)
         for (let k = 0; k < count; k++) {
           if (between !== undefined) yield* between(k)
           yield* Effect.sleep(stepMs)
-          yield* write(name, fence, section, by, permits)
+          yield* write(name, fence, section, by, under)
         }
       }),
     requested: (record) => Effect.sync(() => recording.requested(record)),

@@ -13,6 +13,7 @@ import * as EffectLine from "../effectLine.js"
 import { locksSection } from "./locksSection.js"
 import { permitSection } from "./permitSection.js"
 import { makeProcesses, type Process } from "./process.js"
+import { readWriteSection } from "./readWriteSection.js"
 import { makeRecorder } from "./recorder.js"
 import { section, type World } from "./section.js"
 import { Timeline } from "./timeline.js"
@@ -112,6 +113,8 @@ export const run = (
         EffectLine.forkChild(
           spec.semaphore !== undefined
             ? permitSection(world, spec, i, spec.semaphore)
+            : spec.readWrite !== undefined
+            ? readWriteSection(world, spec, i, spec.readWrite)
             : spec.together !== undefined
             ? locksSection(world, spec, i, spec.together)
             : section(world, spec, i)
@@ -140,6 +143,7 @@ export const run = (
   return {
     ...(schedule.sessions === true ? { sessions: recorder.sessions } : {}),
     ...(holdersAtHorizon === undefined ? {} : { holdersAtHorizon, targetsAtHorizon }),
+    ...(schedule.sections.some((s) => s.readWrite !== undefined) ? { readWrite: recorder.readWrite } : {}),
     schedule,
     sections,
     writes,
