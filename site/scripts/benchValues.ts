@@ -53,7 +53,8 @@ const tables: Record<string, { readonly heading: string; readonly index: number 
   "9 imports": { heading: "9. Cold start", index: 1 },
   "10": { heading: "10. Takeover after SIGKILL of a process holding", index: 0 },
   "11": { heading: "11. The cost of holding N locks for an hour", index: 0 },
-  "12": { heading: "12. Read/write locks under contention", index: 0 }
+  "12": { heading: "12. Read/write locks under contention", index: 0 },
+  "13": { heading: "13. Taking N free locks", index: 0 }
 }
 
 /** The syntax of a reference in a page. */

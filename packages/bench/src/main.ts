@@ -2,11 +2,11 @@
  * `npm run bench`: Leasehold against the raw SDK floor and the Node peers, printed as markdown tables and written to
  * BENCHMARKS.md with the machine, versions and command. `npm run bench -- --smoke` runs a few iterations and writes
  * nothing (CI); `--out <file>` writes elsewhere; `--only <section,...>` runs only those sections (uncontended,
- * contention, takeover, latency, scale, local, memory, shape, coldstart, sessiontakeover, holdingcost, readwrite) and
- * writes nothing unless `--out` is given; `--cell-ms <ms>` sets how long each run of the shape section contends (a
- * shorter smoke of that section alone).
+ * contention, takeover, latency, scale, local, memory, shape, coldstart, sessiontakeover, holdingcost, readwrite,
+ * taketogether) and writes nothing unless `--out` is given; `--cell-ms <ms>` sets how long each run of the shape
+ * section contends (a shorter smoke of that section alone).
  * The cold start section packs and installs both lines before it runs, so `--smoke` runs it only when `--only` names
- * it, with fewer processes.
+ * it, with fewer processes; the take-together section starts DynamoDB Local, so likewise.
  *
  * Tables 1, 2, 4, 5 and 8 also have a row for each of Leasehold's lines, Effect 3 and Effect 4, both run in worker
  * processes under the Effect 4 project's Node 22 (`Lines.ts`): the bench's own rows run under the bench's Node.
@@ -42,6 +42,7 @@ import * as SessionTakeover from "./SessionTakeover.js"
 import * as Shape from "./Shape.js"
 import { fixed, median } from "./Stats.js"
 import * as Takeover from "./Takeover.js"
+import * as TakeTogether from "./TakeTogether.js"
 import * as Uncontended from "./Uncontended.js"
 
 const args = process.argv.slice(2)
@@ -122,6 +123,11 @@ const holdingCostOptions: HoldingCost.Options = smoke
 
 // Enough fresh processes for a median that a slow start or two does not move.
 const coldStartOptions: ColdStart.Options = { processes: smoke ? 2 : 10 }
+
+// Up to the most items one transaction takes; fewer cycles where each of withLocks' takes is that many round trips.
+const takeTogetherOptions: TakeTogether.Options = smoke
+  ? { sizes: [2, 4], delaysMs: [0], cycles: () => 5, warmupCycles: 1, warmupMs: 1_000 }
+  : { sizes: [2, 4, 16, 100], delaysMs: [0, 5], cycles: (n) => (n >= 100 ? 20 : 40), warmupCycles: 2, warmupMs: 10_000 }
 
 const log = (line: string) => process.stderr.write(line + "\n")
 
@@ -357,6 +363,23 @@ const coldStartSection = async (): Promise<string | undefined> => {
   return result === undefined ? undefined : ColdStart.section(result, coldStartOptions)
 }
 
+/**
+ * Table 13 on DynamoDB Local, which has transactions; undefined if it did not start. A failure after it started (a
+ * take that did not leave what it should) fails the bench.
+ */
+const takeTogetherSection = async (): Promise<string | undefined> => {
+  let started = false
+  const rows = await withServer("dynamodb-local", (server) => {
+    started = true
+    return TakeTogether.run(server, takeTogetherOptions, log)
+  }).catch((error: unknown) => {
+    if (started) throw error
+    log(`DynamoDB Local did not run: ${String(error)}`)
+    return undefined
+  })
+  return rows === undefined ? undefined : TakeTogether.section(rows, takeTogetherOptions)
+}
+
 const main = async () => {
   const sections: Array<string> = []
 
@@ -472,6 +495,11 @@ const main = async () => {
   }
 
   if (readWrite !== undefined) sections.push(ReadWriteMix.section(readWrite, contentionOptions))
+
+  if (runs("taketogether") && !flag("no-local") && (!smoke || only !== undefined)) {
+    const takeTogether = await takeTogetherSection()
+    if (takeTogether !== undefined) sections.push(takeTogether)
+  }
 
   const document = `# Benchmarks\n\n${machine()}\n\n` +
     `effect-distributed-lock ships a Redis backing only; it runs here on a minimal DynamoDB backing written for ` +
