@@ -282,6 +282,22 @@ export const withLock: {
 } = internal.withLock
 
 /**
+ * Options of `withLocks`: a lock's, for every lock of the set, and how the locks are taken.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface WithLocksOptions extends LockOptions {
+  /**
+   * Take the locks in one transaction when the store can write several items at once (DynamoDB and DynamoDB Local;
+   * not dynalite) and every one is free: two calls (the transaction, and a read of the new fences) instead of one per
+   * lock, at twice the write units of the take and one read unit per lock. When one is held or reserved, or the store
+   * has no transactions, they are taken one at a time as without it. Default: `false`, one at a time.
+   */
+  readonly transaction?: boolean | undefined
+}
+
+/**
  * Runs a section while holding every lock of `names`, all or none, and releases them as soon as the section ends.
  *
  * - **No deadlock.** The locks are taken one after another in one order (their names' UTF-16 code units), whatever
@@ -296,7 +312,8 @@ export const withLock: {
  *   twice, its one lease twice), for the fencing token of each lock (`lease.fence`).
  *
  * Each name is checked before any lock is taken. A name the fiber already holds is re-entered, as `withLock` re-enters
- * it. Pipeable, with a program: `program.pipe(withLocks(names, options?))`.
+ * it. With `transaction`, free locks are taken in one store call where the store can (`WithLocksOptions`). Pipeable,
+ * with a program: `program.pipe(withLocks(names, options?))`.
  *
  * @example
  * ```ts
@@ -323,23 +340,23 @@ export const withLock: {
  * @category combinators
  */
 export const withLocks: {
-  (names: Iterable<string>, options?: LockOptions | ((leases: ReadonlyArray<Lease>) => never)): <A, E, R>(
+  (names: Iterable<string>, options?: WithLocksOptions | ((leases: ReadonlyArray<Lease>) => never)): <A, E, R>(
     self: Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
   <const Names extends ReadonlyArray<string>, A, E, R>(
     names: Names,
     section: (leases: { readonly [K in keyof Names]: Lease }) => Effect.Effect<A, E, R>,
-    options?: LockOptions
+    options?: WithLocksOptions
   ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
   <A, E, R>(
     names: Iterable<string>,
     section: (leases: ReadonlyArray<Lease>) => Effect.Effect<A, E, R>,
-    options?: LockOptions
+    options?: WithLocksOptions
   ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
   <A, E, R>(
     names: Iterable<string>,
     self: Effect.Effect<A, E, R>,
-    options?: LockOptions
+    options?: WithLocksOptions
   ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore>
 } = Locks.withLocks
 

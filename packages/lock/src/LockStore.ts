@@ -68,6 +68,22 @@ export type Orphan = LockProtocol.Orphan
 export type AcquireResult = LockProtocol.AcquireResult
 
 /**
+ * Several free locks to take in one atomic write (`LockStore.tryAcquireAll`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type AcquireAllRequest = LockProtocol.AcquireAllRequest
+
+/**
+ * `Acquired` with every record, `Refused` (one was not free) or `Unsupported` (no atomic write of several items).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type AcquireAllResult = LockProtocol.AcquireAllResult
+
+/**
  * A heartbeat: extend the lease, conditional on owner and fence. With `setData`, the same conditional write also
  * replaces the lock's `data`: a holder updates what it stores with the lock in one write that extends its lease.
  *
@@ -185,6 +201,14 @@ export interface LockStore extends SemaphoreOperations {
    * an `orphan` takes such a lock over.
    */
   readonly tryAcquire: (request: AcquireRequest) => Effect.Effect<AcquireResult, LockStoreError>
+  /**
+   * Takes several free locks in one atomic write, or none: each as `tryAcquire` takes a lock that has no record or no
+   * holder (no takeover), its reservations honoured. `Refused` when any is not free, `Unsupported` when the store can
+   * not write several items at once; neither changes anything. As for `tryAcquire`, a write whose outcome the store
+   * does not know fails with `LockStoreError` (`mayHaveApplied`) and is not retried. Optional: a store without it is
+   * asked for one lock at a time.
+   */
+  readonly tryAcquireAll?: ((request: AcquireAllRequest) => Effect.Effect<AcquireAllResult, LockStoreError>) | undefined
   /**
    * Sets `leaseUntil` to now + lease, `sequence` to the request's, and changes `version` if owner and fence still match
    * and the request's `sequence` is above the record's; idempotent. Keeps the reservation, and `data` and `owner` unless

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Lock, LockStore } from "@leasehold/lock"
+import { LeaseSession, Lock, LockError, LockStore } from "@leasehold/lock"
 import { Clock, Effect, Exit, Fiber, Option } from "effect"
 import { forkChild, TestClock } from "./effectLine.js"
 import { probe, repeatTimes, settle, sharedMemory } from "./support.js"
@@ -164,5 +164,122 @@ describe("Lock.withLocks", () => {
       const shared = sharedMemory()
       const value = yield* Effect.succeed(42).pipe(Lock.withLocks(["u", "v"]), inProcess(shared))
       expect(value).toBe(42)
+    }))
+})
+
+describe("Lock.withLocks with transaction", () => {
+  const together = { transaction: true } as const
+
+  it.effect("takes free locks in one store call, hands the section their leases, and releases them after", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const process = yield* probe(LockStore.processView(shared))
+      const seen = yield* Lock.withLocks(["d", "b", "a", "c"], (leases) =>
+        Effect.gen(function*() {
+          const owners = yield* Effect.forEach(["a", "b", "c", "d"], (name) => ownerOf(shared, name))
+          return { names: leases.map((lease) => lease.name), owners, fences: leases.map((lease) => lease.fence) }
+        }), together).pipe(Effect.provide(process.layer))
+      expect(process.calls.tryAcquireAll).toBe(1)
+      expect(process.calls.tryAcquire).toBe(0)
+      expect(seen.names).toEqual(["d", "b", "a", "c"])
+      expect(seen.owners.every((owner) => owner !== undefined)).toBe(true)
+      expect(new Set(seen.owners).size).toBe(4)
+      for (const name of ["a", "b", "c", "d"]) expect(yield* ownerOf(shared, name)).toBeUndefined()
+      // Fences only grow: the next take of the same locks, one at a time, gets higher ones.
+      const next = yield* Lock.withLocks(seen.names, (leases) => Effect.succeed(leases.map((lease) => lease.fence)))
+        .pipe(inProcess(shared))
+      next.forEach((fence, i) => expect(fence).toBeGreaterThan(seen.fences[i]!))
+    }))
+
+  it.effect("a lock held elsewhere refuses the call, changes nothing, and the set is taken one at a time", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      yield* heldElsewhere(shared, "b", 1_000)
+      yield* settle
+      const process = yield* probe(LockStore.processView(shared))
+      const attempt = yield* forkChild(
+        Lock.withLocks(["a", "b", "c"], Clock.currentTimeMillis, { ...together, wait: "5 seconds" }).pipe(
+          Effect.provide(process.layer)
+        )
+      )
+      yield* settle
+      // Refused as a whole: "a" and "c" were not taken while "b" is waited for one at a time.
+      expect(process.calls.tryAcquireAll).toBe(1)
+      expect(yield* ownerOf(shared, "c")).toBeUndefined()
+      yield* advance(2_000)
+      const enteredAt = yield* Fiber.join(attempt)
+      expect(enteredAt).toBeGreaterThanOrEqual(1_000)
+      expect(process.calls.tryAcquire).toBeGreaterThanOrEqual(3)
+    }))
+
+  it.effect("an answer lost after the store applied it: what it took is given back, then taken one at a time", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const lossy = LockStore.intercept(
+        LockStore.processView(shared),
+        (operation, call) =>
+          operation === "tryAcquireAll"
+            ? Effect.andThen(
+              call,
+              Effect.fail(
+                new LockError.LockStoreError({
+                  operation,
+                  retryable: true,
+                  mayHaveApplied: true,
+                  message: "the answer was lost"
+                })
+              )
+            )
+            : call
+      )
+      const owners = yield* Lock.withLocks(
+        ["x", "y"],
+        Effect.forEach(["x", "y"], (name) => ownerOf(shared, name)),
+        { ...together, wait: "1 second" }
+      ).pipe(Effect.provideService(LockStore.LockStore, lossy))
+      // Taken at once, one at a time, by owners of their own: the lost take's leases were not left to run out.
+      expect(owners.every((owner) => owner !== undefined)).toBe(true)
+      for (const name of ["x", "y"]) expect(yield* ownerOf(shared, name)).toBeUndefined()
+    }))
+
+  it.effect("a store without transactions, a re-entered name and a name this process queues for: one at a time", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const { tryAcquireAll: _, ...plain } = LockStore.processView(shared)
+      const noTransactions = yield* probe(plain)
+      yield* Lock.withLocks(["a", "b"], Effect.void, together).pipe(Effect.provide(noTransactions.layer))
+      expect(noTransactions.calls.tryAcquire).toBe(2)
+
+      const process = yield* probe(LockStore.processView(shared))
+      yield* Lock.withLock("a", Lock.withLocks(["a", "b"], Effect.void, together)).pipe(Effect.provide(process.layer))
+      expect(process.calls.tryAcquireAll).toBe(0)
+
+      const queued = yield* probe(LockStore.processView(shared))
+      const holder = yield* forkChild(Lock.withLock("b", Effect.sleep("1 second")).pipe(Effect.provide(queued.layer)))
+      yield* settle
+      const after = yield* forkChild(
+        Lock.withLocks(["a", "b"], Effect.void, { ...together, wait: "5 seconds" }).pipe(Effect.provide(queued.layer))
+      )
+      yield* advance(1_500)
+      yield* Fiber.join(holder)
+      yield* Fiber.join(after)
+      expect(queued.calls.tryAcquireAll).toBe(0)
+    }))
+
+  it.effect("under a lease session, the locks taken together are held under it", () =>
+    Effect.gen(function*() {
+      const shared = sharedMemory()
+      const process = yield* probe(LockStore.processView(shared))
+      const sessions = yield* Lock.withLocks(
+        ["p", "q"],
+        Effect.forEach(
+          ["p", "q"],
+          (name) => Effect.map(shared.inspect(name), (r) => Option.getOrUndefined(r)?.session)
+        ),
+        together
+      ).pipe(Effect.provide(LeaseSession.layer()), Effect.provide(process.layer))
+      expect(process.calls.tryAcquireAll).toBe(1)
+      expect(sessions[0]).toBeDefined()
+      expect(sessions).toEqual([sessions[0], sessions[0]])
     }))
 })

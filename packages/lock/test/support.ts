@@ -44,6 +44,7 @@ export const noCalls = (): Record<OperationName, number> => ({
   renewPermits: 0,
   releasePermits: 0,
   reservePermits: 0,
+  tryAcquireAll: 0,
   inspectSemaphore: 0
 })
 

@@ -92,7 +92,7 @@ export type Call = FaultModel.Call
  * @since 1.0.0
  * @category models
  */
-export type Request = Parameters<LockStore.LockStore[Operation]>[0]
+export type Request = Parameters<NonNullable<LockStore.LockStore[Operation]>>[0]
 
 /**
  * A held request, as it reached the store after its sender gave up on it.

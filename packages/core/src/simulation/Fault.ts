@@ -14,6 +14,7 @@
  */
 export type Operation =
   | "tryAcquire"
+  | "tryAcquireAll"
   | "renew"
   | "release"
   | "reserve"
@@ -170,4 +171,4 @@ export const isPermitOperation = (operation: Operation): boolean =>
  * @category predicates
  */
 export const isAcquire = (operation: Operation): boolean =>
-  operation === "tryAcquire" || operation === "tryAcquirePermits"
+  operation === "tryAcquire" || operation === "tryAcquireAll" || operation === "tryAcquirePermits"

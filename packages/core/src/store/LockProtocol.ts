@@ -91,6 +91,41 @@ export type AcquireResult =
   | { readonly _tag: "Conflict"; readonly current: LockRecord | undefined }
 
 /**
+ * The most locks one `tryAcquireAll` takes: DynamoDB's limit of items in one transaction.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const maxTakenTogether = 100
+
+/**
+ * Several free locks taken in one atomic write: each request as `tryAcquire`'s, of distinct names, with no takeover
+ * (`takeover` and `orphan` are not applied: only a lock that has no record, or whose record has no holder, is taken,
+ * as with an observed takeover that saw nothing stale), and reservations honoured as by any acquire.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface AcquireAllRequest {
+  readonly requests: ReadonlyArray<AcquireRequest>
+}
+
+/**
+ * The outcome of `tryAcquireAll`.
+ *
+ * - `Acquired`: every lock is the caller's; `records` are in the order of the requests.
+ * - `Refused`: some lock was not free (held, or kept for someone else's reservation); nothing changed.
+ * - `Unsupported`: the store can not write several items at once (dynalite has no transactions); nothing changed.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type AcquireAllResult =
+  | { readonly _tag: "Acquired"; readonly records: ReadonlyArray<LockRecord> }
+  | { readonly _tag: "Refused" }
+  | { readonly _tag: "Unsupported" }
+
+/**
  * A heartbeat: extend the lease, conditional on owner and fence. With `setData`, the same conditional write also
  * replaces the lock's `data`: a holder updates what it stores with the lock in one write that extends its lease.
  *

@@ -143,6 +143,40 @@ export const tryAcquire = (
 }
 
 /**
+ * An acquire of `tryAcquireAll`'s: the same request, taking the lock only if it is free (no takeover, no orphan).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const freeOnly = (request: LockProtocol.AcquireRequest): LockProtocol.AcquireRequest => {
+  const { orphan: _orphan, ...rest } = request
+  return { ...rest, takeover: { _tag: "Observed", stale: undefined } }
+}
+
+/**
+ * `tryAcquireAll` at `now`, over `records` (by name): every lock the caller's, each as `tryAcquire` of its
+ * `freeOnly` request would make it, if every one admits it; else nothing changes. The records written, in the order
+ * of the requests; `undefined` when one was refused.
+ *
+ * @since 1.0.0
+ * @category transitions
+ */
+export const tryAcquireAll = (
+  records: ReadonlyMap<string, LockRecord>,
+  request: LockProtocol.AcquireAllRequest,
+  now: number
+): ReadonlyArray<LockRecord> | undefined => {
+  const written: Array<LockRecord> = []
+  for (const one of request.requests) {
+    const free = freeOnly(one)
+    const current = records.get(one.name)
+    if (current !== undefined && !admits(current, free.owner, free.takeover, now)) return undefined
+    written.push(acquired(free, current, now))
+  }
+  return written
+}
+
+/**
  * `renew` at `now`, on owner and fence: extends the lease (or, with `session`, keeps the lock under that session),
  * changes the version and takes the request's sequence (and its `setData` and `newOwner`, when given). A renew whose
  * sequence is not above the record's changes nothing: it, or a newer one of the same lease, applied already, however

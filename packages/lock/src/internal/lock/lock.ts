@@ -87,42 +87,79 @@ export const acquireKept = (
     }
     // A lease session of this store, when the fiber has one: the lock is held under it, with no heartbeat of its own.
     const session = LeaseSession.inStore(yield* LeaseSession.CurrentLeaseSession, store)
-    const sessionLost = (waitedFrom: number) =>
-      Effect.flatMap(monotonicMillis, (now) =>
-        Effect.andThen(
-          LocalQueue.leave(queues, validName),
-          new LockNotAcquired({ name: validName, holder: undefined, waitedMs: now - waitedFrom, session: session!.id })
-        ))
-    if (session !== undefined && LeaseSession.stateOf(session).finished) return yield* sessionLost(startedAt)
+    if (session !== undefined && LeaseSession.stateOf(session).finished) {
+      return yield* sessionLost({ store, name: validName, session, startedAt })
+    }
     const acquired = yield* EffectLine.onErrorMasked(
       restore(AcquireLoop.run({ store, name: validName, options: resolved, startedAt, session: session?.id })),
       LocalQueue.leave(queues, validName)
     )
+    return yield* keepAcquired({ store, name: validName, options: resolved, acquired, holder, session, startedAt })
+  }).pipe(EffectLine.withSpan("Lock.acquire", { attributes: { "lock.name": name } }))
+
+/** The session a lock was to be held under ended: the name's place in the process's queue is given up. */
+const sessionLost = (args: {
+  readonly store: LockStore
+  readonly name: string
+  readonly session: LeaseSession.SessionHandle
+  readonly startedAt: number
+}): Effect.Effect<never, LockNotAcquired> =>
+  Effect.flatMap(monotonicMillis, (now) =>
+    Effect.andThen(
+      LocalQueue.leave(queuesOf(args.store), args.name),
+      new LockNotAcquired({
+        name: args.name,
+        holder: undefined,
+        waitedMs: now - args.startedAt,
+        session: args.session.id
+      })
+    ))
+
+/**
+ * Starts keeping a lock just acquired, by a fiber at the head of its process's queue for the name: the lease's
+ * heartbeat (or its session), its users, and its entry. Must run uninterruptibly; the caller must then run
+ * `keeper.release` exactly once. Under a session lost meanwhile the keeper gives the lock back, and this fails with
+ * `LockNotAcquired` naming the session.
+ *
+ * @internal
+ */
+export const keepAcquired = (args: {
+  readonly store: LockStore
+  readonly name: string
+  readonly options: Options.Resolved
+  readonly acquired: AcquireLoop.Acquired
+  readonly holder: EffectLine.Fiber<unknown, unknown> | undefined
+  readonly session: LeaseSession.SessionHandle | undefined
+  readonly startedAt: number
+}): Effect.Effect<Extract<Acquisition, { readonly _tag: "Acquired" }>, LockNotAcquired> =>
+  Effect.gen(function*() {
+    const { acquired, holder, name, session, store } = args
+    const queues = queuesOf(store)
     // From here to the caller's release nothing can be interrupted, so a held lock always gets its release.
-    yield* LocalQueue.setHolding(queues, validName, acquired.record)
+    yield* LocalQueue.setHolding(queues, name, acquired.record)
     const users = LeaseUsers.make()
     if (holder !== undefined) users.holders.add(holder)
     const kept = {
       store,
       record: acquired.record,
-      options: resolved,
+      options: args.options,
       // The answer is when the lease began to be held: what follows it up to here waits for nothing.
       keptSince: acquired.answeredAt,
       users,
-      onEnd: LocalQueue.leaving(queues, validName)
+      onEnd: LocalQueue.leaving(queues, name)
     }
     const keeper = session === undefined
       ? yield* Keeper.start({ ...kept, sentAt: acquired.sentAt })
       : yield* Keeper.startUnder({ ...kept, session: LeaseSession.stateOf(session) })
     // The session was lost while the lock was being acquired under it: the keeper gave the lock back.
-    if (keeper === undefined) return yield* sessionLost(startedAt)
+    if (keeper === undefined) return yield* sessionLost({ store, name, session: session!, startedAt: args.startedAt })
 
     yield* Metrics.increment(Metrics.acquisitions)
-    yield* Metric.update(Metrics.waitTime, acquired.answeredAt - startedAt)
+    yield* Metric.update(Metrics.waitTime, acquired.answeredAt - args.startedAt)
     yield* Effect.annotateCurrentSpan("lock.fence", keeper.lease.fence)
-    const entry: HeldLeases.Entry = { store, name: validName, users, isLive: keeper.isLive, lease: keeper.lease }
+    const entry: HeldLeases.Entry = { store, name, users, isLive: keeper.isLive, lease: keeper.lease }
     return { _tag: "Acquired", keeper, entry } as const
-  }).pipe(EffectLine.withSpan("Lock.acquire", { attributes: { "lock.name": name } }))
+  })
 
 const currentFiber = EffectLine.withFiber((fiber) => Effect.succeed(fiber))
 

@@ -15,7 +15,6 @@ import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import type { Lease } from "../../Lease.js"
 import type * as Lock from "../../Lock.js"
-import type { LockOptions } from "../../Lock.js"
 import { LockConfigError, LockLost, type LockNotAcquired, type LockStoreError } from "../../LockError.js"
 import { LockStore } from "../../LockStore.js"
 import * as EffectLine from "../effectLine.js"
@@ -25,6 +24,7 @@ import * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
 import * as HeldLeases from "../process/heldLeases.js"
 import { acquireKept, type Acquisition } from "./lock.js"
+import * as TakeTogether from "./takeTogether.js"
 
 /** A section: a program, or a function of the leases it runs under that makes it. */
 type Section<A, E, R> = Effect.Effect<A, E, R> | ((leases: ReadonlyArray<Lease>) => Effect.Effect<A, E, R>)
@@ -61,10 +61,11 @@ const waitLeft = (waitUntil: number) =>
 const withLocksSection = <A, E, R>(
   names: Iterable<string>,
   section: Section<A, E, R>,
-  options: LockOptions | undefined
+  withLocksOptions: Lock.WithLocksOptions | undefined
 ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
+      const { transaction, ...options } = withLocksOptions ?? {}
       const given = yield* checkedNames(names)
       yield* Effect.annotateCurrentSpan("lock.names", AcquireOrder.order(given).join(","))
       const resolved = yield* Options.fromCheck(Options.resolveCheck(yield* LockDefaults, options, defaultHolder))
@@ -77,7 +78,13 @@ const withLocksSection = <A, E, R>(
           { discard: true }
         )
       )
-      for (const name of AcquireOrder.order(given)) {
+      const ordered = AcquireOrder.order(given)
+      // Free locks in one store call, when asked for and possible; else, or when that fails, one at a time.
+      const together = transaction === true
+        ? yield* TakeTogether.attempt({ store: yield* LockStore, names: ordered, options: resolved, restore })
+        : undefined
+      if (together !== undefined) taken.push(...together)
+      for (const name of together === undefined ? ordered : []) {
         const wait = yield* waitLeft(waitUntil)
         taken.push(
           yield* EffectLine.onErrorMasked(acquireKept(name, { ...options, wait }, restore, undefined), giveBack)
@@ -113,7 +120,7 @@ export const withLocks: typeof Lock.withLocks = dual(
   <A, E, R>(
     first: Iterable<string> | Section<A, E, R>,
     second: Section<A, E, R> | Iterable<string>,
-    options?: LockOptions
+    options?: Lock.WithLocksOptions
   ) =>
     // The names come first in both forms, so `dual` hands the pipeable form's program over as the first argument.
     isSection(first)

@@ -86,6 +86,23 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
       Transition.apply(records, request.name, (current) => LockTransitions.tryAcquire(current, request, now))
     )
 
+  const tryAcquireAll = (
+    request: LockStore.AcquireAllRequest
+  ): Effect.Effect<LockStore.AcquireAllResult, LockStoreError> =>
+    Effect.suspend(() => {
+      const problem = LockChecks.acquireAllProblem(request) ??
+        request.requests.map((one) => LockName.describe(one.name, maxNameBytes, "lock")).find((found) =>
+          found !== undefined
+        )
+      if (problem !== undefined) return refuse("tryAcquireAll", problem)
+      return withNow((now): LockStore.AcquireAllResult => {
+        const written = LockTransitions.tryAcquireAll(records, request, now)
+        if (written === undefined) return { _tag: "Refused" }
+        for (const record of written) records.set(record.name, record)
+        return { _tag: "Acquired", records: written }
+      })
+    })
+
   const renew = (request: LockStore.RenewRequest) =>
     withNow((now) => Transition.apply(records, request.name, (current) => LockTransitions.renew(current, request, now)))
 
@@ -115,6 +132,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
 
   const store: LockStore.LockStore = {
     tryAcquire: (request) => checkAcquire(request, maxNameBytes, tryAcquire(request)),
+    tryAcquireAll,
     renew: (request) => checkRenew(request, maxNameBytes, renew(request)),
     release: (request) => checkName("release", request.name, maxNameBytes, release(request)),
     inspect: (name) => checkName("inspect", name, maxNameBytes, inspect(name)),

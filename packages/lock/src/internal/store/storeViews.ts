@@ -17,6 +17,9 @@ export type Interceptor = <A>(
 /** @internal */
 export const intercept = (backing: LockStore.LockStore, around: Interceptor): LockStore.LockStore => ({
   tryAcquire: (request) => around("tryAcquire", backing.tryAcquire(request)),
+  ...(backing.tryAcquireAll === undefined ? {} : {
+    tryAcquireAll: (request: LockStore.AcquireAllRequest) => around("tryAcquireAll", backing.tryAcquireAll!(request))
+  }),
   renew: (request) => around("renew", backing.renew(request)),
   release: (request) => around("release", backing.release(request)),
   inspect: (name) => around("inspect", backing.inspect(name)),

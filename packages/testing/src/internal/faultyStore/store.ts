@@ -84,6 +84,10 @@ export const make = (backing: LockStore.LockStore, options: FaultyStore.Options)
   // Each call keeps its request, which a held call is delivered with.
   return {
     tryAcquire: (request) => wrap("tryAcquire", request, backing.tryAcquire(request)),
+    ...(backing.tryAcquireAll === undefined ? {} : {
+      tryAcquireAll: (request: LockStore.AcquireAllRequest) =>
+        wrap("tryAcquireAll", request, backing.tryAcquireAll!(request))
+    }),
     renew: (request) => wrap("renew", request, backing.renew(request)),
     release: (request) => wrap("release", request, backing.release(request)),
     inspect: (name) => wrap("inspect", name, backing.inspect(name)),
