@@ -19,8 +19,9 @@ import { type LockConfigError, LockLost, LockNotAcquired, type LockStoreError } 
 import { LockStore } from "../../LockStore.js"
 import * as AcquireLoop from "../acquire/acquireLoop.js"
 import * as EffectLine from "../effectLine.js"
+import * as HeldAcquisition from "../lease/acquisition.js"
 import * as Keeper from "../lease/keeper.js"
-import { isSection, type Restore, runSection, sectionOf } from "../lease/section.js"
+import { isSection, type Restore } from "../lease/section.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
@@ -37,9 +38,7 @@ import * as LeaseSession from "../session/leaseSession.js"
  *
  * @internal
  */
-export type Acquisition =
-  | { readonly _tag: "Acquired"; readonly keeper: Keeper.Keeper; readonly entry: HeldLeases.Entry }
-  | { readonly _tag: "Reentered"; readonly entry: HeldLeases.Entry }
+export type Acquisition = HeldAcquisition.Acquisition<Lease>
 
 /**
  * Acquires `name` and starts keeping it, with `holder` (if given) as the first fiber to interrupt on loss. Must run
@@ -161,34 +160,12 @@ export const keepAcquired = (args: {
     return { _tag: "Acquired", keeper, entry } as const
   })
 
-const currentFiber = EffectLine.withFiber((fiber) => Effect.succeed(fiber))
-
 /** @internal */
 export const acquire = (
   name: string,
   options?: LockOptions
 ): Effect.Effect<Lease, LockNotAcquired | LockStoreError | LockConfigError, LockStore | Scope.Scope> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.gen(function*() {
-      const self = yield* currentFiber
-      const watch = yield* EffectLine.watchEnd
-      const acquisition = yield* EffectLine.onErrorMasked(
-        acquireKept(name, options, restore, self),
-        Effect.sync(watch.stop)
-      )
-      const { entry } = acquisition
-      if (acquisition._tag === "Reentered") {
-        watch.stop()
-        entry.users.borrowers.add(self)
-        yield* Effect.addFinalizer(() => Effect.sync(() => entry.users.borrowers.delete(self)))
-        return entry.lease as Lease
-      }
-      yield* Keeper.releaseWithScope(acquisition.keeper)
-      yield* HeldLeases.enterScoped(entry)
-      yield* watch.held(entry)
-      return acquisition.keeper.lease
-    })
-  )
+  HeldAcquisition.scoped((restore, self) => acquireKept(name, options, restore, self))
 
 /** A section: a program, or a function of the lease it runs under that makes it. */
 type Section<A, E, R> = Effect.Effect<A, E, R> | ((lease: Lease) => Effect.Effect<A, E, R>)
@@ -198,18 +175,7 @@ const withLockSection = <A, E, R>(
   section: Section<A, E, R>,
   options: LockOptions | undefined
 ): Effect.Effect<A, E | LockNotAcquired | LockLost | LockStoreError | LockConfigError, R | LockStore> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(acquireKept(name, options, restore, undefined), (acquisition) => {
-      // A re-entered section gets the outer acquisition's lease: the one it runs under.
-      const self = sectionOf(section, acquisition.entry.lease as Lease)
-      if (acquisition._tag === "Reentered") return runSection(acquisition.entry, restore(self), "borrower", restore)
-      const { entry, keeper } = acquisition
-      return EffectLine.ensuringMasked(
-        runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore),
-        keeper.release
-      )
-    })
-  )
+  HeldAcquisition.section((restore) => acquireKept(name, options, restore, undefined), section)
 
 /**
  * `withLock` with the section made from the lease: for `TypedLock`, whose section takes the lease.

@@ -24,8 +24,8 @@ import {
 import { LockStore } from "../../LockStore.js"
 import type { Permits } from "../../Permits.js"
 import * as EffectLine from "../effectLine.js"
-import * as Keeper from "../lease/keeper.js"
-import { isSection, type Restore, runSection, sectionOf } from "../lease/section.js"
+import * as HeldAcquisition from "../lease/acquisition.js"
+import { isSection, type Restore } from "../lease/section.js"
 import * as Options from "../options/options.js"
 import * as HeldLeases from "../process/heldLeases.js"
 import * as Semaphore from "../semaphore/semaphore.js"
@@ -52,9 +52,7 @@ const liveIn = (store: LockStore, name: string, mode: ReadWriteMode.Mode) =>
     (entry) => entry === undefined ? EffectLine.settled(entryStoreOf(store, mode), name) : Effect.succeed(entry)
   )
 
-type Acquisition =
-  | ({ readonly _tag: "Acquired" } & Semaphore.Acquisition)
-  | { readonly _tag: "Reentered"; readonly entry: HeldLeases.Entry }
+type Acquisition = HeldAcquisition.Acquisition<Permits>
 
 /**
  * Acquires `name` in `mode` and starts keeping it, or re-enters what the fiber holds; as `Semaphore.acquireKept`,
@@ -92,34 +90,12 @@ const acquireKept = (
     return { _tag: "Acquired", ...acquired } as const
   })
 
-const currentFiber = EffectLine.withFiber((fiber) => Effect.succeed(fiber))
-
 const acquire = (mode: ReadWriteMode.Mode) =>
 (
   name: string,
   options?: LockOptions
 ): Effect.Effect<Permits, AcquireError, LockStore | Scope.Scope> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.gen(function*() {
-      const self = yield* currentFiber
-      const watch = yield* EffectLine.watchEnd
-      const acquisition = yield* EffectLine.onErrorMasked(
-        acquireKept(mode, name, options, restore, self),
-        Effect.sync(watch.stop)
-      )
-      const { entry } = acquisition
-      if (acquisition._tag === "Reentered") {
-        watch.stop()
-        entry.users.borrowers.add(self)
-        yield* Effect.addFinalizer(() => Effect.sync(() => entry.users.borrowers.delete(self)))
-        return entry.lease as Permits
-      }
-      yield* Keeper.releaseWithScope(acquisition.keeper)
-      yield* HeldLeases.enterScoped(entry)
-      yield* watch.held(entry)
-      return acquisition.keeper.lease
-    })
-  )
+  HeldAcquisition.scoped((restore, self) => acquireKept(mode, name, options, restore, self))
 
 /** @internal */
 export const acquireRead = acquire("read")
@@ -136,18 +112,7 @@ const withSection = <A, E, R>(
   section: Section<A, E, R>,
   options: LockOptions | undefined
 ): Effect.Effect<A, E | AcquireError | LockLost, R | LockStore> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(acquireKept(mode, name, options, restore, undefined), (acquisition) => {
-      // A re-entered section gets the outer acquisition's lease: the one it runs under.
-      const self = sectionOf(section, acquisition.entry.lease as Permits)
-      if (acquisition._tag === "Reentered") return runSection(acquisition.entry, restore(self), "borrower", restore)
-      const { entry, keeper } = acquisition
-      return EffectLine.ensuringMasked(
-        runSection(entry, restore(HeldLeases.enter(entry)(self)), "holder", restore),
-        keeper.release
-      )
-    })
-  )
+  HeldAcquisition.section((restore) => acquireKept(mode, name, options, restore, undefined), section)
 
 const withMode = (mode: ReadWriteMode.Mode) =>
   dual(

@@ -26,11 +26,12 @@ import type { Permits as PermitsApi } from "../../Permits.js"
 import type * as Semaphore from "../../Semaphore.js"
 import type { SemaphoreOptions } from "../../Semaphore.js"
 import * as EffectLine from "../effectLine.js"
+import * as HeldAcquisition from "../lease/acquisition.js"
 import * as Keeper from "../lease/keeper.js"
 import type * as LeaseState from "../lease/leaseState.js"
 import * as LeaseStore from "../lease/leaseStore.js"
 import { LeaseView } from "../lease/leaseView.js"
-import { isSection, type Restore, runSection, sectionOf } from "../lease/section.js"
+import { isSection, type Restore } from "../lease/section.js"
 import { LockDefaults } from "../options/defaults.js"
 import * as Options from "../options/options.js"
 import { monotonicMillis } from "../process/clock.js"
@@ -177,7 +178,13 @@ export const acquireKept = (
     })
   )
 
-const currentFiber = EffectLine.withFiber((fiber) => Effect.succeed(fiber))
+/** Permits are never re-entered: every acquisition is one of its own. */
+const acquired = (
+  name: string,
+  options: SemaphoreOptions,
+  restore: Restore,
+  holder: EffectLine.Fiber<unknown, unknown> | undefined
+) => Effect.map(acquireKept(name, options, restore, holder), (kept) => ({ _tag: "Acquired", ...kept } as const))
 
 /** @internal */
 export const acquire = (
@@ -187,20 +194,7 @@ export const acquire = (
   PermitsApi,
   LockNotAcquired | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
   LockStore | Scope.Scope
-> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.gen(function*() {
-      const self = yield* currentFiber
-      const watch = yield* EffectLine.watchEnd
-      const { entry, keeper } = yield* acquireKept(name, options, restore, self).pipe(
-        Effect.onError(() => Effect.sync(watch.stop))
-      )
-      yield* Keeper.releaseWithScope(keeper)
-      yield* HeldLeases.enterScoped(entry)
-      yield* watch.held(entry)
-      return keeper.lease
-    })
-  )
+> => HeldAcquisition.scoped((restore, self) => acquired(name, options, restore, self))
 
 /** A section: a program, or a function of the permits it runs under that makes it. */
 type Section<A, E, R> = Effect.Effect<A, E, R> | ((permits: PermitsApi) => Effect.Effect<A, E, R>)
@@ -213,17 +207,7 @@ const withPermitsSection = <A, E, R>(
   A,
   E | LockNotAcquired | LockLost | SemaphoreLimitMismatch | LockStoreError | LockConfigError,
   R | LockStore
-> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(
-      acquireKept(name, options, restore, undefined),
-      ({ entry, keeper }) =>
-        EffectLine.ensuringMasked(
-          runSection(entry, restore(HeldLeases.enter(entry)(sectionOf(section, keeper.lease))), "holder", restore),
-          keeper.release
-        )
-    )
-  )
+> => HeldAcquisition.section((restore) => acquired(name, options, restore, undefined), section)
 
 /** @internal */
 export const withPermits: typeof Semaphore.withPermits = dual(
