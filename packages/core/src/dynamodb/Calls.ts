@@ -24,13 +24,16 @@ export interface Call {
 }
 
 /**
- * The writes and listings of each operation.
+ * The writes and listings of each operation, and the batch read that follows the transaction of `tryAcquireAll`.
  *
  * @since 1.0.0
  * @category calls
  */
 export const calls = {
   tryAcquire: { operation: "tryAcquire", action: "UpdateItem", reportsUnknownOutcomes: true },
+  tryAcquireAll: { operation: "tryAcquireAll", action: "TransactWriteItems", reportsUnknownOutcomes: true },
+  /** The read of the records a `tryAcquireAll` wrote: it changes nothing, so it retries as any read does. */
+  readAcquiredAll: { operation: "tryAcquireAll", action: "BatchGetItem" },
   renew: { operation: "renew", action: "UpdateItem" },
   release: { operation: "release", action: "UpdateItem" },
   reserve: { operation: "reserve", action: "UpdateItem" },

@@ -130,15 +130,22 @@ const credentialNames = new Set([
   "InvalidClientTokenId"
 ])
 
+/**
+ * DynamoDB's refusal of a single write to an item that a transaction is writing: nothing was applied, and the
+ * transaction ends within moments, so the write is tried again.
+ */
+const transactionConflictName = "TransactionConflictException"
+
 const keySchemaMessage =
   /key element does not match the schema|required keys was not given a value|number of conditions on the keys is invalid|missed key schema element|missing the key/i
 
-type Kind = "throttled" | "server" | "network" | "timeout" | "other"
+type Kind = "throttled" | "conflict" | "server" | "network" | "timeout" | "other"
 
 const kindOf = (error: unknown): Kind => {
   if (error instanceof RequestTimedOut) return "timeout"
   const d = describe(error)
   if (throttlingNames.has(d.name)) return "throttled"
+  if (d.name === transactionConflictName) return "conflict"
   if (serverNames.has(d.name) || (d.status !== undefined && d.status >= 500)) return "server"
   if (
     (d.code !== undefined && networkCodes.has(d.code)) || networkNames.has(d.name) ||
@@ -155,6 +162,7 @@ const unsentCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EAI
 const refusalNames = new Set([
   ...throttlingNames,
   ...credentialNames,
+  transactionConflictName,
   "ResourceNotFoundException",
   "ValidationException",
   "AccessDeniedException",
@@ -177,7 +185,8 @@ export const mayHaveApplied = (error: unknown): boolean => {
 }
 
 /**
- * Whether trying the same request again soon can help: throttling, 5xx, network errors, timeouts.
+ * Whether trying the same request again soon can help: throttling, a transaction on the same item, 5xx, network
+ * errors, timeouts.
  *
  * @since 1.0.0
  * @category classification
@@ -247,6 +256,12 @@ const transient = (kind: Exclude<Kind, "other">, error: unknown, context: Contex
         true,
         `DynamoDB throttled ${action} on table "${tableName}" (${d.name}, ${tried}): ` +
           `the table or account is over its capacity; use on-demand billing or raise its provisioned throughput`
+      )
+    case "conflict":
+      return fail(
+        true,
+        `DynamoDB refused ${action} on table "${tableName}" while a transaction was writing the same item ` +
+          `(${d.name}, ${tried}): try again once it has ended`
       )
     case "server":
       return fail(

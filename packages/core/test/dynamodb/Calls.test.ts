@@ -6,12 +6,14 @@ describe("Calls", () => {
     const reporting = Object.entries(Calls.calls)
       .filter(([, call]) => "reportsUnknownOutcomes" in call && call.reportsUnknownOutcomes)
       .map(([name]) => name)
-    expect(reporting).toEqual(["tryAcquire", "tryAcquirePermits"])
+    expect(reporting).toEqual(["tryAcquire", "tryAcquireAll", "tryAcquirePermits"])
   })
 
   it("names each call by its operation and DynamoDB action", () => {
     expect(Calls.calls.query).toEqual({ operation: "list", action: "Query" })
     expect(Calls.calls.scan).toEqual({ operation: "list", action: "Scan" })
+    expect(Calls.calls.readAcquiredAll).toEqual({ operation: "tryAcquireAll", action: "BatchGetItem" })
+    expect(Calls.calls.tryAcquireAll).toMatchObject({ operation: "tryAcquireAll", action: "TransactWriteItems" })
     for (const [name, call] of Object.entries(Calls.getItemCalls)) {
       expect(call).toEqual({ operation: name, action: "GetItem" })
     }

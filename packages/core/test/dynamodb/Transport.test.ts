@@ -48,6 +48,13 @@ describe("Failure.judge", () => {
     )
   })
 
+  it("retries a write refused while a transaction wrote its item: nothing was applied", () => {
+    const conflict = Failure.judge(sdkError("TransactionConflictException", "ongoing transaction"), context)
+    expect(conflict).toMatchObject({ retryable: true, mayHaveApplied: false })
+    expect(conflict.message).toContain("while a transaction was writing the same item")
+    expect(Retry.retries(1, 3, sdkError("TransactionConflictException", "ongoing transaction"), true)).toBe(true)
+  })
+
   it("tells a failed condition apart", () => {
     expect(Failure.isConditionalCheckFailed(sdkError("ConditionalCheckFailedException", "x"))).toBe(true)
     expect(Failure.isConditionalCheckFailed({ name: "ValidationException" })).toBe(false)

@@ -138,8 +138,13 @@ const fail = (transport: Transport, call: Call, error: unknown, attempts: number
       }))
   )
 
-// Background work sleeps on its own clock, the live clock's twin whose timers do not keep the process alive.
-const backoff = (transport: Transport, attempts: number, background: boolean) =>
+/**
+ * The jittered wait before a request's next attempt, `attempts` counting it. Background work sleeps on its own clock,
+ * the live clock's twin whose timers do not keep the process alive.
+ *
+ * @internal
+ */
+export const backoff = (transport: Transport, attempts: number, background: boolean) =>
   Effect.flatMap(
     EffectLine.nextBetween(Retry.jitterMin, Retry.jitterMax),
     (jitter) => {

@@ -29,6 +29,20 @@ export interface Fixture {
     actual: LockRecord.LockRecord | undefined,
     expected: LockRecord.LockRecord | undefined
   ) => void
+  /**
+   * Ends the test as skipped, saying why: for what the contract leaves optional and the store does not do. What the
+   * test asserted before it still counts.
+   */
+  readonly skip: (note: string) => Effect.Effect<never, Skipped>
+}
+
+/**
+ * How `Fixture.skip` ends a test's body: a failure that the test's runner takes for the skip it stands for.
+ *
+ * @internal
+ */
+export class Skipped {
+  readonly _tag = "Skipped"
 }
 
 /**
