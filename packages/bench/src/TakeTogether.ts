@@ -9,7 +9,9 @@
  * exactly the library's acquiring write. A transaction returns no attributes, so the new fences are read back with one
  * consistent `BatchGetItem`: the take is two calls whatever N. Its release is measured both ways: N single releases,
  * and one more transaction. The same single takes and releases with the raw SDK are the floor of the library's path,
- * which tells the library's own overhead from the round trips.
+ * which tells the library's own overhead from the round trips. The library's own transaction path,
+ * `Lock.withLocks(names, section, { transaction: true })`, is the store's `tryAcquireAll`: the same transaction and
+ * batch read, then the locks kept and given back as `Lock.withLocks` keeps and gives back any.
  */
 import {
   BatchGetItemCommand,
@@ -55,20 +57,22 @@ export interface Options {
   readonly warmupMs: number
 }
 
-export type Path = "withLocks" | "singles" | "transaction" | "transactionRelease"
+export type Path = "withLocks" | "withLocksTransaction" | "singles" | "transaction" | "transactionRelease"
 
 /** How each path reads in the table. */
 export const pathNames: Readonly<Record<Path, string>> = {
   withLocks: "Lock.withLocks (ordered singles)",
+  withLocksTransaction: "Lock.withLocks, transaction: true",
   singles: "raw SDK, ordered singles",
   transaction: "one transaction + batch read, single releases",
   transactionRelease: "one transaction + batch read, release transaction"
 }
 
-const paths: ReadonlyArray<Path> = ["withLocks", "singles", "transaction", "transactionRelease"]
+const paths: ReadonlyArray<Path> = ["withLocks", "withLocksTransaction", "singles", "transaction", "transactionRelease"]
 
 const byPath = <A>(f: (path: Path) => A): Record<Path, A> => ({
   withLocks: f("withLocks"),
+  withLocksTransaction: f("withLocksTransaction"),
   singles: f("singles"),
   transaction: f("transaction"),
   transactionRelease: f("transactionRelease")
@@ -152,26 +156,72 @@ const checkTaken = (
 /** One cycle of a path on `names`, which are free at its start and again at its end. */
 type Cycle = (names: ReadonlyArray<string>) => Promise<Sample>
 
-/** The library's path: `Lock.withLocks` on the DynamoDB store; the take ends where the section starts. */
-const libraryCycle = (runtime: ManagedRuntime.ManagedRuntime<LockStore.LockStore, unknown>) => {
+/**
+ * The sizes of the items the store's batch reads returned, as a middleware of its client sees them: the items a
+ * transaction wrote, read back. The meter does not price transactions; these price the library's as the raw paths
+ * price theirs.
+ */
+const batchReadSizes = (client: DynamoDBClient) => {
+  const sizes: Array<number> = []
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args)
+      if (context.commandName === "BatchGetItemCommand") {
+        const output = result.output as BatchGetItemCommandOutput
+        for (const items of Object.values(output.Responses ?? {})) {
+          for (const item of items) sizes.push(sizeOf(item as ItemMap))
+        }
+      }
+      return result
+    },
+    { step: "initialize", name: "takeTogetherBatchReadSizes" }
+  )
+  /** The sizes seen since the last call. */
+  return () => sizes.splice(0)
+}
+
+/**
+ * The library's paths: `Lock.withLocks` on the DynamoDB store, with or without `transaction`; the take ends where the
+ * section starts. With it, the cycle fails unless the store took every lock in its transaction (a batch read of all of
+ * them), and is priced from the items read back as the raw transaction path with single releases prices its own.
+ */
+const libraryCycle = (
+  runtime: ManagedRuntime.ManagedRuntime<LockStore.LockStore, unknown>,
+  transaction: { readonly readSizes: () => ReadonlyArray<number> } | undefined
+) => {
   const fences = new Map<string, number>()
   return (names: ReadonlyArray<string>): Promise<Sample> =>
     runtime.runPromise(Effect.gen(function*() {
+      transaction?.readSizes()
       const start = performance.now()
       let taken = start
-      yield* Lock.withLocks(names, (leases) =>
-        Effect.sync(() => {
-          taken = performance.now()
-          // Each lock under an owner of its own acquisition: the check is the fence's.
-          for (const lease of leases) checkTaken(fences, [lease], lease.owner)
-        }))
+      yield* Lock.withLocks(
+        names,
+        (leases) =>
+          Effect.sync(() => {
+            taken = performance.now()
+            // Each lock under an owner of its own acquisition: the check is the fence's.
+            for (const lease of leases) checkTaken(fences, [lease], lease.owner)
+          }),
+        { transaction: transaction !== undefined }
+      )
       const end = performance.now()
-      return { takeMs: taken - start, cycleMs: end - start, units: undefined }
+      if (transaction === undefined) return { takeMs: taken - start, cycleMs: end - start, units: undefined }
+      const sizes = transaction.readSizes()
+      if (sizes.length !== names.length) {
+        throw new Error(
+          `take together: Lock.withLocks with transaction read back ${sizes.length} of ${names.length} locks: ` +
+            `the store did not take them in one transaction`
+        )
+      }
+      const write = sizes.reduce((sum, size) => sum + 3 * RequestUnits.writeUnits(size), 0)
+      const read = sizes.reduce((sum, size) => sum + RequestUnits.readUnits(size, "strong"), 0)
+      return { takeMs: taken - start, cycleMs: end - start, units: { read, write } }
     }))
 }
 
 /** The raw SDK's paths, each a cycle of its own on one client; the units they cost are priced here. */
-const rawCycles = (client: DynamoDBClient): Record<Exclude<Path, "withLocks">, Cycle> => {
+const rawCycles = (client: DynamoDBClient): Record<Exclude<Path, "withLocks" | "withLocksTransaction">, Cycle> => {
   const TableName = tables.leasehold
   const fencesOf = { singles: new Map<string, number>(), transaction: new Map<string, number>() }
 
@@ -313,11 +363,18 @@ const atDelay = async (
 ): Promise<Array<Row>> => {
   const proxy = await DelayProxy.spawn(server.clientConfig.endpoint, delayMs)
   const config = clientConfig({ ...server.clientConfig, endpoint: proxy.endpoint })
-  const runtime = ManagedRuntime.make(DynamoLockStore.layer({ tableName: tables.leasehold, clientConfig: config }))
+  // The store's client as the store builds its own (one attempt per send), so that its batch reads can be watched.
+  const storeClient = new DynamoDBClient({ maxAttempts: 1, ...config })
+  const readSizes = batchReadSizes(storeClient)
+  const runtime = ManagedRuntime.make(DynamoLockStore.layer({ tableName: tables.leasehold, client: storeClient }))
   const client = new DynamoDBClient(config)
   try {
     await runtime.runtime()
-    const cycles: Record<Path, Cycle> = { withLocks: libraryCycle(runtime), ...rawCycles(client) }
+    const cycles: Record<Path, Cycle> = {
+      withLocks: libraryCycle(runtime, undefined),
+      withLocksTransaction: libraryCycle(runtime, { readSizes }),
+      ...rawCycles(client)
+    }
     // Names of a row and path only, released at the end of each cycle: free at every take.
     const namesOf = (n: number, path: Path, row: string) =>
       Array.from({ length: n }, (_, i) => `take-together-${delayMs}-${n}-${path}-${row}-${i}`)
@@ -362,6 +419,7 @@ const atDelay = async (
   } finally {
     client.destroy()
     await runtime.dispose()
+    storeClient.destroy()
     await proxy.close()
   }
 }
@@ -405,7 +463,10 @@ export const render = (rows: ReadonlyArray<Row>): string =>
     ])
   )
 
-/** For each N and delay: how much sooner the transaction takes and cycles than `withLocks`, and at what units. */
+/**
+ * For each N and delay: how much sooner the transaction takes and cycles than `withLocks`, and at what units; and how
+ * much sooner `withLocks` takes with `transaction` than without.
+ */
 const comparison = (rows: ReadonlyArray<Row>): string => {
   const find = (of: Row, path: Path) =>
     rows.find((row) => row.n === of.n && row.delayMs === of.delayMs && row.path === path)
@@ -415,17 +476,20 @@ const comparison = (rows: ReadonlyArray<Row>): string => {
       "take p50: withLocks / transaction",
       "cycle p50: withLocks / two transactions",
       "write units: two transactions / withLocks",
-      "read units: two transactions"
+      "read units: two transactions",
+      "take p50: withLocks / withLocks with transaction"
     ],
     rows.filter((row) => row.path === "withLocks").flatMap((row) => {
       const together = find(row, "transaction")
       const both = find(row, "transactionRelease")
+      const library = find(row, "withLocksTransaction")
       return together === undefined || both === undefined ? [] : [[
         `${row.n} locks, ${roundTrip(row.delayMs)}`,
         fixed(median(row.takeMs) / median(together.takeMs), 2),
         fixed(median(row.cycleMs) / median(both.cycleMs), 2),
         fixed(both.units.write / row.units.write, 2),
-        fixed(both.units.read, 2)
+        fixed(both.units.read, 2),
+        library === undefined ? "n/a" : fixed(median(row.takeMs) / median(library.takeMs), 2)
       ]]
     })
   )
@@ -451,9 +515,12 @@ export const section = (rows: ReadonlyArray<Row>, options: Options): string =>
   `every item is the library's acquiring write of a free lock (the core's \`LockRequests.acquire\` with ` +
   `\`freeOnly\`, keyed as the store keys names), then one consistent \`BatchGetItem\` for the new fences, which a ` +
   `transaction does not return (the take ends with that read's answer), given back by N single releases or by one ` +
-  `more transaction of the library's release writes. Each row and path has names of its own, released at the end of ` +
-  `each cycle, so that every take finds them free; after each take the bench checks that every lock shows the ` +
-  `take's owner and a fence above the one before, and fails otherwise. The paths of a row take turns cycle by ` +
+  `more transaction of the library's release writes; and \`Lock.withLocks(names, section, { transaction: true })\`, ` +
+  `the library's own path to that transaction and read (the store's \`tryAcquireAll\`), whose locks are then kept ` +
+  `and given back one by one as without it (its take ends where the section starts, and the bench fails the cycle ` +
+  `unless the store read back every lock after one transaction). Each row and path has names of its own, released at ` +
+  `the end of each cycle, so that every take finds them free; after each take the bench checks that every lock shows ` +
+  `the take's owner and a fence above the one before, and fails otherwise. The paths of a row take turns cycle by ` +
   `cycle, after ${fixed(options.warmupMs / 1000, 0)} s of untimed cycles of every path at each delay and ` +
   `${plural(options.warmupCycles, "untimed cycle")} of each row; timed: ${
     options.sizes.map((n) => `${plural(options.cycles(n), "cycle")} for N = ${n}`).join(", ")
@@ -462,9 +529,11 @@ export const section = (rows: ReadonlyArray<Row>, options: Options): string =>
   `"Amazon DynamoDB Transactions"): a single write of an item under 1 KB is one write unit, a transactional write ` +
   `two per item, a strongly consistent read one read unit per item under 4 KB, a batch read priced item by item. ` +
   `\`Lock.withLocks\`'s units are the meter's (table 1); the raw paths price their requests by the same rules ` +
-  `(\`RequestUnits.ts\`) from the sizes of the items they read back.\n\n` +
+  `(\`RequestUnits.ts\`) from the sizes of the items they read back, and so does \`Lock.withLocks\` with ` +
+  `\`transaction\` from the items its store read back (the meter does not price transactions).\n\n` +
   render(rows) +
   "\n\nThe same rows side by side: how many times longer `Lock.withLocks` takes than the transaction's take (with " +
   "its batch read), how many times longer its whole cycle is than two transactions' (take and release), and how " +
   "many times the write units of `Lock.withLocks` those two transactions cost, and the read units they add " +
-  "(`Lock.withLocks` reads nothing when its locks are free):\n\n" + comparison(rows)
+  "(`Lock.withLocks` reads nothing when its locks are free), and how many times longer `Lock.withLocks` takes " +
+  "without `transaction` than with it:\n\n" + comparison(rows)
