@@ -55,7 +55,8 @@ import * as Run from "./internal/simulation/run.js"
  *   is lost; faults (some of them renews delivered late) hit the session's renews, the reads that judge a session, and
  *   the acquires and releases, and some sections hold for longer than a lease.
  * - `multi`: most sections take several locks together (`SectionSpec.together`), each naming them in an order of its
- *   own, most waiting for ever, with faults (some of them writes delivered late) on acquires, renews and releases.
+ *   own, most waiting for ever, some first trying them in one store call (`SectionSpec.transaction`), with faults
+ *   (some of them writes delivered late) on acquires (those of several locks in one call too), renews and releases.
  * - `readWrite`: most sections take a read/write lock of their name (`SectionSpec.readWrite`), most of them to read,
  *   more of them arriving while others hold, most waiting for ever; faults (some of them writes delivered late) on
  *   the permit operations and the waiters' reservations, and holders whose releases fail, which the next acquirer

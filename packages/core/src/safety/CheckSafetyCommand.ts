@@ -120,6 +120,11 @@ const late = (what: string, t: Tally.LateTally) =>
   t.delivered === 0 ? "" : `late writes delivered on ${what} ${t.delivered} (after their sender wrote again ` +
     `${t.afterLaterWrite}, gave back ${t.afterGiveBack}, acquired ${t.afterAcquired}, released ${t.afterRelease})`
 
+/** The uses taking locks together that asked for one store call first, and how those that ran took their locks. */
+const transactions = (c: Tally.ClassSummary) =>
+  c.transactions === 0 ? "" : `, in one store call first ${c.transactions} (${c.transactionsAtOnce} ran on the ` +
+    `locks it took, ${c.transactionsOneAtATime} on locks taken one at a time)`
+
 /** What a batch saw of each class, one paragraph per class. */
 const classLines = (summary: Batch.Summary, print: (line: string) => void): void => {
   print("by class:")
@@ -131,7 +136,9 @@ const classLines = (summary: Batch.Summary, print: (line: string) => void): void
       c.clockSteps > 0 ? `clock steps ${c.clockSteps}` : "",
       c.children > 0 ? `children ${c.children} (${c.childrenBorrowing} on the parent's lease)` : "",
       c.badOptions > 0 ? `bad options ${c.badOptions}` : "",
-      c.together > 0 ? `taking locks together ${c.together} (${c.togetherRan} ran their section)` : "",
+      c.together > 0
+        ? `taking locks together ${c.together} (${c.togetherRan} ran their section)${transactions(c)}`
+        : "",
       c.permitSections > 0
         ? `under permits ${c.permitSections} (${c.permitTakeovers} removed holders whose leases were over)`
         : "",

@@ -27,9 +27,10 @@ const afterWords: Record<LateDelivery.LateAfter, string> = {
 const delivery = (d: LateDelivery.DeliveryRecord) => {
   const after = d.after.length === 0 ? "" : `; since then its sender ${d.after.map((a) => afterWords[a]).join(", ")}`
   const giveBack = d.call.operation.startsWith("release") && d.fence === undefined ? " (a give-back)" : ""
-  return `${d.call.process} ${d.call.operation} #${d.call.nth}${giveBack} of ${
-    target(d.name, d.semaphore ? 1 : undefined)
-  }, ` +
+  const what = d.together === undefined
+    ? target(d.name, d.semaphore ? 1 : undefined)
+    : [d.name, ...d.together].map((name) => target(name, undefined)).join(", ")
+  return `${d.call.process} ${d.call.operation} #${d.call.nth}${giveBack} of ${what}, ` +
     `sent at ${d.sentAt}, delivered late (${d.fault.kind}): ${d.outcome}${after}`
 }
 
@@ -54,6 +55,8 @@ const apiOf = (x: Schedule.SectionSpec) =>
     : x.semaphore !== undefined
     ? `${x.api === "withLock" ? "Semaphore.withPermits" : "Semaphore.acquire"}, ${x.semaphore.permits} of ` +
       `${x.semaphore.limit} permits`
+    : x.together !== undefined
+    ? `Lock.withLocks${x.transaction === true ? " with transaction" : ""}`
     : x.api === "acquireInTimeout"
     ? `${x.api}(${x.timeoutMs} ms)`
     : x.api
@@ -85,7 +88,8 @@ const scheduleLines = (s: Schedule.Schedule): Array<string> => {
     const updates = x.updates === undefined
       ? ""
       : `; updates its data after each write, under Effect.timeout(${x.updates.timeoutMs} ms)`
-    const what = target(x.name, x.semaphore?.permits, x.readWrite)
+    const what = [x.name, ...(x.together ?? [])].map((name) => target(name, x.semaphore?.permits, x.readWrite))
+      .join(", ")
     lines.push(
       `  section #${i}: ${x.process} ${what} at ${x.at} via ${apiOf(x)}, wait ${x.wait}, ${x.steps} x ${x.stepMs} ms` +
         bad + child + handOff + updates + region(x.region, i, s.sections.length)
@@ -146,12 +150,17 @@ const eventsOf = (history: History.History): Array<[number, number, string]> => 
       const tookOver = (x.tookOver ?? 0) === 0
         ? ""
         : `, removing ${x.tookOver} permits of holders whose leases were over`
+      const taken = x.takenAtOnce === undefined
+        ? ""
+        : x.takenAtOnce
+        ? ", its locks taken in one store call"
+        : ", its locks taken one at a time"
       events.push([
         x.start,
         order++,
         `${x.process}#${x.index} enters ${
           target(x.name, x.permits, x.mode)
-        } with fence ${x.fence}${permits}${borrowed}${tookOver}`
+        } with fence ${x.fence}${permits}${borrowed}${tookOver}${taken}`
       ])
     }
   }

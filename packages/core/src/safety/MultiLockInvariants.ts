@@ -52,8 +52,8 @@ export const allOrNone = (history: History.History): Array<Invariant.Finding> =>
 
 /**
  * Sections that waited on each other in a cycle at the horizon: each waiting for ever, never run, holding a lock (in
- * the store) that the next one waits for. A section waits for the lock its last acquiring write was sent for, unless
- * it holds it.
+ * the store, on a lease not over: `History.holdersAtHorizon`) that the next one waits for. A section waits for the
+ * lock its last acquiring write was sent for, unless it holds it.
  *
  * @since 1.0.0
  * @category invariants

@@ -71,6 +71,13 @@ export interface ClassSummary {
   /** Planned uses that take several locks together, and how many of them ran their section. */
   readonly together: number
   readonly togetherRan: number
+  /**
+   * Of those, the uses that asked for one store call first (`transaction`), and how many of them ran their section on
+   * the locks that one call took, or on locks taken one at a time after it.
+   */
+  readonly transactions: number
+  readonly transactionsAtOnce: number
+  readonly transactionsOneAtATime: number
   /** Lease sessions opened and lost, sections held under one, and locks taken over from a session judged dead. */
   readonly sessions: History.SessionTally
   /** What the uses of read/write locks did. */
@@ -150,6 +157,9 @@ export const emptyClass = (): MutableClassSummary => ({
   permitTakeovers: 0,
   together: 0,
   togetherRan: 0,
+  transactions: 0,
+  transactionsAtOnce: 0,
+  transactionsOneAtATime: 0,
   sessions: History.emptySessions(),
   readWrite: { reads: 0, readsRan: 0, writes: 0, writesRan: 0, reservations: 0, takeovers: 0 },
   lateOnLocks: emptyLate(),
@@ -193,7 +203,12 @@ export const tallyClass = (tally: MutableClassSummary, report: Report.Report): v
   for (const [index, spec] of schedule.sections.entries()) {
     if (spec.together === undefined) continue
     tally.together++
-    if (history.sections.some((s) => s.index === index && s.start !== undefined)) tally.togetherRan++
+    const ran = history.sections.find((s) => s.index === index && s.start !== undefined)
+    if (ran !== undefined) tally.togetherRan++
+    if (spec.transaction !== true) continue
+    tally.transactions++
+    if (ran?.takenAtOnce === true) tally.transactionsAtOnce++
+    if (ran?.takenAtOnce === false) tally.transactionsOneAtATime++
   }
   for (const [index, spec] of schedule.sections.entries()) {
     if (spec.readWrite === undefined) continue

@@ -125,7 +125,8 @@ export interface History {
   readonly sessions?: SessionTally | undefined
   /**
    * For schedules with locks taken together: the holder (`SectionOptions.holderOf`) each of their locks had in the
-   * store at the horizon, by name; `undefined` for a free one.
+   * store at the horizon, by name; `undefined` for a free one, or one whose lease was over by more than the skew bound
+   * (whoever waits for it takes it over).
    */
   readonly holdersAtHorizon?: Readonly<Record<string, string | undefined>> | undefined
   /** For the same schedules: the lock each holder's last acquiring write was for, at the horizon, by holder. */

@@ -27,6 +27,8 @@ export interface DeliveryRecord {
   readonly call: Fault.Call
   readonly fault: Fault.Fault
   readonly name: string
+  /** A take of several locks in one call (`tryAcquireAll`): the others it was for, `name` being the first. */
+  readonly together?: ReadonlyArray<string> | undefined
   /** The fence the write named: a release without one is a give-back. */
   readonly fence: number | undefined
   /** Whether the write was to a semaphore (a permit operation) rather than a lock. */
@@ -36,12 +38,13 @@ export interface DeliveryRecord {
   readonly at: number
   /** What the store answered (`Renewed`, `Lost`, `Released`, `NotHeld`, ...), or `failed`. */
   readonly outcome: string
+  /** For a take of several locks, what its sender had written to any of them. */
   readonly after: ReadonlyArray<LateAfter>
 }
 
 /**
- * What a call asked, as far as the log reads it: a request object with a name and perhaps a fence, or the bare name
- * of the operations that take one.
+ * What a call asked, as far as the log reads it: a request object with a name and perhaps a fence, one with the
+ * `requests` of a take of several locks, or the bare name of the operations that take one.
  *
  * @since 1.0.0
  * @category models
@@ -49,7 +52,8 @@ export interface DeliveryRecord {
 export type Request = string | object
 
 /**
- * One write a process's call applied, or that its condition refused, at true time `at`.
+ * One write a process's call applied, or that its condition refused, at true time `at`. A take of several locks in one
+ * call is one of these per lock, each with that lock's request.
  *
  * @since 1.0.0
  * @category models
@@ -103,11 +107,14 @@ export interface LateLog {
   readonly delivered: (delivered: Delivered, now: number) => void
 }
 
-const acquires: ReadonlySet<Fault.Operation> = new Set(["tryAcquire", "tryAcquirePermits"])
 const releases: ReadonlySet<Fault.Operation> = new Set(["release", "releasePermits"])
 
 const nameOf = (request: Request): string =>
   typeof request === "string" ? request : "name" in request ? String(request.name) : ""
+
+/** The requests of a take of several locks in one call, or `undefined` for any other. */
+const partsOf = (request: Request): ReadonlyArray<object> | undefined =>
+  typeof request === "object" && "requests" in request && Array.isArray(request.requests) ? request.requests : undefined
 
 const fenceOf = (request: Request): number | undefined =>
   typeof request === "object" && "fence" in request ? request.fence as number | undefined : undefined
@@ -118,7 +125,7 @@ const afterOf = (since: ReadonlyArray<Applied>): Array<LateAfter> => {
   if (since.length > 0) after.push("laterWrite")
   const released = since.filter((a) => releases.has(a.operation))
   if (released.some((a) => a.request.fence === undefined)) after.push("giveBack")
-  if (since.some((a) => acquires.has(a.operation) && a.outcome === "Acquired")) after.push("acquired")
+  if (since.some((a) => Fault.isAcquire(a.operation) && a.outcome === "Acquired")) after.push("acquired")
   if (released.some((a) => a.request.fence !== undefined && a.outcome === "Released")) after.push("released")
   return after
 }
@@ -138,18 +145,23 @@ export const makeLog = (): LateLog => {
       applied.push(a)
     },
     delivered: ({ call, fault, heldMs, outcome, request }, now) => {
-      const name = nameOf(request)
+      const parts = partsOf(request)
+      const names = parts === undefined ? [nameOf(request)] : parts.map(nameOf)
+      const [name = "", ...together] = names
       const semaphore = Fault.isPermitOperation(call.operation)
       const sentAt = now - heldMs
-      // The held write itself was logged as it applied: the same request object, as is a copy sent again.
+      // The held write itself was logged as it applied: the same request object (each of its parts for a take of
+      // several locks), as is a copy sent again.
+      const own = new Set<unknown>(parts ?? [request])
       const since = applied.filter((a) =>
-        a.process === call.process && a.request.name === name &&
-        Fault.isPermitOperation(a.operation) === semaphore && a.at > sentAt && a.request !== request
+        a.process === call.process && names.includes(a.request.name) &&
+        Fault.isPermitOperation(a.operation) === semaphore && a.at > sentAt && !own.has(a.request)
       )
       deliveries.push({
         call,
         fault,
         name,
+        ...(parts === undefined ? {} : { together }),
         fence: fenceOf(request),
         semaphore,
         sentAt,

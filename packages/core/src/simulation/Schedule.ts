@@ -41,7 +41,8 @@ import type * as Fault from "./Fault.js"
  *   is lost; faults (some of them renews delivered late) hit the session's renews, the reads that judge a session, and
  *   the acquires and releases, and some sections hold for longer than a lease.
  * - `multi`: most sections take several locks together (`SectionSpec.together`), each naming them in an order of its
- *   own, most waiting for ever, with faults (some of them writes delivered late) on acquires, renews and releases.
+ *   own, most waiting for ever, some first trying them in one store call (`SectionSpec.transaction`), with faults
+ *   (some of them writes delivered late) on acquires (those of several locks in one call too), renews and releases.
  * - `readWrite`: most sections take a read/write lock of their name (`SectionSpec.readWrite`), most of them to read,
  *   more of them arriving while others hold, most waiting for ever; faults (some of them writes delivered late) on
  *   the permit operations and the waiters' reservations, and holders whose releases fail, which the next acquirer
@@ -285,6 +286,11 @@ export interface SectionSpec {
    * api only; no child, hand-off, region or semaphore).
    */
   readonly together?: ReadonlyArray<string> | undefined
+  /**
+   * With `together`: `Lock.withLocks` with `transaction`, which first tries to take every lock in one store call
+   * (`LockStore.tryAcquireAll`) and takes them one at a time when that can not be done.
+   */
+  readonly transaction?: boolean | undefined
   /**
    * Takes the read/write lock `name` in this mode instead of its lock: `ReadWriteLock.withReadLock` or
    * `withWriteLock` for the `withLock` api, a scoped `acquireRead` or `acquireWrite` for `acquire`. No child,

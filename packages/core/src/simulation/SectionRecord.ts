@@ -98,6 +98,11 @@ export interface SectionRecord {
   tookOver?: number | undefined
   /** A use of a read/write lock (a semaphore of its name, with `permits` of it): whether it read or wrote. */
   mode?: ReadWriteMode.Mode | undefined
+  /**
+   * A planned use that takes locks together and asks for one store call first (`Schedule.SectionSpec.transaction`),
+   * once it ran: whether it ran on the locks that one call took, rather than on locks taken one at a time.
+   */
+  takenAtOnce?: boolean | undefined
 }
 
 /**

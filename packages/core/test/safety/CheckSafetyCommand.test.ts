@@ -3,6 +3,7 @@ import * as ReadWriteMode from "../../src/record/ReadWriteMode.js"
 import * as CheckSafetyCommand from "../../src/safety/CheckSafetyCommand.js"
 import * as Generate from "../../src/simulation/Generate.js"
 import type * as History from "../../src/simulation/History.js"
+import * as SectionRecord from "../../src/simulation/SectionRecord.js"
 import { history, section } from "./fixtures.js"
 
 const clean: History.Run = (schedule) => history({ schedule })
@@ -89,6 +90,40 @@ describe("CheckSafetyCommand.main", () => {
     expect(writes).toBeGreaterThan(0)
     expect(text).toContain(
       `; read locks ${reads} (${reads} ran their section), write locks ${writes} (${writes} ran), reservations made 6,`
+    )
+  })
+
+  it("a batch of multi schedules counts the uses that asked for one store call first, by how they took their locks", () => {
+    // Every planned section runs with all of its locks, one after another; those asking for one call first alternate
+    // in how they took them.
+    let asked = 0
+    const ran: History.Run = (schedule) =>
+      history({
+        schedule,
+        sections: schedule.sections.flatMap((s, i) => {
+          const times = { start: 10 * i, end: 10 * i + 5, fence: i + 1 }
+          return [
+            section(i, {
+              ...times,
+              name: s.name,
+              ...(s.transaction === true ? { takenAtOnce: asked++ % 2 === 0 } : {})
+            }),
+            ...(s.together ?? []).map((name, k) =>
+              section(SectionRecord.togetherIndexOf(k, i, schedule.sections.length), { ...times, name })
+            )
+          ]
+        })
+      })
+    const { code, text } = lines(["--schedules", "3", "--mode", "multi"], ran)
+    expect(code).toBe(0)
+    const planned = [1, 2, 3].flatMap((seed) => Generate.generate(seed, { mode: "multi" }).sections)
+    const together = planned.filter((s) => s.together !== undefined).length
+    const transactions = planned.filter((s) => s.transaction === true).length
+    expect(transactions).toBeGreaterThan(1)
+    expect(text).toContain(
+      `; taking locks together ${together} (${together} ran their section), in one store call first ${transactions} ` +
+        `(${Math.ceil(transactions / 2)} ran on the locks it took, ${Math.floor(transactions / 2)} on locks taken ` +
+        `one at a time)`
     )
   })
 

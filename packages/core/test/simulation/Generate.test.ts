@@ -118,6 +118,31 @@ describe("Generate.generate", () => {
     expect(readWrite.some((s) => s.sections.some((x) => x.readWrite === undefined))).toBe(true)
   })
 
+  it("the multi class: some uses take their locks in one store call first, with faults on that call", () => {
+    const multi = seeds.map((seed) => Generate.generate(seed, { mode: "multi" }))
+    const together = multi.flatMap((s) => s.sections.filter((x) => x.together !== undefined))
+    const transactions = together.filter((x) => x.transaction === true)
+    // A third to a half of the uses that take locks together; no other section asks for a transaction.
+    expect(transactions.length).toBeGreaterThan(together.length / 3)
+    expect(transactions.length).toBeLessThan(together.length / 2)
+    expect(multi.every((s) => s.sections.every((x) => x.transaction !== true || x.together !== undefined))).toBe(true)
+    const onTakes = multi.flatMap((s) => s.faults.filter((f) => f.operation === "tryAcquireAll"))
+    expect(onTakes.length).toBeGreaterThan(seeds.length)
+    // Only on processes that make such calls; some of them held and delivered after their sender gave up.
+    for (const s of multi) {
+      const senders = new Set(s.sections.flatMap((x) => x.transaction === true ? [x.process] : []))
+      for (const f of s.faults) if (f.operation === "tryAcquireAll") expect(senders).toContain(f.process)
+    }
+    expect(onTakes.some((f) => Fault.isLate(f.fault.kind))).toBe(true)
+    expect(new Set(onTakes.map((f) => f.fault.kind))).toEqual(new Set(Fault.kinds))
+    for (const mode of Schedule.modes.filter((m) => m !== "multi")) {
+      for (const s of seeds.slice(0, 10).map((seed) => Generate.generate(seed, { mode }))) {
+        expect(s.sections.some((x) => x.transaction !== undefined)).toBe(false)
+        expect(s.faults.some((f) => f.operation === "tryAcquireAll")).toBe(false)
+      }
+    }
+  })
+
   it("without a mode, seeds spread over every class, each drawn for some and none for more than a sixth", () => {
     const count = 2_000
     const modes = Array.from({ length: count }, (_, i) => Generate.generate(i + 1).mode)

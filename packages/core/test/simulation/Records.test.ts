@@ -117,6 +117,40 @@ describe("LateDelivery.makeLog", () => {
     }])
   })
 
+  it("a held take of several locks is one delivery of all of them, after what its sender wrote to any", () => {
+    const log = LateDelivery.makeLog()
+    const parts = [{ name: "a" }, { name: "b" }, { name: "c" }]
+    // The held take itself, logged per lock as it applied: not a write of its sender since.
+    for (const part of parts) {
+      log.applied({ at: 60, process: "p1", operation: "tryAcquireAll", request: part, outcome: "Acquired" })
+    }
+    // Meanwhile the sender took "b" one at a time, and gave back what the take may have left on "c".
+    log.applied({ at: 20, process: "p1", operation: "tryAcquire", request: { name: "b" }, outcome: "Acquired" })
+    log.applied({ at: 30, process: "p1", operation: "release", request: { name: "c" }, outcome: "NotHeld" })
+    log.applied({ at: 30, process: "p1", operation: "release", request: { name: "d" }, outcome: "Released" })
+    const call = { process: "p1", operation: "tryAcquireAll" as const, nth: 0 }
+    const fault = { kind: "lateTimeout" as const, ms: 50, giveUpMs: 5 }
+    log.delivered({ call, fault, request: { requests: parts }, heldMs: 50, outcome: "Acquired" }, 60)
+    expect(log.deliveries).toEqual([{
+      call,
+      fault,
+      name: "a",
+      together: ["b", "c"],
+      fence: undefined,
+      semaphore: false,
+      sentAt: 10,
+      at: 60,
+      outcome: "Acquired",
+      after: ["laterWrite", "giveBack", "acquired"]
+    }])
+    // A take of several that acquired, later than a held write to one of its locks, counts as an acquisition.
+    const renew = { name: "b", fence: 1 }
+    log.applied({ at: 70, process: "p1", operation: "tryAcquireAll", request: { name: "b" }, outcome: "Acquired" })
+    log.delivered({ call: { ...call, operation: "renew" }, fault, request: renew, heldMs: 20, outcome: "Lost" }, 80)
+    expect(log.deliveries[1]).toMatchObject({ name: "b", after: ["laterWrite", "acquired"] })
+    expect(log.deliveries[1]).not.toHaveProperty("together")
+  })
+
   it("a held write delivered before its sender wrote again comes after nothing", () => {
     const log = LateDelivery.makeLog()
     const call = { process: "p1", operation: "inspectSemaphore" as const, nth: 0 }

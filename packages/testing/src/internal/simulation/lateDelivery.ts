@@ -40,11 +40,23 @@ export const makeLateLog = (timeline: Timeline): LateLog => {
         log.applied({ at: timeline.now, process, operation, request, outcome: result._tag })
       }))
 
+  /** A take of several locks in one call, logged as a write to each of them with its own request. */
+  const loggedAll =
+    (process: string, call: NonNullable<LockStore.LockStore["tryAcquireAll"]>) =>
+    (request: LockStore.AcquireAllRequest) =>
+      Effect.tap(call(request), (result) =>
+        Effect.sync(() => {
+          for (const one of request.requests) {
+            log.applied({ at: timeline.now, process, operation: "tryAcquireAll", request: one, outcome: result._tag })
+          }
+        }))
+
   return {
     deliveries: log.deliveries,
     recording: (backing, process) => ({
       ...backing,
       tryAcquire: logged(process, "tryAcquire", backing.tryAcquire),
+      ...(backing.tryAcquireAll === undefined ? {} : { tryAcquireAll: loggedAll(process, backing.tryAcquireAll) }),
       renew: logged(process, "renew", backing.renew),
       release: logged(process, "release", backing.release),
       reserve: logged(process, "reserve", backing.reserve),

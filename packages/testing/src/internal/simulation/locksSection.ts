@@ -1,7 +1,8 @@
 /**
- * The program of a planned section that takes several locks together (`Lock.withLocks`): wait until its time, take
- * its name and the names it takes with it, run its steps (writing each lock's fenced resource with that lock's fence)
- * and record it as one section per lock, each with the record index `SectionRecord.togetherIndexOf` gives.
+ * The program of a planned section that takes several locks together (`Lock.withLocks`, with `transaction` when it
+ * asks for one store call first): wait until its time, take its name and the names it takes with it, run its steps
+ * (writing each lock's fenced resource with that lock's fence) and record it as one section per lock, each with the
+ * record index `SectionRecord.togetherIndexOf` gives.
  *
  * @internal
  */
@@ -34,13 +35,16 @@ export const locksSection = (
     )
   )
   const others = records.slice(1)
-  const options = optionsOf(world, spec, index)
+  const options = { ...optionsOf(world, spec, index), ...(spec.transaction === true ? { transaction: true } : {}) }
 
   const body = (leases: ReadonlyArray<Lease.Lease>) =>
     Effect.suspend(() => {
       for (const [k, record] of records.entries()) {
         record.fence = leases[k]!.fence
         record.start = timeline.now
+      }
+      if (spec.transaction === true) {
+        records[0]!.takenAtOnce = leases.every((lease) => recorder.takenAtOnce.has(lease.owner))
       }
       // Each lock's resource gets a write at the start and after every step but the last, with that lock's fence.
       const writeOthers = Effect.forEach(

@@ -59,16 +59,35 @@ const countingPermitReservations = (backing: LockStore.LockStore, recorder: Reco
 
 /**
  * `store` noting, for each holder (a section, see `SectionOptions.holderOf`), the lock its last acquiring write was
- * sent for, whatever became of it: the lock a section that takes several together is waiting for.
+ * sent for, whatever became of it: the lock a section that takes several together is waiting for. A take of several
+ * in one call waits for none of them (it is refused at once when one is not free), so it leaves its holder waiting
+ * for no lock until its next write; the owners of the locks such a call answered as taken are noted too, as the
+ * caller heard the answer, so that a section can tell whether it runs on them.
  */
-const notingTargets = (store: LockStore.LockStore, recorder: Recorder): LockStore.LockStore => ({
-  ...store,
-  tryAcquire: (request) =>
-    Effect.suspend(() => {
-      recorder.targets.set(request.holder, request.name)
-      return store.tryAcquire(request)
+const notingTargets = (store: LockStore.LockStore, recorder: Recorder): LockStore.LockStore => {
+  const tryAcquireAll = store.tryAcquireAll
+  return {
+    ...store,
+    tryAcquire: (request) =>
+      Effect.suspend(() => {
+        recorder.targets.set(request.holder, request.name)
+        return store.tryAcquire(request)
+      }),
+    ...(tryAcquireAll === undefined ? {} : {
+      tryAcquireAll: (request: LockStore.AcquireAllRequest) =>
+        Effect.suspend(() => {
+          for (const one of request.requests) recorder.targets.delete(one.holder)
+          return Effect.tap(tryAcquireAll(request), (result) =>
+            Effect.sync(() => {
+              if (result._tag !== "Acquired") return
+              for (const record of result.records) {
+                if (record.owner !== undefined) recorder.takenAtOnce.add(record.owner)
+              }
+            }))
+        })
     })
-})
+  }
+}
 
 /**
  * Every process of the schedule, by id, on `backing`; pauses are scheduled on the timeline, faults recorded.

@@ -44,6 +44,8 @@ export interface Recorder extends
   readonly readWrite: ReadWriteTally
   /** The lock each holder's last acquiring write was sent for, by holder (see `process.ts`). */
   readonly targets: Map<string, string>
+  /** The owner of every lock a take of several in one call was answered as taking (see `process.ts`). */
+  readonly takenAtOnce: Set<string>
   /**
    * A write at the start, then `count` steps of `stepMs` each ending in a write. `under` permits of a semaphore, the
    * writes go to no fenced resource; under a read/write lock held in its `mode`, to the resource behind the lock, a
@@ -124,6 +126,7 @@ export const makeRecorder = (timeline: Timeline): Recorder => {
     sessions: emptySessions(),
     readWrite: emptyReadWrite(),
     targets: new Map(),
+    takenAtOnce: new Set(),
     newSection,
     steps: (name, fence, section, by, count, stepMs, under, between) =>
       Effect.gen(function*() {

@@ -4,6 +4,8 @@
  *
  * @internal
  */
+import * as LockRecord from "@leasehold/core/record/LockRecord"
+import * as ProcessClock from "@leasehold/core/simulation/ProcessClock"
 import { LeaseSession, type Lock, LockStore } from "@leasehold/lock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -22,15 +24,23 @@ import { Timeline } from "./timeline.js"
  * Who held each lock that sections take together, in the store at the horizon (the holder names sections by process
  * and index): for the check that no such sections wait on each other in a cycle. `undefined` for a schedule without
  * them.
+ *
+ * A lock whose lease was over by more than the skew bound at `nowMs` (true time) counts as free: whoever waits for it
+ * takes it over, so it keeps no one waiting for ever. Such a record is what a write nobody uses leaves, one that
+ * landed after its sender gave it back (a take of several held by the network), with the holder name of a section
+ * that holds nothing of it.
  */
-const holdersOf = (backing: LockStore.LockStore, schedule: Simulation.Schedule) =>
+const holdersOf = (backing: LockStore.LockStore, schedule: Simulation.Schedule, nowMs: number) =>
   Effect.gen(function*() {
     const names = new Set(schedule.sections.flatMap((s) => s.together === undefined ? [] : [s.name, ...s.together]))
     if (names.size === 0) return undefined
     const holders: Record<string, string | undefined> = {}
+    const wallMs = ProcessClock.epochMs + nowMs
     for (const name of names) {
       const record = Option.getOrUndefined(yield* Effect.orElseSucceed(backing.inspect(name), () => Option.none()))
-      holders[name] = record?.owner === undefined ? undefined : record.holder
+      holders[name] = record === undefined || LockRecord.isAvailableAt(record, wallMs, schedule.timings.maxClockSkewMs)
+        ? undefined
+        : record.holder
     }
     return holders
   })
@@ -125,7 +135,7 @@ export const run = (
       (spec) => EffectLine.forkChild(steal(world, backing, spec))
     )
     yield* timeline.sleep(schedule.horizonMs)
-    holdersAtHorizon = yield* holdersOf(backing, schedule)
+    holdersAtHorizon = yield* holdersOf(backing, schedule, timeline.now)
     targetsAtHorizon = Object.fromEntries(recorder.targets)
     yield* Fiber.interruptAll([...fibers, ...operators])
     yield* Fiber.interruptAll(world.daemons)
