@@ -81,7 +81,13 @@ const withLocksSection = <A, E, R>(
       const ordered = AcquireOrder.order(given)
       // Free locks in one store call, when asked for and possible; else, or when that fails, one at a time.
       const together = transaction === true
-        ? yield* TakeTogether.attempt({ store: yield* LockStore, names: ordered, options: resolved, restore })
+        ? yield* TakeTogether.attempt({
+          store: yield* LockStore,
+          names: ordered,
+          options: resolved,
+          restore,
+          waitUntil
+        })
         : undefined
       if (together !== undefined) taken.push(...together)
       for (const name of together === undefined ? ordered : []) {

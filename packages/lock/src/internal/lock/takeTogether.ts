@@ -9,10 +9,13 @@
  *
  * @internal
  */
+import * as AcquireBoundCore from "@leasehold/core/acquire/AcquireBound"
 import * as LeaseDeadline from "@leasehold/core/lease/LeaseDeadline"
 import { random as randomOwner } from "@leasehold/core/record/Owner"
 import * as LockProtocol from "@leasehold/core/store/LockProtocol"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { LockNotAcquired } from "../../LockError.js"
 import type { LockStore } from "../../LockStore.js"
 import * as EffectLine from "../effectLine.js"
@@ -26,6 +29,7 @@ import * as HeldLeases from "../process/heldLeases.js"
 import * as LocalQueue from "../process/localQueue.js"
 import { queuesOf } from "../process/processLocal.js"
 import * as LeaseSession from "../session/leaseSession.js"
+import * as MemoryStore from "../store/memoryStore.js"
 import { type Acquisition, keepAcquired } from "./lock.js"
 
 /** Gives back by owner what a take of the set may have left held: each lock's write, whatever became of it. */
@@ -55,6 +59,8 @@ export const attempt = (args: {
   readonly names: ReadonlyArray<string>
   readonly options: Options.Resolved
   readonly restore: Restore
+  /** Monotonic ms when the set's `wait` runs out: a call still in flight `waitSlackMs` later is abandoned. */
+  readonly waitUntil: number
 }): Effect.Effect<ReadonlyArray<Acquisition> | undefined, LockNotAcquired> =>
   Effect.gen(function*() {
     const { names, options, store } = args
@@ -91,17 +97,26 @@ export const attempt = (args: {
       ...(session === undefined ? {} : { session: session.id })
     }))
     const startedAt = yield* monotonicMillis
+    // As a single acquire's call, one that hangs is abandoned once the wait is over, and a store that answers at
+    // once is never timed.
+    const call = outcome(tryAcquireAll({ requests }))
+    const bounded = args.waitUntil === Infinity || MemoryStore.answersAtOnce(store)
+      ? Effect.map(call, Option.some)
+      : Effect.timeoutOption(call, Duration.millis(AcquireBoundCore.timeLeftMs(args.waitUntil, startedAt)))
     // Interrupted in flight, the write may still land: it is given back before the interruption goes on.
-    const answer = yield* EffectLine.onInterruptMasked(
-      outcome(args.restore(tryAcquireAll({ requests }))),
+    const answered = yield* EffectLine.onInterruptMasked(
+      args.restore(bounded),
       Effect.andThen(giveBackAll(store, owners), leaveAll)
     )
     const answeredAt = yield* monotonicMillis
-    if (answer._tag === "Failure") {
-      if (answer.failure.mayHaveApplied) yield* giveBackAll(store, owners)
+    // Abandoned, or failed without saying that nothing was written: what the write may have taken is given back.
+    if (answered._tag === "None" || answered.value._tag === "Failure") {
+      const answer = Option.getOrUndefined(answered)
+      if (answer?._tag !== "Failure" || answer.failure.mayHaveApplied !== false) yield* giveBackAll(store, owners)
       yield* leaveAll
       return undefined
     }
+    const answer = answered.value
     const result = answer.success
     if (result._tag !== "Acquired") {
       yield* leaveAll
