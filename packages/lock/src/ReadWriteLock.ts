@@ -142,13 +142,13 @@ export const acquireWrite: (
 ) => Effect.Effect<Permits, AcquireError, LockStore | Scope.Scope> = internal.acquireWrite
 
 /**
- * Runs a section while holding the read lock of `name`, as `Lock.withLock` runs one under a lock: a loss interrupts
- * it with `LockLost`. The section is a program, or a function of the held lease; pipeable with a program.
+ * How `withReadLock` and `withWriteLock` are called: data-first with a program or a function of the held lease, or
+ * pipeable with a program.
  *
  * @since 1.0.0
- * @category combinators
+ * @category models
  */
-export const withReadLock: {
+export interface WithLock {
   (name: string, options?: LockOptions): <A, E, R>(
     self: Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | AcquireError | LockLost, R | LockStore>
@@ -162,7 +162,16 @@ export const withReadLock: {
     self: Effect.Effect<A, E, R>,
     options?: LockOptions
   ): Effect.Effect<A, E | AcquireError | LockLost, R | LockStore>
-} = internal.withReadLock
+}
+
+/**
+ * Runs a section while holding the read lock of `name`, as `Lock.withLock` runs one under a lock: a loss interrupts
+ * it with `LockLost`. The section is a program, or a function of the held lease; pipeable with a program.
+ *
+ * @since 1.0.0
+ * @category combinators
+ */
+export const withReadLock: WithLock = internal.withReadLock
 
 /**
  * Runs a section while holding the write lock of `name`: as `withReadLock`, alone.
@@ -185,21 +194,7 @@ export const withReadLock: {
  * @since 1.0.0
  * @category combinators
  */
-export const withWriteLock: {
-  (name: string, options?: LockOptions): <A, E, R>(
-    self: Effect.Effect<A, E, R>
-  ) => Effect.Effect<A, E | AcquireError | LockLost, R | LockStore>
-  <A, E, R>(
-    name: string,
-    section: (lease: Permits) => Effect.Effect<A, E, R>,
-    options?: LockOptions
-  ): Effect.Effect<A, E | AcquireError | LockLost, R | LockStore>
-  <A, E, R>(
-    name: string,
-    self: Effect.Effect<A, E, R>,
-    options?: LockOptions
-  ): Effect.Effect<A, E | AcquireError | LockLost, R | LockStore>
-} = internal.withWriteLock
+export const withWriteLock: WithLock = internal.withWriteLock
 
 /**
  * The lock's record, in one read: its holders (a writer holds all `maxReaders` permits), their fences and leases, and
