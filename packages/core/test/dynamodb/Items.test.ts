@@ -163,6 +163,9 @@ describe("SemaphoreItem.decode", () => {
     expect(SemaphoreItem.decode(semaphoreKeys, layout, { ...reserved, reservedRoom: { N: "1" } })._tag).not.toBe("Ok")
     expect(SemaphoreItem.decode(semaphoreKeys, layout, { ...reserved, readWrite: { S: "yes" } })._tag).not.toBe("Ok")
     const plain = SemaphoreItem.decode(semaphoreKeys, layout, semaphore)
-    expect(plain._tag === "Ok" ? [plain.value.readWrite, plain.value.reservation] : plain).toEqual([undefined, undefined])
+    expect(plain._tag === "Ok" ? [plain.value.readWrite, plain.value.reservation] : plain).toEqual([
+      undefined,
+      undefined
+    ])
   })
 })
