@@ -31,11 +31,11 @@ import { type LockNotAcquired, type LockStoreError, SemaphoreLimitMismatch } fro
 import type * as LockStore from "../../LockStore.js"
 import * as AcquireBound from "../acquire/acquireBound.js"
 import * as AttemptLoop from "../acquire/attemptLoop.js"
+import * as Reservation from "../acquire/reservation.js"
 import * as SessionJudge from "../acquire/sessionJudge.js"
 import { giveBack } from "../lease/giveBack.js"
 import * as LeaseStore from "../lease/leaseStore.js"
 import { monotonicMillis } from "../process/clock.js"
-import * as Metrics from "../process/metrics.js"
 import * as MemoryStore from "../store/memoryStore.js"
 import type * as SemaphoreOptions from "./semaphoreOptions.js"
 
@@ -187,22 +187,9 @@ export const run = (
       let seen = record
       if (PermitReservation.shouldReserve(reservation, owner, record, waitingSince, wallNow)) {
         const times = PermitReservation.reservationTimes(reservation, record, now, wallNow, waitUntil)
-        const answer = yield* store.reservePermits({
-          name,
-          owner,
-          limit: options.limit,
-          permits: options.permits,
-          waitingSince,
-          ...times
-        }).pipe(Effect.option)
+        const request = { name, owner, limit: options.limit, permits: options.permits, waitingSince, ...times }
         // A failed reservation never fails the acquire: the conflict's record stands.
-        const result = answer._tag === "Some" ? answer.value : undefined
-        if (result?._tag === "Reserved") {
-          yield* Metrics.increment(Metrics.reservations)
-          seen = result.semaphore
-        } else if (result?.current !== undefined) {
-          seen = result.current
-        }
+        seen = (yield* Reservation.reservePermits(store, request, record)) ?? record
         attempts.last = seen
         attempts.reserved = seen.reservation?.reservedBy === owner
       }
