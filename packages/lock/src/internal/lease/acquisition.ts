@@ -22,6 +22,18 @@ export type Acquisition<Handle> =
   | { readonly _tag: "Acquired"; readonly keeper: Keeper.Keeper<Handle>; readonly entry: HeldLeases.Entry }
   | { readonly _tag: "Reentered"; readonly entry: HeldLeases.Entry }
 
+/**
+ * The live lease of `name` under `key` (a store, or a key of its own for another kind of lease) that the current
+ * fiber re-enters: one it is inside, or on Effect 4 one a region's fiber takes over from a fiber that just ended.
+ *
+ * @internal
+ */
+export const reentered = (key: object, name: string): Effect.Effect<HeldLeases.Entry | undefined> =>
+  Effect.flatMap(
+    HeldLeases.live(key, name),
+    (entry) => entry === undefined ? EffectLine.settled(key, name) : Effect.succeed(entry)
+  )
+
 const currentFiber = EffectLine.withFiber((fiber) => Effect.succeed(fiber))
 
 /**

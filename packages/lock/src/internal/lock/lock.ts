@@ -59,7 +59,7 @@ export const acquireKept = (
     const resolved = yield* Options.fromCheck(Options.resolveCheck(yield* LockDefaults, options, defaultHolder))
 
     // Re-entry: the outer acquisition keeps governing the lease and releases it.
-    const outer = (yield* HeldLeases.live(store, validName)) ?? (yield* EffectLine.settled(store, validName))
+    const outer = yield* HeldAcquisition.reentered(store, validName)
     if (outer !== undefined) return { _tag: "Reentered", entry: outer } as const
 
     const startedAt = yield* monotonicMillis

@@ -27,7 +27,6 @@ import * as EffectLine from "../effectLine.js"
 import * as HeldAcquisition from "../lease/acquisition.js"
 import { isSection, type Restore } from "../lease/section.js"
 import * as Options from "../options/options.js"
-import * as HeldLeases from "../process/heldLeases.js"
 import * as Semaphore from "../semaphore/semaphore.js"
 
 /** What an acquire can fail with. */
@@ -45,12 +44,9 @@ const entryStoreOf = (store: LockStore, mode: ReadWriteMode.Mode): object => {
   return stores[mode]
 }
 
-/** The live lease of the name in `mode` the current fiber is inside, if any. */
+/** The live lease of the name in `mode` the current fiber re-enters, if any. */
 const liveIn = (store: LockStore, name: string, mode: ReadWriteMode.Mode) =>
-  Effect.flatMap(
-    HeldLeases.live(entryStoreOf(store, mode), name),
-    (entry) => entry === undefined ? EffectLine.settled(entryStoreOf(store, mode), name) : Effect.succeed(entry)
-  )
+  HeldAcquisition.reentered(entryStoreOf(store, mode), name)
 
 type Acquisition = HeldAcquisition.Acquisition<Permits>
 
