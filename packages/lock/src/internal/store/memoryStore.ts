@@ -33,9 +33,15 @@ const refuse = (operation: StoreOperation, message: string) =>
  */
 const checkName = <A>(operation: StoreOperation, name: string, maxNameBytes: number, run: Effect.Effect<A>) =>
   Effect.suspend((): Effect.Effect<A, LockStoreError> => {
-    const problem = LockName.problem(name, maxNameBytes)
-    return problem === undefined ? run : refuse(operation, NameRefusal.lock(problem, maxNameBytes))
+    const problem = nameRefusal(name, maxNameBytes)
+    return problem === undefined ? run : refuse(operation, problem)
   })
+
+/** What the store says of a name it can not key, or `undefined`. */
+const nameRefusal = (name: string, maxNameBytes: number): string | undefined => {
+  const problem = LockName.problem(name, maxNameBytes)
+  return problem === undefined ? undefined : NameRefusal.lock(problem, maxNameBytes)
+}
 
 /** What DynamoDB refuses in an item: see `LockChecks.acquireProblem`. */
 const checkAcquire = (
@@ -91,9 +97,7 @@ export const make = (maxNameBytes: number): LockStore.LockStore => {
   ): Effect.Effect<LockStore.AcquireAllResult, LockStoreError> =>
     Effect.suspend(() => {
       const problem = LockChecks.acquireAllProblem(request) ??
-        request.requests.map((one) => LockName.describe(one.name, maxNameBytes, "lock")).find((found) =>
-          found !== undefined
-        )
+        request.requests.map((one) => nameRefusal(one.name, maxNameBytes)).find((found) => found !== undefined)
       if (problem !== undefined) return refuse("tryAcquireAll", problem)
       return withNow((now): LockStore.AcquireAllResult => {
         const written = LockTransitions.tryAcquireAll(records, request, now)
