@@ -111,6 +111,26 @@ const collectGarbage = (): void => {
   gc()
 }
 
+/** Within this, two readings of a collected heap count as the same: well under a thousandth of a held lease each. */
+const settledWithinBytes = 64 * 1024
+
+/**
+ * The heap in use once it has settled: collected, then again after the event loop has run, until two readings agree.
+ * Work an earlier measure left behind (fibers still being interrupted, timers and sockets closing, finalizers) ends a
+ * turn or more of the loop later; a reading taken before it ends counts its memory against whatever comes next.
+ */
+const settledHeapUsed = Effect.promise(async () => {
+  let previous = Number.POSITIVE_INFINITY
+  for (let reading = 0; reading < 20; reading++) {
+    collectGarbage()
+    const used = process.memoryUsage().heapUsed
+    if (Math.abs(previous - used) <= settledWithinBytes) return used
+    previous = used
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  return previous
+})
+
 /**
  * Heap bytes per lease when `n` leases are acquired into one scope by one fiber and held there (heartbeats running),
  * as a program that holds a lock per shard does; with `session`, all under one lease session opened first.
@@ -127,11 +147,9 @@ export const heldInOneScope = (n: number, session = false): Promise<number> =>
           : inScope(Effect.provideService(Lock.acquire(name), LeaseSession.CurrentLeaseSession, opened))
       // Warm every code path before the baseline.
       yield* acquire("held-warmup")
-      collectGarbage()
-      const before = process.memoryUsage().heapUsed
+      const before = yield* settledHeapUsed
       for (let i = 0; i < n; i++) yield* acquire(`held-${i}`)
-      collectGarbage()
-      const bytes = (process.memoryUsage().heapUsed - before) / n
+      const bytes = ((yield* settledHeapUsed) - before) / n
       yield* Scope.close(scope, Exit.void)
       return bytes
     }).pipe(Effect.provide(LockStore.layerMemory))

@@ -455,7 +455,8 @@ const main = async () => {
       `## 5. Memory store, uncontended\n\n${settings.memoryRounds} rounds of ${settings.memoryRoundMs} ms ` +
         `(after one warm-up round); \`Lock.withLock(name, Effect.void)\` on \`LockStore.layerMemory\`. Heap per ` +
         `lease: leases acquired by one fiber into one scope and held there (memory store, heartbeats running), ` +
-        `\`heapUsed\` after forced GCs against the same before them, per lease; again with every lease under one ` +
+        `\`heapUsed\` after forced GCs, read again after a turn of the event loop until two readings agree, against ` +
+        `the same before them, per lease; again with every lease under one ` +
         `lease session (\`LeaseSession.make\`, opened first), which keeps them with its one heartbeat. The memory store answers in the same ` +
         `tick, so the lock layer skips what guards against a slow store (the watchdog on a renew in flight, the ` +
         `release's time limit, the background give-back of an abandoned acquire); the second table is the same ` +
