@@ -111,7 +111,10 @@ const collectGarbage = (): void => {
   gc()
 }
 
-/** Within this, two readings of a collected heap count as the same: well under a thousandth of a held lease each. */
+/**
+ * Within this, two readings of a collected heap count as the same: spread over the 1,000 or more leases a measure
+ * holds, under 64 bytes each.
+ */
 const settledWithinBytes = 64 * 1024
 
 /**
